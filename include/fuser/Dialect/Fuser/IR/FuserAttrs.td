@@ -1,0 +1,37 @@
+//===- FuserAttrs.td - fuser attributes --------------------*- tablegen -*-===//
+
+#ifndef FUSER_DIALECT_FUSER_IR_FUSERATTRS_TD
+#define FUSER_DIALECT_FUSER_IR_FUSERATTRS_TD
+
+include "fuser/Dialect/Fuser/IR/FuserBase.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+
+def Fuser_KernelConfigAttr : Fuser_Attr<"KernelConfig", "config"> {
+  let summary = "Kernel configuration chosen for a fusion group";
+  let description = [{
+    Written only by `fuser-configure-kernels` (or a developer override) and
+    read by the lowerings, so that every heuristic lives in one place.
+
+    - `strategy`: the code generation strategy (`pointwise`, `simple`, ...).
+    - `block`: threads per block, x/y/z.
+    - `vector_width`: elements per vector access (1 disables vectorization).
+    - `max_grid`: upper bound on blocks along x; threads grid-stride past it.
+    - `tile`: tile sizes for tiled strategies (empty for pointwise).
+    - `precision`: the arithmetic precision policy (`fp32`, `tf32`, ...).
+
+    Example: `#fuser.config<strategy = "pointwise", block = [256, 1, 1],
+    vector_width = 4, max_grid = 1048576>`
+  }];
+  let parameters = (ins
+    StringRefParameter<"code generation strategy">:$strategy,
+    ArrayRefParameter<"int64_t">:$block,
+    DefaultValuedParameter<"int64_t", "1">:$vector_width,
+    DefaultValuedParameter<"int64_t", "0">:$max_grid,
+    OptionalArrayRefParameter<"int64_t">:$tile,
+    StringRefParameter<"precision policy", "\"fp32\"">:$precision
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+#endif // FUSER_DIALECT_FUSER_IR_FUSERATTRS_TD

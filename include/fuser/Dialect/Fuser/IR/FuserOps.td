@@ -1,0 +1,181 @@
+//===- FuserOps.td - fuser fusion group ops ----------------*- tablegen -*-===//
+
+#ifndef FUSER_DIALECT_FUSER_IR_FUSEROPS_TD
+#define FUSER_DIALECT_FUSER_IR_FUSEROPS_TD
+
+include "fuser/Dialect/Fuser/IR/FuserBase.td"
+include "fuser/Dialect/Fuser/IR/FuserAttrs.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// fuser.pointwise
+//===----------------------------------------------------------------------===//
+
+def Fuser_PointwiseOp : Fuser_Op<"pointwise", [
+    Pure, IsolatedFromAbove, SingleBlock,
+    DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface>]> {
+  let summary = "A fused DAG of elementwise operations";
+  let description = [{
+    Computes one or more tensors of the same shape elementwise. Each input is
+    a ranked tensor or a scalar; `indexing_maps` holds one projected
+    permutation per input from the iteration space (the result dimensions) to
+    the input's dimensions, so an input broadcasts along the dimensions its
+    map drops (as in `linalg.generic`). Scalar and rank-0 inputs use a map
+    with no results.
+
+    The body receives one element per input and yields one element per
+    result. It is isolated from above: constants live inside it. Only scalar
+    `arith` and `math` ops may appear in it.
+
+    Each dynamic result dimension must be read by some input, which supplies
+    its size.
+
+    Example (bias add then LeakyReLU):
+    ```mlir
+    %r = fuser.pointwise ins(%x, %b : tensor<?x64xf32>, tensor<64xf32>)
+           maps [affine_map<(d0, d1) -> (d0, d1)>,
+                 affine_map<(d0, d1) -> (d1)>] -> tensor<?x64xf32> {
+    ^bb0(%a: f32, %c: f32):
+      %s = arith.addf %a, %c : f32
+      %z = arith.constant 0.0 : f32
+      %n = arith.constant 0.01 : f32
+      %p = arith.cmpf ogt, %s, %z : f32
+      %m = arith.mulf %s, %n : f32
+      %y = arith.select %p, %s, %m : f32
+      fuser.yield %y : f32
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$inputs,
+                       AffineMapArrayAttr:$indexing_maps,
+                       OptionalAttr<Fuser_KernelConfigAttr>:$config);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    (`ins` `(` $inputs^ `:` type($inputs) `)`)? `maps` $indexing_maps
+    attr-dict `->` type($results) $body
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The shared shape of all results.
+    ::mlir::RankedTensorType getResultTensorType() {
+      return ::llvm::cast<::mlir::RankedTensorType>(getResult(0).getType());
+    }
+    /// The indexing map of input `i`.
+    ::mlir::AffineMap getIndexingMap(unsigned i) {
+      return ::llvm::cast<::mlir::AffineMapAttr>(getIndexingMaps()[i])
+          .getValue();
+    }
+    /// True if input `i` is read with the identity map (no broadcast).
+    bool isIdentityInput(unsigned i) {
+      return getIndexingMap(i).isIdentity() &&
+             getIndexingMap(i).getNumResults() ==
+                 getResultTensorType().getRank();
+    }
+    ::mlir::Block &getBodyBlock() { return getBody().front(); }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// fuser.matmul
+//===----------------------------------------------------------------------===//
+
+def Fuser_MatmulOp : Fuser_Op<"matmul", [Pure, IsolatedFromAbove, SingleBlock]> {
+  let summary = "A matrix product with a fused pointwise epilogue";
+  let description = [{
+    `result[m, n] = epilogue(sum_k lhs[m, k] * rhs'[k, n], extra...)` where
+    `rhs'` is `rhs` (K x N), or its transpose when `transpose_b` is set
+    (`rhs` is N x K, the layout `nn.Linear` stores its weight in).
+
+    The epilogue body receives the accumulator first, then one element per
+    `epilogue_inputs` operand, read through `epilogue_maps` from the (m, n)
+    iteration space (a bias is `affine_map<(m, n) -> (n)>`). It yields the
+    output element.
+
+    ```mlir
+    %y = fuser.matmul %x, %w transpose_b
+           epilogue_inputs(%b : tensor<256xf32>)
+           epilogue_maps [affine_map<(m, n) -> (n)>] -> tensor<?x256xf32> {
+    ^bb0(%acc: f32, %bias: f32):
+      %s = arith.addf %acc, %bias : f32
+      fuser.yield %s : f32
+    }
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs,
+                       UnitAttr:$transpose_b,
+                       Variadic<AnyType>:$epilogue_inputs,
+                       AffineMapArrayAttr:$epilogue_maps,
+                       OptionalAttr<Fuser_KernelConfigAttr>:$config);
+  let results = (outs AnyRankedTensor:$result);
+  let regions = (region SizedRegion<1>:$epilogue);
+  let assemblyFormat = [{
+    $lhs `,` $rhs (`transpose_b` $transpose_b^)?
+    (`epilogue_inputs` `(` $epilogue_inputs^ `:` type($epilogue_inputs) `)`)?
+    `epilogue_maps` $epilogue_maps attr-dict
+    `:` type($lhs) `,` type($rhs) `->` type($result) $epilogue
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// fuser.group_norm
+//===----------------------------------------------------------------------===//
+
+def Fuser_GroupNormOp : Fuser_Op<"group_norm", [Pure, IsolatedFromAbove, SingleBlock]> {
+  let summary = "Group normalization with a fused pointwise epilogue";
+  let description = [{
+    For an input of shape (N, C, ...) split into `num_groups` groups of
+    C / num_groups contiguous channels, normalizes each (n, group) with its
+    mean and biased variance: `(x - mean) / sqrt(var + eps) * gamma[c] +
+    beta[c]`. The epilogue then receives the normalized element and one
+    element per `epilogue_inputs` operand (read through `epilogue_maps` from
+    the result's iteration space) and yields the result element.
+
+    ```mlir
+    %y = fuser.group_norm %x, %gamma, %beta groups = 512 eps = 1.0e-05
+           epilogue_maps [] : tensor<?x8192xf32>, tensor<8192xf32>,
+           tensor<8192xf32> -> tensor<?x8192xf32> {
+    ^bb0(%v: f32):
+      %d = arith.addf %v, %v : f32
+      fuser.yield %d : f32
+    }
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$gamma,
+                       AnyRankedTensor:$beta,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$num_groups,
+                       F64Attr:$epsilon,
+                       Variadic<AnyType>:$epilogue_inputs,
+                       AffineMapArrayAttr:$epilogue_maps,
+                       OptionalAttr<Fuser_KernelConfigAttr>:$config);
+  let results = (outs AnyRankedTensor:$result);
+  let regions = (region SizedRegion<1>:$epilogue);
+  let assemblyFormat = [{
+    $input `,` $gamma `,` $beta `groups` `=` $num_groups `eps` `=` $epsilon
+    (`epilogue_inputs` `(` $epilogue_inputs^ `:` type($epilogue_inputs) `)`)?
+    `epilogue_maps` $epilogue_maps attr-dict
+    `:` type($input) `,` type($gamma) `,` type($beta) `->` type($result)
+    $epilogue
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// fuser.yield
+//===----------------------------------------------------------------------===//
+
+def Fuser_YieldOp : Fuser_Op<"yield", [
+    Pure, Terminator, ReturnLike,
+    ParentOneOf<["PointwiseOp", "MatmulOp", "GroupNormOp"]>]> {
+  let summary = "Yields the elements computed by a fusion group body";
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+  let builders = [OpBuilder<(ins), [{ /* nothing to build */ }]>];
+}
+
+#endif // FUSER_DIALECT_FUSER_IR_FUSEROPS_TD

@@ -1,0 +1,66 @@
+//===- Pipelines.h - fuser's registered pass pipelines ----------*- C++ -*-===//
+//
+// The pipelines that fuser-opt, fuser-translate and the Python API run.
+// Each is registered with PassPipelineRegistration so `fuser-opt --help`
+// lists it and `fuser-opt --<name>` runs exactly what the API runs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSER_PIPELINES_PIPELINES_H
+#define FUSER_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir::fuser {
+
+struct FuserPipelineOptions
+    : public PassPipelineOptions<FuserPipelineOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("Target GPU architecture (e.g. sm_90a, sm_80)"),
+      llvm::cl::init("sm_90a")};
+  PassOptions::Option<std::string> features{
+      *this, "features",
+      llvm::cl::desc("PTX features; wgmma and sm_90a need +ptx80"),
+      llvm::cl::init("+ptx80")};
+  PassOptions::Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("Kernel image: ptx (no CUDA needed) or cubin (runs ptxas)"),
+      llvm::cl::init("ptx")};
+  PassOptions::Option<int> optLevel{
+      *this, "opt-level", llvm::cl::desc("LLVM optimization level, 0 to 3"),
+      llvm::cl::init(3)};
+  PassOptions::Option<std::string> precision{
+      *this, "precision",
+      llvm::cl::desc("Arithmetic precision: fp32 (default), tf32, 3xtf32, bf16"),
+      llvm::cl::init("fp32")};
+  PassOptions::Option<bool> report{
+      *this, "report",
+      llvm::cl::desc("Emit remarks on fusion decisions and unfused ops"),
+      llvm::cl::init(false)};
+  PassOptions::Option<bool> fuse{
+      *this, "fuse",
+      llvm::cl::desc("Form fusion groups (off: every op compiles alone)"),
+      llvm::cl::init(true)};
+};
+
+/// linalg on tensors -> fusion groups with their #fuser.config.
+void buildFusionPipeline(OpPassManager &pm, const FuserPipelineOptions &opts);
+
+/// linalg on tensors -> host code launching gpu.func kernels (GPU dialect).
+void buildKernelPipeline(OpPassManager &pm, const FuserPipelineOptions &opts);
+
+/// linalg on tensors -> host code plus a gpu.binary holding PTX or cubin.
+void buildGpuPipeline(OpPassManager &pm, const FuserPipelineOptions &opts);
+
+/// linalg on tensors -> LLVM dialect for the CPU, through the fused groups
+/// (or not, with fuse=false): the reference that mlir-runner executes.
+void buildCpuReferencePipeline(OpPassManager &pm,
+                               const FuserPipelineOptions &opts);
+
+/// Registers the pipelines above with the pass registry.
+void registerFuserPipelines();
+
+} // namespace mlir::fuser
+
+#endif // FUSER_PIPELINES_PIPELINES_H

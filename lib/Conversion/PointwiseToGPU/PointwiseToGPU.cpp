@@ -1,0 +1,500 @@
+//===- PointwiseToGPU.cpp - fuser.pointwise to a GPU kernel ------*- C++ -*-===//
+//
+// Lowers each configured fuser.pointwise to one gpu.func and, in its place,
+// tensor-level host code that allocates the outputs, checks broadcast sizes
+// and launches the kernel. The kernel reads and writes through !llvm.ptr<1>
+// (global memory), which gives ld.global/st.global and a C-friendly ABI.
+//
+// Kernel signature: (inputs..., outputs..., n: i64 [, sizes: i64 x rank]).
+// Kernel body:
+//   for v = gtid; v < n / W; v += nthreads:   W-wide vector loads/stores
+//   for i = (n / W) * W + gtid; i < n; i += nthreads:   scalar tail
+//
+//===----------------------------------------------------------------------===//
+
+#include "fuser/Conversion/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+
+#define DEBUG_TYPE "fuser-pointwise-to-gpu"
+
+namespace mlir::fuser {
+#define GEN_PASS_DEF_CONVERTPOINTWISETOGPUPASS
+#include "fuser/Conversion/Passes.h.inc"
+} // namespace mlir::fuser
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+namespace {
+
+constexpr StringLiteral kKernelModuleName = "fuser_kernels";
+constexpr unsigned kGlobalAddressSpace = 1;
+
+Type elementTypeOf(Type t) {
+  if (auto shaped = dyn_cast<ShapedType>(t))
+    return shaped.getElementType();
+  return t;
+}
+
+/// The per-input facts both the kernel and the launch need.
+struct InputInfo {
+  unsigned index;     ///< position among the group's inputs
+  bool isTensor;      ///< passed as a pointer (else as a scalar value)
+  bool isContiguous;  ///< identity map: element i of the result reads i
+  bool isSingleValue; ///< rank-0 tensor: one element read by every thread
+};
+
+/// Emits the body of one pointwise kernel.
+class KernelEmitter {
+public:
+  KernelEmitter(PointwiseOp op, KernelConfigAttr config,
+                ArrayRef<InputInfo> inputs, bool passesSizes)
+      : op(op), config(config), inputs(inputs), passesSizes(passesSizes) {}
+
+  LogicalResult emit(gpu::GPUFuncOp kernel) {
+    Block &entry = kernel.getBody().front();
+    OpBuilder b = OpBuilder::atBlockBegin(&entry);
+    Location loc = op.getLoc();
+    i64 = b.getI64Type();
+    rank = op.getResultTensorType().getRank();
+
+    // Parameters, in signature order.
+    unsigned argNo = 0;
+    for (const InputInfo &in : inputs)
+      inputArgs.push_back(entry.getArgument(argNo++));
+    for (unsigned r = 0; r < op.getNumResults(); ++r)
+      outputArgs.push_back(entry.getArgument(argNo++));
+    Value n = entry.getArgument(argNo++);
+    if (passesSizes)
+      for (int64_t d = 0; d < rank; ++d)
+        sizes.push_back(entry.getArgument(argNo++));
+
+    // Global thread id and thread count, in 64 bits.
+    auto toI64 = [&](Value idx) {
+      return arith::IndexCastUIOp::create(b, loc, i64, idx).getResult();
+    };
+    Value bid = toI64(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+    Value bdim = toI64(gpu::BlockDimOp::create(b, loc, gpu::Dimension::x));
+    Value tid = toI64(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+    Value gdim = toI64(gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
+    Value start = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, bid, bdim), tid);
+    Value stride = arith::MulIOp::create(b, loc, gdim, bdim);
+
+    hoistLoopInvariants(b, loc);
+
+    int64_t width = config.getVectorWidth();
+    Value tailStart = start;
+    if (width > 1) {
+      Value w = constI64(b, loc, width);
+      Value numVec = arith::DivUIOp::create(b, loc, n, w);
+      auto loop = scf::ForOp::create(b, loc, start, numVec, stride);
+      OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+      Value base = arith::MulIOp::create(lb, loc, loop.getInductionVar(), w);
+      if (failed(emitElements(lb, loc, base, width)))
+        return failure();
+      Value vecEnd = arith::MulIOp::create(b, loc, numVec, w);
+      tailStart = arith::AddIOp::create(b, loc, vecEnd, start);
+    }
+    auto tail = scf::ForOp::create(b, loc, tailStart, n, stride);
+    OpBuilder tb = OpBuilder::atBlockBegin(tail.getBody());
+    if (failed(emitElements(tb, loc, tail.getInductionVar(), 1)))
+      return failure();
+    gpu::ReturnOp::create(b, loc);
+    return success();
+  }
+
+private:
+  Value constI64(OpBuilder &b, Location loc, int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i64, v);
+  }
+
+  Value gep(OpBuilder &b, Location loc, Value ptr, Type elemTy, Value idx) {
+    return LLVM::GEPOp::create(b, loc, ptr.getType(), elemTy, ptr,
+                               ArrayRef<LLVM::GEPArg>{idx},
+                               LLVM::GEPNoWrapFlags::inbounds);
+  }
+
+  /// Loads of rank-0 inputs and the row-major strides of broadcast inputs
+  /// do not change across iterations.
+  void hoistLoopInvariants(OpBuilder &b, Location loc) {
+    for (auto [k, in] : llvm::enumerate(inputs)) {
+      Type elemTy = elementTypeOf(op.getInputs()[in.index].getType());
+      if (in.isSingleValue)
+        singleValues[k] = LLVM::LoadOp::create(
+            b, loc, elemTy, inputArgs[k],
+            elemTy.getIntOrFloatBitWidth() / 8);
+      if (!in.isTensor || in.isContiguous || in.isSingleValue)
+        continue;
+      // stride of input position p = product of the sizes of later positions.
+      AffineMap map = op.getIndexingMap(in.index);
+      SmallVector<Value> strides(map.getNumResults());
+      Value s = constI64(b, loc, 1);
+      for (int64_t p = map.getNumResults() - 1; p >= 0; --p) {
+        strides[p] = s;
+        if (p > 0)
+          s = arith::MulIOp::create(b, loc, s, sizes[map.getDimPosition(p)]);
+      }
+      inputStrides[k] = strides;
+    }
+  }
+
+  /// Splits a linear result index into per-dimension coordinates.
+  SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear) {
+    SmallVector<Value> coords(rank);
+    Value rest = linear;
+    for (int64_t d = rank - 1; d > 0; --d) {
+      coords[d] = arith::RemUIOp::create(b, loc, rest, sizes[d]);
+      rest = arith::DivUIOp::create(b, loc, rest, sizes[d]);
+    }
+    coords[0] = rest;
+    return coords;
+  }
+
+  /// The coordinates of the next element: increment the last one and carry.
+  SmallVector<Value> nextCoords(OpBuilder &b, Location loc,
+                                ArrayRef<Value> coords) {
+    SmallVector<Value> next(coords);
+    Value one = constI64(b, loc, 1), zero = constI64(b, loc, 0);
+    next[rank - 1] = arith::AddIOp::create(b, loc, next[rank - 1], one);
+    for (int64_t d = rank - 1; d > 0; --d) {
+      Value wrap = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         next[d], sizes[d]);
+      next[d] = arith::SelectOp::create(b, loc, wrap, zero, next[d]);
+      Value carry = arith::ExtUIOp::create(b, loc, i64, wrap);
+      next[d - 1] = arith::AddIOp::create(b, loc, next[d - 1], carry);
+    }
+    return next;
+  }
+
+  Value broadcastIndex(OpBuilder &b, Location loc, unsigned k,
+                       ArrayRef<Value> coords) {
+    AffineMap map = op.getIndexingMap(inputs[k].index);
+    Value idx = constI64(b, loc, 0);
+    for (unsigned p = 0; p < map.getNumResults(); ++p)
+      idx = arith::AddIOp::create(
+          b, loc, idx,
+          arith::MulIOp::create(b, loc, coords[map.getDimPosition(p)],
+                                inputStrides[k][p]));
+    return idx;
+  }
+
+  /// Loads, computes and stores `width` consecutive elements from `base`.
+  LogicalResult emitElements(OpBuilder &b, Location loc, Value base,
+                             int64_t width) {
+    auto widen = [&](Type t) -> Type {
+      return width == 1 ? t : VectorType::get({width}, t);
+    };
+    bool needCoords = llvm::any_of(inputs, [](const InputInfo &in) {
+      return in.isTensor && !in.isContiguous && !in.isSingleValue;
+    });
+    SmallVector<SmallVector<Value>> laneCoords;
+    if (needCoords) {
+      laneCoords.push_back(delinearize(b, loc, base));
+      for (int64_t l = 1; l < width; ++l)
+        laneCoords.push_back(nextCoords(b, loc, laneCoords.back()));
+    }
+
+    IRMapping mapping;
+    Block &body = op.getBodyBlock();
+    for (auto [k, in] : llvm::enumerate(inputs)) {
+      Type elemTy = elementTypeOf(op.getInputs()[in.index].getType());
+      unsigned bytes = elemTy.getIntOrFloatBitWidth() / 8;
+      Value v;
+      if (!in.isTensor || in.isSingleValue) {
+        Value s = in.isTensor ? singleValues[k] : inputArgs[k];
+        v = width == 1 ? s
+                       : vector::BroadcastOp::create(b, loc, widen(elemTy), s)
+                             .getResult();
+      } else if (in.isContiguous) {
+        Value p = gep(b, loc, inputArgs[k], elemTy, base);
+        v = LLVM::LoadOp::create(b, loc, widen(elemTy), p, bytes * width);
+      } else {
+        SmallVector<Value> lanes;
+        for (int64_t l = 0; l < width; ++l) {
+          Value p = gep(b, loc, inputArgs[k], elemTy,
+                        broadcastIndex(b, loc, k, laneCoords[l]));
+          lanes.push_back(LLVM::LoadOp::create(b, loc, elemTy, p, bytes));
+        }
+        v = width == 1 ? lanes[0]
+                       : vector::FromElementsOp::create(
+                             b, loc, cast<VectorType>(widen(elemTy)), lanes)
+                             .getResult();
+      }
+      mapping.map(body.getArgument(in.index), v);
+    }
+
+    for (Operation &inner : body.without_terminator()) {
+      if (width == 1) {
+        b.clone(inner, mapping);
+        continue;
+      }
+      if (auto cst = dyn_cast<arith::ConstantOp>(inner)) {
+        auto vecTy = cast<VectorType>(widen(cst.getType()));
+        Value splat = arith::ConstantOp::create(
+            b, loc, vecTy,
+            SplatElementsAttr::get(vecTy, cast<TypedAttr>(cst.getValue())));
+        mapping.map(cst.getResult(), splat);
+        continue;
+      }
+      if (!OpTrait::hasElementwiseMappableTraits(&inner))
+        return inner.emitOpError()
+               << "cannot be vectorized by the pointwise lowering; set "
+                  "vector_width = 1 in its #fuser.config";
+      OperationState state(inner.getLoc(), inner.getName());
+      for (Value operand : inner.getOperands())
+        state.addOperands(mapping.lookup(operand));
+      for (Type t : inner.getResultTypes())
+        state.addTypes(widen(t));
+      state.addAttributes(inner.getAttrs());
+      Operation *vecOp = b.create(state);
+      mapping.map(inner.getResults(), vecOp->getResults());
+    }
+
+    auto yield = cast<YieldOp>(body.getTerminator());
+    for (auto [r, yielded] : llvm::enumerate(yield.getValues())) {
+      Type elemTy = yielded.getType();
+      unsigned bytes = elemTy.getIntOrFloatBitWidth() / 8;
+      Value p = gep(b, loc, outputArgs[r], elemTy, base);
+      LLVM::StoreOp::create(b, loc, mapping.lookup(yielded), p, bytes * width);
+    }
+    return success();
+  }
+
+  PointwiseOp op;
+  KernelConfigAttr config;
+  ArrayRef<InputInfo> inputs;
+  bool passesSizes;
+  Type i64;
+  int64_t rank = 0;
+  SmallVector<Value> inputArgs, outputArgs, sizes;
+  DenseMap<unsigned, Value> singleValues;
+  DenseMap<unsigned, SmallVector<Value>> inputStrides;
+};
+
+class ConvertPointwiseToGPUPass
+    : public fuser::impl::ConvertPointwiseToGPUPassBase<
+          ConvertPointwiseToGPUPass> {
+public:
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<PointwiseOp> groups;
+    WalkResult unsupported = module.walk([&](Operation *op) {
+      if (isa<MatmulOp, GroupNormOp>(op)) {
+        op->emitOpError() << "has no GPU lowering yet";
+        return WalkResult::interrupt();
+      }
+      if (auto pw = dyn_cast<PointwiseOp>(op))
+        groups.push_back(pw);
+      return WalkResult::advance();
+    });
+    if (unsupported.wasInterrupted())
+      return signalPassFailure();
+    if (groups.empty())
+      return;
+
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    UnitAttr::get(&getContext()));
+    gpu::GPUModuleOp kernels = getOrCreateKernelModule(module);
+    SymbolTable kernelSymbols(kernels);
+    for (PointwiseOp op : groups)
+      if (failed(lower(op, kernelSymbols)))
+        return signalPassFailure();
+  }
+
+private:
+  gpu::GPUModuleOp getOrCreateKernelModule(ModuleOp module) {
+    for (auto gm : module.getOps<gpu::GPUModuleOp>())
+      if (gm.getName() == kKernelModuleName)
+        return gm;
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    return gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModuleName);
+  }
+
+  static LogicalResult checkElementType(PointwiseOp op, Type t) {
+    Type e = elementTypeOf(t);
+    if (!e.isIntOrFloat() || e.getIntOrFloatBitWidth() % 8 != 0)
+      return op.emitOpError() << "has element type " << e
+                              << ", which the GPU lowering does not support "
+                                 "(it needs whole-byte ints or floats)";
+    return success();
+  }
+
+  LogicalResult lower(PointwiseOp op, SymbolTable &kernelSymbols) {
+    auto config = op.getConfigAttr();
+    if (!config)
+      return op.emitOpError()
+             << "has no #fuser.config; run -fuser-configure-kernels first";
+    if (config.getStrategy() != "pointwise")
+      return op.emitOpError() << "has strategy '" << config.getStrategy()
+                              << "'; this lowering implements 'pointwise'";
+    for (Type t : op.getOperandTypes())
+      if (failed(checkElementType(op, t)))
+        return failure();
+    for (Type t : op.getResultTypes())
+      if (failed(checkElementType(op, t)))
+        return failure();
+
+    // 1. Classify the inputs the body reads; unread ones only carry shapes.
+    MLIRContext *ctx = op.getContext();
+    Block &body = op.getBodyBlock();
+    SmallVector<InputInfo> inputs;
+    bool passesSizes = false;
+    for (auto [i, v] : llvm::enumerate(op.getInputs())) {
+      if (body.getArgument(i).use_empty())
+        continue;
+      auto tensorTy = dyn_cast<RankedTensorType>(v.getType());
+      InputInfo in{static_cast<unsigned>(i), tensorTy != nullptr,
+                   tensorTy && op.isIdentityInput(i),
+                   tensorTy && tensorTy.getRank() == 0};
+      passesSizes |= in.isTensor && !in.isContiguous && !in.isSingleValue;
+      inputs.push_back(in);
+    }
+
+    // 2. The kernel.
+    auto func = op->getParentOfType<FunctionOpInterface>();
+    std::string name =
+        (func ? func.getName().str() : std::string("fuser")) + "_pointwise";
+    auto ptrTy = LLVM::LLVMPointerType::get(ctx, kGlobalAddressSpace);
+    auto i64 = IntegerType::get(ctx, 64);
+    SmallVector<Type> params;
+    for (const InputInfo &in : inputs)
+      params.push_back(in.isTensor ? Type(ptrTy)
+                                   : op.getInputs()[in.index].getType());
+    params.append(op.getNumResults(), ptrTy);
+    params.push_back(i64);
+    int64_t rank = op.getResultTensorType().getRank();
+    if (passesSizes)
+      params.append(rank, i64);
+
+    OpBuilder kb(kernelSymbols.getOp()->getRegion(0));
+    kb.setInsertionPointToEnd(&kernelSymbols.getOp()->getRegion(0).front());
+    auto kernel = gpu::GPUFuncOp::create(kb, op.getLoc(), name,
+                                         FunctionType::get(ctx, params, {}));
+    kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                    UnitAttr::get(ctx));
+    ArrayRef<int64_t> block = config.getBlock();
+    kernel.setKnownBlockSizeAttr(DenseI32ArrayAttr::get(
+        ctx, {static_cast<int32_t>(block[0]), static_cast<int32_t>(block[1]),
+              static_cast<int32_t>(block[2])}));
+    kernelSymbols.insert(kernel); // uniques the name
+    KernelEmitter emitter(op, config, inputs, passesSizes);
+    if (failed(emitter.emit(kernel)))
+      return failure();
+
+    // 3. Host code on tensors: sizes, checks, outputs, launch.
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    ReifiedRankedShapedTypeDims reified;
+    if (failed(op.reifyResultShapes(b, reified)))
+      return op.emitOpError() << "cannot compute its result sizes";
+    SmallVector<Value> dims;
+    for (OpFoldResult ofr : reified[0])
+      dims.push_back(getValueOrCreateConstantIndexOp(b, loc, ofr));
+    emitBroadcastChecks(b, op, dims);
+
+    Value n = arith::ConstantIndexOp::create(b, loc, 1);
+    for (Value d : dims)
+      n = arith::MulIOp::create(b, loc, n, d);
+    auto toI64 = [&](Value idx) {
+      return arith::IndexCastUIOp::create(b, loc, i64, idx).getResult();
+    };
+    auto toPtr = [&](Value memref) {
+      Value addr = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+      return LLVM::IntToPtrOp::create(b, loc, ptrTy, toI64(addr)).getResult();
+    };
+
+    SmallVector<Value> args;
+    for (const InputInfo &in : inputs) {
+      Value v = op.getInputs()[in.index];
+      if (!in.isTensor) {
+        args.push_back(v);
+        continue;
+      }
+      auto tensorTy = cast<RankedTensorType>(v.getType());
+      auto memrefTy =
+          MemRefType::get(tensorTy.getShape(), tensorTy.getElementType());
+      Value buf = bufferization::ToBufferOp::create(b, loc, memrefTy, v,
+                                                    /*read_only=*/true);
+      args.push_back(toPtr(buf));
+    }
+    SmallVector<Value> dynDims;
+    RankedTensorType resultTy = op.getResultTensorType();
+    for (int64_t d = 0; d < rank; ++d)
+      if (resultTy.isDynamicDim(d))
+        dynDims.push_back(dims[d]);
+    SmallVector<Value> allocs;
+    for (Type t : op.getResultTypes()) {
+      auto memrefTy = MemRefType::get(resultTy.getShape(),
+                                      cast<RankedTensorType>(t).getElementType());
+      Value alloc = memref::AllocOp::create(b, loc, memrefTy, dynDims,
+                                            b.getI64IntegerAttr(64));
+      allocs.push_back(alloc);
+      args.push_back(toPtr(alloc));
+    }
+    args.push_back(toI64(n));
+    if (passesSizes)
+      for (Value d : dims)
+        args.push_back(toI64(d));
+
+    // grid = min(ceildiv(ceildiv(n, width), block), max_grid)
+    Value width = arith::ConstantIndexOp::create(b, loc, config.getVectorWidth());
+    Value threads = arith::ConstantIndexOp::create(b, loc, block[0]);
+    Value grid = arith::CeilDivUIOp::create(
+        b, loc, arith::CeilDivUIOp::create(b, loc, n, width), threads);
+    if (config.getMaxGrid() > 0)
+      grid = arith::MinUIOp::create(
+          b, loc, grid,
+          arith::ConstantIndexOp::create(b, loc, config.getMaxGrid()));
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    gpu::LaunchFuncOp::create(b, loc, kernel, gpu::KernelDim3{grid, one, one},
+                              gpu::KernelDim3{threads, one, one},
+                              /*dynamicSharedMemorySize=*/Value(), args);
+
+    SmallVector<Value> results;
+    for (auto [alloc, t] : llvm::zip(allocs, op.getResultTypes()))
+      results.push_back(bufferization::ToTensorOp::create(
+          b, loc, t, alloc, /*restrict=*/true, /*writable=*/true));
+    op->replaceAllUsesWith(results);
+    op->erase();
+    return success();
+  }
+
+  /// Dynamic sizes of broadcast operands must agree with the result's; the
+  /// verifier already rejected static mismatches.
+  void emitBroadcastChecks(OpBuilder &b, PointwiseOp op, ArrayRef<Value> dims) {
+    Location loc = op.getLoc();
+    RankedTensorType resultTy = op.getResultTensorType();
+    for (auto [i, v] : llvm::enumerate(op.getInputs())) {
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      if (!t)
+        continue;
+      AffineMap map = op.getIndexingMap(i);
+      for (unsigned p = 0; p < map.getNumResults(); ++p) {
+        unsigned d = map.getDimPosition(p);
+        if (!t.isDynamicDim(p) && !resultTy.isDynamicDim(d))
+          continue;
+        auto dimOp = dims[d].getDefiningOp<tensor::DimOp>();
+        if (dimOp && dimOp.getSource() == v &&
+            dimOp.getConstantIndex() == static_cast<int64_t>(p))
+          continue; // the size was read from this very dimension
+        Value size = tensor::DimOp::create(b, loc, v, p);
+        Value eq = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         size, dims[d]);
+        cf::AssertOp::create(
+            b, loc, eq,
+            (Twine("fuser.pointwise: input #") + Twine(i) + " dimension " +
+             Twine(p) + " must equal result dimension " + Twine(d))
+                .str());
+      }
+    }
+  }
+};
+
+} // namespace

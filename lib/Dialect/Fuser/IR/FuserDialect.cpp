@@ -1,0 +1,63 @@
+//===- FuserDialect.cpp - fuser dialect registration ----------------------===//
+
+#include "fuser/Dialect/Fuser/IR/FuserDialect.h"
+#include "fuser/Dialect/Fuser/IR/FuserOps.h"
+
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+#include "fuser/Dialect/Fuser/IR/FuserDialect.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "fuser/Dialect/Fuser/IR/FuserAttrs.cpp.inc"
+
+void FuserDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "fuser/Dialect/Fuser/IR/FuserOps.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "fuser/Dialect/Fuser/IR/FuserAttrs.cpp.inc"
+      >();
+}
+
+LogicalResult
+KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                         StringRef strategy, ArrayRef<int64_t> block,
+                         int64_t vectorWidth, int64_t maxGrid,
+                         ArrayRef<int64_t> tile, StringRef precision) {
+  if (strategy.empty())
+    return emitError() << "kernel config needs a non-empty strategy";
+  if (block.size() != 3)
+    return emitError() << "kernel config block must have 3 entries (x, y, z), "
+                          "got "
+                       << block.size();
+  int64_t threads = 1;
+  for (int64_t b : block) {
+    if (b <= 0)
+      return emitError() << "kernel config block sizes must be positive";
+    threads *= b;
+  }
+  if (threads > 1024)
+    return emitError() << "kernel config block has " << threads
+                       << " threads; the limit is 1024";
+  if (vectorWidth != 1 && vectorWidth != 2 && vectorWidth != 4)
+    return emitError() << "kernel config vector_width must be 1, 2 or 4, got "
+                       << vectorWidth;
+  if (maxGrid < 0)
+    return emitError() << "kernel config max_grid must be >= 0 (0: no limit)";
+  if (llvm::any_of(tile, [](int64_t t) { return t <= 0; }))
+    return emitError() << "kernel config tile sizes must be positive";
+  if (!llvm::is_contained({StringRef("fp32"), StringRef("tf32"),
+                           StringRef("3xtf32"), StringRef("bf16"),
+                           StringRef("f16")},
+                          precision))
+    return emitError() << "kernel config precision must be one of fp32, tf32, "
+                          "3xtf32, bf16, f16; got '"
+                       << precision << "'";
+  return success();
+}

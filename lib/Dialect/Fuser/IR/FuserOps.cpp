@@ -1,0 +1,263 @@
+//===- FuserOps.cpp - fuser op verifiers and interfaces -------------------===//
+
+#include "fuser/Dialect/Fuser/IR/FuserOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+/// The element type an input contributes to a body: the element type of a
+/// tensor, or the scalar type itself.
+static Type getBodyElementType(Type t) {
+  if (auto shaped = dyn_cast<ShapedType>(t))
+    return shaped.getElementType();
+  return t;
+}
+
+/// Verifies elementwise inputs read through `maps` from an iteration space of
+/// shape `iterShape`, and the body block arguments `argOffset..` that receive
+/// them. Shared by the pointwise op and the epilogues of the other groups.
+static LogicalResult verifyElementwiseInputs(Operation *op, ValueRange inputs,
+                                             ArrayAttr maps,
+                                             ArrayRef<int64_t> iterShape,
+                                             Block &body, unsigned argOffset,
+                                             StringRef what) {
+  if (inputs.size() != maps.size())
+    return op->emitOpError() << "has " << inputs.size() << " " << what
+                             << " but " << maps.size() << " indexing maps";
+  if (body.getNumArguments() != argOffset + inputs.size())
+    return op->emitOpError()
+           << "body has " << body.getNumArguments()
+           << " block arguments, expected " << argOffset + inputs.size();
+  unsigned rank = iterShape.size();
+  for (auto [i, input, mapAttr] : llvm::enumerate(inputs, maps)) {
+    auto map = cast<AffineMapAttr>(mapAttr).getValue();
+    if (map.getNumDims() != rank || map.getNumSymbols() != 0)
+      return op->emitOpError()
+             << "indexing map #" << i << " must have " << rank
+             << " dimensions and no symbols, one per result dimension";
+    if (!map.isProjectedPermutation())
+      return op->emitOpError() << "indexing map #" << i
+                               << " must be a projected permutation "
+                                  "(broadcasts and transposes only)";
+    auto tensorTy = dyn_cast<RankedTensorType>(input.getType());
+    if (!tensorTy) {
+      if (isa<ShapedType>(input.getType()))
+        return op->emitOpError()
+               << what << " #" << i << " must be a ranked tensor or a scalar";
+      if (map.getNumResults() != 0)
+        return op->emitOpError() << "indexing map #" << i
+                                 << " of scalar " << what
+                                 << " must have no results";
+    } else {
+      if (map.getNumResults() != tensorTy.getRank())
+        return op->emitOpError()
+               << "indexing map #" << i << " has " << map.getNumResults()
+               << " results but " << what << " #" << i << " has rank "
+               << tensorTy.getRank();
+      for (auto [pos, expr] : llvm::enumerate(map.getResults())) {
+        unsigned d = cast<AffineDimExpr>(expr).getPosition();
+        int64_t inSize = tensorTy.getDimSize(pos);
+        if (!ShapedType::isDynamic(inSize) &&
+            !ShapedType::isDynamic(iterShape[d]) && inSize != iterShape[d])
+          return op->emitOpError()
+                 << what << " #" << i << " dimension " << pos << " has size "
+                 << inSize << " but result dimension " << d << " has size "
+                 << iterShape[d] << " (mismatched broadcast)";
+      }
+    }
+    Type expected = getBodyElementType(input.getType());
+    Type actual = body.getArgument(argOffset + i).getType();
+    if (expected != actual)
+      return op->emitOpError()
+             << "block argument #" << argOffset + i << " has type " << actual
+             << " but " << what << " #" << i << " provides " << expected;
+  }
+  return success();
+}
+
+/// Verifies that a body holds only scalar arith/math ops and a yield of
+/// `resultElemTypes`.
+static LogicalResult verifyScalarBody(Operation *op, Block &body,
+                                      TypeRange resultElemTypes) {
+  for (Operation &inner : body.without_terminator()) {
+    Dialect *d = inner.getDialect();
+    if (!isa_and_nonnull<arith::ArithDialect, math::MathDialect>(d))
+      return inner.emitOpError()
+             << "is not allowed in a fusion group body; only scalar arith "
+                "and math ops are";
+    for (Type t : inner.getResultTypes())
+      if (isa<ShapedType>(t))
+        return inner.emitOpError()
+               << "in a fusion group body must produce scalars, not " << t;
+  }
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield)
+    return op->emitOpError() << "body must end with fuser.yield";
+  if (yield.getValues().size() != resultElemTypes.size())
+    return yield.emitOpError()
+           << "yields " << yield.getValues().size() << " values but the group "
+           << "has " << resultElemTypes.size() << " results";
+  for (auto [i, v, t] : llvm::enumerate(yield.getValues(), resultElemTypes))
+    if (v.getType() != t)
+      return yield.emitOpError() << "value #" << i << " has type "
+                                 << v.getType() << " but result #" << i
+                                 << " has element type " << t;
+  return success();
+}
+
+/// Every dynamic result dimension needs a tensor input that reads it, since
+/// that input supplies the size.
+static LogicalResult verifyDynamicDimsCovered(Operation *op, ValueRange inputs,
+                                              ArrayAttr maps,
+                                              RankedTensorType resultTy) {
+  for (int64_t d = 0; d < resultTy.getRank(); ++d) {
+    if (!resultTy.isDynamicDim(d))
+      continue;
+    bool covered = false;
+    for (auto [input, mapAttr] : llvm::zip(inputs, maps)) {
+      if (!isa<RankedTensorType>(input.getType()))
+        continue;
+      auto map = cast<AffineMapAttr>(mapAttr).getValue();
+      covered |= map.getResultPosition(getAffineDimExpr(d, op->getContext()))
+                     .has_value();
+    }
+    if (!covered)
+      return op->emitOpError() << "dynamic result dimension " << d
+                               << " is not read by any tensor input";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// PointwiseOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult PointwiseOp::verify() {
+  if (getResults().empty())
+    return emitOpError() << "must have at least one result";
+  RankedTensorType resultTy = getResultTensorType();
+  SmallVector<Type> elemTypes;
+  for (Type t : getResultTypes()) {
+    auto rt = cast<RankedTensorType>(t);
+    if (rt.getShape() != resultTy.getShape())
+      return emitOpError() << "all results must have the same shape, but "
+                           << rt << " differs from " << resultTy;
+    elemTypes.push_back(rt.getElementType());
+  }
+  if (failed(verifyElementwiseInputs(*this, getInputs(), getIndexingMaps(),
+                                     resultTy.getShape(), getBodyBlock(), 0,
+                                     "input")))
+    return failure();
+  if (failed(verifyDynamicDimsCovered(*this, getInputs(), getIndexingMaps(),
+                                      resultTy)))
+    return failure();
+  return verifyScalarBody(*this, getBodyBlock(), elemTypes);
+}
+
+LogicalResult PointwiseOp::reifyResultShapes(
+    OpBuilder &builder, ReifiedRankedShapedTypeDims &reifiedReturnShapes) {
+  RankedTensorType resultTy = getResultTensorType();
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < resultTy.getRank(); ++d) {
+    if (!resultTy.isDynamicDim(d)) {
+      sizes.push_back(builder.getIndexAttr(resultTy.getDimSize(d)));
+      continue;
+    }
+    for (auto [i, input] : llvm::enumerate(getInputs())) {
+      if (!isa<RankedTensorType>(input.getType()))
+        continue;
+      auto pos = getIndexingMap(i).getResultPosition(
+          builder.getAffineDimExpr(d));
+      if (!pos)
+        continue;
+      sizes.push_back(
+          tensor::DimOp::create(builder, getLoc(), input, *pos).getResult());
+      break;
+    }
+  }
+  reifiedReturnShapes.assign(getNumResults(), sizes);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MatmulOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatmulOp::verify() {
+  auto lhsTy = cast<RankedTensorType>(getLhs().getType());
+  auto rhsTy = cast<RankedTensorType>(getRhs().getType());
+  auto resTy = cast<RankedTensorType>(getResult().getType());
+  if (lhsTy.getRank() != 2 || rhsTy.getRank() != 2 || resTy.getRank() != 2)
+    return emitOpError() << "operands and result must be rank-2 tensors";
+  int64_t kDimB = getTransposeB() ? 1 : 0, nDimB = getTransposeB() ? 0 : 1;
+  auto mismatch = [](int64_t a, int64_t b) {
+    return !ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) && a != b;
+  };
+  if (mismatch(lhsTy.getDimSize(1), rhsTy.getDimSize(kDimB)))
+    return emitOpError() << "reduction sizes differ: lhs has K = "
+                         << lhsTy.getDimSize(1) << ", rhs has K = "
+                         << rhsTy.getDimSize(kDimB);
+  if (mismatch(lhsTy.getDimSize(0), resTy.getDimSize(0)) ||
+      mismatch(rhsTy.getDimSize(nDimB), resTy.getDimSize(1)))
+    return emitOpError() << "result type " << resTy
+                         << " does not match the operand shapes";
+  Block &body = getEpilogue().front();
+  if (body.getNumArguments() < 1 ||
+      body.getArgument(0).getType() != resTy.getElementType())
+    return emitOpError() << "epilogue's first block argument must be the "
+                            "accumulator, of type "
+                         << resTy.getElementType();
+  if (failed(verifyElementwiseInputs(*this, getEpilogueInputs(),
+                                     getEpilogueMaps(), resTy.getShape(), body,
+                                     1, "epilogue input")))
+    return failure();
+  return verifyScalarBody(*this, body, resTy.getElementType());
+}
+
+//===----------------------------------------------------------------------===//
+// GroupNormOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GroupNormOp::verify() {
+  auto inTy = cast<RankedTensorType>(getInput().getType());
+  auto resTy = cast<RankedTensorType>(getResult().getType());
+  if (inTy.getRank() < 2)
+    return emitOpError() << "input must have rank >= 2 (N, C, ...)";
+  if (inTy.getShape() != resTy.getShape())
+    return emitOpError() << "result shape must equal the input shape";
+  int64_t channels = inTy.getDimSize(1);
+  for (Value affine : {getGamma(), getBeta()}) {
+    auto t = cast<RankedTensorType>(affine.getType());
+    if (t.getRank() != 1 || (!ShapedType::isDynamic(channels) &&
+                             !t.isDynamicDim(0) && t.getDimSize(0) != channels))
+      return emitOpError() << "gamma and beta must be per-channel vectors of "
+                              "size C = "
+                           << channels << ", got " << t;
+  }
+  if (!ShapedType::isDynamic(channels) && channels % getNumGroups() != 0)
+    return emitOpError() << "channel count " << channels
+                         << " is not divisible by " << getNumGroups()
+                         << " groups";
+  if (getEpsilon().convertToDouble() <= 0.0)
+    return emitOpError() << "epsilon must be positive";
+  Block &body = getEpilogue().front();
+  if (body.getNumArguments() < 1 ||
+      body.getArgument(0).getType() != resTy.getElementType())
+    return emitOpError() << "epilogue's first block argument must be the "
+                            "normalized value, of type "
+                         << resTy.getElementType();
+  if (failed(verifyElementwiseInputs(*this, getEpilogueInputs(),
+                                     getEpilogueMaps(), resTy.getShape(), body,
+                                     1, "epilogue input")))
+    return failure();
+  return verifyScalarBody(*this, body, resTy.getElementType());
+}
+
+#define GET_OP_CLASSES
+#include "fuser/Dialect/Fuser/IR/FuserOps.cpp.inc"

@@ -1,0 +1,379 @@
+//===- FusePointwise.cpp - outline elementwise DAGs into groups -*- C++ -*-===//
+//
+// Forms fuser.pointwise groups from elementwise linalg ops on tensors.
+//
+// 1. Named elementwise ops (linalg.add, linalg.fill, ...) are generalized,
+//    so one matcher handles every op as a linalg.generic.
+// 2. Groups grow from the last op of each block upwards: a producer joins
+//    its consumers' group when every member reads it through the same map
+//    and every use outside the group can read an extra group result.
+// 3. Each group is materialized as one fuser.pointwise whose body is the
+//    concatenation of its members' bodies.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fuser/Dialect/Fuser/Transforms/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "fuser-fuse-pointwise"
+
+namespace mlir::fuser {
+#define GEN_PASS_DEF_FUSERFUSEPOINTWISEPASS
+#include "fuser/Dialect/Fuser/Transforms/Passes.h.inc"
+} // namespace mlir::fuser
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+namespace {
+
+/// Returns why `op` cannot be a member of a pointwise group, or "" if it can.
+std::string whyNotElementwise(linalg::GenericOp op) {
+  if (!op.hasPureTensorSemantics())
+    return "it operates on buffers, not tensors";
+  if (op.getNumParallelLoops() != op.getNumLoops())
+    return "it has reduction iterators";
+  if (op.getNumDpsInits() == 0)
+    return "it has no outputs";
+  auto firstInit = dyn_cast<RankedTensorType>(op.getDpsInits()[0].getType());
+  if (!firstInit)
+    return "its output is not a ranked tensor";
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    if (!op.getMatchingIndexingMap(&init).isIdentity())
+      return "it writes an output through a non-identity map";
+    if (cast<RankedTensorType>(init.get().getType()).getShape() !=
+        firstInit.getShape())
+      return "its outputs have different shapes";
+  }
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    if (!op.getMatchingIndexingMap(in).isProjectedPermutation())
+      return "it reads an input through a map that is not a broadcast or "
+             "transpose";
+    Type t = in->get().getType();
+    if (isa<ShapedType>(t) && !isa<RankedTensorType>(t))
+      return "it reads an unranked or non-tensor shaped input";
+  }
+  Region &body = op.getRegion();
+  for (Operation &inner : body.front().without_terminator()) {
+    if (isa<linalg::IndexOp>(inner))
+      return "its body uses linalg.index";
+    if (!isa_and_nonnull<arith::ArithDialect, math::MathDialect>(
+            inner.getDialect()))
+      return "its body uses '" + inner.getName().getStringRef().str() +
+             "', which is not an arith or math op";
+    if (inner.getNumRegions() != 0)
+      return "its body has an op with regions";
+    for (Value v : inner.getOperands())
+      if (isa<ShapedType>(v.getType()))
+        return "its body computes on shaped values";
+  }
+  return "";
+}
+
+/// A fusion group under construction.
+struct Group {
+  linalg::GenericOp root;
+  llvm::SetVector<Operation *> members;
+  /// For each member: the map from the group's iteration space to the
+  /// member's iteration space.
+  DenseMap<Operation *, AffineMap> iterMaps;
+  /// Member results used outside the group: they become group results.
+  SmallVector<OpResult> exports;
+};
+
+class FusePointwisePass
+    : public fuser::impl::FuserFusePointwisePassBase<FusePointwisePass> {
+public:
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    generalizeElementwiseNamedOps(func);
+
+    // Collect candidates and report everything else.
+    DenseSet<Operation *> candidates;
+    func.walk([&](linalg::LinalgOp op) {
+      auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+      std::string why = generic ? whyNotElementwise(generic)
+                                : std::string("it is not elementwise");
+      if (why.empty()) {
+        candidates.insert(op);
+        return;
+      }
+      remark(op, "left unfused: " + why +
+                     "; it is compiled by the generic fallback lowering");
+    });
+
+    SmallVector<Block *> blocks;
+    func.walk([&](Block *b) { blocks.push_back(b); });
+    for (Block *block : blocks) {
+      SmallVector<linalg::GenericOp> ops;
+      for (Operation &op : *block)
+        if (candidates.contains(&op))
+          ops.push_back(cast<linalg::GenericOp>(op));
+      for (linalg::GenericOp root : llvm::reverse(ops)) {
+        if (!candidates.contains(root))
+          continue; // already fused into a later group
+        Group group = growGroup(root, candidates);
+        for (Operation *m : group.members)
+          candidates.erase(m);
+        materialize(group);
+      }
+    }
+  }
+
+private:
+  void remark(Operation *op, const Twine &msg) {
+    if (report)
+      op->emitRemark() << msg;
+  }
+
+  /// Rewrites the named elementwise linalg ops as linalg.generic.
+  void generalizeElementwiseNamedOps(func::FuncOp func) {
+    SmallVector<linalg::LinalgOp> named;
+    func.walk([&](linalg::LinalgOp op) {
+      if (!isa<linalg::GenericOp>(op) && op.hasPureTensorSemantics() &&
+          op.getNumLoops() == op.getNumParallelLoops() &&
+          op->getNumResults() > 0)
+        named.push_back(op);
+    });
+    IRRewriter rewriter(func.getContext());
+    for (linalg::LinalgOp op : named) {
+      rewriter.setInsertionPoint(op);
+      if (failed(linalg::generalizeNamedOp(rewriter, op)))
+        LLVM_DEBUG(llvm::dbgs() << "cannot generalize " << op << "\n");
+    }
+  }
+
+  /// The operands of `op` whose values the body reads: the inputs, plus the
+  /// inits whose block argument is used (e.g. an accumulate-into form).
+  static SmallVector<OpOperand *> readOperands(linalg::GenericOp op) {
+    SmallVector<OpOperand *> result = op.getDpsInputOperands();
+    for (OpOperand &init : op.getDpsInitsMutable())
+      if (op.payloadUsesValueFromOperand(&init))
+        result.push_back(&init);
+    return result;
+  }
+
+  /// Grows a group from `root` by pulling in producers, latest first, so that
+  /// every user of a producer inside the group is decided before it.
+  Group growGroup(linalg::GenericOp root,
+                  const DenseSet<Operation *> &candidates) {
+    Group g;
+    g.root = root;
+    g.members.insert(root);
+    g.iterMaps[root] = AffineMap::getMultiDimIdentityMap(
+        root.getNumLoops(), root.getContext());
+    auto byPositionDesc = [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b); // max-heap: latest on top
+    };
+    SmallVector<Operation *> heap;
+    auto pushProducers = [&](linalg::GenericOp m) {
+      for (OpOperand *operand : readOperands(m)) {
+        auto def = operand->get().getDefiningOp<linalg::GenericOp>();
+        if (!def || !candidates.contains(def) || g.members.contains(def) ||
+            def->getBlock() != root->getBlock() || llvm::is_contained(heap, def))
+          continue;
+        heap.push_back(def);
+        std::push_heap(heap.begin(), heap.end(), byPositionDesc);
+      }
+    };
+    pushProducers(root);
+    while (!heap.empty()) {
+      std::pop_heap(heap.begin(), heap.end(), byPositionDesc);
+      auto producer = cast<linalg::GenericOp>(heap.pop_back_val());
+      if (tryAddProducer(g, producer))
+        pushProducers(producer);
+    }
+    if (g.members.size() > 1)
+      remark(root, "fused " + Twine(g.members.size()) +
+                       " elementwise ops into one pointwise group");
+    return g;
+  }
+
+  /// Adds `producer` to `g` if every member reads it through one map and its
+  /// other uses can read a group result. Returns false (with a remark) if not.
+  bool tryAddProducer(Group &g, linalg::GenericOp producer) {
+    std::optional<AffineMap> iterMap;
+    SmallVector<OpResult> exports;
+    auto rootTy = cast<RankedTensorType>(g.root->getResult(0).getType());
+    for (OpResult res : producer->getResults()) {
+      bool exported = false;
+      for (OpOperand &use : res.getUses()) {
+        Operation *user = use.getOwner();
+        if (g.members.contains(user)) {
+          auto consumer = cast<linalg::GenericOp>(user);
+          AffineMap m = consumer.getMatchingIndexingMap(&use).compose(
+              g.iterMaps[consumer]);
+          if (iterMap && *iterMap != m) {
+            remark(producer, "not fused into its consumers: they read it "
+                             "through different maps; it forms its own group");
+            return false;
+          }
+          iterMap = m;
+          continue;
+        }
+        Operation *ancestor = g.root->getBlock()->findAncestorOpInBlock(*user);
+        if (!ancestor || !g.root->isBeforeInBlock(ancestor)) {
+          remark(producer, "not fused into its consumers: its value is also "
+                           "used before the group's last op; it forms its "
+                           "own group");
+          return false;
+        }
+        exported = true;
+      }
+      if (exported)
+        exports.push_back(res);
+    }
+    if (!iterMap)
+      return false;
+    if (!exports.empty()) {
+      bool sameSpace = iterMap->isIdentity() &&
+                       iterMap->getNumResults() == rootTy.getRank();
+      for (OpResult r : exports)
+        sameSpace &=
+            cast<RankedTensorType>(r.getType()).getShape() == rootTy.getShape();
+      if (!sameSpace) {
+        remark(producer, "not fused into its consumers: its value is also "
+                         "used elsewhere, and the group reads it through a "
+                         "broadcast or with another shape; it forms its own "
+                         "group");
+        return false;
+      }
+    }
+    g.members.insert(producer);
+    g.iterMaps[producer] = *iterMap;
+    llvm::append_range(g.exports, exports);
+    return true;
+  }
+
+  /// Replaces the members of `g` with one fuser.pointwise.
+  void materialize(Group &g) {
+    MLIRContext *ctx = g.root.getContext();
+    unsigned rank = g.root.getNumLoops();
+    SmallVector<Operation *> members(g.members.begin(), g.members.end());
+    llvm::sort(members,
+               [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+
+    auto *block = new Block();
+    OpBuilder bodyBuilder = OpBuilder::atBlockBegin(block);
+    SmallVector<Value> inputs;
+    SmallVector<Attribute> maps;
+    DenseMap<std::pair<Value, AffineMap>, Value> inputArgs;
+    DenseMap<Value, Value> scalarOf; // member result -> scalar in body
+    DenseMap<Value, Value> hoisted;  // captured constant -> clone in body
+
+    auto groupInput = [&](Value v, AffineMap map) -> Value {
+      auto key = std::make_pair(v, map);
+      if (Value arg = inputArgs.lookup(key))
+        return arg;
+      Type elemTy = v.getType();
+      if (auto shaped = dyn_cast<ShapedType>(elemTy))
+        elemTy = shaped.getElementType();
+      Value arg = block->addArgument(elemTy, v.getLoc());
+      inputs.push_back(v);
+      maps.push_back(AffineMapAttr::get(map));
+      inputArgs[key] = arg;
+      return arg;
+    };
+    AffineMap scalarMap = AffineMap::get(rank, 0, ctx);
+
+    for (Operation *op : members) {
+      auto member = cast<linalg::GenericOp>(op);
+      Block &body = member.getRegion().front();
+      IRMapping mapping;
+      for (OpOperand *operand : readOperands(member)) {
+        Value v = operand->get();
+        BlockArgument arg = member.getMatchingBlockArgument(operand);
+        if (Value s = scalarOf.lookup(v)) {
+          mapping.map(arg, s);
+          continue;
+        }
+        AffineMap map = isa<ShapedType>(v.getType())
+                            ? member.getMatchingIndexingMap(operand).compose(
+                                  g.iterMaps[member])
+                            : scalarMap;
+        mapping.map(arg, groupInput(v, map));
+      }
+      for (Operation &inner : body.without_terminator()) {
+        // Values captured from above: constants are cloned in, other scalars
+        // become scalar inputs of the group.
+        for (Value operand : inner.getOperands()) {
+          if (mapping.contains(operand) ||
+              operand.getParentRegion() == &member.getRegion())
+            continue;
+          if (Value h = hoisted.lookup(operand)) {
+            mapping.map(operand, h);
+            continue;
+          }
+          Value replacement;
+          if (Operation *def = operand.getDefiningOp();
+              def && matchPattern(operand, m_Constant()))
+            replacement = bodyBuilder.clone(*def)->getResult(0);
+          else
+            replacement = groupInput(operand, scalarMap);
+          hoisted[operand] = replacement;
+          mapping.map(operand, replacement);
+        }
+        bodyBuilder.clone(inner, mapping);
+      }
+      auto yield = cast<linalg::YieldOp>(body.getTerminator());
+      for (auto [res, yielded] :
+           llvm::zip(member->getResults(), yield.getValues()))
+        scalarOf[res] = mapping.lookupOrDefault(yielded);
+    }
+
+    // A dynamic size no input reads (a fill of tensor.empty(%n), say) comes
+    // from the root's init, added as an input the body never reads.
+    auto rootTy = cast<RankedTensorType>(g.root->getResult(0).getType());
+    for (int64_t d = 0; d < rootTy.getRank(); ++d) {
+      bool covered = llvm::any_of(llvm::zip(inputs, maps), [&](auto pair) {
+        return isa<RankedTensorType>(std::get<0>(pair).getType()) &&
+               cast<AffineMapAttr>(std::get<1>(pair))
+                   .getValue()
+                   .getResultPosition(getAffineDimExpr(d, ctx))
+                   .has_value();
+      });
+      if (rootTy.isDynamicDim(d) && !covered) {
+        groupInput(g.root.getDpsInits()[0],
+                   AffineMap::getMultiDimIdentityMap(rank, ctx));
+        break;
+      }
+    }
+
+    SmallVector<Value> resultValues(g.root->getResults());
+    llvm::append_range(resultValues, g.exports);
+    SmallVector<Value> yielded;
+    SmallVector<Type> resultTypes;
+    for (Value r : resultValues) {
+      yielded.push_back(scalarOf.lookup(r));
+      resultTypes.push_back(RankedTensorType::get(
+          rootTy.getShape(), cast<ShapedType>(r.getType()).getElementType()));
+    }
+    YieldOp::create(bodyBuilder, g.root.getLoc(), yielded);
+
+    OpBuilder builder(g.root);
+    auto group = PointwiseOp::create(builder, g.root.getLoc(), resultTypes,
+                                     inputs, builder.getArrayAttr(maps),
+                                     /*config=*/nullptr);
+    group.getBody().push_back(block);
+
+    for (auto [oldV, newV] : llvm::zip(resultValues, group.getResults()))
+      oldV.replaceUsesWithIf(newV, [&](OpOperand &use) {
+        return !g.members.contains(use.getOwner());
+      });
+    for (Operation *op : llvm::reverse(members)) {
+      op->dropAllUses();
+      op->erase();
+    }
+  }
+};
+
+} // namespace

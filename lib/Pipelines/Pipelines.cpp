@@ -1,0 +1,130 @@
+//===- Pipelines.cpp - fuser's registered pass pipelines ------------------===//
+
+#include "fuser/Pipelines/Pipelines.h"
+
+#include "fuser/Conversion/Passes.h"
+#include "fuser/Dialect/Fuser/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+static void addBufferization(OpPassManager &pm) {
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  // Dense row-major buffers at function boundaries: the runtime ABI.
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::fuser::buildFusionPipeline(OpPassManager &pm,
+                                      const FuserPipelineOptions &opts) {
+  // Folds tensor.dim and constants so fusion sees the real producers.
+  pm.addPass(createCanonicalizerPass());
+  if (opts.fuse) {
+    FuserFusePointwisePassOptions fuseOpts;
+    fuseOpts.report = opts.report;
+    pm.addNestedPass<func::FuncOp>(createFuserFusePointwisePass(fuseOpts));
+  }
+  // The one configuration step: every heuristic is chosen here.
+  FuserConfigureKernelsPassOptions configOpts;
+  configOpts.chip = opts.chip;
+  configOpts.precision = opts.precision;
+  pm.addPass(createFuserConfigureKernelsPass(configOpts));
+  pm.addPass(createCSEPass());
+}
+
+void mlir::fuser::buildKernelPipeline(OpPassManager &pm,
+                                      const FuserPipelineOptions &opts) {
+  buildFusionPipeline(pm, opts);
+  // Fusion groups become kernels while still on tensors.
+  pm.addPass(createConvertPointwiseToGPUPass());
+  addBufferization(pm);
+  // The generic fallback: whatever linalg is left becomes parallel loops,
+  // 16x16 tiles mapped to blocks and threads. Correct, not fast.
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  pm.addNestedPass<func::FuncOp>(
+      createParallelLoopTilingPass({16, 16}, /*noMinMaxBounds=*/true));
+  pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  // One gpu.module, so one PTX image, per compiled module.
+  pm.addPass(createFuserMergeGpuModulesPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void mlir::fuser::buildGpuPipeline(OpPassManager &pm,
+                                   const FuserPipelineOptions &opts) {
+  buildKernelPipeline(pm, opts);
+  GpuNVVMAttachTargetOptions target;
+  target.chip = opts.chip;
+  target.features = opts.features;
+  target.optLevel = opts.optLevel;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createLowerAffinePass());
+  kernels.addPass(createSCFToControlFlowPass());
+  kernels.addPass(memref::createExpandStridedMetadataPass());
+  kernels.addPass(createConvertVectorToLLVMPass());
+  ConvertGpuOpsToNVVMOpsOptions nvvm;
+  nvvm.indexBitwidth = 64; // W1 indexes past 2^32 bytes
+  kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = opts.format == "cubin" ? "bin" : "isa";
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
+void mlir::fuser::buildCpuReferencePipeline(OpPassManager &pm,
+                                            const FuserPipelineOptions &opts) {
+  buildFusionPipeline(pm, opts);
+  pm.addPass(createConvertFuserToLinalgPass());
+  addBufferization(pm);
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void mlir::fuser::registerFuserPipelines() {
+  PassPipelineRegistration<FuserPipelineOptions>(
+      "fuser-fusion-pipeline",
+      "linalg on tensors -> fuser fusion groups with their kernel config",
+      buildFusionPipeline);
+  PassPipelineRegistration<FuserPipelineOptions>(
+      "fuser-kernel-pipeline",
+      "linalg on tensors -> host code launching gpu.func kernels (GPU "
+      "dialect, before NVVM)",
+      buildKernelPipeline);
+  PassPipelineRegistration<FuserPipelineOptions>(
+      "fuser-gpu-pipeline",
+      "linalg on tensors -> fused kernels -> NVVM -> gpu.binary (PTX or "
+      "cubin); feed the result to fuser-translate",
+      buildGpuPipeline);
+  PassPipelineRegistration<FuserPipelineOptions>(
+      "fuser-cpu-reference-pipeline",
+      "linalg on tensors -> (fused groups ->) loops -> LLVM for mlir-runner",
+      buildCpuReferencePipeline);
+}

@@ -1,0 +1,45 @@
+//===- KernelImage.cpp - the PTX or cubin of a compiled module ------------===//
+
+#include "fuser/Target/KernelImage.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+FailureOr<KernelImage> mlir::fuser::getKernelImage(ModuleOp module) {
+  SmallVector<gpu::BinaryOp> binaries(module.getOps<gpu::BinaryOp>());
+  if (!llvm::empty(module.getOps<gpu::GPUModuleOp>()))
+    return module.emitError()
+           << "the module still holds a gpu.module: run it through "
+              "fuser-opt --fuser-gpu-pipeline before translating";
+  if (binaries.empty())
+    return KernelImage{"", true, ""};
+  if (binaries.size() > 1)
+    return module.emitError() << "expected one gpu.binary, found "
+                              << binaries.size()
+                              << " (run -fuser-merge-gpu-modules)";
+  gpu::BinaryOp binary = binaries.front();
+  if (binary.getObjects().size() != 1)
+    return binary.emitError() << "expected one object (one target) in the "
+                                 "gpu.binary, found "
+                              << binary.getObjects().size();
+  auto object = cast<gpu::ObjectAttr>(binary.getObjects()[0]);
+  KernelImage image;
+  image.bytes = object.getObject().getValue().str();
+  switch (object.getFormat()) {
+  case gpu::CompilationTarget::Assembly:
+    image.isPtx = true;
+    break;
+  case gpu::CompilationTarget::Binary:
+    image.isPtx = false;
+    break;
+  default:
+    return binary.emitError()
+           << "unsupported gpu.binary format; use format=ptx or format=cubin";
+  }
+  if (auto nvvm = dyn_cast<NVVM::NVVMTargetAttr>(object.getTarget()))
+    image.chip = nvvm.getChip().str();
+  return image;
+}

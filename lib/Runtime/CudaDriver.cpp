@@ -1,0 +1,179 @@
+//===- CudaDriver.cpp - libcuda loaded at run time --------------*- C++ -*-===//
+
+#include "fuser/Runtime/CudaDriver.h"
+#include "fuser/Runtime/Error.h"
+
+#include <cstdlib>
+#include <dlfcn.h>
+
+namespace fuser {
+
+namespace {
+
+/// Resolves `symbol` into `fn`; throws if `required` and it is missing.
+template <typename Fn>
+void resolve(void *handle, const std::string &library, const char *symbol,
+             Fn &fn, bool required = true) {
+  fn = reinterpret_cast<Fn>(dlsym(handle, symbol));
+  if (!fn && required)
+    throw Error(library + " has no symbol " + symbol +
+                ": the NVIDIA driver is too old for fuser (it needs a "
+                "driver that supports CUDA 11.2 or newer)");
+}
+
+} // namespace
+
+std::unique_ptr<CudaDriver> CudaDriver::load(const std::string &library) {
+  // 1. Open the library; RTLD_LOCAL keeps its symbols out of the global
+  //    namespace so it cannot shadow another copy a framework loaded.
+  void *handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char *reason = dlerror();
+    throw Error(library + " not found: is the NVIDIA driver installed? "
+                          "(dlopen: " +
+                (reason ? std::string(reason) : "unknown error") + ")");
+  }
+  std::unique_ptr<CudaDriver> d(new CudaDriver());
+  d->handle = handle;
+
+  // 2. Resolve entry points. Versioned names are the ones <cuda.h> maps the
+  //    plain API names to.
+  resolve(handle, library, "cuInit", d->init);
+  resolve(handle, library, "cuDeviceGet", d->deviceGet);
+  resolve(handle, library, "cuDeviceGetCount", d->deviceGetCount);
+  resolve(handle, library, "cuDeviceGetAttribute", d->deviceGetAttribute);
+  resolve(handle, library, "cuDevicePrimaryCtxRetain",
+          d->devicePrimaryCtxRetain);
+  resolve(handle, library, "cuCtxGetCurrent", d->ctxGetCurrent);
+  resolve(handle, library, "cuCtxSetCurrent", d->ctxSetCurrent);
+  resolve(handle, library, "cuCtxGetDevice", d->ctxGetDevice);
+  resolve(handle, library, "cuModuleLoadDataEx", d->moduleLoadDataEx);
+  resolve(handle, library, "cuModuleUnload", d->moduleUnload);
+  resolve(handle, library, "cuModuleGetFunction", d->moduleGetFunction);
+  resolve(handle, library, "cuFuncSetAttribute", d->funcSetAttribute);
+  resolve(handle, library, "cuLaunchKernel", d->launchKernel);
+  resolve(handle, library, "cuMemAlloc_v2", d->memAlloc);
+  resolve(handle, library, "cuMemFree_v2", d->memFree);
+  resolve(handle, library, "cuMemAllocAsync", d->memAllocAsync, false);
+  resolve(handle, library, "cuMemFreeAsync", d->memFreeAsync, false);
+  resolve(handle, library, "cuGetErrorName", d->getErrorName);
+  resolve(handle, library, "cuGetErrorString", d->getErrorString);
+  resolve(handle, library, "cuPointerGetAttribute", d->pointerGetAttribute);
+  resolve(handle, library, "cuStreamSynchronize", d->streamSynchronize);
+  resolve(handle, library, "cuMemcpyHtoD_v2", d->memcpyHtoD);
+  resolve(handle, library, "cuMemcpyDtoH_v2", d->memcpyDtoH);
+
+  // 3. Initialize; this is where a driver without a visible GPU fails.
+  CUresult result = d->init(0);
+  if (result != CUDA_SUCCESS)
+    throw Error("cuInit failed: " + d->describe(result) +
+                " (is a GPU visible to this process? check "
+                "CUDA_VISIBLE_DEVICES and nvidia-smi)");
+  return d;
+}
+
+CudaDriver &CudaDriver::get() {
+  // The outcome of the first load is cached, including a failure, so every
+  // later call reports the same clear error without retrying dlopen.
+  struct Loaded {
+    std::unique_ptr<CudaDriver> driver;
+    std::string error;
+  };
+  static Loaded loaded = [] {
+    Loaded l;
+    const char *env = std::getenv("FUSER_LIBCUDA");
+    try {
+      l.driver = load(env && *env ? env : "libcuda.so.1");
+    } catch (const Error &e) {
+      l.error = e.what();
+    }
+    return l;
+  }();
+  if (!loaded.driver)
+    throw Error(loaded.error);
+  return *loaded.driver;
+}
+
+CudaDriver::~CudaDriver() {
+  // Only drivers from load() used directly (tests) are destroyed; the global
+  // one lives until exit, when unloading libcuda would race with atexit
+  // handlers of frameworks that still use it.
+  if (handle)
+    dlclose(handle);
+}
+
+std::string CudaDriver::describe(CUresult result) const {
+  const char *name = nullptr, *text = nullptr;
+  if (getErrorName(result, &name) != CUDA_SUCCESS || !name)
+    name = "unknown CUDA error";
+  if (getErrorString(result, &text) != CUDA_SUCCESS || !text)
+    text = "no description";
+  return std::string(name) + " (" + text + ", code " +
+         std::to_string(static_cast<int>(result)) + ")";
+}
+
+void CudaDriver::check(CUresult result, const std::string &what) const {
+  if (result != CUDA_SUCCESS)
+    throw Error(what + ": " + describe(result));
+}
+
+CUcontext CudaDriver::primaryContext(int device) {
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = primaryContexts.find(device);
+  if (it != primaryContexts.end())
+    return it->second;
+  int count = 0;
+  check(deviceGetCount(&count), "cuDeviceGetCount");
+  if (device < 0 || device >= count)
+    throw Error("CUDA device " + std::to_string(device) +
+                " does not exist (this process sees " + std::to_string(count) +
+                " devices)");
+  CUdevice dev;
+  check(deviceGet(&dev, device),
+        "cuDeviceGet(" + std::to_string(device) + ")");
+  CUcontext ctx;
+  check(devicePrimaryCtxRetain(&ctx, dev),
+        "retaining the primary context of cuda:" + std::to_string(device));
+  primaryContexts[device] = ctx;
+  return ctx;
+}
+
+int CudaDriver::computeCapability(int device) const {
+  CUdevice dev;
+  int major = 0, minor = 0;
+  check(deviceGet(&dev, device), "cuDeviceGet");
+  check(deviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                           dev),
+        "cuDeviceGetAttribute");
+  check(deviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                           dev),
+        "cuDeviceGetAttribute");
+  return major * 10 + minor;
+}
+
+ScopedDeviceContext::ScopedDeviceContext(CudaDriver &driver, int device)
+    : driver(driver) {
+  driver.check(driver.ctxGetCurrent(&previous), "cuCtxGetCurrent");
+  if (previous) {
+    CUdevice currentDevice;
+    driver.check(driver.ctxGetDevice(&currentDevice), "cuCtxGetDevice");
+    CUdevice wanted;
+    driver.check(driver.deviceGet(&wanted, device), "cuDeviceGet");
+    if (currentDevice == wanted) {
+      current = previous;
+      return;
+    }
+  }
+  current = driver.primaryContext(device);
+  driver.check(driver.ctxSetCurrent(current), "cuCtxSetCurrent");
+  switched = true;
+}
+
+ScopedDeviceContext::~ScopedDeviceContext() {
+  // Leave the caller's context as we found it; nothing useful can be done
+  // with a failure here.
+  if (switched)
+    (void)driver.ctxSetCurrent(previous);
+}
+
+} // namespace fuser

@@ -1,0 +1,275 @@
+//===- Module.cpp - A loaded fuser module and its entry functions -*- C++ -*-=//
+
+#include "fuser/Runtime/Module.h"
+#include "fuser/Runtime/CudaDriver.h"
+#include "fuser/Runtime/Error.h"
+#include "fuser/Runtime/LaunchPlan.h"
+#include "fuser/Runtime/Validate.h"
+#include "Workspace.h"
+
+#include <cstdio>
+#include <map>
+#include <mutex>
+
+namespace fuser {
+
+namespace detail {
+
+/// The CUDA module loaded into one context, and its resolved kernels.
+struct LoadedImage {
+  CUmodule module = nullptr;
+  std::map<std::string, CUfunction> kernels;
+  /// The dynamic shared memory limit last set on each kernel.
+  std::map<CUfunction, uint32_t> sharedLimits;
+};
+
+struct ModuleState {
+  std::string image;
+  ManifestModule manifest;
+  std::mutex mutex;
+  std::map<CUcontext, LoadedImage> loaded;
+
+  ~ModuleState() {
+    if (loaded.empty())
+      return;
+    // The driver was loaded, or nothing could have been loaded. Unloading
+    // may fail at process exit when the driver is shutting down; ignore it.
+    CudaDriver &driver = CudaDriver::get();
+    for (auto &entry : loaded)
+      (void)driver.moduleUnload(entry.second.module);
+  }
+};
+
+} // namespace detail
+
+namespace {
+
+constexpr uint32_t kDefaultSharedLimit = 48 * 1024;
+constexpr size_t kJitLogSize = 16 * 1024;
+
+bool isElf(const std::string &image) {
+  return image.size() >= 4 && image.compare(0, 4, "\x7f"
+                                                  "ELF") == 0;
+}
+
+std::string hex(uint64_t value) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "0x%llx",
+                static_cast<unsigned long long>(value));
+  return buf;
+}
+
+/// Loads the image into the current context, reporting the JIT error log
+/// and the target/device mismatch that is its most common cause.
+CUmodule loadImage(CudaDriver &driver, const detail::ModuleState &state,
+                   int device) {
+  std::vector<char> infoLog(kJitLogSize, '\0'), errorLog(kJitLogSize, '\0');
+  CUjit_option options[] = {CU_JIT_INFO_LOG_BUFFER,
+                            CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+                            CU_JIT_ERROR_LOG_BUFFER,
+                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {infoLog.data(),
+                    reinterpret_cast<void *>(static_cast<uintptr_t>(kJitLogSize)),
+                    errorLog.data(),
+                    reinterpret_cast<void *>(static_cast<uintptr_t>(kJitLogSize))};
+  CUmodule module = nullptr;
+  // PTX must be NUL-terminated; std::string guarantees it.
+  CUresult result = driver.moduleLoadDataEx(&module, state.image.c_str(), 4,
+                                            options, values);
+  if (result == CUDA_SUCCESS)
+    return module;
+
+  std::string message = "loading the module (" +
+                        std::string(isElf(state.image) ? "cubin" : "PTX") +
+                        ") on cuda:" + std::to_string(device) +
+                        " failed: " + driver.describe(result);
+  if (!state.manifest.chip.empty()) {
+    int cc = driver.computeCapability(device);
+    message += "; the module targets " + state.manifest.chip +
+               " and the device is sm_" + std::to_string(cc);
+  }
+  std::string log(errorLog.data());
+  if (!log.empty())
+    message += "\nJIT error log:\n" + log;
+  throw Error(message);
+}
+
+/// Rejects pointers the driver does not know or that live on another
+/// device: a kernel would fault on them, or silently use peer memory.
+void checkPointer(CudaDriver &driver, const TensorRef &t, int device,
+                  const std::string &label) {
+  if (t.numel() == 0)
+    return;
+  int ordinal = -1;
+  CUresult result = driver.pointerGetAttribute(
+      &ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, t.data);
+  if (result != CUDA_SUCCESS)
+    throw Error(label + " data pointer " + hex(t.data) +
+                " is not CUDA memory: " + driver.describe(result));
+  if (ordinal != device)
+    throw Error(label + " data pointer " + hex(t.data) + " belongs to cuda:" +
+                std::to_string(ordinal) + " but the tensor claims cuda:" +
+                std::to_string(device));
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Module
+//===----------------------------------------------------------------------===//
+
+Module::Module(std::string image, std::string_view manifestJson)
+    : state(std::make_shared<detail::ModuleState>()) {
+  if (image.empty())
+    throw Error("the module image is empty (expected PTX text or a cubin)");
+  state->manifest = parseManifest(manifestJson);
+  state->image = std::move(image);
+}
+
+const ManifestModule &Module::manifest() const { return state->manifest; }
+
+std::vector<std::string> Module::functionNames() const {
+  std::vector<std::string> names;
+  for (const FunctionSpec &f : state->manifest.functions)
+    names.push_back(f.name);
+  return names;
+}
+
+Function Module::function(std::string_view name) const {
+  if (const FunctionSpec *spec = state->manifest.lookup(name))
+    return Function(state, spec);
+  std::string available;
+  for (const std::string &n : functionNames())
+    available += (available.empty() ? "'" : ", '") + n + "'";
+  throw Error("no function named '" + std::string(name) +
+              "' in the module (available: " +
+              (available.empty() ? "none" : available) + ")");
+}
+
+//===----------------------------------------------------------------------===//
+// Function
+//===----------------------------------------------------------------------===//
+
+const std::string &Function::name() const { return fnSpec->name; }
+
+std::vector<TensorType>
+Function::resultSpecs(const std::vector<TensorRef> &inputs) const {
+  ShapeList shapes = validateInputs(*fnSpec, inputs);
+  return resultTypes(*fnSpec, resolveBuffers(*fnSpec, shapes));
+}
+
+void Function::launch(const std::vector<TensorRef> &inputs,
+                      const std::vector<TensorRef> &outputs,
+                      CUstream stream) const {
+  const FunctionSpec &fn = *fnSpec;
+
+  // 1. Validate and evaluate everything on the host, so bad calls fail
+  //    before any CUDA work (and without a GPU).
+  ShapeList shapes = validateInputs(fn, inputs);
+  std::vector<TensorType> buffers = resolveBuffers(fn, shapes);
+  validateOutputs(fn, buffers, inputs, outputs);
+  std::vector<PlannedLaunch> plan = planLaunches(fn, shapes, buffers);
+
+  // 2. Enter the tensors' device context (the primary one unless the
+  //    caller's current context is already on that device).
+  CudaDriver &driver = CudaDriver::get();
+  int device = callDevice(inputs, outputs);
+  if (device < 0)
+    device = 0;
+  ScopedDeviceContext scope(driver, device);
+  for (size_t i = 0; i < inputs.size(); ++i)
+    checkPointer(driver, inputs[i], device,
+                 fn.name + ": argument " + std::to_string(i) + " ('" +
+                     fn.args[i].name + "')");
+  for (size_t i = 0; i < outputs.size(); ++i)
+    checkPointer(driver, outputs[i], device,
+                 fn.name + ": output " + std::to_string(i));
+
+  // 3. Resolve the kernels of the image loaded in this context.
+  std::vector<CUfunction> kernels(plan.size(), nullptr);
+  {
+    std::lock_guard<std::mutex> lock(state->mutex);
+    detail::LoadedImage &image = state->loaded[scope.context()];
+    if (!image.module)
+      image.module = loadImage(driver, *state, device);
+    for (size_t i = 0; i < plan.size(); ++i) {
+      if (plan[i].skip)
+        continue;
+      const LaunchSpec &spec = fn.launches[plan[i].index];
+      CUfunction &kernel = image.kernels[spec.kernel];
+      if (!kernel) {
+        CUresult result =
+            driver.moduleGetFunction(&kernel, image.module,
+                                     spec.kernel.c_str());
+        if (result != CUDA_SUCCESS) {
+          image.kernels.erase(spec.kernel);
+          throw Error(fn.name + ": kernel '" + spec.kernel +
+                      "' is not in the module image: " +
+                      driver.describe(result));
+        }
+      }
+      // Above 48 KiB of dynamic shared memory a kernel must opt in.
+      uint32_t &limit = image.sharedLimits[kernel];
+      if (plan[i].sharedBytes > kDefaultSharedLimit &&
+          plan[i].sharedBytes > limit) {
+        driver.check(driver.funcSetAttribute(
+                         kernel, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                         static_cast<int>(plan[i].sharedBytes)),
+                     fn.name + ": allowing " +
+                         std::to_string(plan[i].sharedBytes) +
+                         " bytes of dynamic shared memory for kernel '" +
+                         spec.kernel + "'");
+        limit = plan[i].sharedBytes;
+      }
+      kernels[i] = kernel;
+    }
+  }
+
+  // 4. Bind buffer addresses: caller tensors, then per-call intermediates.
+  Workspace workspace(driver, stream);
+  std::vector<uint64_t> addresses(fn.buffers.size(), 0);
+  for (size_t b = 0; b < fn.buffers.size(); ++b) {
+    const BufferSpec &buf = fn.buffers[b];
+    if (buf.kind == BufferSpec::Kind::Arg) {
+      addresses[b] = inputs[buf.arg].data;
+      continue;
+    }
+    if (buf.isResult)
+      continue;
+    uint64_t bytes = static_cast<uint64_t>(buffers[b].byteSize());
+    if (bytes > 0)
+      addresses[b] = workspace.allocate(
+          bytes, fn.name + " intermediate buffer " + std::to_string(buf.id));
+  }
+  for (size_t r = 0; r < fn.results.size(); ++r)
+    addresses[fn.results[r]] = outputs[r].data;
+
+  // 5. Launch in order on the caller's stream.
+  for (size_t i = 0; i < plan.size(); ++i) {
+    PlannedLaunch &launch = plan[i];
+    if (launch.skip)
+      continue;
+    bindAddresses(launch, addresses);
+    std::vector<void *> params;
+    params.reserve(launch.params.size());
+    for (uint64_t &slot : launch.params)
+      params.push_back(&slot);
+    CUresult result = driver.launchKernel(
+        kernels[i], launch.grid[0], launch.grid[1], launch.grid[2],
+        launch.block[0], launch.block[1], launch.block[2], launch.sharedBytes,
+        stream, params.empty() ? nullptr : params.data(), nullptr);
+    if (result != CUDA_SUCCESS) {
+      const LaunchSpec &spec = fn.launches[launch.index];
+      throw Error(
+          fn.name + ": launching kernel '" + spec.kernel + "' (launches[" +
+          std::to_string(launch.index) + "], grid " +
+          shapeToString({launch.grid[0], launch.grid[1], launch.grid[2]}) +
+          ", block " +
+          shapeToString({launch.block[0], launch.block[1], launch.block[2]}) +
+          ", " + std::to_string(launch.sharedBytes) +
+          " bytes shared) failed: " + driver.describe(result));
+    }
+  }
+}
+
+} // namespace fuser

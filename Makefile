@@ -36,6 +36,8 @@ run: build
 
 test: build
 	cmake --build $(BUILD_DIR) --target check-fuser-lit -j $(JOBS)
+	ctest --test-dir $(BUILD_DIR) --output-on-failure
+	PYTHONPATH=$(BUILD_DIR)/python_packages $(PYTHON) -m pytest -q python-bindings/tests
 
 clean:
 	rm -rf $(BUILD_DIR) $(OUT_DIR)

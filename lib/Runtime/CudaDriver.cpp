@@ -3,6 +3,7 @@
 #include "fuser/Runtime/CudaDriver.h"
 #include "fuser/Runtime/Error.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <dlfcn.h>
 
@@ -149,6 +150,20 @@ int CudaDriver::computeCapability(int device) const {
                            dev),
         "cuDeviceGetAttribute");
   return major * 10 + minor;
+}
+
+int CudaDriver::pointerDevice(uint64_t ptr) const {
+  int ordinal = -1;
+  CUresult result = pointerGetAttribute(
+      &ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, static_cast<CUdeviceptr>(ptr));
+  if (result != CUDA_SUCCESS) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "0x%llx",
+                  static_cast<unsigned long long>(ptr));
+    throw Error(std::string("pointer ") + buf +
+                " is not CUDA memory: " + describe(result));
+  }
+  return ordinal;
 }
 
 ScopedDeviceContext::ScopedDeviceContext(CudaDriver &driver, int device)

@@ -100,12 +100,12 @@ void checkPointer(CudaDriver &driver, const TensorRef &t, int device,
                   const std::string &label) {
   if (t.numel() == 0)
     return;
-  int ordinal = -1;
-  CUresult result = driver.pointerGetAttribute(
-      &ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, t.data);
-  if (result != CUDA_SUCCESS)
-    throw Error(label + " data pointer " + hex(t.data) +
-                " is not CUDA memory: " + driver.describe(result));
+  int ordinal;
+  try {
+    ordinal = driver.pointerDevice(t.data);
+  } catch (const Error &e) {
+    throw Error(label + " data " + e.what());
+  }
   if (ordinal != device)
     throw Error(label + " data pointer " + hex(t.data) + " belongs to cuda:" +
                 std::to_string(ordinal) + " but the tensor claims cuda:" +

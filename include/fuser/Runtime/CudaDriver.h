@@ -49,6 +49,10 @@ public:
   /// The device's compute capability as e.g. 90 for sm_90.
   int computeCapability(int device) const;
 
+  /// The device ordinal owning `ptr`; throws fuser::Error if the driver
+  /// does not know the pointer (host memory, freed memory, garbage).
+  int pointerDevice(uint64_t ptr) const;
+
   /// Whether stream-ordered allocation (cuMemAllocAsync) is available.
   bool hasAsyncAlloc() const { return memAllocAsync && memFreeAsync; }
 

@@ -1,0 +1,27 @@
+"""fuser: run kernels compiled by the fuser MLIR compiler on CUDA tensors.
+
+Typical use::
+
+    import fuser
+    art = fuser.Artifact.from_files("model.ptx", "model.manifest.json")
+    mod = fuser.load(art)
+    y = mod.forward(x)          # x: a CUDA torch/cupy tensor; y: same framework
+"""
+
+from ._native import FuserError, TensorRef
+from .artifact import Artifact
+from .compiler import compile
+from .loader import EntryFunction, LoadedModule, load
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Artifact",
+    "EntryFunction",
+    "FuserError",
+    "LoadedModule",
+    "TensorRef",
+    "compile",
+    "load",
+    "__version__",
+]

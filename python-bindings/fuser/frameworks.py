@@ -1,0 +1,213 @@
+"""Framework adapters: tensor descriptors, output allocation and streams.
+
+Torch and CuPy tensors are described from their own metadata rather than
+through DLPack or __cuda_array_interface__: that is cheaper, works for
+tensors that require grad, and avoids CuPy's synchronizing array interface.
+Everything else goes to the extension as is (DLPack / buffer protocol).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Optional, Sequence
+
+from ._native import FuserError, TensorRef
+
+# Manifest dtype name for a framework dtype's str() (numpy, cupy, torch).
+_DTYPE_BY_NAME = {
+    "float32": "f32",
+    "float16": "f16",
+    "bfloat16": "bf16",
+    "float64": "f64",
+    "int32": "i32",
+    "int64": "i64",
+    "int8": "i8",
+    "bool": "i1",
+}
+
+# __cuda_array_interface__ typestr (kind + bytes, byte order stripped).
+_DTYPE_BY_TYPESTR = {
+    "f4": "f32",
+    "f2": "f16",
+    "f8": "f64",
+    "i4": "i32",
+    "i8": "i64",
+    "i1": "i8",
+    "b1": "i1",
+}
+
+_SUPPORTED = "f32, f16, bf16, f64, i32, i64, i8, i1"
+
+
+def _dtype_name(dtype: Any, label: str) -> str:
+    name = str(dtype)
+    if name.startswith("torch."):
+        name = name[len("torch."):]
+    try:
+        return _DTYPE_BY_NAME[name]
+    except KeyError:
+        raise FuserError(
+            f"{label} has unsupported dtype {name} (fuser supports "
+            f"{_SUPPORTED})"
+        ) from None
+
+
+def _torch():
+    return sys.modules.get("torch")
+
+
+def _cupy():
+    return sys.modules.get("cupy")
+
+
+def is_torch(obj: Any) -> bool:
+    torch = _torch()
+    return torch is not None and isinstance(obj, torch.Tensor)
+
+
+def is_cupy(obj: Any) -> bool:
+    cupy = _cupy()
+    return cupy is not None and isinstance(obj, cupy.ndarray)
+
+
+def cai_fields(cai: dict, label: str) -> tuple:
+    """(data, dtype, shape, strides-in-elements) of a
+    __cuda_array_interface__ dict."""
+    if cai.get("mask") is not None:
+        raise FuserError(f"{label} has a mask; masked arrays are unsupported")
+    typestr = cai["typestr"]
+    dtype = _DTYPE_BY_TYPESTR.get(typestr[1:])
+    if dtype is None:
+        raise FuserError(
+            f"{label} has unsupported __cuda_array_interface__ typestr "
+            f"'{typestr}' (fuser supports {_SUPPORTED})"
+        )
+    itemsize = int(typestr[2:])
+    shape = tuple(int(d) for d in cai["shape"])
+    strides = cai.get("strides")
+    if strides is not None:
+        if any(s % itemsize for s in strides):
+            raise FuserError(
+                f"{label} has byte strides {tuple(strides)} that are not "
+                f"multiples of its element size {itemsize}"
+            )
+        strides = tuple(int(s) // itemsize for s in strides)
+    data = int(cai["data"][0])
+    return data, dtype, shape, strides
+
+
+def describe(obj: Any, label: str) -> Any:
+    """What to hand the extension for `obj`: a TensorRef, or `obj` itself
+    when the extension can read it through DLPack."""
+    if is_torch(obj):
+        dev = obj.device
+        return TensorRef(
+            obj.data_ptr(),
+            _dtype_name(obj.dtype, label),
+            tuple(obj.shape),
+            tuple(obj.stride()),
+            "cuda" if dev.type == "cuda" else "cpu" if dev.type == "cpu"
+            else "other",
+            dev.index or 0,
+        )
+    if is_cupy(obj):
+        itemsize = obj.itemsize
+        return TensorRef(
+            obj.data.ptr,
+            _dtype_name(obj.dtype, label),
+            obj.shape,
+            tuple(s // itemsize for s in obj.strides),
+            "cuda",
+            obj.device.id,
+        )
+    if not hasattr(obj, "__dlpack__") and hasattr(
+        obj, "__cuda_array_interface__"
+    ):
+        data, dtype, shape, strides = cai_fields(
+            obj.__cuda_array_interface__, label
+        )
+        return TensorRef(data, dtype, shape, strides, "cuda", None)
+    return obj
+
+
+def stream_of(obj: Any, device_id: int) -> Optional[int]:
+    """The current stream of `obj`'s framework on its device (as a CUstream
+    integer), or None if the framework has no notion of one."""
+    if is_torch(obj):
+        if obj.device.type != "cuda":
+            return None
+        return _torch().cuda.current_stream(obj.device).cuda_stream
+    if is_cupy(obj):
+        cupy = _cupy()
+        with cupy.cuda.Device(device_id):
+            return cupy.cuda.get_current_stream().ptr
+    cai = getattr(obj, "__cuda_array_interface__", None)
+    if isinstance(cai, dict) and cai.get("stream") is not None:
+        # CAI v3: the stream the producer's work is ordered on; 1 and 2 are
+        # the legacy and per-thread default streams, as in the driver API.
+        return int(cai["stream"])
+    return None
+
+
+def stream_handle(stream: Any) -> int:
+    """Accepts an int, a torch.cuda.Stream or a cupy Stream."""
+    if isinstance(stream, int):
+        return stream
+    if hasattr(stream, "cuda_stream"):
+        return int(stream.cuda_stream)
+    if hasattr(stream, "ptr"):
+        return int(stream.ptr)
+    raise TypeError(
+        f"stream must be an int, torch.cuda.Stream or cupy Stream, got "
+        f"{type(stream).__name__}"
+    )
+
+
+def allocate(like: Any, device_id: int, specs: Sequence[tuple],
+             fn_name: str) -> list:
+    """Allocates outputs of `specs` [(shape, dtype)] with the framework of
+    `like`, on its device."""
+    if is_torch(like):
+        torch = _torch()
+        return [
+            torch.empty(shape, dtype=_torch_dtype(torch, dtype),
+                        device=like.device)
+            for shape, dtype in specs
+        ]
+    cupy = _cupy() if is_cupy(like) else None
+    if cupy is None and not hasattr(like, "__dlpack__"):
+        # __cuda_array_interface__-only producers: CuPy is their usual
+        # companion, so allocate with it when it is installed.
+        try:
+            import cupy  # noqa: F811
+        except ImportError:
+            cupy = None
+    if cupy is not None:
+        with cupy.cuda.Device(device_id):
+            return [cupy.empty(shape, dtype=_cupy_dtype(cupy, dtype, fn_name))
+                    for shape, dtype in specs]
+    raise FuserError(
+        f"{fn_name}: cannot allocate outputs for inputs of type "
+        f"'{type(like).__name__}'; pass preallocated tensors with out=..."
+    )
+
+
+def _torch_dtype(torch, name: str):
+    return {
+        "f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16,
+        "f64": torch.float64, "i32": torch.int32, "i64": torch.int64,
+        "i8": torch.int8, "i1": torch.bool,
+    }[name]
+
+
+def _cupy_dtype(cupy, name: str, fn_name: str):
+    if name == "bf16":
+        raise FuserError(
+            f"{fn_name}: CuPy has no bfloat16; pass a preallocated output "
+            "with out=..."
+        )
+    return {
+        "f32": cupy.float32, "f16": cupy.float16, "f64": cupy.float64,
+        "i32": cupy.int32, "i64": cupy.int64, "i8": cupy.int8,
+        "i1": cupy.bool_,
+    }[name]

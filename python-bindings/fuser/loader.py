@@ -1,0 +1,149 @@
+"""fuser.load: an Artifact's entry functions as Python callables."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from . import frameworks
+from ._native import FuserError, Module
+from .artifact import Artifact
+
+
+class EntryFunction:
+    """Calls one entry function: `fn(*tensors, out=None, stream=None)`.
+
+    Outputs are allocated with the inputs' framework (torch.empty /
+    cupy.empty on the same device) unless `out` gives them; the launch goes
+    on the framework's current stream unless `stream` is given. Returns the
+    single result, a tuple of results, or None.
+    """
+
+    def __init__(self, function) -> None:
+        self._fn = function
+        self.name: str = function.name
+        self.arg_specs: list = function.arg_specs
+        self.num_results: int = function.num_results
+
+    def __call__(self, *tensors: Any, out: Any = None,
+                 stream: Any = None) -> Any:
+        # 1. Describe the inputs (validated by result_specs/launch).
+        inputs = [
+            frameworks.describe(t, f"{self.name}: argument {i}")
+            for i, t in enumerate(tensors)
+        ]
+        device_id = _device_of(inputs)
+
+        # 2. Outputs: the caller's, or fresh ones from the inputs' framework.
+        if out is None:
+            specs = self._fn.result_specs(inputs)
+            outputs = (
+                frameworks.allocate(tensors[0], device_id, specs, self.name)
+                if specs else []
+            )
+        else:
+            outputs = list(out) if isinstance(out, (list, tuple)) else [out]
+        described_outputs = [
+            frameworks.describe(t, f"{self.name}: output {i}")
+            for i, t in enumerate(outputs)
+        ]
+
+        # 3. Launch on the requested or the framework's current stream.
+        if stream is not None:
+            handle = frameworks.stream_handle(stream)
+        else:
+            handle = _current_stream(list(tensors) + outputs, device_id)
+        self._fn.launch(inputs, described_outputs, handle)
+
+        if not outputs:
+            return None
+        if out is not None and not isinstance(out, (list, tuple)):
+            return out
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    def result_specs(self, *tensors: Any) -> list:
+        """[(shape, dtype), ...] of the results for these inputs."""
+        return self._fn.result_specs([
+            frameworks.describe(t, f"{self.name}: argument {i}")
+            for i, t in enumerate(tensors)
+        ])
+
+    def __repr__(self) -> str:
+        return f"<fuser function '{self.name}'>"
+
+
+def _device_of(described: list) -> int:
+    for t in described:
+        device_id = getattr(t, "device_id", None)
+        if device_id is not None:
+            return device_id
+    return 0
+
+
+def _current_stream(tensors: list, device_id: int) -> int:
+    for t in tensors:
+        s = frameworks.stream_of(t, device_id)
+        if s is not None:
+            return s
+    return 0  # The legacy default stream.
+
+
+class LoadedModule:
+    """The entry functions of a loaded artifact, as attributes and items:
+    `mod.forward(x)` or `mod["forward"](x)`."""
+
+    def __init__(self, artifact: Artifact) -> None:
+        image = artifact.cubin if artifact.cubin is not None else artifact.ptx
+        self._module = Module(image, artifact.manifest)
+        self._functions = {
+            name: EntryFunction(self._module.function(name))
+            for name in self._module.function_names
+        }
+        self.artifact = artifact
+
+    @property
+    def function_names(self) -> list:
+        return list(self._functions)
+
+    @property
+    def chip(self) -> str:
+        return self._module.chip
+
+    def _missing(self, name: str) -> str:
+        available = ", ".join(f"'{n}'" for n in self._functions) or "none"
+        return (f"no function named '{name}' in the module (available: "
+                f"{available})")
+
+    def __getitem__(self, name: str) -> EntryFunction:
+        try:
+            return self._functions[name]
+        except KeyError:
+            raise KeyError(self._missing(name)) from None
+
+    def __getattr__(self, name: str) -> EntryFunction:
+        # Only called when normal lookup fails.
+        functions = self.__dict__.get("_functions", {})
+        if name in functions:
+            return functions[name]
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise AttributeError(self._missing(name))
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._functions
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self._functions))
+
+    def __repr__(self) -> str:
+        return f"<fuser module [{', '.join(self._functions)}]>"
+
+
+def load(artifact: Artifact) -> LoadedModule:
+    """Loads a compiled Artifact. The manifest is checked now; the CUDA
+    module is loaded on the first call on each device."""
+    if not isinstance(artifact, Artifact):
+        raise TypeError(
+            f"load() expects a fuser.Artifact, got {type(artifact).__name__} "
+            "(use fuser.Artifact.from_files(ptx_path, manifest_path))"
+        )
+    return LoadedModule(artifact)

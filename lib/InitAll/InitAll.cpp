@@ -81,7 +81,7 @@ void mlir::fuser::registerFuserPasses() {
   registerSCFPasses();
   registerGPUPasses();
   memref::registerMemRefPasses();
-  registerConvertAffineToStandardPass();
+  registerLowerAffinePass();
   registerSCFToControlFlowPass();
   registerConvertParallelLoopToGpuPass();
   registerConvertGpuOpsToNVVMOpsPass();

@@ -11,6 +11,16 @@ using namespace mlir::fuser;
 
 #include "fuser/Dialect/Fuser/IR/FuserDialect.cpp.inc"
 
+/// Parses `[1, 2, 3]` for Fuser_I64ListParameter.
+static FailureOr<SmallVector<int64_t>> parseBracketedI64List(AsmParser &p) {
+  SmallVector<int64_t> values;
+  if (p.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+        return p.parseInteger(values.emplace_back());
+      }))
+    return failure();
+  return values;
+}
+
 #define GET_ATTRDEF_CLASSES
 #include "fuser/Dialect/Fuser/IR/FuserAttrs.cpp.inc"
 

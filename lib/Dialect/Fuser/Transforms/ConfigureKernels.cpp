@@ -55,9 +55,9 @@ public:
           vectorWidth > 0 ? vectorWidth.getValue() : pointwiseVectorWidth(op);
       int64_t grid = maxGrid >= 0 ? maxGrid.getValue() : kPointwiseMaxGrid;
       auto config = KernelConfigAttr::getChecked(
-          [&] { return op.emitError(); }, ctx, "pointwise",
+          [&] { return op.emitError(); }, ctx, StringRef("pointwise"),
           ArrayRef<int64_t>{block, 1, 1}, width, grid, ArrayRef<int64_t>{},
-          precision);
+          StringRef(precision));
       if (!config) {
         failedAny = true;
         return;

@@ -101,8 +101,11 @@ public:
     DenseSet<Operation *> candidates;
     func.walk([&](linalg::LinalgOp op) {
       auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-      std::string why = generic ? whyNotElementwise(generic)
-                                : std::string("it is not elementwise");
+      std::string why =
+          generic ? whyNotElementwise(generic)
+          : op.getNumParallelLoops() != op.getNumLoops()
+              ? std::string("it has reduction iterators")
+              : std::string("it is not an elementwise op");
       if (why.empty()) {
         candidates.insert(op);
         return;
@@ -192,9 +195,8 @@ private:
       if (tryAddProducer(g, producer))
         pushProducers(producer);
     }
-    if (g.members.size() > 1)
-      remark(root, "fused " + Twine(g.members.size()) +
-                       " elementwise ops into one pointwise group");
+    remark(root, "fused " + Twine(g.members.size()) +
+                     " elementwise op(s) into one pointwise group");
     return g;
   }
 
@@ -263,7 +265,8 @@ private:
                [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
 
     auto *block = new Block();
-    OpBuilder bodyBuilder = OpBuilder::atBlockBegin(block);
+    OpBuilder bodyBuilder(ctx); // the block is detached: no context from it
+    bodyBuilder.setInsertionPointToStart(block);
     SmallVector<Value> inputs;
     SmallVector<Attribute> maps;
     DenseMap<std::pair<Value, AffineMap>, Value> inputArgs;
@@ -294,6 +297,13 @@ private:
         BlockArgument arg = member.getMatchingBlockArgument(operand);
         if (Value s = scalarOf.lookup(v)) {
           mapping.map(arg, s);
+          continue;
+        }
+        if (!isa<ShapedType>(v.getType()) && matchPattern(v, m_Constant())) {
+          Value &h = hoisted[v]; // a constant scalar input (linalg.fill's)
+          if (!h)
+            h = bodyBuilder.clone(*v.getDefiningOp())->getResult(0);
+          mapping.map(arg, h);
           continue;
         }
         AffineMap map = isa<ShapedType>(v.getType())

@@ -6,6 +6,24 @@
 include "fuser/Dialect/Fuser/IR/FuserBase.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 
+/// An int64 list printed and parsed in square brackets, `[256, 1, 1]`, so
+/// it stays unambiguous inside a struct of parameters.
+class Fuser_I64ListParameter<string desc> : ArrayRefParameter<"int64_t", desc> {
+  let parser = [{ parseBracketedI64List($_parser) }];
+  let printer = [{
+    $_printer << '[';
+    ::llvm::interleaveComma($_self, $_printer);
+    $_printer << ']';
+  }];
+}
+
+class Fuser_OptionalI64ListParameter<string desc>
+    : Fuser_I64ListParameter<desc> {
+  let defaultValue = "::llvm::SmallVector<int64_t>()";
+  let comparator =
+      "::llvm::ArrayRef<int64_t>($_lhs) == ::llvm::ArrayRef<int64_t>($_rhs)";
+}
+
 def Fuser_KernelConfigAttr : Fuser_Attr<"KernelConfig", "config"> {
   let summary = "Kernel configuration chosen for a fusion group";
   let description = [{
@@ -24,10 +42,10 @@ def Fuser_KernelConfigAttr : Fuser_Attr<"KernelConfig", "config"> {
   }];
   let parameters = (ins
     StringRefParameter<"code generation strategy">:$strategy,
-    ArrayRefParameter<"int64_t">:$block,
+    Fuser_I64ListParameter<"threads per block">:$block,
     DefaultValuedParameter<"int64_t", "1">:$vector_width,
     DefaultValuedParameter<"int64_t", "0">:$max_grid,
-    OptionalArrayRefParameter<"int64_t">:$tile,
+Fuser_OptionalI64ListParameter<"tile sizes">:$tile,
     StringRefParameter<"precision policy", "\"fp32\"">:$precision
   );
   let assemblyFormat = "`<` struct(params) `>`";

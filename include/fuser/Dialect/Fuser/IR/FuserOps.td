@@ -17,7 +17,8 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def Fuser_PointwiseOp : Fuser_Op<"pointwise", [
     Pure, IsolatedFromAbove, SingleBlock,
-    DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface>]> {
+    DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface,
+        ["reifyResultShapes"]>]> {
   let summary = "A fused DAG of elementwise operations";
   let description = [{
     Computes one or more tensors of the same shape elementwise. Each input is

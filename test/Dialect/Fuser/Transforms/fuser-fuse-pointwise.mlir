@@ -1,0 +1,225 @@
+// RUN: fuser-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(fuser-fuse-pointwise{report=true}))" -verify-diagnostics | FileCheck %s
+// Remarks are off by default.
+// RUN: fuser-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(fuser-fuse-pointwise))" 2>&1 | FileCheck %s --check-prefix=QUIET
+// QUIET-NOT: remark
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// A chain of four elementwise ops, named and generic, becomes one group.
+// CHECK-LABEL: func.func @chain4
+// CHECK-SAME: (%[[X:.+]]: tensor<?x?xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[R:.+]] = fuser.pointwise ins(%[[X]] : tensor<?x?xf32>) maps [#{{.+}}] -> tensor<?x?xf32>
+// CHECK: arith.mulf
+// CHECK: math.exp
+// CHECK: arith.addf
+// CHECK: arith.select
+// CHECK: fuser.yield
+// CHECK-NOT: linalg.
+// CHECK: return %[[R]]
+func.func @chain4(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %d0 = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %d1 = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %e = tensor.empty(%d0, %d1) : tensor<?x?xf32>
+  %zero = arith.constant 0.0 : f32
+  %m = linalg.mul ins(%x, %x : tensor<?x?xf32>, tensor<?x?xf32>) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %ex = linalg.exp ins(%m : tensor<?x?xf32>) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %a = linalg.add ins(%ex, %x : tensor<?x?xf32>, tensor<?x?xf32>) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  // expected-remark @+1 {{fused 4 elementwise op(s) into one pointwise group}}
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<?x?xf32>) outs(%e : tensor<?x?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %p = arith.cmpf ugt, %in, %zero : f32
+    %s = arith.select %p, %in, %zero : f32
+    linalg.yield %s : f32
+  } -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}
+
+// -----
+
+// A broadcast bias add: the bias is read through (d0, d1) -> (d1).
+// CHECK-DAG: #[[ID:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[ROW:.+]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @bias_add
+// CHECK-SAME: (%[[X:.+]]: tensor<4x8xf32>, %[[B:.+]]: tensor<8xf32>)
+// CHECK: fuser.pointwise ins(%[[B]], %[[X]] : tensor<8xf32>, tensor<4x8xf32>) maps [#[[ROW]], #[[ID]]]
+// CHECK-NOT: linalg.broadcast
+func.func @bias_add(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %bb = linalg.broadcast ins(%b : tensor<8xf32>) outs(%e : tensor<4x8xf32>) dimensions = [0]
+  // expected-remark @+1 {{fused 2 elementwise op(s) into one pointwise group}}
+  %r = linalg.add ins(%x, %bb : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// A value used inside the group and returned becomes a second group result.
+// CHECK-LABEL: func.func @multi_use_export
+// CHECK: %[[G:.+]]:2 = fuser.pointwise
+// CHECK: %[[E:.+]] = math.exp
+// CHECK: %[[S:.+]] = arith.addf %[[E]], %[[E]]
+// CHECK: fuser.yield %[[S]], %[[E]] : f32, f32
+// CHECK: return %[[G]]#0, %[[G]]#1
+func.func @multi_use_export(%x: tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>) {
+  %e = tensor.empty() : tensor<16xf32>
+  %ex = linalg.exp ins(%x : tensor<16xf32>) outs(%e : tensor<16xf32>) -> tensor<16xf32>
+  // expected-remark @+1 {{fused 2 elementwise op(s) into one pointwise group}}
+  %s = linalg.add ins(%ex, %ex : tensor<16xf32>, tensor<16xf32>) outs(%e : tensor<16xf32>) -> tensor<16xf32>
+  return %s, %ex : tensor<16xf32>, tensor<16xf32>
+}
+
+// -----
+
+// A producer read through a broadcast and also returned cannot be shared:
+// it stays in a group of its own.
+// CHECK-LABEL: func.func @multi_use_broadcast
+// CHECK: %[[P:.+]] = fuser.pointwise ins(%{{.+}} : tensor<8xf32>)
+// CHECK: math.exp
+// CHECK: %[[C:.+]] = fuser.pointwise ins(%{{.+}}, %[[P]] : tensor<4x8xf32>, tensor<8xf32>)
+// CHECK: return %[[C]], %[[P]]
+func.func @multi_use_broadcast(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<8xf32>) {
+  %e8 = tensor.empty() : tensor<8xf32>
+  %e = tensor.empty() : tensor<4x8xf32>
+  // expected-remark @+2 {{not fused into its consumers: its value is also used elsewhere, and the group reads it through a broadcast or with another shape; it forms its own group}}
+  // expected-remark @+1 {{fused 1 elementwise op(s)}}
+  %eb = linalg.exp ins(%b : tensor<8xf32>) outs(%e8 : tensor<8xf32>) -> tensor<8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x, %eb : tensor<4x8xf32>, tensor<8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  // expected-remark @-7 {{fused 1 elementwise op(s)}}
+  return %r, %eb : tensor<4x8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// A value also used by an op between the producer and the group's last op
+// cannot be produced by the group.
+func.func private @use(tensor<16xf32>)
+// CHECK-LABEL: func.func @used_before_root
+// CHECK: %[[P:.+]] = fuser.pointwise
+// CHECK: call @use(%[[P]])
+// CHECK: fuser.pointwise ins(%[[P]]
+func.func @used_before_root(%x: tensor<16xf32>) -> tensor<16xf32> {
+  %e = tensor.empty() : tensor<16xf32>
+  // expected-remark @+2 {{not fused into its consumers: its value is also used before the group's last op; it forms its own group}}
+  // expected-remark @+1 {{fused 1 elementwise op(s)}}
+  %ex = linalg.exp ins(%x : tensor<16xf32>) outs(%e : tensor<16xf32>) -> tensor<16xf32>
+  func.call @use(%ex) : (tensor<16xf32>) -> ()
+  // expected-remark @+1 {{fused 1 elementwise op(s)}}
+  %s = linalg.add ins(%ex, %x : tensor<16xf32>, tensor<16xf32>) outs(%e : tensor<16xf32>) -> tensor<16xf32>
+  return %s : tensor<16xf32>
+}
+
+// -----
+
+// A matmul is not elementwise: it stays, and its epilogue forms a group.
+// CHECK-LABEL: func.func @matmul_epilogue
+// CHECK: %[[MM:.+]] = linalg.matmul
+// CHECK: fuser.pointwise ins(%{{.+}}, %[[MM]] : tensor<8xf32>, tensor<4x8xf32>)
+func.func @matmul_epilogue(%a: tensor<4x16xf32>, %w: tensor<16x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  // expected-remark @+1 {{fused 1 elementwise op(s)}}
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{left unfused: it has reduction iterators; it is compiled by the generic fallback lowering}}
+  %mm = linalg.matmul ins(%a, %w : tensor<4x16xf32>, tensor<16x8xf32>) outs(%f : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %bb = linalg.broadcast ins(%b : tensor<8xf32>) outs(%e : tensor<4x8xf32>) dimensions = [0]
+  // expected-remark @+1 {{fused 2 elementwise op(s) into one pointwise group}}
+  %r = linalg.add ins(%mm, %bb : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @reduction
+// CHECK: linalg.generic
+// CHECK-NOT: fuser.pointwise
+func.func @reduction(%x: tensor<4x8xf32>, %acc: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-remark @+1 {{left unfused: it has reduction iterators}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x8xf32>) outs(%acc : tensor<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @uses_index
+// CHECK: linalg.generic
+func.func @uses_index(%e: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-remark @+1 {{left unfused: its body uses linalg.index}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      outs(%e : tensor<8xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %ii = arith.index_cast %i : index to i32
+    %f = arith.sitofp %ii : i32 to f32
+    linalg.yield %f : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+// A scalar captured from above becomes a scalar input; constants are cloned.
+// CHECK-LABEL: func.func @captured_scalar
+// CHECK-SAME: (%[[X:.+]]: tensor<8xf32>, %[[S:.+]]: f32)
+// CHECK: fuser.pointwise ins(%[[X]], %[[S]] : tensor<8xf32>, f32) maps [#{{.+}}, #{{.+}}]
+// CHECK: ^bb0(%{{.+}}: f32, %{{.+}}: f32):
+// CHECK: arith.constant 3.000000e+00
+func.func @captured_scalar(%x: tensor<8xf32>, %s: f32) -> tensor<8xf32> {
+  %three = arith.constant 3.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  // expected-remark @+1 {{fused 1 elementwise op(s)}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.mulf %a, %s : f32
+    %t = arith.addf %m, %three : f32
+    linalg.yield %t : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+// A dynamic fill has no input that gives its size: the init carries it.
+// CHECK-LABEL: func.func @dynamic_fill
+// CHECK: %[[E:.+]] = tensor.empty(%{{.+}}) : tensor<?xf32>
+// CHECK: fuser.pointwise ins(%[[E]] : tensor<?xf32>)
+// CHECK: ^bb0(%{{.+}}: f32):
+// CHECK-NEXT: %[[C:.+]] = arith.constant 1.5
+// CHECK-NEXT: fuser.yield %[[C]]
+func.func @dynamic_fill(%n: index) -> tensor<?xf32> {
+  %v = arith.constant 1.5 : f32
+  %e = tensor.empty(%n) : tensor<?xf32>
+  // expected-remark @+1 {{fused 1 elementwise op(s)}}
+  %f = linalg.fill ins(%v : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  return %f : tensor<?xf32>
+}
+
+// -----
+
+// A transpose feeding an add fuses; the transpose becomes the read map.
+// CHECK-DAG: #[[T:.+]] = affine_map<(d0, d1) -> (d1, d0)>
+// CHECK-LABEL: func.func @transpose_add
+// CHECK: fuser.pointwise ins(%{{.+}}, %{{.+}} : tensor<8x4xf32>, tensor<4x8xf32>) maps [#[[T]], #{{.+}}]
+func.func @transpose_add(%x: tensor<8x4xf32>, %y: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %t = linalg.transpose ins(%x : tensor<8x4xf32>) outs(%e : tensor<4x8xf32>) permutation = [1, 0]
+  // expected-remark @+1 {{fused 2 elementwise op(s)}}
+  %r = linalg.add ins(%t, %y : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}

@@ -1,0 +1,374 @@
+// RUN: fuser-opt %s -split-input-file -verify-diagnostics
+
+#id1 = affine_map<(d0) -> (d0)>
+
+func.func @no_results(%x: tensor<4xf32>) {
+  // expected-error @+1 {{must have at least one result}}
+  "fuser.pointwise"(%x) <{indexing_maps = [#id1]}> ({
+  ^bb0(%a: f32):
+    fuser.yield
+  }) : (tensor<4xf32>) -> ()
+  return
+}
+
+// -----
+
+#id1 = affine_map<(d0) -> (d0)>
+func.func @results_differ(%x: tensor<4xf32>) {
+  // expected-error @+1 {{all results must have the same shape}}
+  %r:2 = fuser.pointwise ins(%x : tensor<4xf32>) maps [#id1] -> tensor<4xf32>, tensor<5xf32> {
+  ^bb0(%a: f32):
+    fuser.yield %a, %a : f32, f32
+  }
+  return
+}
+
+// -----
+
+#id1 = affine_map<(d0) -> (d0)>
+func.func @map_count(%x: tensor<4xf32>) {
+  // expected-error @+1 {{has 1 input but 2 indexing maps}}
+  %r = fuser.pointwise ins(%x : tensor<4xf32>) maps [#id1, #id1] -> tensor<4xf32> {
+  ^bb0(%a: f32):
+    fuser.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+#id1 = affine_map<(d0) -> (d0)>
+func.func @block_args(%x: tensor<4xf32>) {
+  // expected-error @+1 {{body has 2 block arguments, expected 1}}
+  %r = fuser.pointwise ins(%x : tensor<4xf32>) maps [#id1] -> tensor<4xf32> {
+  ^bb0(%a: f32, %b: f32):
+    fuser.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+func.func @map_dims(%x: tensor<4xf32>) {
+  // expected-error @+1 {{indexing map #0 must have 1 dimensions and no symbols}}
+  %r = fuser.pointwise ins(%x : tensor<4xf32>) maps [affine_map<(d0, d1) -> (d0)>] -> tensor<4xf32> {
+  ^bb0(%a: f32):
+    fuser.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+func.func @not_projected(%x: tensor<4xf32>) {
+  // expected-error @+1 {{indexing map #0 must be a projected permutation}}
+  %r = fuser.pointwise ins(%x : tensor<4xf32>) maps [affine_map<(d0) -> (d0 + 1)>] -> tensor<4xf32> {
+  ^bb0(%a: f32):
+    fuser.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+func.func @memref_input(%x: memref<4xf32>, %y: tensor<4xf32>) {
+  // expected-error @+1 {{input #0 must be a ranked tensor or a scalar}}
+  %r = fuser.pointwise ins(%x, %y : memref<4xf32>, tensor<4xf32>)
+         maps [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>] -> tensor<4xf32> {
+  ^bb0(%a: f32, %b: f32):
+    fuser.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+func.func @scalar_map(%s: f32, %y: tensor<4xf32>) {
+  // expected-error @+1 {{indexing map #0 of scalar input must have no results}}
+  %r = fuser.pointwise ins(%s, %y : f32, tensor<4xf32>)
+         maps [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>] -> tensor<4xf32> {
+  ^bb0(%a: f32, %b: f32):
+    fuser.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+func.func @rank_mismatch(%x: tensor<4x4xf32>) {
+  // expected-error @+1 {{indexing map #0 has 1 results but input #0 has rank 2}}
+  %r = fuser.pointwise ins(%x : tensor<4x4xf32>) maps [affine_map<(d0) -> (d0)>] -> tensor<4xf32> {
+  ^bb0(%a: f32):
+    fuser.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+func.func @mismatched_broadcast(%x: tensor<4x8xf32>, %b: tensor<7xf32>) {
+  // expected-error @+1 {{input #1 dimension 0 has size 7 but result dimension 1 has size 8 (mismatched broadcast)}}
+  %r = fuser.pointwise ins(%x, %b : tensor<4x8xf32>, tensor<7xf32>)
+         maps [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>] -> tensor<4x8xf32> {
+  ^bb0(%a: f32, %c: f32):
+    %s = arith.addf %a, %c : f32
+    fuser.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+func.func @arg_type(%x: tensor<4xf32>) {
+  // expected-error @+1 {{block argument #0 has type 'f16' but input #0 provides 'f32'}}
+  %r = fuser.pointwise ins(%x : tensor<4xf32>) maps [affine_map<(d0) -> (d0)>] -> tensor<4xf16> {
+  ^bb0(%a: f16):
+    fuser.yield %a : f16
+  }
+  return
+}
+
+// -----
+
+func.func @uncovered_dynamic_dim(%x: tensor<4xf32>) {
+  // expected-error @+1 {{dynamic result dimension 0 is not read by any tensor input}}
+  %r = fuser.pointwise ins(%x : tensor<4xf32>) maps [affine_map<(d0, d1) -> (d1)>] -> tensor<?x4xf32> {
+  ^bb0(%a: f32):
+    fuser.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+func.func @foreign_op(%x: tensor<4xf32>) {
+  %r = fuser.pointwise ins(%x : tensor<4xf32>) maps [affine_map<(d0) -> (d0)>] -> tensor<4xf32> {
+  ^bb0(%a: f32):
+    // expected-error @+1 {{is not allowed in a fusion group body; only scalar arith and math ops are}}
+    %t = tensor.empty() : tensor<4xf32>
+    fuser.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+func.func @vector_in_body(%x: tensor<4xf32>) {
+  %r = fuser.pointwise ins(%x : tensor<4xf32>) maps [affine_map<(d0) -> (d0)>] -> tensor<4xf32> {
+  ^bb0(%a: f32):
+    // expected-error @+1 {{in a fusion group body must produce scalars}}
+    %v = arith.constant dense<1.0> : vector<4xf32>
+    fuser.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+func.func @wrong_terminator(%x: tensor<4xf32>) {
+  // expected-error @+1 {{body must end with fuser.yield}}
+  %r = fuser.pointwise ins(%x : tensor<4xf32>) maps [affine_map<(d0) -> (d0)>] -> tensor<4xf32> {
+  ^bb0(%a: f32):
+    llvm.unreachable
+  }
+  return
+}
+
+// -----
+
+func.func @yield_count(%x: tensor<4xf32>) {
+  %r = fuser.pointwise ins(%x : tensor<4xf32>) maps [affine_map<(d0) -> (d0)>] -> tensor<4xf32> {
+  ^bb0(%a: f32):
+    // expected-error @+1 {{yields 2 values but the group has 1 results}}
+    fuser.yield %a, %a : f32, f32
+  }
+  return
+}
+
+// -----
+
+func.func @yield_type(%x: tensor<4xf32>) {
+  %r = fuser.pointwise ins(%x : tensor<4xf32>) maps [affine_map<(d0) -> (d0)>] -> tensor<4xi32> {
+  ^bb0(%a: f32):
+    // expected-error @+1 {{value #0 has type 'f32' but result #0 has element type 'i32'}}
+    fuser.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+func.func @yield_outside() {
+  // expected-error @+1 {{expects parent op to be one of 'fuser.pointwise, fuser.matmul, fuser.group_norm'}}
+  fuser.yield
+}
+
+// -----
+
+func.func @matmul_rank(%a: tensor<4xf32>, %b: tensor<4x4xf32>) {
+  // expected-error @+1 {{operands and result must be rank-2 tensors}}
+  %r = fuser.matmul %a, %b epilogue_maps [] : tensor<4xf32>, tensor<4x4xf32> -> tensor<4x4xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return
+}
+
+// -----
+
+func.func @matmul_k(%a: tensor<4x8xf32>, %b: tensor<16x4xf32>) {
+  // expected-error @+1 {{reduction sizes differ: lhs has K = 8, rhs has K = 4}}
+  %r = fuser.matmul %a, %b transpose_b epilogue_maps [] : tensor<4x8xf32>, tensor<16x4xf32> -> tensor<4x16xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return
+}
+
+// -----
+
+func.func @matmul_result(%a: tensor<4x8xf32>, %b: tensor<8x5xf32>) {
+  // expected-error @+1 {{result type 'tensor<4x6xf32>' does not match the operand shapes}}
+  %r = fuser.matmul %a, %b epilogue_maps [] : tensor<4x8xf32>, tensor<8x5xf32> -> tensor<4x6xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return
+}
+
+// -----
+
+func.func @matmul_accumulator(%a: tensor<4x8xf32>, %b: tensor<8x5xf32>) {
+  // expected-error @+1 {{epilogue's first block argument must be the accumulator, of type 'f32'}}
+  %r = fuser.matmul %a, %b epilogue_maps [] : tensor<4x8xf32>, tensor<8x5xf32> -> tensor<4x5xf32> {
+  ^bb0(%acc: f16):
+    %c = arith.constant 0.0 : f32
+    fuser.yield %c : f32
+  }
+  return
+}
+
+// -----
+
+func.func @gn_rank(%x: tensor<8xf32>, %g: tensor<8xf32>) {
+  // expected-error @+1 {{input must have rank >= 2 (N, C, ...)}}
+  %r = fuser.group_norm %x, %g, %g groups = 2 eps = 1.0e-05 epilogue_maps []
+         : tensor<8xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<8xf32> {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  return
+}
+
+// -----
+
+func.func @gn_result(%x: tensor<2x8xf32>, %g: tensor<8xf32>) {
+  // expected-error @+1 {{result shape must equal the input shape}}
+  %r = fuser.group_norm %x, %g, %g groups = 2 eps = 1.0e-05 epilogue_maps []
+         : tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<2x4xf32> {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  return
+}
+
+// -----
+
+func.func @gn_affine(%x: tensor<2x8xf32>, %g: tensor<2xf32>) {
+  // expected-error @+1 {{gamma and beta must be per-channel vectors of size C = 8, got 'tensor<2xf32>'}}
+  %r = fuser.group_norm %x, %g, %g groups = 2 eps = 1.0e-05 epilogue_maps []
+         : tensor<2x8xf32>, tensor<2xf32>, tensor<2xf32> -> tensor<2x8xf32> {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  return
+}
+
+// -----
+
+func.func @gn_groups(%x: tensor<2x8xf32>, %g: tensor<8xf32>) {
+  // expected-error @+1 {{channel count 8 is not divisible by 3 groups}}
+  %r = fuser.group_norm %x, %g, %g groups = 3 eps = 1.0e-05 epilogue_maps []
+         : tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<2x8xf32> {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  return
+}
+
+// -----
+
+func.func @gn_zero_groups(%x: tensor<2x8xf32>, %g: tensor<8xf32>) {
+  // expected-error @+1 {{attribute 'num_groups' failed to satisfy constraint}}
+  %r = fuser.group_norm %x, %g, %g groups = 0 eps = 1.0e-05 epilogue_maps []
+         : tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<2x8xf32> {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  return
+}
+
+// -----
+
+func.func @gn_eps(%x: tensor<2x8xf32>, %g: tensor<8xf32>) {
+  // expected-error @+1 {{epsilon must be positive}}
+  %r = fuser.group_norm %x, %g, %g groups = 2 eps = 0.0 epilogue_maps []
+         : tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<2x8xf32> {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  return
+}
+
+// -----
+
+func.func @gn_epilogue_arg(%x: tensor<2x8xf32>, %g: tensor<8xf32>) {
+  // expected-error @+1 {{epilogue's first block argument must be the normalized value, of type 'f32'}}
+  %r = fuser.group_norm %x, %g, %g groups = 2 eps = 1.0e-05 epilogue_maps []
+         : tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<2x8xf32> {
+  ^bb0(%v: i32):
+    %c = arith.constant 0.0 : f32
+    fuser.yield %c : f32
+  }
+  return
+}
+
+// -----
+
+// expected-error @+1 {{kernel config needs a non-empty strategy}}
+func.func @config_strategy() attributes {c = #fuser.config<strategy = "", block = [1, 1, 1]>} { return }
+
+// -----
+
+// expected-error @+1 {{kernel config block must have 3 entries (x, y, z), got 2}}
+func.func @config_block_rank() attributes {c = #fuser.config<strategy = "pointwise", block = [1, 1]>} { return }
+
+// -----
+
+// expected-error @+1 {{kernel config block sizes must be positive}}
+func.func @config_block_zero() attributes {c = #fuser.config<strategy = "pointwise", block = [0, 1, 1]>} { return }
+
+// -----
+
+// expected-error @+1 {{kernel config block has 2048 threads; the limit is 1024}}
+func.func @config_block_big() attributes {c = #fuser.config<strategy = "pointwise", block = [2048, 1, 1]>} { return }
+
+// -----
+
+// expected-error @+1 {{kernel config vector_width must be 1, 2 or 4, got 3}}
+func.func @config_width() attributes {c = #fuser.config<strategy = "pointwise", block = [256, 1, 1], vector_width = 3>} { return }
+
+// -----
+
+// expected-error @+1 {{kernel config max_grid must be >= 0 (0: no limit)}}
+func.func @config_grid() attributes {c = #fuser.config<strategy = "pointwise", block = [256, 1, 1], max_grid = -1>} { return }
+
+// -----
+
+// expected-error @+1 {{kernel config tile sizes must be positive}}
+func.func @config_tile() attributes {c = #fuser.config<strategy = "ffma", block = [256, 1, 1], tile = [128, 0, 8]>} { return }
+
+// -----
+
+// expected-error @+1 {{kernel config precision must be one of fp32, tf32, 3xtf32, bf16, f16; got 'fp64'}}
+func.func @config_precision() attributes {c = #fuser.config<strategy = "ffma", block = [256, 1, 1], precision = "fp64">} { return }

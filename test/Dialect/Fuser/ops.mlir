@@ -1,0 +1,73 @@
+// RUN: fuser-opt %s -split-input-file | FileCheck %s
+// Round trip: print, parse again, print the same.
+// RUN: fuser-opt %s -split-input-file | fuser-opt -split-input-file | FileCheck %s
+
+// CHECK-LABEL: func.func @pointwise_broadcast
+// CHECK: %[[R:.+]] = fuser.pointwise ins(%{{.+}}, %{{.+}} : tensor<?x64xf32>, tensor<64xf32>) maps [#{{.+}}, #{{.+}}] -> tensor<?x64xf32> {
+// CHECK: ^bb0(%[[A:.+]]: f32, %[[B:.+]]: f32):
+// CHECK:   %[[S:.+]] = arith.addf %[[A]], %[[B]] : f32
+// CHECK:   fuser.yield %[[S]] : f32
+// CHECK: return %[[R]]
+func.func @pointwise_broadcast(%x: tensor<?x64xf32>, %b: tensor<64xf32>) -> tensor<?x64xf32> {
+  %r = fuser.pointwise ins(%x, %b : tensor<?x64xf32>, tensor<64xf32>)
+         maps [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>] -> tensor<?x64xf32> {
+  ^bb0(%a: f32, %c: f32):
+    %s = arith.addf %a, %c : f32
+    fuser.yield %s : f32
+  }
+  return %r : tensor<?x64xf32>
+}
+
+// -----
+
+// A scalar operand, two results, and a kernel config.
+// CHECK-LABEL: func.func @pointwise_scalar_two_results
+// CHECK: fuser.pointwise ins(%{{.+}}, %{{.+}} : f32, tensor<8xf32>)
+// CHECK-SAME: config = #fuser.config<strategy = "pointwise", block = [128, 1, 1], vector_width = 4, max_grid = 4096>
+// CHECK-SAME: -> tensor<8xf32>, tensor<8xi32>
+// CHECK: fuser.yield %{{.+}}, %{{.+}} : f32, i32
+func.func @pointwise_scalar_two_results(%s: f32, %x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xi32>) {
+  %r:2 = fuser.pointwise ins(%s, %x : f32, tensor<8xf32>)
+           maps [affine_map<(d0) -> ()>, affine_map<(d0) -> (d0)>]
+           {config = #fuser.config<strategy = "pointwise", block = [128, 1, 1], vector_width = 4, max_grid = 4096>}
+           -> tensor<8xf32>, tensor<8xi32> {
+  ^bb0(%a: f32, %b: f32):
+    %m = arith.mulf %a, %b : f32
+    %i = arith.fptosi %m : f32 to i32
+    fuser.yield %m, %i : f32, i32
+  }
+  return %r#0, %r#1 : tensor<8xf32>, tensor<8xi32>
+}
+
+// -----
+
+// nn.Linear with a bias and an epilogue: x * W^T + b, then * 2.
+// CHECK-LABEL: func.func @matmul_epilogue
+// CHECK: fuser.matmul %{{.+}}, %{{.+}} transpose_b epilogue_inputs(%{{.+}} : tensor<256xf32>) epilogue_maps [#{{.+}}] : tensor<?x128xf32>, tensor<256x128xf32> -> tensor<?x256xf32> {
+// CHECK: ^bb0(%[[ACC:.+]]: f32, %[[BIAS:.+]]: f32):
+// CHECK: arith.addf %[[ACC]], %[[BIAS]]
+func.func @matmul_epilogue(%x: tensor<?x128xf32>, %w: tensor<256x128xf32>, %b: tensor<256xf32>) -> tensor<?x256xf32> {
+  %y = fuser.matmul %x, %w transpose_b epilogue_inputs(%b : tensor<256xf32>)
+         epilogue_maps [affine_map<(m, n) -> (n)>] : tensor<?x128xf32>, tensor<256x128xf32> -> tensor<?x256xf32> {
+  ^bb0(%acc: f32, %bias: f32):
+    %s = arith.addf %acc, %bias : f32
+    %two = arith.constant 2.0 : f32
+    %d = arith.mulf %s, %two : f32
+    fuser.yield %d : f32
+  }
+  return %y : tensor<?x256xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @group_norm_epilogue
+// CHECK: fuser.group_norm %{{.+}}, %{{.+}}, %{{.+}} groups = 512 eps = 1.000000e-05 epilogue_maps [] : tensor<?x8192xf32>, tensor<8192xf32>, tensor<8192xf32> -> tensor<?x8192xf32>
+func.func @group_norm_epilogue(%x: tensor<?x8192xf32>, %g: tensor<8192xf32>, %b: tensor<8192xf32>) -> tensor<?x8192xf32> {
+  %y = fuser.group_norm %x, %g, %b groups = 512 eps = 1.0e-05 epilogue_maps []
+         : tensor<?x8192xf32>, tensor<8192xf32>, tensor<8192xf32> -> tensor<?x8192xf32> {
+  ^bb0(%v: f32):
+    %d = arith.addf %v, %v : f32
+    fuser.yield %d : f32
+  }
+  return %y : tensor<?x8192xf32>
+}

@@ -1,7 +1,4 @@
 // RUN: fuser-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(fuser-fuse-pointwise{report=true}))" -verify-diagnostics | FileCheck %s
-// Remarks are off by default.
-// RUN: fuser-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(fuser-fuse-pointwise))" 2>&1 | FileCheck %s --check-prefix=QUIET
-// QUIET-NOT: remark
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 
@@ -41,11 +38,11 @@ func.func @chain4(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
 // -----
 
 // A broadcast bias add: the bias is read through (d0, d1) -> (d1).
-// CHECK-DAG: #[[ID:.+]] = affine_map<(d0, d1) -> (d0, d1)>
-// CHECK-DAG: #[[ROW:.+]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-DAG: #[[$ID:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[$ROW:.+]] = affine_map<(d0, d1) -> (d1)>
 // CHECK-LABEL: func.func @bias_add
 // CHECK-SAME: (%[[X:.+]]: tensor<4x8xf32>, %[[B:.+]]: tensor<8xf32>)
-// CHECK: fuser.pointwise ins(%[[B]], %[[X]] : tensor<8xf32>, tensor<4x8xf32>) maps [#[[ROW]], #[[ID]]]
+// CHECK: fuser.pointwise ins(%[[B]], %[[X]] : tensor<8xf32>, tensor<4x8xf32>) maps [#[[$ROW]], #[[$ID]]]
 // CHECK-NOT: linalg.broadcast
 func.func @bias_add(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
   %e = tensor.empty() : tensor<4x8xf32>
@@ -213,9 +210,9 @@ func.func @dynamic_fill(%n: index) -> tensor<?xf32> {
 // -----
 
 // A transpose feeding an add fuses; the transpose becomes the read map.
-// CHECK-DAG: #[[T:.+]] = affine_map<(d0, d1) -> (d1, d0)>
+// CHECK-DAG: #[[$T:.+]] = affine_map<(d0, d1) -> (d1, d0)>
 // CHECK-LABEL: func.func @transpose_add
-// CHECK: fuser.pointwise ins(%{{.+}}, %{{.+}} : tensor<8x4xf32>, tensor<4x8xf32>) maps [#[[T]], #{{.+}}]
+// CHECK: fuser.pointwise ins(%{{.+}}, %{{.+}} : tensor<8x4xf32>, tensor<4x8xf32>) maps [#[[$T]], #{{.+}}]
 func.func @transpose_add(%x: tensor<8x4xf32>, %y: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %e = tensor.empty() : tensor<4x8xf32>
   %t = linalg.transpose ins(%x : tensor<8x4xf32>) outs(%e : tensor<4x8xf32>) permutation = [1, 0]

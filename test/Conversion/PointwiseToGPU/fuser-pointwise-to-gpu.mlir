@@ -1,0 +1,142 @@
+// RUN: fuser-opt %s -split-input-file --fuser-pointwise-to-gpu -verify-diagnostics | FileCheck %s
+
+#cfg = #fuser.config<strategy = "pointwise", block = [256, 1, 1], vector_width = 4, max_grid = 1024>
+
+// Contiguous inputs: 128-bit vector loads and stores, 64-bit indices, a
+// grid-stride loop, then a scalar tail.
+// CHECK-LABEL: func.func @leaky
+// CHECK-SAME: (%[[X:.+]]: tensor<?x?xf32>)
+// CHECK-DAG: %[[D0:.+]] = tensor.dim %[[X]], %c0
+// CHECK-DAG: %[[D1:.+]] = tensor.dim %[[X]], %c1
+// CHECK: %[[N0:.+]] = arith.muli %c1{{.*}}, %[[D0]]
+// CHECK: %[[N:.+]] = arith.muli %[[N0]], %[[D1]]
+// CHECK: %[[XB:.+]] = bufferization.to_buffer %[[X]] read_only
+// CHECK: memref.extract_aligned_pointer_as_index %[[XB]]
+// CHECK: %[[OUT:.+]] = memref.alloc(%[[D0]], %[[D1]]) {alignment = 64 : i64} : memref<?x?xf32>
+// CHECK: %[[VECS:.+]] = arith.ceildivui %[[N]], %c4
+// CHECK: %[[BLOCKS:.+]] = arith.ceildivui %[[VECS]], %c256
+// CHECK: %[[GRID:.+]] = arith.minui %[[BLOCKS]], %c1024
+// CHECK: gpu.launch_func @fuser_kernels::@leaky_pointwise blocks in (%[[GRID]], %{{.+}}, %{{.+}}) threads in (%c256{{.*}}, %{{.+}}, %{{.+}}) args(%{{.+}} : !llvm.ptr<1>, %{{.+}} : !llvm.ptr<1>, %{{.+}} : i64)
+// CHECK: %[[R:.+]] = bufferization.to_tensor %[[OUT]] restrict writable
+// CHECK: return %[[R]]
+// CHECK: gpu.module @fuser_kernels
+// CHECK: gpu.func @leaky_pointwise(%[[IN:.+]]: !llvm.ptr<1>, %[[OUTP:.+]]: !llvm.ptr<1>, %[[NN:.+]]: i64) kernel attributes {known_block_size = array<i32: 256, 1, 1>}
+// CHECK: %[[NV:.+]] = arith.divui %[[NN]], %c4_i64
+// CHECK: scf.for %[[V:.+]] = %{{.+}} to %[[NV]] step %{{.+}} : i64
+// CHECK:   %[[BASE:.+]] = arith.muli %[[V]], %c4_i64
+// CHECK:   %[[P:.+]] = llvm.getelementptr inbounds %[[IN]][%[[BASE]]]
+// CHECK:   llvm.load %[[P]] {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK:   arith.cmpf ugt, %{{.+}}, %{{.+}} : vector<4xf32>
+// CHECK:   arith.select %{{.+}} : vector<4xi1>, vector<4xf32>
+// CHECK:   llvm.store %{{.+}}, %{{.+}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+// CHECK: scf.for %[[I:.+]] = %{{.+}} to %[[NN]] step %{{.+}} : i64
+// CHECK:   llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK:   llvm.store %{{.+}}, %{{.+}} {alignment = 4 : i64} : f32, !llvm.ptr<1>
+// CHECK: gpu.return
+func.func @leaky(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %r = fuser.pointwise ins(%x : tensor<?x?xf32>) maps [affine_map<(d0, d1) -> (d0, d1)>] {config = #cfg} -> tensor<?x?xf32> {
+  ^bb0(%a: f32):
+    %z = arith.constant 0.0 : f32
+    %s = arith.constant 0.01 : f32
+    %p = arith.cmpf ugt, %a, %z : f32
+    %m = arith.mulf %a, %s : f32
+    %y = arith.select %p, %a, %m : f32
+    fuser.yield %y : f32
+  }
+  return %r : tensor<?x?xf32>
+}
+
+// -----
+
+#cfg = #fuser.config<strategy = "pointwise", block = [128, 1, 1], vector_width = 4, max_grid = 0>
+
+// A broadcast bias: the host checks its size at run time, the kernel gets the
+// result sizes and gathers the bias lanes; max_grid = 0 leaves the grid
+// uncapped. The scalar operand is passed by value.
+// CHECK-LABEL: func.func @bias
+// CHECK-SAME: (%[[X:.+]]: tensor<?x?xf32>, %[[B:.+]]: tensor<?xf32>, %[[S:.+]]: f32)
+// CHECK: %[[BD:.+]] = tensor.dim %[[B]], %c0
+// CHECK: %[[EQ:.+]] = arith.cmpi eq, %[[BD]], %{{.+}} : index
+// CHECK: cf.assert %[[EQ]], "fuser.pointwise: input #1 dimension 0 must equal result dimension 1"
+// CHECK-NOT: arith.minui
+// CHECK: gpu.launch_func @fuser_kernels::@bias_pointwise {{.*}} args(%{{.+}} : !llvm.ptr<1>, %{{.+}} : !llvm.ptr<1>, %[[S]] : f32, %{{.+}} : !llvm.ptr<1>, %{{.+}} : i64, %{{.+}} : i64, %{{.+}} : i64)
+// CHECK: gpu.func @bias_pointwise(%{{.+}}: !llvm.ptr<1>, %[[BP:.+]]: !llvm.ptr<1>, %[[SV:.+]]: f32, %{{.+}}: !llvm.ptr<1>, %{{.+}}: i64, %{{.+}}: i64, %[[C:.+]]: i64)
+// CHECK: arith.remui %{{.+}}, %[[C]] : i64
+// CHECK-COUNT-4: llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK: vector.from_elements
+// CHECK: vector.broadcast %[[SV]] : f32 to vector<4xf32>
+func.func @bias(%x: tensor<?x?xf32>, %b: tensor<?xf32>, %s: f32) -> tensor<?x?xf32> {
+  %r = fuser.pointwise ins(%x, %b, %s : tensor<?x?xf32>, tensor<?xf32>, f32)
+         maps [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> ()>]
+         {config = #cfg} -> tensor<?x?xf32> {
+  ^bb0(%a: f32, %c: f32, %k: f32):
+    %t = arith.addf %a, %c : f32
+    %u = arith.mulf %t, %k : f32
+    fuser.yield %u : f32
+  }
+  return %r : tensor<?x?xf32>
+}
+
+// -----
+
+// vector_width = 1: only the scalar loop.
+// CHECK-LABEL: gpu.func @scalar_only_pointwise
+// CHECK-NOT: vector<
+// CHECK: scf.for
+// CHECK-NOT: scf.for
+// CHECK: gpu.return
+func.func @scalar_only(%x: tensor<7xf32>) -> tensor<7xf32> {
+  %r = fuser.pointwise ins(%x : tensor<7xf32>) maps [affine_map<(d0) -> (d0)>]
+         {config = #fuser.config<strategy = "pointwise", block = [32, 1, 1]>} -> tensor<7xf32> {
+  ^bb0(%a: f32):
+    %e = math.exp %a : f32
+    fuser.yield %e : f32
+  }
+  return %r : tensor<7xf32>
+}
+
+// -----
+
+func.func @unconfigured(%x: tensor<7xf32>) -> tensor<7xf32> {
+  // expected-error @+1 {{has no #fuser.config; run -fuser-configure-kernels first}}
+  %r = fuser.pointwise ins(%x : tensor<7xf32>) maps [affine_map<(d0) -> (d0)>] -> tensor<7xf32> {
+  ^bb0(%a: f32):
+    fuser.yield %a : f32
+  }
+  return %r : tensor<7xf32>
+}
+
+// -----
+
+func.func @wrong_strategy(%x: tensor<7xf32>) -> tensor<7xf32> {
+  // expected-error @+1 {{has strategy 'ffma'; this lowering implements 'pointwise'}}
+  %r = fuser.pointwise ins(%x : tensor<7xf32>) maps [affine_map<(d0) -> (d0)>]
+         {config = #fuser.config<strategy = "ffma", block = [32, 1, 1]>} -> tensor<7xf32> {
+  ^bb0(%a: f32):
+    fuser.yield %a : f32
+  }
+  return %r : tensor<7xf32>
+}
+
+// -----
+
+func.func @bool_tensor(%x: tensor<7xi1>) -> tensor<7xi1> {
+  // expected-error @+1 {{has element type 'i1', which the GPU lowering does not support (it needs whole-byte ints or floats)}}
+  %r = fuser.pointwise ins(%x : tensor<7xi1>) maps [affine_map<(d0) -> (d0)>]
+         {config = #fuser.config<strategy = "pointwise", block = [32, 1, 1]>} -> tensor<7xi1> {
+  ^bb0(%a: i1):
+    fuser.yield %a : i1
+  }
+  return %r : tensor<7xi1>
+}
+
+// -----
+
+func.func @matmul(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{'fuser.matmul' op has no GPU lowering yet}}
+  %r = fuser.matmul %a, %b epilogue_maps [] : tensor<4x8xf32>, tensor<8x4xf32> -> tensor<4x4xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %r : tensor<4x4xf32>
+}

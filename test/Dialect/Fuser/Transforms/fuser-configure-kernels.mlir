@@ -1,0 +1,45 @@
+// RUN: fuser-opt %s -split-input-file --fuser-configure-kernels | FileCheck %s
+// RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="block-size=128 vector-width=2 max-grid=0" | FileCheck %s --check-prefix=OVERRIDE
+// RUN: not fuser-opt %s -split-input-file --fuser-configure-kernels="vector-width=3" 2>&1 | FileCheck %s --check-prefix=BAD
+
+// f32: four lanes make a 128-bit access.
+// CHECK-LABEL: func.func @f32_chain
+// CHECK: config = #fuser.config<strategy = "pointwise", block = [256, 1, 1], vector_width = 4, max_grid = 1048576>
+// OVERRIDE-LABEL: func.func @f32_chain
+// OVERRIDE: config = #fuser.config<strategy = "pointwise", block = [128, 1, 1], vector_width = 2>
+// BAD: error: kernel config vector_width must be 1, 2 or 4, got 3
+func.func @f32_chain(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %r = fuser.pointwise ins(%x : tensor<?xf32>) maps [affine_map<(d0) -> (d0)>] -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    %e = math.exp %a : f32
+    fuser.yield %e : f32
+  }
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+// f64: two lanes make a 128-bit access.
+// CHECK-LABEL: func.func @f64_chain
+// CHECK: vector_width = 2
+func.func @f64_chain(%x: tensor<?xf64>) -> tensor<?xf64> {
+  %r = fuser.pointwise ins(%x : tensor<?xf64>) maps [affine_map<(d0) -> (d0)>] -> tensor<?xf64> {
+  ^bb0(%a: f64):
+    fuser.yield %a : f64
+  }
+  return %r : tensor<?xf64>
+}
+
+// -----
+
+// A config chosen earlier (by a user, say) is kept.
+// CHECK-LABEL: func.func @preset
+// CHECK: config = #fuser.config<strategy = "pointwise", block = [64, 1, 1]>
+func.func @preset(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %r = fuser.pointwise ins(%x : tensor<?xf32>) maps [affine_map<(d0) -> (d0)>]
+         {config = #fuser.config<strategy = "pointwise", block = [64, 1, 1]>} -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    fuser.yield %a : f32
+  }
+  return %r : tensor<?xf32>
+}

@@ -30,8 +30,9 @@ std::unique_ptr<CudaDriver> CudaDriver::load(const std::string &library) {
   void *handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char *reason = dlerror();
-    throw Error(library + " not found: is the NVIDIA driver installed? "
-                          "(dlopen: " +
+    throw Error(library +
+                " not found: is the NVIDIA driver installed? "
+                "(dlopen: " +
                 (reason ? std::string(reason) : "unknown error") + ")");
   }
   std::unique_ptr<CudaDriver> d(new CudaDriver());
@@ -130,8 +131,7 @@ CUcontext CudaDriver::primaryContext(int device) {
                 " does not exist (this process sees " + std::to_string(count) +
                 " devices)");
   CUdevice dev;
-  check(deviceGet(&dev, device),
-        "cuDeviceGet(" + std::to_string(device) + ")");
+  check(deviceGet(&dev, device), "cuDeviceGet(" + std::to_string(device) + ")");
   CUcontext ctx;
   check(devicePrimaryCtxRetain(&ctx, dev),
         "retaining the primary context of cuda:" + std::to_string(device));
@@ -154,8 +154,9 @@ int CudaDriver::computeCapability(int device) const {
 
 int CudaDriver::pointerDevice(uint64_t ptr) const {
   int ordinal = -1;
-  CUresult result = pointerGetAttribute(
-      &ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, static_cast<CUdeviceptr>(ptr));
+  CUresult result =
+      pointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                          static_cast<CUdeviceptr>(ptr));
   if (result != CUDA_SUCCESS) {
     char buf[32];
     std::snprintf(buf, sizeof(buf), "0x%llx",

@@ -85,8 +85,8 @@ private:
       int64_t v = evaluate(arg.value, field);
       if (v < std::numeric_limits<int32_t>::min() ||
           v > std::numeric_limits<int32_t>::max())
-        fail(field + " is " + std::to_string(v) + " (" +
-             arg.value.toString() + "), which does not fit in i32");
+        fail(field + " is " + std::to_string(v) + " (" + arg.value.toString() +
+             "), which does not fit in i32");
       int32_t narrow = static_cast<int32_t>(v);
       uint64_t slot = 0;
       std::memcpy(&slot, &narrow, sizeof(narrow));

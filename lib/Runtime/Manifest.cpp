@@ -64,19 +64,17 @@ std::string stringField(const JsonValue &obj, const std::string &path,
   return fieldOf(obj, path, key, Kind::String).getString();
 }
 
-int64_t intField(const JsonValue &obj, const std::string &path,
-                 const char *key, int64_t min) {
+int64_t intField(const JsonValue &obj, const std::string &path, const char *key,
+                 int64_t min) {
   int64_t v = fieldOf(obj, path, key, Kind::Int).getInt();
   if (v < min)
-    fail(join(path, key),
-         "must be at least " + std::to_string(min) + ", found " +
-             std::to_string(v));
+    fail(join(path, key), "must be at least " + std::to_string(min) +
+                              ", found " + std::to_string(v));
   return v;
 }
 
-const std::vector<JsonValue> &arrayField(const JsonValue &obj,
-                                         const std::string &path,
-                                         const char *key) {
+const std::vector<JsonValue> &
+arrayField(const JsonValue &obj, const std::string &path, const char *key) {
   return fieldOf(obj, path, key, Kind::Array).getArray();
 }
 
@@ -177,8 +175,8 @@ private:
       if (d >= fn.args[arg].rank())
         fail(p, "dim(" + std::to_string(arg) + "," + std::to_string(d) +
                     ") refers to dimension " + std::to_string(d) +
-                    " of argument " + std::to_string(arg) + ", which has rank " +
-                    std::to_string(fn.args[arg].rank()));
+                    " of argument " + std::to_string(arg) +
+                    ", which has rank " + std::to_string(fn.args[arg].rank()));
     });
   }
 
@@ -188,8 +186,8 @@ private:
     return e;
   }
 
-  std::vector<Expr> checkedExprArray(const JsonValue &obj,
-                                     const std::string &p, const char *key) {
+  std::vector<Expr> checkedExprArray(const JsonValue &obj, const std::string &p,
+                                     const char *key) {
     std::vector<Expr> exprs = exprArray(obj, p, key);
     for (size_t i = 0; i < exprs.size(); ++i)
       checkDims(exprs[i], index(join(p, key), i));
@@ -245,8 +243,8 @@ private:
         buf.arg = intField(buffers[i], p, "arg", 0);
         if (buf.arg >= static_cast<int64_t>(fn.args.size()))
           fail(join(p, "arg"), "argument index " + std::to_string(buf.arg) +
-                                   " is out of range ('" + fn.name +
-                                   "' has " + std::to_string(fn.args.size()) +
+                                   " is out of range ('" + fn.name + "' has " +
+                                   std::to_string(fn.args.size()) +
                                    " arguments)");
         buf.dtype = fn.args[buf.arg].dtype;
         buf.align = fn.args[buf.arg].align;
@@ -369,7 +367,8 @@ private:
         launch.sharedBytes = intField(l, p, "shared_bytes", 0);
       const auto &args = arrayField(l, p, "args");
       for (size_t a = 0; a < args.size(); ++a)
-        launch.args.push_back(readKernelArg(args[a], index(join(p, "args"), a)));
+        launch.args.push_back(
+            readKernelArg(args[a], index(join(p, "args"), a)));
       fn.launches.push_back(std::move(launch));
     }
   }
@@ -389,8 +388,8 @@ ManifestModule parseManifest(std::string_view json) {
   ManifestModule module;
   module.format = stringField(root, "", "format");
   if (module.format != "fuser-manifest")
-    fail("format", "expected \"fuser-manifest\", found \"" + module.format +
-                       "\"");
+    fail("format",
+         "expected \"fuser-manifest\", found \"" + module.format + "\"");
   module.version = intField(root, "", "version", 0);
   if (module.version != 1)
     fail("version", "unsupported manifest version " +

@@ -1,11 +1,11 @@
 //===- Module.cpp - A loaded fuser module and its entry functions -*- C++ -*-=//
 
 #include "fuser/Runtime/Module.h"
+#include "Workspace.h"
 #include "fuser/Runtime/CudaDriver.h"
 #include "fuser/Runtime/Error.h"
 #include "fuser/Runtime/LaunchPlan.h"
 #include "fuser/Runtime/Validate.h"
-#include "Workspace.h"
 
 #include <cstdio>
 #include <map>
@@ -48,8 +48,9 @@ constexpr uint32_t kDefaultSharedLimit = 48 * 1024;
 constexpr size_t kJitLogSize = 16 * 1024;
 
 bool isElf(const std::string &image) {
-  return image.size() >= 4 && image.compare(0, 4, "\x7f"
-                                                  "ELF") == 0;
+  return image.size() >= 4 && image.compare(0, 4,
+                                            "\x7f"
+                                            "ELF") == 0;
 }
 
 std::string hex(uint64_t value) {
@@ -64,18 +65,18 @@ std::string hex(uint64_t value) {
 CUmodule loadImage(CudaDriver &driver, const detail::ModuleState &state,
                    int device) {
   std::vector<char> infoLog(kJitLogSize, '\0'), errorLog(kJitLogSize, '\0');
-  CUjit_option options[] = {CU_JIT_INFO_LOG_BUFFER,
-                            CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
-                            CU_JIT_ERROR_LOG_BUFFER,
-                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-  void *values[] = {infoLog.data(),
-                    reinterpret_cast<void *>(static_cast<uintptr_t>(kJitLogSize)),
-                    errorLog.data(),
-                    reinterpret_cast<void *>(static_cast<uintptr_t>(kJitLogSize))};
+  CUjit_option options[] = {
+      CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+      CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {
+      infoLog.data(),
+      reinterpret_cast<void *>(static_cast<uintptr_t>(kJitLogSize)),
+      errorLog.data(),
+      reinterpret_cast<void *>(static_cast<uintptr_t>(kJitLogSize))};
   CUmodule module = nullptr;
   // PTX must be NUL-terminated; std::string guarantees it.
-  CUresult result = driver.moduleLoadDataEx(&module, state.image.c_str(), 4,
-                                            options, values);
+  CUresult result =
+      driver.moduleLoadDataEx(&module, state.image.c_str(), 4, options, values);
   if (result == CUDA_SUCCESS)
     return module;
 
@@ -107,9 +108,9 @@ void checkPointer(CudaDriver &driver, const TensorRef &t, int device,
     throw Error(label + " data " + e.what());
   }
   if (ordinal != device)
-    throw Error(label + " data pointer " + hex(t.data) + " belongs to cuda:" +
-                std::to_string(ordinal) + " but the tensor claims cuda:" +
-                std::to_string(device));
+    throw Error(label + " data pointer " + hex(t.data) +
+                " belongs to cuda:" + std::to_string(ordinal) +
+                " but the tensor claims cuda:" + std::to_string(device));
 }
 
 } // namespace
@@ -198,27 +199,26 @@ void Function::launch(const std::vector<TensorRef> &inputs,
       const LaunchSpec &spec = fn.launches[plan[i].index];
       CUfunction &kernel = image.kernels[spec.kernel];
       if (!kernel) {
-        CUresult result =
-            driver.moduleGetFunction(&kernel, image.module,
-                                     spec.kernel.c_str());
+        CUresult result = driver.moduleGetFunction(&kernel, image.module,
+                                                   spec.kernel.c_str());
         if (result != CUDA_SUCCESS) {
           image.kernels.erase(spec.kernel);
-          throw Error(fn.name + ": kernel '" + spec.kernel +
-                      "' is not in the module image: " +
-                      driver.describe(result));
+          throw Error(
+              fn.name + ": kernel '" + spec.kernel +
+              "' is not in the module image: " + driver.describe(result));
         }
       }
       // Above 48 KiB of dynamic shared memory a kernel must opt in.
       uint32_t &limit = image.sharedLimits[kernel];
       if (plan[i].sharedBytes > kDefaultSharedLimit &&
           plan[i].sharedBytes > limit) {
-        driver.check(driver.funcSetAttribute(
-                         kernel, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                         static_cast<int>(plan[i].sharedBytes)),
-                     fn.name + ": allowing " +
-                         std::to_string(plan[i].sharedBytes) +
-                         " bytes of dynamic shared memory for kernel '" +
-                         spec.kernel + "'");
+        driver.check(
+            driver.funcSetAttribute(
+                kernel, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                static_cast<int>(plan[i].sharedBytes)),
+            fn.name + ": allowing " + std::to_string(plan[i].sharedBytes) +
+                " bytes of dynamic shared memory for kernel '" + spec.kernel +
+                "'");
         limit = plan[i].sharedBytes;
       }
       kernels[i] = kernel;

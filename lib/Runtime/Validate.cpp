@@ -75,8 +75,8 @@ void checkMemory(const FunctionSpec &fn, const TensorRef &t,
   if (numel == 0)
     return;
   if (t.data == 0)
-    fail(fn, label + " has a null data pointer but " +
-                 plural(numel, "element"));
+    fail(fn,
+         label + " has a null data pointer but " + plural(numel, "element"));
   if (align > 0 && t.data % static_cast<uint64_t>(align) != 0)
     fail(fn, label + " data pointer " + hex(t.data) + " is not aligned to " +
                  std::to_string(align) + " bytes, which the kernels assume");
@@ -131,9 +131,8 @@ ShapeList validateInputs(const FunctionSpec &fn,
       fail(fn, argLabel(fn, i) + " has dtype " + dtypeName(t.dtype) +
                    ", expected " + dtypeName(spec.dtype));
     if (static_cast<int64_t>(t.shape.size()) != spec.rank())
-      fail(fn, argLabel(fn, i) + " has rank " +
-                   std::to_string(t.shape.size()) + " (shape " +
-                   shapeToString(t.shape) + "), expected rank " +
+      fail(fn, argLabel(fn, i) + " has rank " + std::to_string(t.shape.size()) +
+                   " (shape " + shapeToString(t.shape) + "), expected rank " +
                    std::to_string(spec.rank()));
     for (size_t d = 0; d < t.shape.size(); ++d) {
       if (t.shape[d] < 0)
@@ -158,10 +157,10 @@ ShapeList validateInputs(const FunctionSpec &fn,
     }
     if (lhs == rhs)
       continue;
-    std::string rhsText = check.rhs.isConstant()
-                              ? std::to_string(rhs)
-                              : describe(check.rhs) + " (" +
-                                    std::to_string(rhs) + ")";
+    std::string rhsText =
+        check.rhs.isConstant()
+            ? std::to_string(rhs)
+            : describe(check.rhs) + " (" + std::to_string(rhs) + ")";
     fail(fn, describe(check.lhs) + " is " + std::to_string(lhs) +
                  " but must equal " + rhsText +
                  (check.message.empty() ? "" : ": " + check.message));
@@ -187,8 +186,8 @@ std::vector<TensorType> resolveBuffers(const FunctionSpec &fn,
     std::string label = "buffer " + std::to_string(buf.id);
     if (buf.kind == BufferSpec::Kind::Arg) {
       if (buf.arg >= static_cast<int64_t>(argShapes.size()))
-        fail(fn, label + " refers to missing argument " +
-                     std::to_string(buf.arg));
+        fail(fn,
+             label + " refers to missing argument " + std::to_string(buf.arg));
       type.shape = argShapes[buf.arg];
       types.push_back(std::move(type));
       continue;

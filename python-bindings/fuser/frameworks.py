@@ -100,16 +100,17 @@ def describe(obj: Any, label: str) -> Any:
     """What to hand the extension for `obj`: a TensorRef, or `obj` itself
     when the extension can read it through DLPack."""
     if is_torch(obj):
-        dev = obj.device
-        return TensorRef(
-            obj.data_ptr(),
-            _dtype_name(obj.dtype, label),
-            tuple(obj.shape),
-            tuple(obj.stride()),
-            "cuda" if dev.type == "cuda" else "cpu" if dev.type == "cpu"
-            else "other",
-            dev.index or 0,
-        )
+        # Hot path: dtype objects as dict keys and is_cuda/get_device avoid
+        # building strings and torch.device objects on every call.
+        name = _torch_dtype_names().get(obj.dtype)
+        if name is None:
+            _dtype_name(obj.dtype, label)  # Raises the readable error.
+        if obj.is_cuda:
+            device, index = "cuda", obj.get_device()
+        else:
+            device, index = ("cpu" if obj.is_cpu else "other"), 0
+        return TensorRef(obj.data_ptr(), name, obj.shape, obj.stride(),
+                         device, index)
     if is_cupy(obj):
         itemsize = obj.itemsize
         return TensorRef(
@@ -134,9 +135,15 @@ def stream_of(obj: Any, device_id: int) -> Optional[int]:
     """The current stream of `obj`'s framework on its device (as a CUstream
     integer), or None if the framework has no notion of one."""
     if is_torch(obj):
-        if obj.device.type != "cuda":
+        if not obj.is_cuda:
             return None
-        return _torch().cuda.current_stream(obj.device).cuda_stream
+        torch = _torch()
+        # The raw getter (what Triton uses) skips building a Stream object,
+        # a few microseconds per call; fall back to the public API.
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        if raw is not None:
+            return raw(obj.get_device())
+        return torch.cuda.current_stream(obj.get_device()).cuda_stream
     if is_cupy(obj):
         cupy = _cupy()
         with cupy.cuda.Device(device_id):
@@ -190,6 +197,20 @@ def allocate(like: Any, device_id: int, specs: Sequence[tuple],
         f"{fn_name}: cannot allocate outputs for inputs of type "
         f"'{type(like).__name__}'; pass preallocated tensors with out=..."
     )
+
+
+_TORCH_DTYPE_NAMES: Optional[dict] = None
+
+
+def _torch_dtype_names() -> dict:
+    global _TORCH_DTYPE_NAMES
+    if _TORCH_DTYPE_NAMES is None:
+        torch = _torch()
+        _TORCH_DTYPE_NAMES = {
+            _torch_dtype(torch, n): n
+            for n in ("f32", "f16", "bf16", "f64", "i32", "i64", "i8", "i1")
+        }
+    return _TORCH_DTYPE_NAMES
 
 
 def _torch_dtype(torch, name: str):

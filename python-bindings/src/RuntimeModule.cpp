@@ -100,17 +100,16 @@ NB_MODULE(_fuser_runtime, m) {
                    [](const TensorRef &t) { return dtypeName(t.dtype); })
       .def_ro("shape", &TensorRef::shape)
       .def_ro("strides", &TensorRef::strides)
-      .def_prop_ro("device",
-                   [](const TensorRef &t) {
-                     return python::deviceKindName(t.device);
-                   })
+      .def_prop_ro(
+          "device",
+          [](const TensorRef &t) { return python::deviceKindName(t.device); })
       .def_ro("device_id", &TensorRef::deviceId)
       .def("__repr__", [](const TensorRef &t) {
         return "TensorRef(data=" + std::to_string(t.data) + ", dtype='" +
                dtypeName(t.dtype) + "', shape=" + shapeToString(t.shape) +
                ", strides=" + shapeToString(t.strides) + ", device='" +
-               python::deviceKindName(t.device) + "', device_id=" +
-               std::to_string(t.deviceId) + ")";
+               python::deviceKindName(t.device) +
+               "', device_id=" + std::to_string(t.deviceId) + ")";
       });
 
   nb::class_<Function>(m, "Function", "An entry function of a Module.")
@@ -156,8 +155,8 @@ NB_MODULE(_fuser_runtime, m) {
       .def(
           "__init__",
           [](Module *self, nb::bytes image, const std::string &manifest) {
-            new (self) Module(std::string(image.c_str(), image.size()),
-                              manifest);
+            new (self)
+                Module(std::string(image.c_str(), image.size()), manifest);
           },
           nb::arg("image"), nb::arg("manifest_json"))
       .def(
@@ -168,8 +167,7 @@ NB_MODULE(_fuser_runtime, m) {
           },
           nb::arg("image"), nb::arg("manifest_json"))
       .def_prop_ro("function_names", &Module::functionNames)
-      .def_prop_ro("chip",
-                   [](const Module &m) { return m.manifest().chip; })
+      .def_prop_ro("chip", [](const Module &m) { return m.manifest().chip; })
       .def("function", &Module::function, nb::arg("name"))
       .def("__repr__", [](const Module &m) {
         std::string names;

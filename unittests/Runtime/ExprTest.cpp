@@ -69,10 +69,8 @@ TEST(ExprTest, ToStringIsCanonical) {
 
 TEST(ExprTest, ForEachDimVisitsAll) {
   std::vector<std::pair<int64_t, int64_t>> seen;
-  parseExpr("add(dim(0,1),mul(dim(2,3),4))").forEachDim([&](int64_t a,
-                                                             int64_t d) {
-    seen.emplace_back(a, d);
-  });
+  parseExpr("add(dim(0,1),mul(dim(2,3),4))")
+      .forEachDim([&](int64_t a, int64_t d) { seen.emplace_back(a, d); });
   ASSERT_EQ(seen.size(), 2u);
   using Ref = std::pair<int64_t, int64_t>;
   EXPECT_EQ(seen[0], Ref(0, 1));
@@ -130,8 +128,9 @@ TEST(ExprTest, Overflow) {
   expectError([] { eval("add(9223372036854775807,1)"); },
               "64-bit integer overflow in add(9223372036854775807,1)");
   expectError([] { eval("sub(-9223372036854775808,1)"); }, "overflow in sub");
-  expectError([] { eval("mul(mul(dim(0,1),dim(0,1)),mul(dim(0,1),dim(0,1)))"); },
-              "overflow in mul");
+  expectError(
+      [] { eval("mul(mul(dim(0,1),dim(0,1)),mul(dim(0,1),dim(0,1)))"); },
+      "overflow in mul");
   expectError([] { eval("floordiv(-9223372036854775808,-1)"); },
               "overflow in floordiv");
   expectError([] { eval("ceildiv(-9223372036854775808,-1)"); },

@@ -7,9 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TestUtil.h"
 #include "fuser/Runtime/CudaDriver.h"
 #include "fuser/Runtime/Module.h"
-#include "TestUtil.h"
 
 #include <cmath>
 
@@ -182,8 +182,7 @@ TEST_F(GpuLaunchTest, RunsKernelsWithEveryParameterKind) {
   driver->check(driver->streamSynchronize(nullptr), "sync");
 
   std::vector<float> out(n + 1);
-  driver->check(driver->memcpyDtoH(out.data(), dout, (n + 1) * 4),
-                "copy out");
+  driver->check(driver->memcpyDtoH(out.data(), dout, (n + 1) * 4), "copy out");
   for (int64_t i = 0; i < n; ++i)
     ASSERT_FLOAT_EQ(out[i], 2.0f * x[i] + static_cast<float>(n)) << "i=" << i;
   EXPECT_EQ(out[n], sentinel);

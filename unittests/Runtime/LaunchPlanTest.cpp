@@ -1,8 +1,8 @@
 //===- LaunchPlanTest.cpp - Tests for launch planning and packing -*- C++ -*-=//
 
 #include "fuser/Runtime/LaunchPlan.h"
-#include "fuser/Runtime/Validate.h"
 #include "TestUtil.h"
+#include "fuser/Runtime/Validate.h"
 
 #include <cstring>
 
@@ -62,12 +62,13 @@ TEST(LaunchPlanTest, PacksMemrefDescriptor) {
   // ptr, then memref<130x4>: allocated, aligned, offset, 2 sizes, 2 strides.
   ASSERT_EQ(l1.params.size(), 1u + 3u + 2u + 2u);
   bindAddresses(l1, {0x1000, 0x2000, 0x3000, 0x4000});
-  EXPECT_EQ(l1.params, (std::vector<uint64_t>{0x4000, 0x3000, 0x3000, 0, 130,
-                                              4, 4, 1}));
+  EXPECT_EQ(l1.params,
+            (std::vector<uint64_t>{0x4000, 0x3000, 0x3000, 0, 130, 4, 4, 1}));
 }
 
 TEST(LaunchPlanTest, BindAddressesFillsPointerSlots) {
-  std::vector<PlannedLaunch> launches = plan(matmulManifest(), {{3, 8}, {8, 4}});
+  std::vector<PlannedLaunch> launches =
+      plan(matmulManifest(), {{3, 8}, {8, 4}});
   bindAddresses(launches[0], {0x1000, 0x2000, 0x3000, 0x4000});
   EXPECT_EQ(launches[0].params[0], 0x1000u);
   EXPECT_EQ(launches[0].params[1], 0x2000u);
@@ -76,7 +77,8 @@ TEST(LaunchPlanTest, BindAddressesFillsPointerSlots) {
 }
 
 TEST(LaunchPlanTest, ZeroSizeGridIsSkipped) {
-  std::vector<PlannedLaunch> launches = plan(matmulManifest(), {{0, 8}, {8, 4}});
+  std::vector<PlannedLaunch> launches =
+      plan(matmulManifest(), {{0, 8}, {8, 4}});
   EXPECT_TRUE(launches[0].skip);
   EXPECT_TRUE(launches[1].skip);
   EXPECT_EQ(launches[0].grid[0], 0u);
@@ -91,38 +93,48 @@ TEST(LaunchPlanTest, RankZeroMemref) {
 }
 
 TEST(LaunchPlanTest, NegativeGrid) {
-  expectError([] { plan(oneLaunch(R"j(["sub(dim(0,0),4)", 1, 1])j", "[]"),
-                        {{3, 8}, {8, 4}}); },
-              "forward: launches[0] (kernel 'k') grid[0] is -1 "
-              "(sub(dim(0,0),4)), which is not positive");
+  expectError(
+      [] {
+        plan(oneLaunch(R"j(["sub(dim(0,0),4)", 1, 1])j", "[]"),
+             {{3, 8}, {8, 4}});
+      },
+      "forward: launches[0] (kernel 'k') grid[0] is -1 "
+      "(sub(dim(0,0),4)), which is not positive");
 }
 
 TEST(LaunchPlanTest, ZeroBlock) {
-  expectError([] { plan(oneLaunch("[1, 1, 1]", "[]", "[0, 1, 1]"),
-                        {{3, 8}, {8, 4}}); },
-              "forward: launches[0] (kernel 'k') block[0] is 0 (0), which is "
-              "not positive");
+  expectError(
+      [] {
+        plan(oneLaunch("[1, 1, 1]", "[]", "[0, 1, 1]"), {{3, 8}, {8, 4}});
+      },
+      "forward: launches[0] (kernel 'k') block[0] is 0 (0), which is "
+      "not positive");
 }
 
 TEST(LaunchPlanTest, GridTooLarge) {
-  expectError([] { plan(oneLaunch("[1, 4294967296, 1]", "[]"),
-                        {{3, 8}, {8, 4}}); },
-              "grid[1] is 4294967296 (4294967296), which exceeds the CUDA "
-              "limit");
+  expectError(
+      [] {
+        plan(oneLaunch("[1, 4294967296, 1]", "[]"), {{3, 8}, {8, 4}});
+      },
+      "grid[1] is 4294967296 (4294967296), which exceeds the CUDA "
+      "limit");
 }
 
 TEST(LaunchPlanTest, GridExpressionError) {
-  expectError([] { plan(oneLaunch(R"j(["floordiv(1,sub(dim(0,0),3))", 1, 1])j",
-                                  "[]"),
-                        {{3, 8}, {8, 4}}); },
-              "forward: launches[0] (kernel 'k') grid[0]: division by zero");
+  expectError(
+      [] {
+        plan(oneLaunch(R"j(["floordiv(1,sub(dim(0,0),3))", 1, 1])j", "[]"),
+             {{3, 8}, {8, 4}});
+      },
+      "forward: launches[0] (kernel 'k') grid[0]: division by zero");
 }
 
 TEST(LaunchPlanTest, I32Overflow) {
   expectError(
       [] {
-        plan(oneLaunch("[1, 1, 1]",
-                       R"j([{"kind": "i32", "value": "mul(dim(0,0),1073741824)"}])j"),
+        plan(oneLaunch(
+                 "[1, 1, 1]",
+                 R"j([{"kind": "i32", "value": "mul(dim(0,0),1073741824)"}])j"),
              {{3, 8}, {8, 4}});
       },
       "forward: launches[0] (kernel 'k') args[0] is 3221225472 "
@@ -130,10 +142,10 @@ TEST(LaunchPlanTest, I32Overflow) {
 }
 
 TEST(LaunchPlanTest, NegativeI32IsPackedAsTwosComplement) {
-  std::vector<PlannedLaunch> launches = plan(
-      oneLaunch("[1, 1, 1]", R"([{"kind": "i32", "value": -2},
+  std::vector<PlannedLaunch> launches =
+      plan(oneLaunch("[1, 1, 1]", R"([{"kind": "i32", "value": -2},
                                  {"kind": "i64", "value": -2}])"),
-      {{3, 8}, {8, 4}});
+           {{3, 8}, {8, 4}});
   EXPECT_EQ(launches[0].params[0], 0xFFFFFFFEu); // High half stays zero.
   EXPECT_EQ(launches[0].params[1], 0xFFFFFFFFFFFFFFFEu);
 }

@@ -48,8 +48,7 @@ TEST(ManifestTest, ParsesDocExample) {
   ASSERT_EQ(f.args.size(), 1u);
   EXPECT_EQ(f.args[0].name, "arg0");
   EXPECT_EQ(f.args[0].dtype, DType::F32);
-  EXPECT_EQ(f.args[0].shape,
-            (std::vector<int64_t>{ArgSpec::kDynamic, 393216}));
+  EXPECT_EQ(f.args[0].shape, (std::vector<int64_t>{ArgSpec::kDynamic, 393216}));
   EXPECT_EQ(f.args[0].align, 16);
 
   ASSERT_EQ(f.buffers.size(), 2u);
@@ -89,8 +88,9 @@ TEST(ManifestTest, ParsesDocExample) {
 
 TEST(ManifestTest, BufferIdsAreResolvedToIndices) {
   // Ids need not be dense or ordered; references become vector indices.
-  std::string json = replaceInManifest(kDocExample, R"("id": 1, "kind": "alloc")",
-                                       R"("id": 7, "kind": "alloc")");
+  std::string json =
+      replaceInManifest(kDocExample, R"("id": 1, "kind": "alloc")",
+                        R"("id": 7, "kind": "alloc")");
   json = replaceInManifest(json, R"("results": [ {"buffer": 1} ])",
                            R"("results": [ {"buffer": 7} ])");
   json = replaceInManifest(json, R"({"kind": "ptr", "buffer": 1})",
@@ -150,8 +150,7 @@ class ManifestErrorTest : public ::testing::TestWithParam<ErrorCase> {};
 TEST_P(ManifestErrorTest, NamesThePath) {
   const ErrorCase &c = GetParam();
   std::string json = replaceInManifest(kDocExample, c.from, c.to);
-  std::string message =
-      expectError([&] { parseManifest(json); }, c.message);
+  std::string message = expectError([&] { parseManifest(json); }, c.message);
   EXPECT_EQ(message.rfind("invalid manifest: ", 0), 0u) << message;
 }
 
@@ -284,7 +283,8 @@ INSTANTIATE_TEST_SUITE_P(
                   "{\"kind\": \"ptr\", \"buffer\": 5}",
                   "functions[0].launches[0].args[1].buffer: unknown buffer id "
                   "5"},
-        ErrorCase{"I64MissingValue", "\"kind\": \"i64\", \"value\": "
+        ErrorCase{"I64MissingValue",
+                  "\"kind\": \"i64\", \"value\": "
                   "\"mul(dim(0,0),393216)\"",
                   "\"kind\": \"i64\"",
                   "functions[0].launches[0].args[2]: missing required field "
@@ -293,17 +293,20 @@ INSTANTIATE_TEST_SUITE_P(
                   "\"value\": 1.5",
                   "functions[0].launches[0].args[2].value: expected an "
                   "integer or an expression string, found a number"},
-        ErrorCase{"F32BadValue", "\"kind\": \"i64\", \"value\": "
+        ErrorCase{"F32BadValue",
+                  "\"kind\": \"i64\", \"value\": "
                   "\"mul(dim(0,0),393216)\"",
                   "\"kind\": \"f32\", \"value\": \"pi\"",
                   "functions[0].launches[0].args[2].value: expected a number "
                   "or one of \"inf\", \"-inf\", \"nan\""},
-        ErrorCase{"F32TooLarge", "\"kind\": \"i64\", \"value\": "
+        ErrorCase{"F32TooLarge",
+                  "\"kind\": \"i64\", \"value\": "
                   "\"mul(dim(0,0),393216)\"",
                   "\"kind\": \"f32\", \"value\": 1e300",
                   "functions[0].launches[0].args[2].value: value"},
         ErrorCase{"MemrefMissingShape",
-                  ", \"shape\": [\"dim(0,0)\", 393216]} ]\n    }]", "} ]\n    }]",
+                  ", \"shape\": [\"dim(0,0)\", 393216]} ]\n    }]",
+                  "} ]\n    }]",
                   "functions[0].launches[0].args[3]: missing required field "
                   "'shape'"},
         ErrorCase{"MemrefDimOutOfRange",
@@ -325,7 +328,8 @@ TEST(ManifestTest, RejectsDuplicateFunctionNames) {
   const char *fn = R"({"name": "f", "args": [], "buffers": [], "results": [],
                        "launches": []})";
   std::string json =
-      std::string(R"({"format": "fuser-manifest", "version": 1, "functions": [)") +
+      std::string(
+          R"({"format": "fuser-manifest", "version": 1, "functions": [)") +
       fn + ", " + fn + "]}";
   expectError([&] { parseManifest(json); },
               "invalid manifest: functions[1].name: duplicate function name "

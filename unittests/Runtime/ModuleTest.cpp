@@ -6,9 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "fuser/Runtime/CudaDriver.h"
 #include "fuser/Runtime/Module.h"
 #include "TestUtil.h"
+#include "fuser/Runtime/CudaDriver.h"
 
 #include <cstdlib>
 #include <dlfcn.h>

@@ -47,8 +47,11 @@ TEST_F(ValidateTest, AcceptsValidCall) {
 TEST_F(ValidateTest, WrongArgumentCount) {
   expectError([&] { validateInputs(fn, {x}); },
               "forward: expected 2 arguments, got 1");
-  expectError([&] { validateInputs(fn, {x, w, w}); },
-              "forward: expected 2 arguments, got 3");
+  expectError(
+      [&] {
+        validateInputs(fn, {x, w, w});
+      },
+      "forward: expected 2 arguments, got 3");
 }
 
 TEST_F(ValidateTest, WrongDtype) {
@@ -88,9 +91,9 @@ TEST_F(ValidateTest, FailedCheckAgainstConstantAndExpression) {
 }
 
 TEST_F(ValidateTest, CheckEvaluationError) {
-  std::string json = replaceInManifest(
-      matmulManifest(), R"j("lhs": "dim(1,0)")j",
-      R"j("lhs": "floordiv(dim(1,0),sub(dim(0,0),3))")j");
+  std::string json =
+      replaceInManifest(matmulManifest(), R"j("lhs": "dim(1,0)")j",
+                        R"j("lhs": "floordiv(dim(1,0),sub(dim(0,0),3))")j");
   ManifestModule m = parseManifest(json);
   expectError([&] { validateInputs(m.functions[0], inputs()); },
               "forward: evaluating a shape check: division by zero");
@@ -203,9 +206,12 @@ TEST_F(ValidateTest, ResolveRejectsNegativeSize) {
       matmulManifest(), R"j("shape": ["dim(0,0)", "dim(1,1)"]},)j",
       R"j("shape": ["sub(dim(0,0),10)", "dim(1,1)"]},)j");
   ManifestModule m = parseManifest(json);
-  expectError([&] { resolveBuffers(m.functions[0], {{3, 8}, {8, 4}}); },
-              "forward: buffer 2 dim 0 (sub(dim(0,0),10)) evaluates to -7, "
-              "which is negative");
+  expectError(
+      [&] {
+        resolveBuffers(m.functions[0], {{3, 8}, {8, 4}});
+      },
+      "forward: buffer 2 dim 0 (sub(dim(0,0),10)) evaluates to -7, "
+      "which is negative");
 }
 
 TEST_F(ValidateTest, ResolveReportsExpressionErrors) {
@@ -213,8 +219,11 @@ TEST_F(ValidateTest, ResolveReportsExpressionErrors) {
       matmulManifest(), R"j("shape": ["dim(0,0)", "dim(1,1)"]},)j",
       R"j("shape": ["floordiv(8,sub(dim(0,0),3))", "dim(1,1)"]},)j");
   ManifestModule m = parseManifest(json);
-  expectError([&] { resolveBuffers(m.functions[0], {{3, 8}, {8, 4}}); },
-              "forward: buffer 2 shape[0]: division by zero");
+  expectError(
+      [&] {
+        resolveBuffers(m.functions[0], {{3, 8}, {8, 4}});
+      },
+      "forward: buffer 2 shape[0]: division by zero");
 }
 
 TEST_F(ValidateTest, ResolveRejectsHugeBuffers) {
@@ -222,9 +231,12 @@ TEST_F(ValidateTest, ResolveRejectsHugeBuffers) {
       matmulManifest(), R"j("shape": ["dim(0,0)", "dim(1,1)"]},)j",
       R"j("shape": ["dim(0,0)", 4611686018427387904]},)j");
   ManifestModule m = parseManifest(json);
-  expectError([&] { resolveBuffers(m.functions[0], {{3, 8}, {8, 4}}); },
-              "forward: buffer 2 is too large: its byte size overflows 64 "
-              "bits");
+  expectError(
+      [&] {
+        resolveBuffers(m.functions[0], {{3, 8}, {8, 4}});
+      },
+      "forward: buffer 2 is too large: its byte size overflows 64 "
+      "bits");
 }
 
 TEST_F(ValidateTest, OutputCount) {
@@ -288,8 +300,7 @@ TEST(ValidateOutputsTest, OutputsMustNotAliasEachOther) {
       "launches": []}]})json");
   const FunctionSpec &fn = m.functions[0];
   std::vector<TensorRef> in = {cudaTensor(DType::I32, {4}, 0x1000)};
-  std::vector<TensorType> buffers =
-      resolveBuffers(fn, validateInputs(fn, in));
+  std::vector<TensorType> buffers = resolveBuffers(fn, validateInputs(fn, in));
   std::vector<TensorRef> outs = {cudaTensor(DType::I32, {4}, 0x2000),
                                  cudaTensor(DType::I64, {2}, 0x2008)};
   expectError([&] { validateOutputs(fn, buffers, in, outs); },

@@ -46,8 +46,7 @@ public:
 
 private:
   friend class Module;
-  Function(std::shared_ptr<detail::ModuleState> state,
-           const FunctionSpec *spec)
+  Function(std::shared_ptr<detail::ModuleState> state, const FunctionSpec *spec)
       : state(std::move(state)), fnSpec(spec) {}
 
   std::shared_ptr<detail::ModuleState> state;

@@ -14,8 +14,21 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
+#include <cstdlib>
+
 using namespace mlir;
 using namespace mlir::fuser;
+
+/// The CUDA toolkit root: the option, else the usual environment variables,
+/// else the default install location.
+static std::string resolveCudaPath(StringRef option) {
+  if (!option.empty())
+    return option.str();
+  for (const char *var : {"CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"})
+    if (const char *value = std::getenv(var); value && *value)
+      return value;
+  return "/usr/local/cuda";
+}
 
 static void addBufferization(OpPassManager &pm) {
   bufferization::OneShotBufferizePassOptions bufferize;
@@ -87,6 +100,9 @@ void mlir::fuser::buildGpuPipeline(OpPassManager &pm,
 
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = opts.format == "cubin" ? "bin" : "isa";
+  // Without the toolkit, math functions (tanh, exp, ...) would stay
+  // unresolved libdevice calls that only ptxas reports.
+  binary.toolkitPath = resolveCudaPath(opts.cudaPath);
   pm.addPass(createGpuModuleToBinaryPass(binary));
 }
 

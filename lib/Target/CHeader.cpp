@@ -48,12 +48,14 @@ struct Term {
   SmallVector<std::pair<int64_t, int64_t>, 2> dims;
 };
 
-/// A launcher parameter or a C literal for the dynamic dim `d` of `arg`.
-std::string dimParam(int64_t arg, int64_t d) {
+} // namespace
+
+/// The launcher parameter holding the dynamic size `d` of argument `arg`.
+static std::string dimParam(int64_t arg, int64_t d) {
   return "arg" + std::to_string(arg) + "_dim" + std::to_string(d);
 }
 
-std::string formatInt(int64_t v) {
+static std::string formatInt(int64_t v) {
   // -9223372036854775808 is unary minus applied to a literal too large for
   // any signed type.
   if (v == std::numeric_limits<int64_t>::min())
@@ -63,7 +65,7 @@ std::string formatInt(int64_t v) {
   return std::to_string(v);
 }
 
-Term constantTerm(int64_t v) {
+static Term constantTerm(int64_t v) {
   Term t;
   t.constant = v;
   t.text = formatInt(v);
@@ -73,7 +75,7 @@ Term constantTerm(int64_t v) {
 
 /// A float literal that reads back as the same float, or a bit pattern for
 /// infinities and NaNs, which C has no portable literal for.
-std::string formatFloat(double value, StringRef prefix) {
+static std::string formatFloat(double value, StringRef prefix) {
   float f = static_cast<float>(value);
   if (!std::isfinite(f)) {
     uint32_t bits;
@@ -90,7 +92,7 @@ std::string formatFloat(double value, StringRef prefix) {
   return s + "f";
 }
 
-std::optional<DType> lookupDType(StringRef name) {
+static std::optional<DType> lookupDType(StringRef name) {
   // i1 memrefs hold one byte per element.
   static const DType dtypes[] = {
       {"f32", "float", 4},     {"f64", "double", 8},  {"f16", "uint16_t", 2},
@@ -102,14 +104,14 @@ std::optional<DType> lookupDType(StringRef name) {
   return std::nullopt;
 }
 
-bool isIdentifier(StringRef s) {
+static bool isIdentifier(StringRef s) {
   if (s.empty() || llvm::isDigit(s.front()))
     return false;
   return llvm::all_of(s, [](char c) { return llvm::isAlnum(c) || c == '_'; });
 }
 
 /// Symbol names may hold characters C identifiers cannot.
-std::string sanitize(StringRef name) {
+static std::string sanitize(StringRef name) {
   std::string s;
   for (char c : name)
     s += llvm::isAlnum(c) || c == '_' ? c : '_';
@@ -117,7 +119,7 @@ std::string sanitize(StringRef name) {
 }
 
 /// Text safe inside a /* */ comment.
-std::string commentSafe(StringRef text) {
+static std::string commentSafe(StringRef text) {
   std::string s;
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
@@ -134,7 +136,7 @@ std::string commentSafe(StringRef text) {
 /// One character of a C string literal. '?' is escaped because C99 reads
 /// "??x" as a trigraph; other bytes outside printable ASCII use three-digit
 /// octal escapes, which never absorb the following character.
-void appendEscaped(std::string &out, unsigned char c) {
+static void appendEscaped(std::string &out, unsigned char c) {
   switch (c) {
   case '\\':
     out += "\\\\";
@@ -163,9 +165,20 @@ void appendEscaped(std::string &out, unsigned char c) {
   out += buf;
 }
 
+/// An expression as the manifest spells it, for the header's comments.
+static std::string describe(const json::Value &v) {
+  if (std::optional<int64_t> i = v.getAsInteger())
+    return std::to_string(*i);
+  if (std::optional<StringRef> s = v.getAsString())
+    return s->str();
+  return "?";
+}
+
 //===----------------------------------------------------------------------===//
 // Expressions
 //===----------------------------------------------------------------------===//
+
+namespace {
 
 /// Translates manifest expressions into C over the launcher's parameters.
 class ExprTranslator {
@@ -233,6 +246,11 @@ private:
   FailureOr<Term> apply(StringRef op, const Term &a, const Term &b) {
     if (a.constant && b.constant)
       return fold(op, *a.constant, *b.constant);
+    // C division truncates: it is the floor only for positive divisors.
+    if ((op == "floordiv" || op == "ceildiv" || op == "rem") && b.constant &&
+        *b.constant <= 0)
+      return fail(op + " by " + Twine(*b.constant) +
+                  " (the header divides by positive constants only)");
     if (op == "mul" || op == "add") {
       int64_t identity = op == "mul" ? 1 : 0;
       if (a.constant == identity)
@@ -300,8 +318,7 @@ private:
       return fail("unknown expression operator '" + op + "'");
     }
     if (overflow)
-      return fail(op + "(" + Twine(x) + "," + Twine(y) +
-                  ") overflows 64 bits");
+      return fail(op + "(" + Twine(x) + "," + Twine(y) + ") overflows 64 bits");
     return constantTerm(r);
   }
 
@@ -327,7 +344,8 @@ private:
     return false;
   }
 
-  FailureOr<int64_t> parseInt() {
+  /// A decimal 64-bit integer; the caller reports failures.
+  std::optional<int64_t> parseInt() {
     skipSpace();
     size_t start = pos;
     if (pos < text.size() && text[pos] == '-')
@@ -335,19 +353,18 @@ private:
     while (pos < text.size() && llvm::isDigit(text[pos]))
       ++pos;
     int64_t v;
-    if (text.slice(start, pos).getAsInteger(10, v)) {
-      (void)fail("expected an integer at offset " + Twine(start));
-      return failure();
-    }
+    if (text.slice(start, pos).getAsInteger(10, v))
+      return std::nullopt;
     return v;
   }
 
   FailureOr<Term> parseExpr() {
     skipSpace();
     if (pos < text.size() && (text[pos] == '-' || llvm::isDigit(text[pos]))) {
-      FailureOr<int64_t> v = parseInt();
-      if (failed(v))
-        return failure();
+      size_t start = pos;
+      std::optional<int64_t> v = parseInt();
+      if (!v)
+        return fail("expected a 64-bit integer at offset " + Twine(start));
       return constantTerm(*v);
     }
     size_t start = pos;
@@ -359,15 +376,15 @@ private:
     if (!consume('('))
       return fail("expected '(' after '" + name + "'");
     if (name == "dim") {
-      FailureOr<int64_t> arg = parseInt();
-      if (failed(arg) || !consume(','))
+      std::optional<int64_t> arg = parseInt();
+      if (!arg || !consume(','))
         return fail("expected dim(ARG,DIM)");
-      FailureOr<int64_t> d = parseInt();
-      if (failed(d) || !consume(')'))
+      std::optional<int64_t> d = parseInt();
+      if (!d || !consume(')'))
         return fail("expected dim(ARG,DIM)");
       return dim(*arg, *d);
     }
-    static const char *const ops[] = {"add", "sub",  "mul", "floordiv",
+    static const char *const ops[] = {"add",     "sub", "mul", "floordiv",
                                       "ceildiv", "rem", "min", "max"};
     if (!llvm::is_contained(ops, name))
       return fail("unknown expression operator '" + name + "'");
@@ -402,8 +419,8 @@ struct Arg {
 };
 
 struct Buffer {
-  std::optional<int64_t> arg;      ///< for `arg` buffers
-  std::optional<unsigned> result;  ///< for `alloc` buffers that are results
+  std::optional<int64_t> arg;     ///< for `arg` buffers
+  std::optional<unsigned> result; ///< for `alloc` buffers that are results
   DType dtype;
   int64_t align;
   SmallVector<Term, 4> shape;
@@ -442,14 +459,6 @@ struct Function {
   std::vector<Check> checks;
   std::vector<Launch> launches;
 };
-
-std::string describe(const json::Value &v) {
-  if (std::optional<int64_t> i = v.getAsInteger())
-    return std::to_string(*i);
-  if (std::optional<StringRef> s = v.getAsString())
-    return s->str();
-  return "?";
-}
 
 /// Reads and validates one function of the manifest.
 class FunctionReader {
@@ -681,6 +690,19 @@ private:
       if (failed(s))
         return failure();
       launch.shared = *s;
+      // Constants are passed to cuLaunchKernel as they are.
+      constexpr int64_t maxU32 = std::numeric_limits<uint32_t>::max();
+      for (auto [d, t] : llvm::enumerate(launch.grid))
+        if (t.constant && (*t.constant < 0 || *t.constant > maxU32))
+          return fail(what + " grid[" + Twine(d) + "] = " + Twine(*t.constant) +
+                      " is out of range");
+      for (auto [d, t] : llvm::enumerate(launch.block))
+        if (t.constant && (*t.constant <= 0 || *t.constant > maxU32))
+          return fail(what + " block[" + Twine(d) +
+                      "] = " + Twine(*t.constant) + " is out of range");
+      if (s->constant && (*s->constant < 0 || *s->constant > maxU32))
+        return fail(what + " shared_bytes = " + Twine(*s->constant) +
+                    " is out of range");
       const json::Array *args = array(*l, "args");
       if (!args)
         return failure();
@@ -693,6 +715,14 @@ private:
       }
       fn.launches.push_back(std::move(launch));
     }
+    // The manifest gives results no alignment since the runtime allocates
+    // them; here the caller does, and kernels taking raw pointers may use
+    // 16-byte vector accesses, as the arguments' "align" says.
+    for (const Launch &launch : fn.launches)
+      for (const KernelArg &arg : launch.args)
+        if (arg.kind == "ptr" && fn.buffers[arg.buffer].result)
+          fn.buffers[arg.buffer].align =
+              std::max<int64_t>(fn.buffers[arg.buffer].align, 16);
     return success();
   }
 
@@ -844,7 +874,8 @@ private:
           "half-precision\n"
           " *   elements (f16, bf16) are passed as uint16_t. Each dynamic "
           "size (\"?\") of\n"
-          " *   an input is an int64_t parameter argN_dimD, in argument order.\n"
+          " *   an input is an int64_t parameter argN_dimD, in argument "
+          "order.\n"
           " * - Launches are asynchronous on `stream`; results are ready when "
           "it is.\n"
           " *   Intermediate buffers are allocated and freed in stream order.\n"
@@ -856,8 +887,8 @@ private:
           " * - The module is loaded on first use in each CUDA context "
           "(at most\n"
           " *   "
-       << macroPrefix()
-       << "_MAX_CONTEXTS). The cache is not locked: call " << prefix
+       << macroPrefix() << "_MAX_CONTEXTS). The cache is not locked: call "
+       << prefix
        << "_load() once per\n"
           " *   context before launching from several threads, and "
        << prefix
@@ -928,8 +959,7 @@ private:
        << "_MAX_CONTEXTS 8\n#endif\n\n";
     os << "/* The kernels' .entry names; index k is " << p
        << "_contexts_[i].functions[k]. */\n"
-       << "static const char *const " << p << "_kernel_names_[" << n
-       << "] = {";
+       << "static const char *const " << p << "_kernel_names_[" << n << "] = {";
     for (auto [i, k] : llvm::enumerate(kernelNames))
       os << (i ? "," : "") << "\n    \"" << k << "\"";
     if (kernelNames.empty())
@@ -959,8 +989,7 @@ private:
        << "    if (" << p << "_contexts_[i].context == ctx) {\n"
        << "      *out = &" << p << "_contexts_[i];\n"
        << "      return CUDA_SUCCESS;\n    }\n"
-       << "    if (entry == NULL && " << p
-       << "_contexts_[i].context == NULL)\n"
+       << "    if (entry == NULL && " << p << "_contexts_[i].context == NULL)\n"
        << "      entry = &" << p << "_contexts_[i];\n  }\n"
        << "  if (entry == NULL)\n    return CUDA_ERROR_OUT_OF_MEMORY;\n"
        << "  err = cuModuleLoadDataEx(&entry->module, " << p
@@ -1080,10 +1109,10 @@ private:
       os << ")\n    return CUDA_ERROR_INVALID_VALUE;\n";
     }
     for (const Check &c : fn.checks) {
-      if (c.lhs.constant && c.rhs.constant && *c.lhs.constant == *c.rhs.constant)
+      if (c.lhs.constant && c.rhs.constant &&
+          *c.lhs.constant == *c.rhs.constant)
         continue;
-      os << "  /* " << commentSafe(c.message.empty() ? "size check"
-                                                     : c.message)
+      os << "  /* " << commentSafe(c.message.empty() ? "size check" : c.message)
          << " */\n  if (" << c.lhs.text << " != " << c.rhs.text
          << ")\n    return CUDA_ERROR_INVALID_VALUE;\n";
     }
@@ -1103,7 +1132,8 @@ private:
         for (auto [d, t] : llvm::enumerate(buf.shape))
           if (!t.nonNegative)
             os << "  if (" << t.text << " < 0) /* result" << *buf.result
-               << " dim " << d << " */\n"
+               << " dim " << d
+               << " */\n"
                   "    return CUDA_ERROR_INVALID_VALUE;\n";
       const Term &n = buf.numel;
       if (n.constant == 0)
@@ -1163,33 +1193,51 @@ private:
   }
 
   void emitLaunch(const Function &fn, const Launch &launch, size_t index) {
-    static const char *const xyz[] = {"x", "y", "z"};
     os << "    { /* launch " << index << ": " << launch.kernel << " */\n";
-    bool empty = false, allConstant = true;
-    for (const Term &g : launch.grid) {
-      empty |= g.constant && *g.constant <= 0;
-      allConstant &= g.constant.has_value();
-    }
-    if (empty) {
+    if (llvm::any_of(launch.grid,
+                     [](const Term &g) { return g.constant == 0; })) {
       os << "      /* an empty grid: nothing to launch */\n    }\n";
       return;
     }
+    // Constants go straight into cuLaunchKernel (the reader checked their
+    // range); expressions get a local and a runtime range check.
+    static const char *const names[] = {"grid_x",  "grid_y",  "grid_z",
+                                        "block_x", "block_y", "block_z",
+                                        "shared"};
+    SmallVector<const Term *, 7> values;
+    for (const Term &t : launch.grid)
+      values.push_back(&t);
+    for (const Term &t : launch.block)
+      values.push_back(&t);
+    values.push_back(&launch.shared);
+    SmallVector<std::string, 7> launchArgs;
+    SmallVector<std::string> nonEmpty, outOfRange;
     std::string ind = "      ";
-    for (int d = 0; d < 3; ++d)
-      os << ind << "int64_t grid_" << xyz[d] << " = " << launch.grid[d].text
-         << ";\n";
-    for (int d = 0; d < 3; ++d)
-      os << ind << "int64_t block_" << xyz[d] << " = "
-         << launch.block[d].text << ";\n";
-    os << ind << "int64_t shared = " << launch.shared.text << ";\n";
-    if (!allConstant) {
-      // An empty tensor gives an empty grid, which CUDA rejects.
-      os << ind << "if (grid_x > 0 && grid_y > 0 && grid_z > 0) {\n";
+    for (auto [i, t] : llvm::enumerate(values)) {
+      if (t->constant) {
+        launchArgs.push_back(std::to_string(*t->constant));
+        continue;
+      }
+      os << ind << "int64_t " << names[i] << " = " << t->text << ";\n";
+      launchArgs.push_back("(unsigned)" + std::string(names[i]));
+      // CUDA takes unsigned 32-bit dimensions; an empty tensor gives an
+      // empty grid, which CUDA rejects, so that launch is skipped.
+      std::string v = names[i];
+      if (i < 3)
+        nonEmpty.push_back(v + " > 0");
+      else if (i < 6)
+        outOfRange.push_back(v + " <= 0");
+      else
+        outOfRange.push_back(v + " < 0");
+      outOfRange.push_back(v + " > 0xffffffff");
+    }
+    if (!nonEmpty.empty()) {
+      os << ind << "if (" << join(nonEmpty, " && ") << ") {\n";
       ind += "  ";
     }
     os << ind << "CUfunction fn = entry->functions[" << launch.kernelIndex
        << "];\n";
-    // Parameters: each kernel parameter points at a 64-bit or 32-bit local.
+    // Each kernel parameter points at a local of its exact width.
     SmallVector<std::string> params;
     for (auto [k, arg] : llvm::enumerate(launch.args)) {
       std::string name = "p" + std::to_string(k);
@@ -1204,8 +1252,8 @@ private:
            << ";\n";
         params.push_back("&" + name);
       } else if (arg.kind == "f32") {
-        os << ind << "float " << name << " = "
-           << formatFloat(arg.f32, prefix) << ";\n";
+        os << ind << "float " << name << " = " << formatFloat(arg.f32, prefix)
+           << ";\n";
         params.push_back("&" + name);
       } else {
         // MLIR's memref descriptor: allocated and aligned pointer, offset 0,
@@ -1222,54 +1270,48 @@ private:
           if (d + 1 == rank)
             os << "1;\n";
           else
-            os << name << "[" << 4 + rank + d << "] * " << name << "["
-               << 4 + d << "];\n";
+            os << name << "[" << 4 + rank + d << "] * " << name << "[" << 4 + d
+               << "];\n";
         }
         for (size_t j = 0; j < 3 + 2 * rank; ++j)
           params.push_back("&" + name + "[" + std::to_string(j) + "]");
       }
     }
-    if (params.empty()) {
+    if (params.empty())
       os << ind << "void **params = NULL;\n";
-    } else {
-      os << ind << "void *params[] = {";
-      for (auto [j, p] : llvm::enumerate(params))
-        os << (j ? ", " : "") << p;
-      os << "};\n";
-    }
-    // CUDA takes unsigned 32-bit dimensions.
-    os << ind << "if (grid_x > 0xffffffff || grid_y > 0xffffffff || "
-                 "grid_z > 0xffffffff ||\n"
-       << ind << "    block_x <= 0 || block_y <= 0 || block_z <= 0 ||\n"
-       << ind << "    block_x > 0xffffffff || block_y > 0xffffffff || "
-                 "block_z > 0xffffffff ||\n"
-       << ind << "    shared < 0 || shared > 0xffffffff) {\n"
-       << ind << "  err = CUDA_ERROR_INVALID_VALUE;\n" << ind << "  break;\n"
-       << ind << "}\n";
+    else
+      os << ind << "void *params[] = {" << join(params, ", ") << "};\n";
+    if (!outOfRange.empty())
+      os << ind << "if (" << join(outOfRange, " || ") << ") {\n"
+         << ind << "  err = CUDA_ERROR_INVALID_VALUE;\n"
+         << ind << "  break;\n"
+         << ind << "}\n";
     // Above 48 KiB a kernel must opt in to dynamic shared memory.
-    if (!launch.shared.constant || *launch.shared.constant > 48 * 1024) {
+    const std::optional<int64_t> &shared = launch.shared.constant;
+    if (!shared || *shared > 48 * 1024) {
       std::string attrInd = ind;
-      if (!launch.shared.constant) {
+      if (!shared) {
         os << ind << "if (shared > 49152) {\n";
         attrInd += "  ";
       }
       os << attrInd << "err = cuFuncSetAttribute(\n"
          << attrInd
          << "    fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, "
-            "(int)shared);\n"
+         << (shared ? std::to_string(*shared) : "(int)shared") << ");\n"
          << attrInd << "if (err != CUDA_SUCCESS)\n"
          << attrInd << "  break;\n";
-      if (!launch.shared.constant)
+      if (!shared)
         os << ind << "}\n";
     }
-    os << ind << "err = cuLaunchKernel(fn, (unsigned)grid_x, "
-                 "(unsigned)grid_y, (unsigned)grid_z,\n"
-       << ind << "                     (unsigned)block_x, (unsigned)block_y, "
-                 "(unsigned)block_z,\n"
-       << ind << "                     (unsigned)shared, stream, params, "
-                 "NULL);\n"
-       << ind << "if (err != CUDA_SUCCESS)\n" << ind << "  break;\n";
-    if (!allConstant)
+    os << ind << "err = cuLaunchKernel(fn, "
+       << join(ArrayRef(launchArgs).take_front(3), ", ") << ",\n"
+       << ind << "                     "
+       << join(ArrayRef(launchArgs).slice(3, 3), ", ") << ",\n"
+       << ind << "                     " << launchArgs[6]
+       << ", stream, params, NULL);\n"
+       << ind << "if (err != CUDA_SUCCESS)\n"
+       << ind << "  break;\n";
+    if (!nonEmpty.empty())
       os << "      }\n";
     os << "    }\n";
   }
@@ -1302,8 +1344,8 @@ mlir::fuser::emitCHeader(const json::Object &manifest, StringRef ptx,
     const json::Object *obj = v.getAsObject();
     if (!obj)
       return emitError() << "manifest: a function must be an object";
-    FailureOr<Function> fn = FunctionReader(emitError, kernels).read(*obj,
-                                                                      prefix);
+    FailureOr<Function> fn =
+        FunctionReader(emitError, kernels).read(*obj, prefix);
     if (failed(fn))
       return failure();
     fns.push_back(std::move(*fn));
@@ -1321,9 +1363,9 @@ mlir::fuser::emitCHeader(const json::Object &manifest, StringRef ptx,
 
   // 2. Exported names must be unique after sanitizing.
   llvm::StringSet<> names;
-  for (StringRef helper : {"ptx", "load", "unload", "kernel_names_",
-                           "context_entry_", "contexts_", "context_",
-                           "alloc_", "free_", "f32_from_bits_"})
+  for (StringRef helper :
+       {"ptx", "load", "unload", "kernel_names_", "context_entry_", "contexts_",
+        "context_", "alloc_", "free_", "f32_from_bits_"})
     names.insert((prefix + "_" + helper).str());
   for (const Function &fn : fns) {
     SmallVector<std::string> symbols = {fn.cName};
@@ -1341,8 +1383,7 @@ mlir::fuser::emitCHeader(const json::Object &manifest, StringRef ptx,
   return success();
 }
 
-LogicalResult mlir::fuser::translateToCHeader(ModuleOp module,
-                                              StringRef prefix,
+LogicalResult mlir::fuser::translateToCHeader(ModuleOp module, StringRef prefix,
                                               raw_ostream &os) {
   FailureOr<KernelImage> image = getKernelImage(module);
   if (failed(image))

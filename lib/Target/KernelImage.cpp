@@ -10,7 +10,7 @@ using namespace mlir::fuser;
 
 FailureOr<KernelImage> mlir::fuser::getKernelImage(ModuleOp module) {
   SmallVector<gpu::BinaryOp> binaries(module.getOps<gpu::BinaryOp>());
-  if (!llvm::empty(module.getOps<gpu::GPUModuleOp>()))
+  if (!module.getOps<gpu::GPUModuleOp>().empty())
     return module.emitError()
            << "the module still holds a gpu.module: run it through "
               "fuser-opt --fuser-gpu-pipeline before translating";

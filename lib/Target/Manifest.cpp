@@ -81,12 +81,12 @@ public:
     for (Operation &op : func.getBody().front())
       if (failed(visit(&op)))
         return failure();
-    return json::Object{{"name", func.getSymName()},
+    return json::Value(json::Object{{"name", func.getSymName()},
                         {"args", std::move(args)},
                         {"buffers", std::move(buffers)},
                         {"results", std::move(results)},
                         {"checks", std::move(checks)},
-                        {"launches", std::move(launches)}};
+                        {"launches", std::move(launches)}});
   }
 
 private:
@@ -163,7 +163,7 @@ private:
     case AffineExprKind::Mod:
       return call("rem", *l, *r);
     default:
-      return op->emitError() << "unsupported affine expression " << e;
+      return op->emitError() << "unsupported affine expression kind";
     }
   }
 
@@ -177,28 +177,28 @@ private:
 
   LogicalResult visit(Operation *op) {
     return TypeSwitch<Operation *, LogicalResult>(op)
-        .Case([&](arith::ConstantOp c) {
+        .Case([&](arith::ConstantOp c) -> LogicalResult {
           if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
             exprs[c] = std::to_string(i.getValue().getSExtValue());
           else if (auto f = dyn_cast<FloatAttr>(c.getValue()))
             floats[c] = f.getValueAsDouble();
           return success();
         })
-        .Case([&](arith::AddIOp o) { return binary(o, "add"); })
-        .Case([&](arith::SubIOp o) { return binary(o, "sub"); })
-        .Case([&](arith::MulIOp o) { return binary(o, "mul"); })
+        .Case([&](arith::AddIOp o) -> LogicalResult { return binary(o, "add"); })
+        .Case([&](arith::SubIOp o) -> LogicalResult { return binary(o, "sub"); })
+        .Case([&](arith::MulIOp o) -> LogicalResult { return binary(o, "mul"); })
         .Case<arith::DivUIOp, arith::DivSIOp, arith::FloorDivSIOp>(
-            [&](Operation *o) { return binary(o, "floordiv"); })
+            [&](Operation *o) -> LogicalResult { return binary(o, "floordiv"); })
         .Case<arith::CeilDivUIOp, arith::CeilDivSIOp>(
-            [&](Operation *o) { return binary(o, "ceildiv"); })
+            [&](Operation *o) -> LogicalResult { return binary(o, "ceildiv"); })
         .Case<arith::RemUIOp, arith::RemSIOp>(
-            [&](Operation *o) { return binary(o, "rem"); })
+            [&](Operation *o) -> LogicalResult { return binary(o, "rem"); })
         .Case<arith::MinUIOp, arith::MinSIOp>(
-            [&](Operation *o) { return binary(o, "min"); })
+            [&](Operation *o) -> LogicalResult { return binary(o, "min"); })
         .Case<arith::MaxUIOp, arith::MaxSIOp>(
-            [&](Operation *o) { return binary(o, "max"); })
+            [&](Operation *o) -> LogicalResult { return binary(o, "max"); })
         .Case<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
-              arith::ExtUIOp, arith::TruncIOp>([&](Operation *o) {
+              arith::ExtUIOp, arith::TruncIOp>([&](Operation *o) -> LogicalResult {
           Value in = o->getOperand(0);
           if (auto it = pointers.find(in); it != pointers.end()) {
             pointers[o->getResult(0)] = it->second;
@@ -210,7 +210,7 @@ private:
           exprs[o->getResult(0)] = *e;
           return success();
         })
-        .Case([&](affine::AffineApplyOp a) {
+        .Case([&](affine::AffineApplyOp a) -> LogicalResult {
           AffineMap map = a.getAffineMap();
           auto e = affineExpr(a, map.getResult(0),
                               a.getOperands().take_front(map.getNumDims()),
@@ -220,7 +220,7 @@ private:
           exprs[a] = *e;
           return success();
         })
-        .Case([&](arith::CmpIOp c) {
+        .Case([&](arith::CmpIOp c) -> LogicalResult {
           if (c.getPredicate() != arith::CmpIPredicate::eq)
             return c.emitError() << "host comparisons other than 'eq' cannot "
                                     "be described by the kernel manifest";
@@ -231,7 +231,7 @@ private:
           equalities[c] = {*l, *r};
           return success();
         })
-        .Case([&](cf::AssertOp a) {
+        .Case([&](cf::AssertOp a) -> LogicalResult {
           auto it = equalities.find(a.getArg());
           if (it == equalities.end())
             return a.emitError() << "only assertions of an integer equality "
@@ -241,7 +241,7 @@ private:
                                         {"message", a.getMsg()}});
           return success();
         })
-        .Case([&](memref::DimOp d) {
+        .Case([&](memref::DimOp d) -> LogicalResult {
           auto view = viewOf(d, d.getSource());
           auto index = d.getConstantIndex();
           if (failed(view))
@@ -251,34 +251,34 @@ private:
           exprs[d] = view->shape[*index];
           return success();
         })
-        .Case([&](memref::AllocOp a) { return visitAlloc(a); })
-        .Case([&](memref::DeallocOp) { return success(); })
-        .Case([&](memref::CastOp c) {
+        .Case([&](memref::AllocOp a) -> LogicalResult { return visitAlloc(a); })
+        .Case([&](memref::DeallocOp) -> LogicalResult { return success(); })
+        .Case([&](memref::CastOp c) -> LogicalResult {
           auto view = viewOf(c, c.getSource());
           if (failed(view))
             return failure();
           views[c] = *view;
           return success();
         })
-        .Case([&](memref::ExpandShapeOp e) { return visitExpand(e); })
-        .Case([&](memref::CollapseShapeOp c) { return visitCollapse(c); })
-        .Case([&](memref::ExtractAlignedPointerAsIndexOp p) {
+        .Case([&](memref::ExpandShapeOp e) -> LogicalResult { return visitExpand(e); })
+        .Case([&](memref::CollapseShapeOp c) -> LogicalResult { return visitCollapse(c); })
+        .Case([&](memref::ExtractAlignedPointerAsIndexOp p) -> LogicalResult {
           auto view = viewOf(p, p.getSource());
           if (failed(view))
             return failure();
           pointers[p] = view->buffer;
           return success();
         })
-        .Case([&](LLVM::IntToPtrOp p) {
+        .Case([&](LLVM::IntToPtrOp p) -> LogicalResult {
           auto it = pointers.find(p.getArg());
           if (it == pointers.end())
             return p.emitError() << "pointer does not come from a buffer";
           pointers[p] = it->second;
           return success();
         })
-        .Case([&](gpu::LaunchFuncOp l) { return visitLaunch(l); })
-        .Case([&](func::ReturnOp r) { return visitReturn(r); })
-        .Default([&](Operation *o) {
+        .Case([&](gpu::LaunchFuncOp l) -> LogicalResult { return visitLaunch(l); })
+        .Case([&](func::ReturnOp r) -> LogicalResult { return visitReturn(r); })
+        .Default([&](Operation *o) -> LogicalResult {
           return o->emitError()
                  << "'" << o->getName()
                  << "' cannot be described by the kernel manifest: host code "

@@ -1,17 +1,22 @@
 // The generated header compiles as strict C99 and as C++17 with only cuda.h
-// and libcuda (nothing runs: there is no GPU here).
+// and libcuda (nothing runs: there is no GPU here). cuda.h itself is not
+// pedantic C99, hence -isystem.
 // REQUIRES: cuda-headers
 // RUN: rm -rf %t.dir && mkdir -p %t.dir
 // RUN: fuser-opt %s --fuser-gpu-pipeline \
 // RUN:   | fuser-translate --fuser-to-c-header -o %t.dir/kernels.h
-// RUN: cc -std=c99 -Wall -Wextra -pedantic -Werror -I%cuda_include -I%t.dir \
-// RUN:   %S/Inputs/use_header.c -L%cuda_stubs -lcuda -o %t.dir/use_header_c
-// RUN: c++ -std=c++17 -Wall -Wextra -pedantic -Werror -I%cuda_include -I%t.dir \
-// RUN:   -x c++ %S/Inputs/use_header.c -L%cuda_stubs -lcuda -o %t.dir/use_header_cxx
-// Two translation units may include the header (everything is static).
+// Two translation units may include the header: everything is static.
 // RUN: echo '#include "kernels.h"' > %t.dir/second.c
-// RUN: echo 'int second(void) { return fuser_unload() == CUDA_SUCCESS; }' >> %t.dir/second.c
-// RUN: cc -std=c99 -Wall -Werror -I%cuda_include -I%t.dir -c %t.dir/second.c -o %t.dir/second.o
+// RUN: echo 'int second(void) { return fuser_unload() == CUDA_SUCCESS; }' \
+// RUN:   >> %t.dir/second.c
+// RUN: cc -std=c99 -Wall -Wextra -pedantic -Werror -isystem %cuda_include \
+// RUN:   -I%t.dir -c %t.dir/second.c -o %t.dir/second.o
+// RUN: cc -std=c99 -Wall -Wextra -pedantic -Werror -isystem %cuda_include \
+// RUN:   -I%t.dir %S/Inputs/use_header.c %t.dir/second.o -L%cuda_stubs -lcuda \
+// RUN:   -o %t.dir/use_header_c
+// RUN: c++ -std=c++17 -Wall -Wextra -pedantic -Werror -isystem %cuda_include \
+// RUN:   -I%t.dir -x c++ %S/Inputs/use_header.c -L%cuda_stubs -lcuda \
+// RUN:   -o %t.dir/use_header_cxx
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 func.func @scale(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {

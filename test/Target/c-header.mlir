@@ -45,11 +45,11 @@ func.func @scale(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
 // CHECK-NEXT:      "//\n"
 // CHECK:           ".version
 // CHECK:           ".target sm_
-// CHECK:           ".visible .entry [[KERNEL:[A-Za-z0-9_$]+]](\n"
+// CHECK:           ".visible .entry [[$KERNEL:[A-Za-z0-9_$]+]](\n"
 // CHECK:       ";
 
 // CHECK:       static const char *const fuser_kernel_names_[1] = {
-// CHECK-NEXT:      "[[KERNEL]]"};
+// CHECK-NEXT:      "[[$KERNEL]]"};
 // CHECK:       static inline CUresult fuser_context_(fuser_context_entry_ **out) {
 // CHECK:         cuModuleLoadDataEx(&entry->module, fuser_ptx, 0, NULL, NULL);
 // CHECK:       static inline CUresult fuser_load(CUmodule *out) {
@@ -71,21 +71,24 @@ func.func @scale(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
 // CHECK-NEXT:      return CUDA_ERROR_INVALID_VALUE;
 // CHECK:         if ((arg0_dim0 * arg0_dim1) > 0 && ([[ARG]] == 0 || [[ARG]] % 16 != 0))
 // CHECK-NEXT:      return CUDA_ERROR_INVALID_VALUE;
-// CHECK:         if ((arg0_dim0 * arg0_dim1) > 0 && ([[RES]] == 0 || [[RES]] % 4 != 0))
+// The caller's result must suit the kernels' vector stores.
+// CHECK:         if ((arg0_dim0 * arg0_dim1) > 0 && ([[RES]] == 0 || [[RES]] % 16 != 0))
 // CHECK-NEXT:      return CUDA_ERROR_INVALID_VALUE;
 // CHECK:         err = fuser_context_(&entry);
-// CHECK:         { /* launch 0: [[KERNEL]] */
-// CHECK-NEXT:      int64_t grid_x = {{.*}}arg0_dim0 * arg0_dim1{{.*}};
-// CHECK-NEXT:      int64_t grid_y = 1;
-// CHECK-NEXT:      int64_t grid_z = 1;
-// CHECK-NEXT:      int64_t block_x = {{[0-9]+}};
-// CHECK:           int64_t shared = 0;
-// CHECK-NEXT:      if (grid_x > 0 && grid_y > 0 && grid_z > 0) {
+// CHECK:         { /* launch 0: [[$KERNEL]] */
+// CHECK-NEXT:      int64_t grid_x = ((((((arg0_dim0 * arg0_dim1) + 4 - 1) / 4) + 256 - 1) / 256) < 1048576 ? (((((arg0_dim0 * arg0_dim1) + 4 - 1) / 4) + 256 - 1) / 256) : 1048576);
+// CHECK-NEXT:      if (grid_x > 0) {
 // CHECK-NEXT:        CUfunction fn = entry->functions[0];
-// CHECK:             void *params[] = {&[[ARG]], &[[RES]]
+// CHECK-NEXT:        int64_t p2 = (arg0_dim0 * arg0_dim1);
+// CHECK-NEXT:        void *params[] = {&[[ARG]], &[[RES]], &p2};
+// CHECK-NEXT:        if (grid_x > 0xffffffff) {
+// CHECK-NEXT:          err = CUDA_ERROR_INVALID_VALUE;
+// CHECK-NEXT:          break;
+// CHECK-NEXT:        }
 // CHECK-NOT:         cuFuncSetAttribute
-// CHECK:             err = cuLaunchKernel(fn, (unsigned)grid_x, (unsigned)grid_y, (unsigned)grid_z,
-// CHECK:                                  (unsigned)shared, stream, params, NULL);
+// CHECK-NEXT:        err = cuLaunchKernel(fn, (unsigned)grid_x, 1, 1,
+// CHECK-NEXT:                             256, 1, 1,
+// CHECK-NEXT:                             0, stream, params, NULL);
 // CHECK:         } while (0);
 // CHECK-NEXT:    return err;
 // CHECK-NEXT:  }

@@ -38,6 +38,11 @@ struct FuserPipelineOptions
       *this, "report",
       llvm::cl::desc("Emit remarks on fusion decisions and unfused ops"),
       llvm::cl::init(false)};
+  PassOptions::Option<std::string> cudaPath{
+      *this, "cuda-path",
+      llvm::cl::desc("CUDA toolkit root, for libdevice (math functions) and "
+                     "ptxas; default: $CUDA_HOME, $CUDA_PATH, /usr/local/cuda"),
+      llvm::cl::init("")};
   PassOptions::Option<bool> fuse{
       *this, "fuse",
       llvm::cl::desc("Form fusion groups (off: every op compiles alone)"),

@@ -1,0 +1,20 @@
+// REQUIRES: ptxas
+// The PTX of every example assembles for sm_90a.
+// RUN: fuser-opt %fuser_src/examples/w1_leaky_relu_static.mlir --fuser-gpu-pipeline | fuser-translate --fuser-to-ptx -o %t.w1s.ptx
+// RUN: %ptxas -arch=sm_90a -v %t.w1s.ptx -o %t.w1s.cubin 2>&1 | FileCheck %s --check-prefix=W1
+// RUN: fuser-opt %fuser_src/examples/w1_leaky_relu_dynamic.mlir --fuser-gpu-pipeline | fuser-translate --fuser-to-ptx -o %t.w1d.ptx
+// RUN: %ptxas -arch=sm_90a %t.w1d.ptx -o %t.w1d.cubin
+// RUN: fuser-opt %fuser_src/examples/pointwise_chain.mlir --fuser-gpu-pipeline | fuser-translate --fuser-to-ptx -o %t.chain.ptx
+// RUN: %ptxas -arch=sm_90a -v %t.chain.ptx -o %t.chain.cubin 2>&1 | FileCheck %s --check-prefix=CHAIN
+// Other chips: sm_80 without the sm_90a features.
+// RUN: fuser-opt %fuser_src/examples/pointwise_chain.mlir --fuser-gpu-pipeline="chip=sm_80 features=+ptx70" | fuser-translate --fuser-to-ptx -o %t.sm80.ptx
+// RUN: %ptxas -arch=sm_80 %t.sm80.ptx -o %t.sm80.cubin
+// The cubin format runs ptxas inside the pipeline.
+// RUN: fuser-opt %fuser_src/examples/w1_leaky_relu_dynamic.mlir --fuser-gpu-pipeline="format=cubin" | fuser-translate --fuser-to-cubin -o %t.direct.cubin
+// RUN: test -s %t.direct.cubin
+
+// No spills in the shipped kernels.
+// W1: Compiling entry function 'forward_pointwise' for 'sm_90a'
+// W1: 0 bytes spill stores, 0 bytes spill loads
+// CHAIN: Compiling entry function 'forward_pointwise' for 'sm_90a'
+// CHAIN: 0 bytes spill stores, 0 bytes spill loads

@@ -428,10 +428,17 @@ private:
                              << " returns the same buffer as an earlier one";
       results.push_back(json::Object{{"buffer", view->buffer}});
     }
-    // Vector kernels need 16-byte aligned pointers: tell the runtime.
+    // Vector kernels need 16-byte aligned pointers, inputs and outputs
+    // alike: tell the runtime.
     for (auto [i, arg] : llvm::enumerate(args))
       if (alignedBuffers.contains(static_cast<int64_t>(i)))
         (*arg.getAsObject())["align"] = 16;
+    for (json::Value &buffer : buffers) {
+      json::Object *b = buffer.getAsObject();
+      if (b->getString("kind") == "alloc" &&
+          alignedBuffers.contains(*b->getInteger("id")))
+        (*b)["align"] = 16;
+    }
     return success();
   }
 

@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""Times fuser's kernels against PyTorch eager and torch.compile, side by side.
+
+The method follows the users' benchmark (shared/docs/WORKLOADS.md): CUDA
+events on the current stream around one forward call, a 256 MB write that
+flushes the L2 cache before each call, warm-up calls first, then many timed
+calls; the mean and the median are reported, and the ratios
+(reference time / fuser time) are the figures that matter.
+
+Writes <out>/results.md, <out>/results.json and <out>/bandwidth.png.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import statistics
+import sys
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+import fuser
+
+ARTIFACTS = Path(os.environ.get("FUSER_ARTIFACTS", ".artifacts"))
+FLUSH = None
+
+
+def flush_l2():
+    global FLUSH
+    if FLUSH is None:
+        FLUSH = torch.empty(256 * 1024 * 1024 // 4, device="cuda")
+    FLUSH.fill_(1.0)
+
+
+def time_fn(fn, iters, warmup=3):
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(iters):
+        flush_l2()
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return {"mean_ms": statistics.fmean(times), "median_ms": statistics.median(times),
+            "min_ms": min(times), "iters": iters}
+
+
+def load(stem):
+    return fuser.load(fuser.Artifact.from_files(
+        ARTIFACTS / f"{stem}.ptx", ARTIFACTS / f"{stem}.manifest.json"))
+
+
+def copy_ceiling(nbytes):
+    """Device-to-device copy of the same size: the bandwidth ceiling."""
+    src = torch.empty(nbytes // 4, device="cuda")
+    dst = torch.empty_like(src)
+    t = time_fn(lambda: dst.copy_(src), iters=10)
+    del src, dst
+    return 2 * nbytes / (t["median_ms"] * 1e-3) / 1e9  # GB/s, read + write
+
+
+def bench_w1(iters):
+    mod = load("w1_leaky_relu_static")
+    x = torch.randn(4096, 393216, device="cuda")
+    out = torch.empty_like(x)
+    eager = lambda: F.leaky_relu(x, 0.01)
+    compiled_fn = torch.compile(lambda t: F.leaky_relu(t, 0.01))
+    compiled = lambda: compiled_fn(x)
+    ours = lambda: mod.forward(x, out=out)
+    ours_alloc = lambda: mod.forward(x)
+    ours()
+    torch.testing.assert_close(out, eager(), rtol=0, atol=0)
+    res = {"eager": time_fn(eager, iters), "compile": time_fn(compiled, iters),
+           "fuser": time_fn(ours, iters), "fuser (alloc)": time_fn(ours_alloc, iters)}
+    nbytes = 2 * x.numel() * 4
+    del x, out
+    torch.cuda.empty_cache()
+    return res, nbytes
+
+
+def bench_chain(iters, rows=65536):
+    mod = load("pointwise_chain")
+    x = torch.randn(rows, 1000, device="cuda")
+    b = torch.randn(1000, device="cuda")
+
+    def ref(x, b):
+        h = x * 0.5 + b
+        return torch.tanh(F.leaky_relu(h, 0.01)) + h
+
+    out = torch.empty_like(x)
+    compiled_fn = torch.compile(ref)
+    ours = lambda: mod.forward(x, b, out=out)
+    ours()
+    torch.testing.assert_close(out, ref(x, b), rtol=1e-5, atol=1e-5)
+    res = {"eager": time_fn(lambda: ref(x, b), iters),
+           "compile": time_fn(lambda: compiled_fn(x, b), iters),
+           "fuser": time_fn(ours, iters)}
+    return res, 2 * x.numel() * 4
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--out", default="bench/results/latest")
+    ap.add_argument("--iters", type=int, default=30)
+    ap.add_argument("--only", default="w1,chain")
+    args = ap.parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+
+    device = torch.cuda.get_device_name()
+    date = datetime.date.today().isoformat()
+    print(f"[bench] {device}, torch {torch.__version__}, {date}", flush=True)
+    results = {"device": device, "date": date, "torch": torch.__version__, "workloads": {}}
+    benches = {"w1": ("W1 LeakyReLU 4096x393216", bench_w1),
+               "chain": ("seed chain (7 ops) 65536x1000", bench_chain)}
+    for key in args.only.split(","):
+        title, fn = benches[key]
+        print(f"[bench] {title} ...", flush=True)
+        res, nbytes = fn(args.iters)
+        ceiling = copy_ceiling(nbytes // 2)
+        for name, r in res.items():
+            r["GB/s"] = nbytes / (r["median_ms"] * 1e-3) / 1e9
+        results["workloads"][key] = {"title": title, "bytes": nbytes,
+                                     "copy_ceiling_GBps": ceiling, "timings": res}
+        torch.cuda.empty_cache()
+
+    lines = [f"# fuser benchmarks: {device}, {date}", "",
+             f"PyTorch {torch.__version__}. CUDA events around one call, L2 flushed "
+             f"(256 MB write) before each, 3 warm-up calls, {args.iters} timed calls. "
+             "Ratios are reference / fuser (median); above 1 means fuser is faster.", "",
+             "| workload | impl | median ms | mean ms | GB/s | % of copy ceiling | vs eager | vs torch.compile |",
+             "|---|---|---|---|---|---|---|---|"]
+    for w in results["workloads"].values():
+        t = w["timings"]
+        for name, r in t.items():
+            ve = t["eager"]["median_ms"] / r["median_ms"]
+            vc = t["compile"]["median_ms"] / r["median_ms"]
+            lines.append(f"| {w['title']} | {name} | {r['median_ms']:.3f} | {r['mean_ms']:.3f} | "
+                         f"{r['GB/s']:.0f} | {100 * r['GB/s'] / w['copy_ceiling_GBps']:.1f}% | "
+                         f"{ve:.3f}x | {vc:.3f}x |")
+        lines.append(f"| {w['title']} | copy ceiling | | | {w['copy_ceiling_GBps']:.0f} | 100% | | |")
+    md = "\n".join(lines) + "\n"
+    (out / "results.md").write_text(md)
+    (out / "results.json").write_text(json.dumps(results, indent=2))
+    print(md)
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots(figsize=(8, 4))
+        labels, vals, ceil = [], [], []
+        for w in results["workloads"].values():
+            for name, r in w["timings"].items():
+                labels.append(f"{w['title'].split()[0]}\n{name}")
+                vals.append(r["GB/s"])
+                ceil.append(w["copy_ceiling_GBps"])
+        ax.bar(range(len(vals)), vals, color="tab:blue", label="achieved")
+        ax.scatter(range(len(vals)), ceil, color="tab:red", marker="_", s=400, label="copy ceiling")
+        ax.set_xticks(range(len(vals)), labels, fontsize=7)
+        ax.set_ylabel("GB/s (bytes read + written)")
+        ax.set_title(f"fuser vs PyTorch, {device}, {date}")
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(out / "bandwidth.png", dpi=110)
+    except Exception as e:  # plotting is a nicety
+        print(f"[bench] no plot: {e}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

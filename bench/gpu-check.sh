@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The whole GPU check in one call on the GPU machine (which has no MLIR):
+#   1. builds the runtime, its unit tests and the Python bindings;
+#   2. runs the unit tests, the Python tests and test/gpu on the GPU;
+#   3. times the examples against PyTorch eager and torch.compile.
+# The artifacts come from scripts/build-gpu-artifacts.sh, run beforehand where
+# MLIR is, and travel in .artifacts/. Results go to $OUT (or bench/results/latest).
+#   usage: bench/gpu-check.sh [--skip-tests] [--skip-bench] [--only w1,chain]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT_DIR=${OUT:-bench/results/latest}
+mkdir -p "$OUT_DIR"
+export PYTHONUNBUFFERED=1 FUSER_ARTIFACTS=$PWD/.artifacts
+RUN_TESTS=1 RUN_BENCH=1 ONLY=w1,chain
+while [ $# -gt 0 ]; do
+  case $1 in
+    --skip-tests) RUN_TESTS=0 ;;
+    --skip-bench) RUN_BENCH=0 ;;
+    --only) ONLY=$2; shift ;;
+    *) echo "unknown option $1"; exit 2 ;;
+  esac
+  shift
+done
+[ -f .artifacts/w1_leaky_relu_static.ptx ] || { echo "no .artifacts/: run scripts/build-gpu-artifacts.sh first"; exit 2; }
+status=0
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT_DIR/device.txt"
+
+echo "== build (runtime + bindings, no compiler)"
+configure() {
+  cmake -G Ninja -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DFUSER_ENABLE_COMPILER=OFF \
+    -DFUSER_ENABLE_PYTHON=ON -DFUSER_ENABLE_TESTS=$1 -DPython3_EXECUTABLE="$(command -v python3)" \
+    >> "$OUT_DIR/build.log" 2>&1
+}
+tests=ON
+configure ON || { tests=OFF; echo "(GoogleTest not found: unit tests skipped)"; rm -rf build-gpu; configure OFF; } \
+  || { tail -30 "$OUT_DIR/build.log"; exit 1; }
+cmake --build build-gpu -j "$(nproc)" >> "$OUT_DIR/build.log" 2>&1 || { tail -30 "$OUT_DIR/build.log"; exit 1; }
+export PYTHONPATH=$PWD/build-gpu/python_packages
+
+if [ $RUN_TESTS = 1 ]; then
+  if [ $tests = ON ]; then
+    echo "== unit tests (ctest)"
+    ctest --test-dir build-gpu --output-on-failure > "$OUT_DIR/ctest.log" 2>&1 || status=1
+    tail -3 "$OUT_DIR/ctest.log"
+  fi
+  echo "== Python and GPU tests (pytest)"
+  python3 -m pytest -q -rs -s python-bindings/tests test/gpu > "$OUT_DIR/pytest.log" 2>&1 || status=1
+  grep -E "max abs error|seed|passed|failed|error" "$OUT_DIR/pytest.log" | grep -v "^$" | tail -60
+fi
+if [ $RUN_BENCH = 1 ]; then
+  echo "== benchmarks"
+  python3 bench/bench.py --out "$OUT_DIR" --only "$ONLY" 2>&1 | tee "$OUT_DIR/bench.log" | grep -v "^\[bench\]" || status=1
+fi
+exit $status

@@ -5,7 +5,7 @@ import torch
 import torch.nn.functional as F
 
 import fuser
-from conftest import check, load, poisoned, randn
+from gpu_util import check, load, poisoned, randn
 
 TOL = 1e-5  # fp32 pointwise math against a float64 reference
 

@@ -143,6 +143,12 @@ private:
       }
       inputStrides[k] = strides;
     }
+    if (passesSizes && config.getVectorWidth() > 1) {
+      Value rem = arith::RemUIOp::create(
+          b, loc, sizes[rank - 1], constI64(b, loc, config.getVectorWidth()));
+      rowAligned = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rem,
+                                         constI64(b, loc, 0));
+    }
   }
 
   /// Splits a linear result index into per-dimension coordinates.
@@ -185,6 +191,59 @@ private:
     return idx;
   }
 
+  /// A broadcast input read by `width` lanes from lane-0 coordinates. When
+  /// the innermost result size is a multiple of `width` (a uniform branch),
+  /// the lanes stay in one row: one aligned vector load if the input reads
+  /// the innermost dimension, else one scalar splat. Otherwise each lane
+  /// gathers its own element.
+  Value loadBroadcastVector(OpBuilder &b, Location loc, unsigned k,
+                            ArrayRef<Value> coords, Type elemTy,
+                            int64_t width) {
+    auto vecTy = VectorType::get({width}, elemTy);
+    unsigned bytes = elemTy.getIntOrFloatBitWidth() / 8;
+    AffineMap map = op.getIndexingMap(inputs[k].index);
+    bool readsInnermost =
+        map.getNumResults() > 0 &&
+        map.getDimPosition(map.getNumResults() - 1) == rank - 1;
+    bool skipsInnermost = !map.getResultPosition(
+        getAffineDimExpr(rank - 1, op.getContext()));
+    Value base = gep(b, loc, inputArgs[k], elemTy,
+                     broadcastIndex(b, loc, k, coords));
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{vecTy}, rowAligned,
+                                  /*withElseRegion=*/true);
+    {
+      OpBuilder tb = ifOp.getThenBodyBuilder();
+      Value v;
+      if (readsInnermost)
+        v = LLVM::LoadOp::create(tb, loc, vecTy, base, bytes * width);
+      else if (skipsInnermost)
+        v = vector::BroadcastOp::create(
+            tb, loc, vecTy, LLVM::LoadOp::create(tb, loc, elemTy, base, bytes));
+      else
+        v = gatherLanes(tb, loc, k, coords, elemTy, width);
+      scf::YieldOp::create(tb, loc, v);
+    }
+    OpBuilder eb = ifOp.getElseBodyBuilder();
+    scf::YieldOp::create(eb, loc,
+                         gatherLanes(eb, loc, k, coords, elemTy, width));
+    return ifOp.getResult(0);
+  }
+
+  Value gatherLanes(OpBuilder &b, Location loc, unsigned k,
+                    ArrayRef<Value> coords, Type elemTy, int64_t width) {
+    unsigned bytes = elemTy.getIntOrFloatBitWidth() / 8;
+    SmallVector<Value> lanes;
+    SmallVector<Value> c(coords);
+    for (int64_t l = 0; l < width; ++l) {
+      if (l > 0)
+        c = nextCoords(b, loc, c);
+      Value p = gep(b, loc, inputArgs[k], elemTy, broadcastIndex(b, loc, k, c));
+      lanes.push_back(LLVM::LoadOp::create(b, loc, elemTy, p, bytes));
+    }
+    return vector::FromElementsOp::create(
+        b, loc, VectorType::get({width}, elemTy), lanes);
+  }
+
   /// Loads, computes and stores `width` consecutive elements from `base`.
   LogicalResult emitElements(OpBuilder &b, Location loc, Value base,
                              int64_t width) {
@@ -194,12 +253,9 @@ private:
     bool needCoords = llvm::any_of(inputs, [](const InputInfo &in) {
       return in.isTensor && !in.isContiguous && !in.isSingleValue;
     });
-    SmallVector<SmallVector<Value>> laneCoords;
-    if (needCoords) {
-      laneCoords.push_back(delinearize(b, loc, base));
-      for (int64_t l = 1; l < width; ++l)
-        laneCoords.push_back(nextCoords(b, loc, laneCoords.back()));
-    }
+    SmallVector<Value> coords;
+    if (needCoords)
+      coords = delinearize(b, loc, base);
 
     IRMapping mapping;
     Block &body = op.getBodyBlock();
@@ -215,17 +271,12 @@ private:
       } else if (in.isContiguous) {
         Value p = gep(b, loc, inputArgs[k], elemTy, base);
         v = LLVM::LoadOp::create(b, loc, widen(elemTy), p, bytes * width);
+      } else if (width == 1) {
+        Value p = gep(b, loc, inputArgs[k], elemTy,
+                      broadcastIndex(b, loc, k, coords));
+        v = LLVM::LoadOp::create(b, loc, elemTy, p, bytes);
       } else {
-        SmallVector<Value> lanes;
-        for (int64_t l = 0; l < width; ++l) {
-          Value p = gep(b, loc, inputArgs[k], elemTy,
-                        broadcastIndex(b, loc, k, laneCoords[l]));
-          lanes.push_back(LLVM::LoadOp::create(b, loc, elemTy, p, bytes));
-        }
-        v = width == 1 ? lanes[0]
-                       : vector::FromElementsOp::create(
-                             b, loc, cast<VectorType>(widen(elemTy)), lanes)
-                             .getResult();
+        v = loadBroadcastVector(b, loc, k, coords, elemTy, width);
       }
       mapping.map(body.getArgument(in.index), v);
     }
@@ -276,6 +327,8 @@ private:
   SmallVector<Value> inputArgs, outputArgs, sizes;
   DenseMap<unsigned, Value> singleValues;
   DenseMap<unsigned, SmallVector<Value>> inputStrides;
+  /// True when the innermost result size is a multiple of the vector width.
+  Value rowAligned;
 };
 
 class ConvertPointwiseToGPUPass

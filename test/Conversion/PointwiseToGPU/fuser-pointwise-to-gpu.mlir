@@ -61,7 +61,15 @@ func.func @leaky(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
 // CHECK-NOT: arith.minui
 // CHECK: gpu.launch_func @fuser_kernels::@bias_pointwise {{.*}} args(%{{.+}} : !llvm.ptr<1>, %{{.+}} : !llvm.ptr<1>, %[[S]] : f32, %{{.+}} : !llvm.ptr<1>, %{{.+}} : i64, %{{.+}} : i64, %{{.+}} : i64)
 // CHECK: gpu.func @bias_pointwise(%{{.+}}: !llvm.ptr<1>, %[[BP:.+]]: !llvm.ptr<1>, %[[SV:.+]]: f32, %{{.+}}: !llvm.ptr<1>, %{{.+}}: i64, %{{.+}}: i64, %[[C:.+]]: i64)
+// The bias rows stay whole when the row size is a multiple of 4: one
+// aligned vector load, else a gather of 4 lanes.
+// CHECK: %[[REM:.+]] = arith.remui %[[C]], %c4_i64
+// CHECK: %[[ALIGNED:.+]] = arith.cmpi eq, %[[REM]], %c0_i64
+// CHECK: scf.for
 // CHECK: arith.remui %{{.+}}, %[[C]] : i64
+// CHECK: scf.if %[[ALIGNED]] -> (vector<4xf32>)
+// CHECK:   llvm.load %{{.+}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK: } else {
 // CHECK-COUNT-4: llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
 // CHECK: vector.from_elements
 // CHECK: vector.broadcast %[[SV]] : f32 to vector<4xf32>

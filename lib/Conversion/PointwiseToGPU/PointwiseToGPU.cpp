@@ -14,6 +14,8 @@
 
 #include "fuser/Conversion/Passes.h"
 
+#include "fuser/Conversion/Common/KernelUtils.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -32,15 +34,6 @@ using namespace mlir;
 using namespace mlir::fuser;
 
 namespace {
-
-constexpr StringLiteral kKernelModuleName = "fuser_kernels";
-constexpr unsigned kGlobalAddressSpace = 1;
-
-Type elementTypeOf(Type t) {
-  if (auto shaped = dyn_cast<ShapedType>(t))
-    return shaped.getElementType();
-  return t;
-}
 
 /// The per-input facts both the kernel and the launch need.
 struct InputInfo {
@@ -66,7 +59,7 @@ public:
 
     // Parameters, in signature order.
     unsigned argNo = 0;
-    for (const InputInfo &in : inputs)
+    for (size_t k = 0; k < inputs.size(); ++k)
       inputArgs.push_back(entry.getArgument(argNo++));
     for (unsigned r = 0; r < op.getNumResults(); ++r)
       outputArgs.push_back(entry.getArgument(argNo++));
@@ -111,16 +104,6 @@ public:
   }
 
 private:
-  Value constI64(OpBuilder &b, Location loc, int64_t v) {
-    return arith::ConstantIntOp::create(b, loc, i64, v);
-  }
-
-  Value gep(OpBuilder &b, Location loc, Value ptr, Type elemTy, Value idx) {
-    return LLVM::GEPOp::create(b, loc, ptr.getType(), elemTy, ptr,
-                               ArrayRef<LLVM::GEPArg>{idx},
-                               LLVM::GEPNoWrapFlags::inbounds);
-  }
-
   /// Loads of rank-0 inputs and the row-major strides of broadcast inputs
   /// do not change across iterations.
   void hoistLoopInvariants(OpBuilder &b, Location loc) {
@@ -207,7 +190,7 @@ private:
         map.getDimPosition(map.getNumResults() - 1) == rank - 1;
     bool skipsInnermost = !map.getResultPosition(
         getAffineDimExpr(rank - 1, op.getContext()));
-    Value base = gep(b, loc, inputArgs[k], elemTy,
+    Value base = gepElement(b, loc, inputArgs[k], elemTy,
                      broadcastIndex(b, loc, k, coords));
     auto ifOp = scf::IfOp::create(b, loc, TypeRange{vecTy}, rowAligned,
                                   /*withElseRegion=*/true);
@@ -237,7 +220,7 @@ private:
     for (int64_t l = 0; l < width; ++l) {
       if (l > 0)
         c = nextCoords(b, loc, c);
-      Value p = gep(b, loc, inputArgs[k], elemTy, broadcastIndex(b, loc, k, c));
+      Value p = gepElement(b, loc, inputArgs[k], elemTy, broadcastIndex(b, loc, k, c));
       lanes.push_back(LLVM::LoadOp::create(b, loc, elemTy, p, bytes));
     }
     return vector::FromElementsOp::create(
@@ -269,10 +252,10 @@ private:
                        : vector::BroadcastOp::create(b, loc, widen(elemTy), s)
                              .getResult();
       } else if (in.isContiguous) {
-        Value p = gep(b, loc, inputArgs[k], elemTy, base);
+        Value p = gepElement(b, loc, inputArgs[k], elemTy, base);
         v = LLVM::LoadOp::create(b, loc, widen(elemTy), p, bytes * width);
       } else if (width == 1) {
-        Value p = gep(b, loc, inputArgs[k], elemTy,
+        Value p = gepElement(b, loc, inputArgs[k], elemTy,
                       broadcastIndex(b, loc, k, coords));
         v = LLVM::LoadOp::create(b, loc, elemTy, p, bytes);
       } else {
@@ -281,39 +264,14 @@ private:
       mapping.map(body.getArgument(in.index), v);
     }
 
-    for (Operation &inner : body.without_terminator()) {
-      if (width == 1) {
-        b.clone(inner, mapping);
-        continue;
-      }
-      if (auto cst = dyn_cast<arith::ConstantOp>(inner)) {
-        auto vecTy = cast<VectorType>(widen(cst.getType()));
-        Value splat = arith::ConstantOp::create(
-            b, loc, vecTy,
-            SplatElementsAttr::get(vecTy, cast<TypedAttr>(cst.getValue())));
-        mapping.map(cst.getResult(), splat);
-        continue;
-      }
-      if (!OpTrait::hasElementwiseMappableTraits(&inner))
-        return inner.emitOpError()
-               << "cannot be vectorized by the pointwise lowering; set "
-                  "vector_width = 1 in its #fuser.config";
-      OperationState state(inner.getLoc(), inner.getName());
-      for (Value operand : inner.getOperands())
-        state.addOperands(mapping.lookup(operand));
-      for (Type t : inner.getResultTypes())
-        state.addTypes(widen(t));
-      state.addAttributes(inner.getAttrs());
-      Operation *vecOp = b.create(state);
-      mapping.map(inner.getResults(), vecOp->getResults());
-    }
-
-    auto yield = cast<YieldOp>(body.getTerminator());
-    for (auto [r, yielded] : llvm::enumerate(yield.getValues())) {
-      Type elemTy = yielded.getType();
+    auto yielded = emitBodyWidened(b, body, mapping, width);
+    if (failed(yielded))
+      return failure();
+    for (auto [r, value] : llvm::enumerate(*yielded)) {
+      Type elemTy = elementTypeOf(op.getResultTypes()[r]);
       unsigned bytes = elemTy.getIntOrFloatBitWidth() / 8;
-      Value p = gep(b, loc, outputArgs[r], elemTy, base);
-      LLVM::StoreOp::create(b, loc, mapping.lookup(yielded), p, bytes * width);
+      Value p = gepElement(b, loc, outputArgs[r], elemTy, base);
+      LLVM::StoreOp::create(b, loc, value, p, bytes * width);
     }
     return success();
   }
@@ -352,8 +310,6 @@ public:
     if (groups.empty())
       return;
 
-    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
-                    UnitAttr::get(&getContext()));
     gpu::GPUModuleOp kernels = getOrCreateKernelModule(module);
     SymbolTable kernelSymbols(kernels);
     for (PointwiseOp op : groups)
@@ -362,23 +318,6 @@ public:
   }
 
 private:
-  gpu::GPUModuleOp getOrCreateKernelModule(ModuleOp module) {
-    for (auto gm : module.getOps<gpu::GPUModuleOp>())
-      if (gm.getName() == kKernelModuleName)
-        return gm;
-    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-    return gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModuleName);
-  }
-
-  static LogicalResult checkElementType(PointwiseOp op, Type t) {
-    Type e = elementTypeOf(t);
-    if (!e.isIntOrFloat() || e.getIntOrFloatBitWidth() % 8 != 0)
-      return op.emitOpError() << "has element type " << e
-                              << ", which the GPU lowering does not support "
-                                 "(it needs whole-byte ints or floats)";
-    return success();
-  }
-
   LogicalResult lower(PointwiseOp op, SymbolTable &kernelSymbols) {
     auto config = op.getConfigAttr();
     if (!config)
@@ -387,11 +326,8 @@ private:
     if (config.getStrategy() != "pointwise")
       return op.emitOpError() << "has strategy '" << config.getStrategy()
                               << "'; this lowering implements 'pointwise'";
-    for (Type t : op.getOperandTypes())
-      if (failed(checkElementType(op, t)))
-        return failure();
-    for (Type t : op.getResultTypes())
-      if (failed(checkElementType(op, t)))
+    for (Type t : llvm::concat<Type>(op.getOperandTypes(), op.getResultTypes()))
+      if (failed(checkLoadableElementType(op, t)))
         return failure();
 
     // 1. Classify the inputs the body reads; unread ones only carry shapes.
@@ -426,17 +362,8 @@ private:
     if (passesSizes)
       params.append(rank, i64);
 
-    OpBuilder kb(kernelSymbols.getOp()->getRegion(0));
-    kb.setInsertionPointToEnd(&kernelSymbols.getOp()->getRegion(0).front());
-    auto kernel = gpu::GPUFuncOp::create(kb, op.getLoc(), name,
-                                         FunctionType::get(ctx, params, {}));
-    kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
-                    UnitAttr::get(ctx));
-    ArrayRef<int64_t> block = config.getBlock();
-    kernel.setKnownBlockSizeAttr(DenseI32ArrayAttr::get(
-        ctx, {static_cast<int32_t>(block[0]), static_cast<int32_t>(block[1]),
-              static_cast<int32_t>(block[2])}));
-    kernelSymbols.insert(kernel); // uniques the name
+    auto kernel = createKernel(kernelSymbols, op.getLoc(), name, params,
+                               config.getBlock());
     KernelEmitter emitter(op, config, inputs, passesSizes);
     if (failed(emitter.emit(kernel)))
       return failure();
@@ -458,10 +385,6 @@ private:
     auto toI64 = [&](Value idx) {
       return arith::IndexCastUIOp::create(b, loc, i64, idx).getResult();
     };
-    auto toPtr = [&](Value memref) {
-      Value addr = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
-      return LLVM::IntToPtrOp::create(b, loc, ptrTy, toI64(addr)).getResult();
-    };
 
     SmallVector<Value> args;
     for (const InputInfo &in : inputs) {
@@ -470,12 +393,7 @@ private:
         args.push_back(v);
         continue;
       }
-      auto tensorTy = cast<RankedTensorType>(v.getType());
-      auto memrefTy =
-          MemRefType::get(tensorTy.getShape(), tensorTy.getElementType());
-      Value buf = bufferization::ToBufferOp::create(b, loc, memrefTy, v,
-                                                    /*read_only=*/true);
-      args.push_back(toPtr(buf));
+      args.push_back(hostPointerToTensor(b, loc, v));
     }
     SmallVector<Value> dynDims;
     RankedTensorType resultTy = op.getResultTensorType();
@@ -489,7 +407,7 @@ private:
       Value alloc = memref::AllocOp::create(b, loc, memrefTy, dynDims,
                                             b.getI64IntegerAttr(64));
       allocs.push_back(alloc);
-      args.push_back(toPtr(alloc));
+      args.push_back(hostPointerToMemRef(b, loc, alloc));
     }
     args.push_back(toI64(n));
     if (passesSizes)
@@ -498,7 +416,8 @@ private:
 
     // grid = min(ceildiv(ceildiv(n, width), block), max_grid)
     Value width = arith::ConstantIndexOp::create(b, loc, config.getVectorWidth());
-    Value threads = arith::ConstantIndexOp::create(b, loc, block[0]);
+    Value threads =
+        arith::ConstantIndexOp::create(b, loc, config.getBlock()[0]);
     Value grid = arith::CeilDivUIOp::create(
         b, loc, arith::CeilDivUIOp::create(b, loc, n, width), threads);
     if (config.getMaxGrid() > 0)

@@ -1,0 +1,64 @@
+//===- KernelUtils.h - helpers shared by the group lowerings ----*- C++ -*-===//
+//
+// Each fusion group lowers to a gpu.func in the gpu.module @fuser_kernels
+// plus tensor-level host code. These helpers build the pieces every
+// lowering needs, so the lowerings differ only in their kernel bodies.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSER_CONVERSION_COMMON_KERNELUTILS_H
+#define FUSER_CONVERSION_COMMON_KERNELUTILS_H
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir::fuser {
+
+/// Global memory, where kernel pointer arguments point.
+constexpr unsigned kGlobalAddressSpace = 1;
+
+/// The gpu.module every fuser kernel goes into, created on first use; also
+/// marks `module` as a GPU container module.
+gpu::GPUModuleOp getOrCreateKernelModule(ModuleOp module);
+
+/// Creates a `kernel` gpu.func at the end of the kernel module with a known
+/// block size. The name is uniqued through `kernelSymbols`.
+gpu::GPUFuncOp createKernel(SymbolTable &kernelSymbols, Location loc,
+                            StringRef name, ArrayRef<Type> params,
+                            ArrayRef<int64_t> block,
+                            TypeRange workgroupBuffers = {});
+
+/// The element type of a shaped type, or the type itself.
+Type elementTypeOf(Type t);
+
+/// Fails with a diagnostic on `op` unless `t` (or its element type) is an
+/// int or float of whole bytes, which the lowerings load and store.
+LogicalResult checkLoadableElementType(Operation *op, Type t);
+
+/// Host side: the `!llvm.ptr<1>` device address of a tensor's buffer.
+Value hostPointerToTensor(OpBuilder &b, Location loc, Value tensor);
+
+/// Host side: the `!llvm.ptr<1>` device address of a memref.
+Value hostPointerToMemRef(OpBuilder &b, Location loc, Value memref);
+
+/// Kernel side: `&ptr[idx]` for elements of `elemTy`.
+Value gepElement(OpBuilder &b, Location loc, Value ptr, Type elemTy,
+                 Value idx);
+
+/// Kernel side: an i64 constant.
+Value constI64(OpBuilder &b, Location loc, int64_t v);
+
+/// Clones the scalar ops of a fusion group body so they compute on
+/// vector<width x T> (width 1: plain scalars). `mapping` must map every
+/// block argument the body reads to a value of the right (widened) type.
+/// Returns the values the body yields.
+FailureOr<SmallVector<Value>> emitBodyWidened(OpBuilder &b, Block &body,
+                                              IRMapping &mapping,
+                                              int64_t width);
+
+} // namespace mlir::fuser
+
+#endif // FUSER_CONVERSION_COMMON_KERNELUTILS_H

@@ -1,0 +1,128 @@
+//===- KernelUtils.cpp - helpers shared by the group lowerings ------------===//
+
+#include "fuser/Conversion/Common/KernelUtils.h"
+
+#include "fuser/Dialect/Fuser/IR/FuserOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+constexpr StringLiteral kKernelModuleName = "fuser_kernels";
+
+gpu::GPUModuleOp mlir::fuser::getOrCreateKernelModule(ModuleOp module) {
+  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                  UnitAttr::get(module.getContext()));
+  for (auto gm : module.getOps<gpu::GPUModuleOp>())
+    if (gm.getName() == kKernelModuleName)
+      return gm;
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  return gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModuleName);
+}
+
+gpu::GPUFuncOp mlir::fuser::createKernel(SymbolTable &kernelSymbols,
+                                         Location loc, StringRef name,
+                                         ArrayRef<Type> params,
+                                         ArrayRef<int64_t> block,
+                                         TypeRange workgroupBuffers) {
+  Operation *module = kernelSymbols.getOp();
+  MLIRContext *ctx = module->getContext();
+  OpBuilder b = OpBuilder::atBlockEnd(&module->getRegion(0).front());
+  auto kernel = gpu::GPUFuncOp::create(b, loc, name,
+                                       FunctionType::get(ctx, params, {}),
+                                       workgroupBuffers);
+  kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), UnitAttr::get(ctx));
+  SmallVector<int32_t, 3> sizes;
+  for (int64_t s : block)
+    sizes.push_back(static_cast<int32_t>(s));
+  kernel.setKnownBlockSizeAttr(DenseI32ArrayAttr::get(ctx, sizes));
+  kernel->remove();
+  kernelSymbols.insert(kernel); // uniques the name
+  return kernel;
+}
+
+Type mlir::fuser::elementTypeOf(Type t) {
+  if (auto shaped = dyn_cast<ShapedType>(t))
+    return shaped.getElementType();
+  return t;
+}
+
+LogicalResult mlir::fuser::checkLoadableElementType(Operation *op, Type t) {
+  Type e = elementTypeOf(t);
+  if (!e.isIntOrFloat() || e.getIntOrFloatBitWidth() % 8 != 0)
+    return op->emitOpError() << "has element type " << e
+                             << ", which the GPU lowering does not support "
+                                "(it needs whole-byte ints or floats)";
+  return success();
+}
+
+Value mlir::fuser::hostPointerToMemRef(OpBuilder &b, Location loc,
+                                       Value memref) {
+  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext(), kGlobalAddressSpace);
+  Value addr = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  Value i64 = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), addr);
+  return LLVM::IntToPtrOp::create(b, loc, ptrTy, i64);
+}
+
+Value mlir::fuser::hostPointerToTensor(OpBuilder &b, Location loc,
+                                       Value tensor) {
+  auto tensorTy = cast<RankedTensorType>(tensor.getType());
+  auto memrefTy =
+      MemRefType::get(tensorTy.getShape(), tensorTy.getElementType());
+  Value buf = bufferization::ToBufferOp::create(b, loc, memrefTy, tensor,
+                                                /*read_only=*/true);
+  return hostPointerToMemRef(b, loc, buf);
+}
+
+Value mlir::fuser::gepElement(OpBuilder &b, Location loc, Value ptr,
+                              Type elemTy, Value idx) {
+  return LLVM::GEPOp::create(b, loc, ptr.getType(), elemTy, ptr,
+                             ArrayRef<LLVM::GEPArg>{idx},
+                             LLVM::GEPNoWrapFlags::inbounds);
+}
+
+Value mlir::fuser::constI64(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
+}
+
+FailureOr<SmallVector<Value>>
+mlir::fuser::emitBodyWidened(OpBuilder &b, Block &body, IRMapping &mapping,
+                             int64_t width) {
+  auto widen = [&](Type t) -> Type {
+    return width == 1 ? t : VectorType::get({width}, t);
+  };
+  for (Operation &inner : body.without_terminator()) {
+    if (width == 1) {
+      b.clone(inner, mapping);
+      continue;
+    }
+    if (auto cst = dyn_cast<arith::ConstantOp>(inner)) {
+      auto vecTy = cast<VectorType>(widen(cst.getType()));
+      Value splat = arith::ConstantOp::create(
+          b, cst.getLoc(), vecTy,
+          SplatElementsAttr::get(vecTy, cast<TypedAttr>(cst.getValue())));
+      mapping.map(cst.getResult(), splat);
+      continue;
+    }
+    if (!OpTrait::hasElementwiseMappableTraits(&inner))
+      return inner.emitOpError()
+             << "cannot be vectorized by the GPU lowering; set "
+                "vector_width = 1 in its #fuser.config";
+    OperationState state(inner.getLoc(), inner.getName());
+    for (Value operand : inner.getOperands())
+      state.addOperands(mapping.lookup(operand));
+    for (Type t : inner.getResultTypes())
+      state.addTypes(widen(t));
+    state.addAttributes(inner.getAttrs());
+    Operation *vecOp = b.create(state);
+    mapping.map(inner.getResults(), vecOp->getResults());
+  }
+  SmallVector<Value> yielded;
+  for (Value v : cast<YieldOp>(body.getTerminator()).getValues())
+    yielded.push_back(mapping.lookup(v));
+  return yielded;
+}

@@ -13,6 +13,7 @@
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <cstdlib>
 
@@ -124,22 +125,68 @@ void mlir::fuser::buildCpuReferencePipeline(OpPassManager &pm,
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
+/// Whether `chip` reads sm_<version>[a|f]. NVPTX only warns about an
+/// unknown processor, and an empty chip crashes the NVVM target verifier.
+static bool isValidChip(StringRef chip) {
+  if (!chip.consume_front("sm_"))
+    return false;
+  if (!chip.consume_back("a"))
+    chip.consume_back("f");
+  return !chip.empty() && llvm::all_of(chip, llvm::isDigit);
+}
+
+/// Rejects options that the passes would only report late, or not at all.
+static LogicalResult
+verifyOptions(StringRef pipeline, const FuserPipelineOptions &opts,
+              function_ref<LogicalResult(const Twine &)> errorHandler) {
+  if (!isValidChip(opts.chip))
+    return errorHandler(pipeline + ": unsupported chip '" + opts.chip +
+                        "': expected sm_<version> with an optional 'a' or "
+                        "'f' suffix, e.g. sm_90a or sm_80");
+  if (opts.format != "ptx" && opts.format != "cubin")
+    return errorHandler(pipeline + ": unsupported format '" + opts.format +
+                        "': expected ptx or cubin");
+  if (opts.optLevel < 0 || opts.optLevel > 3)
+    return errorHandler(pipeline + ": opt-level must be 0 to 3, got " +
+                        Twine(opts.optLevel));
+  return success();
+}
+
+/// PassPipelineRegistration, plus verifyOptions once the options parse.
+static void registerPipeline(StringRef arg, StringRef description,
+                             void (*builder)(OpPassManager &,
+                                             const FuserPipelineOptions &)) {
+  registerPassPipeline(
+      arg, description,
+      [arg, builder](OpPassManager &pm, StringRef text,
+                     function_ref<LogicalResult(const Twine &)> errorHandler) {
+        FuserPipelineOptions opts;
+        if (failed(opts.parseFromString(text)) ||
+            failed(verifyOptions(arg, opts, errorHandler)))
+          return failure();
+        builder(pm, opts);
+        return success();
+      },
+      [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
+        optHandler(FuserPipelineOptions());
+      });
+}
+
 void mlir::fuser::registerFuserPipelines() {
-  PassPipelineRegistration<FuserPipelineOptions>(
+  registerPipeline(
       "fuser-fusion-pipeline",
       "linalg on tensors -> fuser fusion groups with their kernel config",
       buildFusionPipeline);
-  PassPipelineRegistration<FuserPipelineOptions>(
-      "fuser-kernel-pipeline",
-      "linalg on tensors -> host code launching gpu.func kernels (GPU "
-      "dialect, before NVVM)",
-      buildKernelPipeline);
-  PassPipelineRegistration<FuserPipelineOptions>(
+  registerPipeline("fuser-kernel-pipeline",
+                   "linalg on tensors -> host code launching gpu.func kernels "
+                   "(GPU dialect, before NVVM)",
+                   buildKernelPipeline);
+  registerPipeline(
       "fuser-gpu-pipeline",
       "linalg on tensors -> fused kernels -> NVVM -> gpu.binary (PTX or "
       "cubin); feed the result to fuser-translate",
       buildGpuPipeline);
-  PassPipelineRegistration<FuserPipelineOptions>(
+  registerPipeline(
       "fuser-cpu-reference-pipeline",
       "linalg on tensors -> (fused groups ->) loops -> LLVM for mlir-runner",
       buildCpuReferencePipeline);

@@ -6,6 +6,9 @@ Typical use::
     art = fuser.Artifact.from_files("model.ptx", "model.manifest.json")
     mod = fuser.load(art)
     y = mod.forward(x)          # x: a CUDA torch/cupy tensor; y: same framework
+
+`fuser.compile("model.mlir", chip="sm_90a")` makes the Artifact where the
+compiler tools (fuser-opt, fuser-translate) are built; see fuser.compiler.
 """
 
 from ._native import FuserError, TensorRef

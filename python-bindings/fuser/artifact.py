@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Union
 
@@ -16,13 +16,16 @@ class Artifact:
     """A compiled module: PTX (or a cubin) plus its JSON manifest.
 
     `header` is the optional C header for C++ callers; when `cubin` is set the
-    runtime loads it instead of JIT-compiling the PTX.
+    runtime loads it instead of JIT-compiling the PTX. `remarks` holds what
+    the compiler reported (fusion remarks with `fuser.compile(report=True)`);
+    it is not saved and plays no part in equality.
     """
 
     ptx: str
     manifest: str
     header: Optional[str] = None
     cubin: Optional[bytes] = None
+    remarks: str = field(default="", compare=False)
 
     @classmethod
     def from_files(

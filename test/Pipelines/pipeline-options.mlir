@@ -1,0 +1,34 @@
+// Pipeline options are checked when parsed, for every fuser pipeline, with
+// an error and a non-zero exit. NVPTX only warned about an unknown chip and
+// compiled anyway; an empty chip crashed the NVVM target verifier.
+// DEFINE: %{nocrash} = --implicit-check-not="Stack dump" --implicit-check-not="PLEASE submit"
+// RUN: not fuser-opt %s --fuser-gpu-pipeline="chip=gfx90a" 2>&1 | FileCheck %s %{nocrash} --check-prefix=CHIP
+// RUN: not fuser-opt %s --fuser-gpu-pipeline="chip=" 2>&1 | FileCheck %s %{nocrash} --check-prefix=NOCHIP
+// RUN: not fuser-opt %s --fuser-kernel-pipeline="chip=sm_" 2>&1 | FileCheck %s %{nocrash} --check-prefix=SMONLY
+// RUN: not fuser-opt %s --fuser-fusion-pipeline="chip=sm_90x" 2>&1 | FileCheck %s %{nocrash} --check-prefix=SUFFIX
+// RUN: not fuser-opt %s --fuser-cpu-reference-pipeline="chip=90" 2>&1 | FileCheck %s %{nocrash} --check-prefix=CPU
+// RUN: not fuser-opt %s --fuser-gpu-pipeline="format=elf" 2>&1 | FileCheck %s %{nocrash} --check-prefix=FORMAT
+// RUN: not fuser-opt %s --fuser-gpu-pipeline="opt-level=4" 2>&1 | FileCheck %s %{nocrash} --check-prefix=OPT
+// RUN: not fuser-opt %s --fuser-gpu-pipeline="opt-level=-1" 2>&1 | FileCheck %s %{nocrash} --check-prefix=NEGOPT
+// CHIP: error: fuser-gpu-pipeline: unsupported chip 'gfx90a': expected sm_<version> with an optional 'a' or 'f' suffix, e.g. sm_90a or sm_80
+// NOCHIP: error: fuser-gpu-pipeline: unsupported chip ''
+// SMONLY: error: fuser-kernel-pipeline: unsupported chip 'sm_'
+// SUFFIX: error: fuser-fusion-pipeline: unsupported chip 'sm_90x'
+// CPU: error: fuser-cpu-reference-pipeline: unsupported chip '90'
+// FORMAT: error: fuser-gpu-pipeline: unsupported format 'elf': expected ptx or cubin
+// OPT: error: fuser-gpu-pipeline: opt-level must be 0 to 3, got 4
+// NEGOPT: error: fuser-gpu-pipeline: opt-level must be 0 to 3, got -1
+
+// Valid chips, with or without a suffix, compile.
+// RUN: fuser-opt %s --fuser-gpu-pipeline="chip=sm_80 features=+ptx70 opt-level=0" | fuser-translate --fuser-to-ptx | FileCheck %s --check-prefix=SM80
+// RUN: fuser-opt %s --fuser-kernel-pipeline="chip=sm_100f" -o /dev/null
+// RUN: fuser-opt %s --fuser-kernel-pipeline="chip=sm_90a" -o /dev/null
+// SM80: .target sm_80
+
+func.func @exp(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?xf32>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %r = linalg.exp ins(%x : tensor<?xf32>) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}

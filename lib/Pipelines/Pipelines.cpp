@@ -46,9 +46,16 @@ void mlir::fuser::buildFusionPipeline(OpPassManager &pm,
   // Folds tensor.dim and constants so fusion sees the real producers.
   pm.addPass(createCanonicalizerPass());
   if (opts.fuse) {
+    // Matmuls first, so they claim their elementwise epilogues before
+    // pointwise fusion groups what is left.
+    FuserFuseMatmulPassOptions matmulOpts;
+    matmulOpts.report = opts.report;
+    pm.addNestedPass<func::FuncOp>(createFuserFuseMatmulPass(matmulOpts));
     FuserFusePointwisePassOptions fuseOpts;
     fuseOpts.report = opts.report;
     pm.addNestedPass<func::FuncOp>(createFuserFusePointwisePass(fuseOpts));
+    // Explicit constant scalings in the bodies, for code generation to fold.
+    pm.addNestedPass<func::FuncOp>(createFuserSimplifyGroupBodiesPass());
   }
   // The one configuration step: every heuristic is chosen here.
   FuserConfigureKernelsPassOptions configOpts;

@@ -28,11 +28,63 @@ func.func @bias_relu(%x: tensor<?x8xf32>, %b: tensor<8xf32>) -> tensor<?x8xf32> 
 
 // -----
 
-func.func @matmul(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>) -> tensor<4x4xf32> {
-  // expected-error @+1 {{'fuser.matmul' op has no CPU reference lowering yet}}
-  %r = fuser.matmul %a, %b epilogue_maps [] : tensor<4x8xf32>, tensor<8x4xf32> -> tensor<4x4xf32> {
+// A transposed-B matmul with a bias epilogue: zero fill, linalg.matmul
+// reading B through (n, k), and one generic for the epilogue. The dynamic M
+// comes from A.
+// CHECK-DAG: #[[$A:.+]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[$BT:.+]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-DAG: #[[$C:.+]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: #[[$ID:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[$ROW:.+]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @matmul_bias
+// CHECK-SAME: (%[[A:.+]]: tensor<?x8xf32>, %[[W:.+]]: tensor<4x8xf32>, %[[B:.+]]: tensor<4xf32>)
+// CHECK: %[[M:.+]] = tensor.dim %[[A]], %{{.+}} : tensor<?x8xf32>
+// CHECK: %[[E:.+]] = tensor.empty(%[[M]]) : tensor<?x4xf32>
+// CHECK: %[[Z:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[F:.+]] = linalg.fill ins(%[[Z]] : f32) outs(%[[E]] : tensor<?x4xf32>)
+// CHECK: %[[P:.+]] = linalg.matmul indexing_maps = [#[[$A]], #[[$BT]], #[[$C]]] ins(%[[A]], %[[W]] : tensor<?x8xf32>, tensor<4x8xf32>) outs(%[[F]] : tensor<?x4xf32>)
+// CHECK: %[[G:.+]] = linalg.generic {indexing_maps = [#[[$ID]], #[[$ROW]], #[[$ID]]], iterator_types = ["parallel", "parallel"]}
+// CHECK-SAME: ins(%[[P]], %[[B]] : tensor<?x4xf32>, tensor<4xf32>) outs(%[[E]] : tensor<?x4xf32>)
+// CHECK-NEXT: ^bb0(%[[ACC:.+]]: f32, %[[BIAS:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT: %[[S:.+]] = arith.addf %[[ACC]], %[[BIAS]]
+// CHECK-NEXT: linalg.yield %[[S]]
+// CHECK-NOT: fuser.matmul
+// CHECK: return %[[G]]
+func.func @matmul_bias(%a: tensor<?x8xf32>, %w: tensor<4x8xf32>, %b: tensor<4xf32>) -> tensor<?x4xf32> {
+  %r = fuser.matmul %a, %w transpose_b epilogue_inputs(%b : tensor<4xf32>)
+         epilogue_maps [affine_map<(m, n) -> (n)>] : tensor<?x8xf32>, tensor<4x8xf32> -> tensor<?x4xf32> {
+  ^bb0(%acc: f32, %bias: f32):
+    %s = arith.addf %acc, %bias : f32
+    fuser.yield %s : f32
+  }
+  return %r : tensor<?x4xf32>
+}
+
+// -----
+
+// Without transpose_b and with an epilogue that only yields the accumulator:
+// a plain linalg.matmul and no generic.
+// CHECK-LABEL: func.func @matmul_plain
+// CHECK: %[[F:.+]] = linalg.fill
+// CHECK: %[[P:.+]] = linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<4x8xf32>, tensor<8x3xf32>) outs(%[[F]] : tensor<4x3xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[P]]
+func.func @matmul_plain(%a: tensor<4x8xf32>, %b: tensor<8x3xf32>) -> tensor<4x3xf32> {
+  %r = fuser.matmul %a, %b epilogue_maps [] : tensor<4x8xf32>, tensor<8x3xf32> -> tensor<4x3xf32> {
   ^bb0(%acc: f32):
     fuser.yield %acc : f32
   }
-  return %r : tensor<4x4xf32>
+  return %r : tensor<4x3xf32>
+}
+
+// -----
+
+func.func @group_norm(%x: tensor<2x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'fuser.group_norm' op has no CPU reference lowering yet}}
+  %r = fuser.group_norm %x, %g, %b groups = 2 eps = 1.0e-05 epilogue_maps []
+         : tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<2x8xf32> {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  return %r : tensor<2x8xf32>
 }

@@ -14,8 +14,9 @@
 
 #include "fuser/Dialect/Fuser/Transforms/Passes.h"
 
+#include "ElementwiseUtils.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
@@ -33,49 +34,6 @@ using namespace mlir;
 using namespace mlir::fuser;
 
 namespace {
-
-/// Returns why `op` cannot be a member of a pointwise group, or "" if it can.
-std::string whyNotElementwise(linalg::GenericOp op) {
-  if (!op.hasPureTensorSemantics())
-    return "it operates on buffers, not tensors";
-  if (op.getNumParallelLoops() != op.getNumLoops())
-    return "it has reduction iterators";
-  if (op.getNumDpsInits() == 0)
-    return "it has no outputs";
-  auto firstInit = dyn_cast<RankedTensorType>(op.getDpsInits()[0].getType());
-  if (!firstInit)
-    return "its output is not a ranked tensor";
-  for (OpOperand &init : op.getDpsInitsMutable()) {
-    if (!op.getMatchingIndexingMap(&init).isIdentity())
-      return "it writes an output through a non-identity map";
-    if (cast<RankedTensorType>(init.get().getType()).getShape() !=
-        firstInit.getShape())
-      return "its outputs have different shapes";
-  }
-  for (OpOperand *in : op.getDpsInputOperands()) {
-    if (!op.getMatchingIndexingMap(in).isProjectedPermutation())
-      return "it reads an input through a map that is not a broadcast or "
-             "transpose";
-    Type t = in->get().getType();
-    if (isa<ShapedType>(t) && !isa<RankedTensorType>(t))
-      return "it reads an unranked or non-tensor shaped input";
-  }
-  Region &body = op.getRegion();
-  for (Operation &inner : body.front().without_terminator()) {
-    if (isa<linalg::IndexOp>(inner))
-      return "its body uses linalg.index";
-    if (!isa_and_nonnull<arith::ArithDialect, math::MathDialect>(
-            inner.getDialect()))
-      return "its body uses '" + inner.getName().getStringRef().str() +
-             "', which is not an arith or math op";
-    if (inner.getNumRegions() != 0)
-      return "its body has an op with regions";
-    for (Value v : inner.getOperands())
-      if (isa<ShapedType>(v.getType()))
-        return "its body computes on shaped values";
-  }
-  return "";
-}
 
 /// A fusion group under construction.
 struct Group {
@@ -138,33 +96,6 @@ private:
       op->emitRemark() << msg;
   }
 
-  /// Rewrites the named elementwise linalg ops as linalg.generic.
-  void generalizeElementwiseNamedOps(func::FuncOp func) {
-    SmallVector<linalg::LinalgOp> named;
-    func.walk([&](linalg::LinalgOp op) {
-      if (!isa<linalg::GenericOp>(op) && op.hasPureTensorSemantics() &&
-          op.getNumLoops() == op.getNumParallelLoops() &&
-          op->getNumResults() > 0)
-        named.push_back(op);
-    });
-    IRRewriter rewriter(func.getContext());
-    for (linalg::LinalgOp op : named) {
-      rewriter.setInsertionPoint(op);
-      if (failed(linalg::generalizeNamedOp(rewriter, op)))
-        LLVM_DEBUG(llvm::dbgs() << "cannot generalize " << op << "\n");
-    }
-  }
-
-  /// The operands of `op` whose values the body reads: the inputs, plus the
-  /// inits whose block argument is used (e.g. an accumulate-into form).
-  static SmallVector<OpOperand *> readOperands(linalg::GenericOp op) {
-    SmallVector<OpOperand *> result = op.getDpsInputOperands();
-    for (OpOperand &init : op.getDpsInitsMutable())
-      if (op.payloadUsesValueFromOperand(&init))
-        result.push_back(&init);
-    return result;
-  }
-
   /// Grows a group from `root` by pulling in producers, latest first, so that
   /// every user of a producer inside the group is decided before it.
   Group growGroup(linalg::GenericOp root,
@@ -179,7 +110,7 @@ private:
     };
     SmallVector<Operation *> heap;
     auto pushProducers = [&](linalg::GenericOp m) {
-      for (OpOperand *operand : readOperands(m)) {
+      for (OpOperand *operand : getReadOperands(m)) {
         auto def = operand->get().getDefiningOp<linalg::GenericOp>();
         if (!def || !candidates.contains(def) || g.members.contains(def) ||
             def->getBlock() != root->getBlock() || llvm::is_contained(heap, def))
@@ -292,7 +223,7 @@ private:
       auto member = cast<linalg::GenericOp>(op);
       Block &body = member.getRegion().front();
       IRMapping mapping;
-      for (OpOperand *operand : readOperands(member)) {
+      for (OpOperand *operand : getReadOperands(member)) {
         Value v = operand->get();
         BlockArgument arg = member.getMatchingBlockArgument(operand);
         if (Value s = scalarOf.lookup(v)) {

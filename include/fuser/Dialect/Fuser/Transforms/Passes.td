@@ -43,6 +43,107 @@ def FuserFusePointwisePass : Pass<"fuser-fuse-pointwise", "mlir::func::FuncOp"> 
                            "::mlir::tensor::TensorDialect"];
 }
 
+def FuserFuseMatmulPass : Pass<"fuser-fuse-matmul", "mlir::func::FuncOp"> {
+  let summary = "Fuse a matmul, its zero init and its elementwise epilogue into fuser.matmul";
+  let description = [{
+    Finds 2-D matrix products on tensors, `C[m, n] = sum_k A[m, k] * B'[k, n]`
+    with `B'` either `B` or its transpose: `linalg.matmul` in any of its
+    `indexing_maps` forms (MLIR 22 has no separate `linalg.matmul_transpose_b`
+    op; it is this form with `B` read through `(m, n, k) -> (n, k)`), or a
+    `linalg.generic` with the same maps and a `mulf` + `addf` body. A, B and C
+    must share one element type, f32, f16 or bf16.
+
+    The accumulator must start from +0.0 (a `linalg.fill` of 0.0 or a zero
+    splat constant). A matmul that accumulates into another tensor is left
+    unfused: folding that tensor into the epilogue as `acc + C` would change
+    the rounding order, and `fuser.matmul` promises the exact linalg result.
+
+    B read through a transposing copy of a 2-D tensor W (`linalg.transpose`
+    with permutation [1, 0], what torch-mlir emits for `nn.Linear`) is
+    replaced by W itself with `transpose_b` toggled.
+
+    The chain of elementwise consumers (the ops `fuser-fuse-pointwise`
+    accepts) that read the running value through the identity map is then
+    absorbed into the epilogue while that value has a single user op. Their
+    other operands become `epilogue_inputs`, read through their maps over
+    (m, n): a bias row `(m, n) -> (n)`, a column `(m, n) -> (m)`, a full
+    tensor or a scalar. Operands produced by a `linalg.broadcast`,
+    `linalg.transpose` or `linalg.fill` are read from their source through
+    the composed map; constants are cloned into the epilogue.
+
+    With `report` set, a remark on each matmul says how many epilogue ops
+    were fused, and on each near miss why not.
+
+    Before (W2: `leaky_relu((x @ W^T + b) * 2.0, 0.1)` as torch-mlir emits it):
+    ```mlir
+    %wt = linalg.transpose ins(%w : tensor<256x64xf32>) outs(%e0 : tensor<64x256xf32>) permutation = [1, 0]
+    %z = linalg.fill ins(%zero : f32) outs(%e1 : tensor<?x256xf32>) -> tensor<?x256xf32>
+    %mm = linalg.matmul ins(%x, %wt : tensor<?x64xf32>, tensor<64x256xf32>) outs(%z : tensor<?x256xf32>) -> tensor<?x256xf32>
+    %h = linalg.generic {indexing_maps = [#id, #row, #id], ...} ins(%mm, %b : ...) {
+      ... arith.addf ...
+    }
+    ... linalg.generic (* 2.0), linalg.generic (leaky_relu 0.1) ...
+    ```
+    After:
+    ```mlir
+    %y = fuser.matmul %x, %w transpose_b epilogue_inputs(%b : tensor<256xf32>)
+           epilogue_maps [affine_map<(d0, d1) -> (d1)>]
+           : tensor<?x64xf32>, tensor<256x64xf32> -> tensor<?x256xf32> {
+    ^bb0(%acc: f32, %bias: f32):
+      %s = arith.addf %acc, %bias : f32
+      %m = arith.mulf %s, %c2 : f32
+      ... leaky_relu ...
+      fuser.yield %r : f32
+    }
+    ```
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark for every matmul fused or left unfused, with the "
+           "reason">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::fuser::FuserDialect",
+                           "::mlir::linalg::LinalgDialect"];
+}
+
+def FuserSimplifyGroupBodiesPass
+    : Pass<"fuser-simplify-group-bodies", "mlir::func::FuncOp"> {
+  let summary = "Exact algebraic simplifications inside fusion group bodies";
+  let description = [{
+    Rewrites the scalar bodies of `fuser.pointwise`, `fuser.matmul` and
+    `fuser.group_norm` so that a constant scaling is explicit, for code
+    generation to fold (into the matmul accumulator, say). Only rewrites that
+    give bit-identical results are applied; general folding is off.
+
+    - `addf(%v, %v)` becomes `mulf(%v, 2.0)`: both compute the exact 2v and
+      round it once, so every input (NaN, infinities, signed zeros) gives
+      the same result.
+    - `mulf(mulf(%v, c1), c2)` becomes `mulf(%v, c1 * c2)` when c1 or c2 is
+      a power of two (up to sign), `c1 * c2` is exact and the inner product
+      has no other user: scaling by a power of two does not round. Caveat: the results still differ where the
+      intermediate `v * c1` overflows or is subnormal while `v * c1 * c2` is
+      not (or the reverse), at magnitudes beyond 2^127 or below 2^-126 in
+      f32. Two constants that are not powers of two are never combined:
+      `(v * 3.0) * 5.0` and `v * 15.0` round differently.
+
+    Before:
+    ```mlir
+    ^bb0(%acc: f32):
+      %a = arith.mulf %acc, %c3 : f32    // 3.0
+      %b = arith.mulf %a, %c2 : f32      // 2.0
+      %d = arith.addf %b, %b : f32
+    ```
+    After:
+    ```mlir
+    ^bb0(%acc: f32):
+      %b = arith.mulf %acc, %c6 : f32    // 6.0
+      %d = arith.mulf %b, %c2 : f32      // 2.0
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def FuserConfigureKernelsPass : Pass<"fuser-configure-kernels", "mlir::ModuleOp"> {
   let summary = "Choose the kernel configuration of every fusion group";
   let description = [{
@@ -51,6 +152,10 @@ def FuserConfigureKernelsPass : Pass<"fuser-configure-kernels", "mlir::ModuleOp"
     `#fuser.config` attribute to each fusion group that has none; the
     lowerings only carry it out. The options override the heuristics, for
     developers exploring configurations.
+
+    A `fuser.matmul` gets the `ffma` strategy (fp32 FMA on CUDA cores) with
+    a block of 256 threads and a 128 x 128 x 8 (M, N, K) tile; `tile-sizes`
+    overrides the tile.
 
     ```mlir
     %r = fuser.pointwise ins(%x : tensor<?xf32>) maps [...]
@@ -68,7 +173,9 @@ def FuserConfigureKernelsPass : Pass<"fuser-configure-kernels", "mlir::ModuleOp"
     Option<"maxGrid", "max-grid", "int64_t", /*default=*/"-1",
            "Override: maximum blocks per launch; 0 means unlimited (-1: heuristic)">,
     Option<"precision", "precision", "std::string", /*default=*/"\"fp32\"",
-           "Arithmetic precision policy: fp32, tf32, 3xtf32, bf16, f16">
+           "Arithmetic precision policy: fp32, tf32, 3xtf32, bf16, f16">,
+    ListOption<"tileSizes", "tile-sizes", "int64_t",
+               "Override: matmul tile sizes M, N, K (empty: heuristic)">
   ];
   let dependentDialects = ["::mlir::fuser::FuserDialect"];
 }

@@ -1,0 +1,392 @@
+//===- FuseMatmul.cpp - matmul + elementwise epilogue into one group -*- C++ -*-===//
+//
+// Forms fuser.matmul groups from 2-D matrix products on tensors and the
+// chains of elementwise ops that consume them.
+//
+// 1. A contraction qualifies when it is a plain 2-D product (A[m, k] times
+//    B[k, n] or B[n, k]) of one float element type with a mulf + addf body,
+//    accumulating into a +0.0 fill.
+// 2. A B operand that is a transposing copy of W (torch-mlir's nn.Linear:
+//    transpose(W) then matmul) is replaced by W with transpose_b toggled.
+// 3. Elementwise consumers are absorbed one by one while the running value
+//    has a single user op that reads it through the identity map; their
+//    other operands become epilogue inputs, looked through broadcasts,
+//    transposes and fills.
+// 4. The chain is replaced by one fuser.matmul; copies left dead are erased.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fuser/Dialect/Fuser/Transforms/Passes.h"
+
+#include "ElementwiseUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "fuser-fuse-matmul"
+
+namespace mlir::fuser {
+#define GEN_PASS_DEF_FUSERFUSEMATMULPASS
+#include "fuser/Dialect/Fuser/Transforms/Passes.h.inc"
+} // namespace mlir::fuser
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+namespace {
+
+/// A value read as `source[map(i)]` at every point i of its iteration space;
+/// a scalar source has a map with no results.
+struct MappedValue {
+  Value source;
+  AffineMap map;
+};
+
+/// If `v` is the result of a linalg op that only copies its single input
+/// (linalg.fill, linalg.broadcast, linalg.transpose, or a linalg.generic
+/// whose body yields its input), returns that input and the map through
+/// which each result element reads it. The map has the result's rank as
+/// dimension count.
+static std::optional<MappedValue> matchCopy(Value v) {
+  auto op = v.getDefiningOp<linalg::LinalgOp>();
+  if (!op || !op.hasPureTensorSemantics() || op.getNumDpsInputs() != 1 ||
+      op.getNumDpsInits() != 1 || op->getNumResults() != 1 ||
+      op.getNumParallelLoops() != op.getNumLoops())
+    return std::nullopt;
+  OpOperand *in = op.getDpsInputOperand(0);
+  OpOperand *out = op.getDpsInitOperand(0);
+  AffineMap inMap = op.getMatchingIndexingMap(in);
+  if (!op.getMatchingIndexingMap(out).isIdentity() ||
+      !inMap.isProjectedPermutation())
+    return std::nullopt;
+  Block *body = op.getBlock();
+  if (!body || body->getOperations().size() != 1)
+    return std::nullopt;
+  auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
+  if (!yield || yield.getNumOperands() != 1 ||
+      yield.getOperand(0) != op.getMatchingBlockArgument(in))
+    return std::nullopt;
+  return MappedValue{in->get(), inMap};
+}
+
+/// True if `init` holds +0.0 everywhere: a +0.0 fill (named or generic) or a
+/// +0.0 splat constant. -0.0 does not qualify: -0.0 + -0.0 is -0.0, so an
+/// all-(-0.0) sum would keep its sign where fuser.matmul's does not.
+static bool isPosZeroInit(Value init) {
+  if (matchPattern(init, m_PosZeroFloat()))
+    return true;
+  std::optional<MappedValue> copy = matchCopy(init);
+  return copy && !isa<ShapedType>(copy->source.getType()) &&
+         matchPattern(copy->source, m_PosZeroFloat());
+}
+
+/// True if `body` computes `out + a * b` from its block arguments (a, b,
+/// out) with one mulf and one addf, in either operand order.
+static bool isMulAddBody(Block &body) {
+  if (body.getNumArguments() != 3 || body.getOperations().size() != 3)
+    return false;
+  Value a = body.getArgument(0), b = body.getArgument(1),
+        out = body.getArgument(2);
+  auto mul = dyn_cast<arith::MulFOp>(body.front());
+  auto add = dyn_cast<arith::AddFOp>(*std::next(body.begin()));
+  auto yield = dyn_cast<linalg::YieldOp>(body.getTerminator());
+  if (!mul || !add || !yield || yield.getNumOperands() != 1 ||
+      yield.getOperand(0) != add.getResult())
+    return false;
+  auto isPair = [](Value x, Value y, Value p, Value q) {
+    return (x == p && y == q) || (x == q && y == p);
+  };
+  return isPair(mul.getLhs(), mul.getRhs(), a, b) &&
+         isPair(add.getLhs(), add.getRhs(), out, mul.getResult());
+}
+
+/// A contraction fuser.matmul can take.
+struct MatmulMatch {
+  Value lhs, rhs;
+  bool transposeB = false;
+};
+
+/// Matches a 2-D matmul accumulating into +0.0 and fills `match`. Returns why
+/// `op` is not one, or "" if it is.
+static std::string matchMatmul(linalg::LinalgOp op, MatmulMatch &match) {
+  if (!op.hasPureTensorSemantics())
+    return "it operates on buffers, not tensors";
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+    return "it is not a two-operand contraction";
+  if (!dims->batch.empty())
+    return "it is a batched contraction";
+  if (dims->m.size() != 1 || dims->n.size() != 1 || dims->k.size() != 1 ||
+      op.getNumLoops() != 3)
+    return "it contracts more than one M, N or K dimension";
+
+  OpOperand *a = op.getDpsInputOperand(0), *b = op.getDpsInputOperand(1);
+  OpOperand *c = op.getDpsInitOperand(0);
+  MLIRContext *ctx = op.getContext();
+  AffineExpr m = getAffineDimExpr(dims->m[0], ctx),
+             n = getAffineDimExpr(dims->n[0], ctx),
+             k = getAffineDimExpr(dims->k[0], ctx);
+  auto map = [&](AffineExpr r0, AffineExpr r1) {
+    return AffineMap::get(3, 0, {r0, r1}, ctx);
+  };
+  if (op.getMatchingIndexingMap(a) != map(m, k))
+    return "it reads A transposed or through an unsupported map";
+  if (op.getMatchingIndexingMap(c) != map(m, n))
+    return "it writes its result transposed or through an unsupported map";
+  AffineMap bMap = op.getMatchingIndexingMap(b);
+  if (bMap != map(k, n) && bMap != map(n, k))
+    return "it reads B through an unsupported map";
+
+  Type elem = getElementTypeOrSelf(c->get().getType());
+  if (getElementTypeOrSelf(a->get().getType()) != elem ||
+      getElementTypeOrSelf(b->get().getType()) != elem ||
+      !isa<Float32Type, Float16Type, BFloat16Type>(elem)) {
+    std::string why;
+    llvm::raw_string_ostream os(why);
+    os << "element types " << getElementTypeOrSelf(a->get().getType())
+       << " x " << getElementTypeOrSelf(b->get().getType()) << " -> " << elem
+       << " are not supported: fuser.matmul takes f32, f16 or bf16 "
+          "operands of one type";
+    return why;
+  }
+  if (!isMulAddBody(*op.getBlock()))
+    return "its body is not a single multiply-add";
+  if (!isPosZeroInit(c->get()))
+    return "its accumulator does not start from a +0.0 fill (accumulating "
+           "into a tensor is not supported)";
+
+  match.lhs = a->get();
+  match.rhs = b->get();
+  match.transposeB = bMap == map(n, k);
+  // nn.Linear: B = transpose(W), so B[k, n] = W[n, k]; read W directly.
+  while (std::optional<MappedValue> copy = matchCopy(match.rhs)) {
+    auto srcTy = dyn_cast<RankedTensorType>(copy->source.getType());
+    if (!srcTy || srcTy.getRank() != 2 ||
+        copy->map != AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0}, ctx))
+      break;
+    match.rhs = copy->source;
+    match.transposeB = !match.transposeB;
+  }
+  return "";
+}
+
+/// The epilogue region under construction: a detached block whose first
+/// argument is the accumulator.
+struct Epilogue {
+  Block *block;
+  OpBuilder builder;
+  SmallVector<Value> inputs;
+  SmallVector<Attribute> maps;
+  DenseMap<std::pair<Value, AffineMap>, Value> inputArgs;
+  /// Captured scalars (constants cloned in, others made inputs).
+  DenseMap<Value, Value> hoisted;
+
+  Epilogue(MLIRContext *ctx, Type accType, Location loc)
+      : block(new Block()), builder(ctx) {
+    block->addArgument(accType, loc);
+    builder.setInsertionPointToStart(block);
+  }
+
+  /// The body value of `v` read through `map`: a constant cloned in, or the
+  /// block argument of a (deduplicated) epilogue input.
+  Value read(Value v, AffineMap map) {
+    if (Value h = hoisted.lookup(v))
+      return h;
+    if (!isa<ShapedType>(v.getType()) && matchPattern(v, m_Constant()))
+      return hoisted[v] = builder.clone(*v.getDefiningOp())->getResult(0);
+    SplatElementsAttr splat;
+    if (matchPattern(v, m_Constant(&splat)))
+      return hoisted[v] = arith::ConstantOp::create(
+                 builder, v.getLoc(),
+                 cast<TypedAttr>(splat.getSplatValue<Attribute>()));
+    auto key = std::make_pair(v, map);
+    if (Value arg = inputArgs.lookup(key))
+      return arg;
+    Value arg = block->addArgument(getElementTypeOrSelf(v.getType()),
+                                   v.getLoc());
+    inputs.push_back(v);
+    maps.push_back(AffineMapAttr::get(map));
+    return inputArgs[key] = arg;
+  }
+};
+
+class FuseMatmulPass
+    : public fuser::impl::FuserFuseMatmulPassBase<FuseMatmulPass> {
+public:
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<linalg::LinalgOp> contractions;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (linalg::isaContractionOpInterface(op))
+        contractions.push_back(op);
+    });
+    for (linalg::LinalgOp op : contractions) {
+      if (erased.contains(op))
+        continue; // a dead producer of an earlier group
+      MatmulMatch match;
+      std::string why = matchMatmul(op, match);
+      if (!why.empty()) {
+        remark(op, "not fused into fuser.matmul: " + why);
+        continue;
+      }
+      fuse(op, match);
+    }
+  }
+
+private:
+  /// Ops erased so far, so that pending contractions are not revisited.
+  DenseSet<Operation *> erased;
+
+  void remark(Operation *op, const Twine &msg) {
+    if (report)
+      op->emitRemark() << msg;
+  }
+
+  /// Returns why `user`, the only user op of `cur`, cannot join the
+  /// epilogue, or "" if it can.
+  static std::string whyNotEpilogueOp(linalg::LinalgOp user, Value cur) {
+    if (user->getNumResults() != 1 || user.getNumDpsInits() != 1)
+      return "it does not have exactly one result";
+    if (user->getResult(0).getType() != cur.getType())
+      return "its result type differs from the matmul's";
+    return "";
+  }
+
+  /// Checks that the generic `user` reads `cur` only through the identity
+  /// map. Returns why not, or "".
+  static std::string whyNotIdentityRead(linalg::GenericOp user, Value cur) {
+    std::string why = whyNotElementwise(user);
+    if (!why.empty())
+      return why;
+    for (OpOperand *operand : getReadOperands(user))
+      if (operand->get() == cur &&
+          !user.getMatchingIndexingMap(operand).isIdentity())
+        return "it reads the matmul's value through a broadcast or transpose";
+    return "";
+  }
+
+  /// Replaces `op` and the elementwise chain after it with one fuser.matmul.
+  void fuse(linalg::LinalgOp op, const MatmulMatch &match) {
+    MLIRContext *ctx = op.getContext();
+    Value cur = op->getResult(0);
+    auto curTy = cast<RankedTensorType>(cur.getType());
+    Epilogue epi(ctx, curTy.getElementType(), op.getLoc());
+    Value running = epi.block->getArgument(0);
+    AffineMap scalarMap = AffineMap::get(2, 0, ctx);
+    SmallVector<Operation *> chain{op};
+    IRRewriter rewriter(ctx);
+
+    // Absorb consumers while the running value has one user op.
+    while (!cur.use_empty()) {
+      Operation *userOp = *cur.getUsers().begin();
+      if (llvm::any_of(cur.getUsers(),
+                       [&](Operation *u) { return u != userOp; })) {
+        remark(chain.back(), "matmul epilogue ends here: this value has "
+                             "several users");
+        break;
+      }
+      auto user = dyn_cast<linalg::LinalgOp>(userOp);
+      if (!user || user->getBlock() != op->getBlock())
+        break;
+      std::string why = user.getNumParallelLoops() != user.getNumLoops()
+                            ? "it has reduction iterators"
+                            : whyNotEpilogueOp(user, cur);
+      linalg::GenericOp generic;
+      if (why.empty()) {
+        generic = generalizeIfElementwise(rewriter, user);
+        if (!generic)
+          why = "it is not an elementwise op";
+      }
+      if (why.empty())
+        why = whyNotIdentityRead(generic, cur);
+      if (!why.empty()) {
+        // Generalization replaced the named op: report on what is left.
+        Operation *at = generic ? generic.getOperation() : userOp;
+        remark(at, "not fused into the matmul epilogue: " + why);
+        break;
+      }
+
+      // Clone the body with the running value and the other operands.
+      IRMapping mapping;
+      for (OpOperand *operand : getReadOperands(generic)) {
+        BlockArgument arg = generic.getMatchingBlockArgument(operand);
+        Value v = operand->get();
+        if (v == cur) {
+          mapping.map(arg, running);
+          continue;
+        }
+        MappedValue mv{v, isa<ShapedType>(v.getType())
+                              ? generic.getMatchingIndexingMap(operand)
+                              : scalarMap};
+        while (isa<ShapedType>(mv.source.getType()))
+          if (std::optional<MappedValue> copy = matchCopy(mv.source))
+            mv = {copy->source, copy->map.compose(mv.map)};
+          else
+            break;
+        if (!isa<ShapedType>(mv.source.getType()))
+          mv.map = scalarMap;
+        mapping.map(arg, epi.read(mv.source, mv.map));
+      }
+      Region &region = generic.getRegion();
+      for (Operation &inner : region.front().without_terminator()) {
+        for (Value operand : inner.getOperands())
+          if (!mapping.contains(operand) &&
+              operand.getParentRegion() != &region)
+            mapping.map(operand, epi.read(operand, scalarMap));
+        epi.builder.clone(inner, mapping);
+      }
+      auto yield = cast<linalg::YieldOp>(region.front().getTerminator());
+      running = mapping.lookupOrDefault(yield.getOperand(0));
+      chain.push_back(generic);
+      cur = generic->getResult(0);
+    }
+
+    // Build the group where the chain ends: every input dominates it.
+    YieldOp::create(epi.builder, op.getLoc(), running);
+    OpBuilder builder(chain.back());
+    auto group = fuser::MatmulOp::create(
+        builder, op.getLoc(), cur.getType(), match.lhs, match.rhs,
+        match.transposeB, epi.inputs, builder.getArrayAttr(epi.maps),
+        /*config=*/nullptr);
+    group.getEpilogue().push_back(epi.block);
+    remark(op, "fused matmul with " + Twine(chain.size() - 1) +
+                   " epilogue op(s)");
+    LLVM_DEBUG(llvm::dbgs() << "fused: " << group << "\n");
+    cur.replaceAllUsesWith(group.getResult());
+
+    // Erase the chain, then the producers (fills, transposes, broadcasts,
+    // tensor.empty, constants its bodies captured) that only it used.
+    SetVector<Operation *> maybeDead;
+    for (Operation *member : llvm::reverse(chain)) {
+      SetVector<Value> used;
+      getUsedValuesDefinedAbove(member->getRegions(), used);
+      used.insert_range(member->getOperands());
+      for (Value v : used)
+        if (Operation *def = v.getDefiningOp())
+          maybeDead.insert(def);
+      maybeDead.remove(member);
+      erased.insert(member);
+      member->erase();
+    }
+    while (!maybeDead.empty()) {
+      Operation *def = maybeDead.pop_back_val();
+      if (!isOpTriviallyDead(def))
+        continue;
+      for (Value operand : def->getOperands())
+        if (Operation *d = operand.getDefiningOp())
+          maybeDead.insert(d);
+      erased.insert(def);
+      def->erase();
+    }
+  }
+};
+
+} // namespace

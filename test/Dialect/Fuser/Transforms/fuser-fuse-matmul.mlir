@@ -1,0 +1,430 @@
+// RUN: fuser-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(fuser-fuse-matmul{report=true}))" -verify-diagnostics | FileCheck %s
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+
+// W2 as torch-mlir emits it: leaky_relu((x @ W^T + b) * 2.0, 0.1), with W
+// stored (out, in) and transposed by linalg.transpose. The transpose, the
+// zero fill and the whole epilogue disappear into one fuser.matmul.
+// CHECK-DAG: #[[$ROW:.+]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @w2_linear_scale_leaky
+// CHECK-SAME: (%[[X:.+]]: tensor<4x16xf32>, %[[W:.+]]: tensor<8x16xf32>, %[[B:.+]]: tensor<8xf32>)
+// CHECK-NOT: linalg.
+// CHECK-NOT: tensor.empty
+// CHECK: %[[R:.+]] = fuser.matmul %[[X]], %[[W]] transpose_b epilogue_inputs(%[[B]] : tensor<8xf32>) epilogue_maps [#[[$ROW]]] : tensor<4x16xf32>, tensor<8x16xf32> -> tensor<4x8xf32> {
+// CHECK-NEXT: ^bb0(%[[ACC:.+]]: f32, %[[BIAS:.+]]: f32):
+// CHECK-NEXT: %[[S:.+]] = arith.addf %[[ACC]], %[[BIAS]] : f32
+// CHECK-NEXT: %[[TWO:.+]] = arith.constant 2.000000e+00 : f32
+// CHECK-NEXT: %[[M:.+]] = arith.mulf %[[S]], %[[TWO]] : f32
+// CHECK-NEXT: %[[Z:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[P:.+]] = arith.cmpf ugt, %[[M]], %[[Z]] : f32
+// CHECK-NEXT: %[[SL:.+]] = arith.constant 1.000000e-01 : f32
+// CHECK-NEXT: %[[N:.+]] = arith.mulf %[[M]], %[[SL]] : f32
+// CHECK-NEXT: %[[Y:.+]] = arith.select %[[P]], %[[M]], %[[N]] : f32
+// CHECK-NEXT: fuser.yield %[[Y]] : f32
+// CHECK-NEXT: }
+// CHECK-NOT: linalg.
+// CHECK: return %[[R]]
+func.func @w2_linear_scale_leaky(%x: tensor<4x16xf32>, %w: tensor<8x16xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %two = arith.constant 2.0 : f32
+  %slope = arith.constant 0.1 : f32
+  %et = tensor.empty() : tensor<16x8xf32>
+  %wt = linalg.transpose ins(%w : tensor<8x16xf32>) outs(%et : tensor<16x8xf32>) permutation = [1, 0]
+  %e = tensor.empty() : tensor<4x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{fused matmul with 3 epilogue op(s)}}
+  %mm = linalg.matmul ins(%x, %wt : tensor<4x16xf32>, tensor<16x8xf32>) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %h = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %b : tensor<4x8xf32>, tensor<8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  %h2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%h : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.mulf %a, %two : f32
+    linalg.yield %m : f32
+  } -> tensor<4x8xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%h2 : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %p = arith.cmpf ugt, %a, %zero : f32
+    %n = arith.mulf %a, %slope : f32
+    %r = arith.select %p, %a, %n : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// A plain matmul without epilogue: the group yields the accumulator.
+// CHECK-LABEL: func.func @plain
+// CHECK-SAME: (%[[A:.+]]: tensor<4x16xf32>, %[[B:.+]]: tensor<16x8xf32>)
+// CHECK: %[[R:.+]] = fuser.matmul %[[A]], %[[B]] epilogue_maps [] : tensor<4x16xf32>, tensor<16x8xf32> -> tensor<4x8xf32> {
+// CHECK-NEXT: ^bb0(%[[ACC:.+]]: f32):
+// CHECK-NEXT: fuser.yield %[[ACC]] : f32
+// CHECK-NOT: linalg.
+// CHECK: return %[[R]]
+func.func @plain(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>) -> tensor<4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{fused matmul with 0 epilogue op(s)}}
+  %mm = linalg.matmul ins(%a, %b : tensor<4x16xf32>, tensor<16x8xf32>) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %mm : tensor<4x8xf32>
+}
+
+// -----
+
+// MLIR 22's transposed-B matmul (there is no linalg.matmul_transpose_b op
+// any more): B is read through (m, n, k) -> (n, k). The bias comes through a
+// named linalg.broadcast and linalg.add: the broadcast is looked through, so
+// the bias itself is the epilogue input.
+// CHECK-DAG: #[[$ROW:.+]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @indexing_maps_transpose_b
+// CHECK-SAME: (%[[A:.+]]: tensor<4x16xf32>, %[[W:.+]]: tensor<8x16xf32>, %[[BIAS:.+]]: tensor<8xf32>)
+// CHECK-NOT: linalg.broadcast
+// CHECK: fuser.matmul %[[A]], %[[W]] transpose_b epilogue_inputs(%[[BIAS]] : tensor<8xf32>) epilogue_maps [#[[$ROW]]]
+// CHECK: arith.addf
+// CHECK-NOT: linalg.
+func.func @indexing_maps_transpose_b(%a: tensor<4x16xf32>, %w: tensor<8x16xf32>, %bias: tensor<8xf32>) -> tensor<4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{fused matmul with 1 epilogue op(s)}}
+  %mm = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%a, %w : tensor<4x16xf32>, tensor<8x16xf32>) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %bb = linalg.broadcast ins(%bias : tensor<8xf32>) outs(%e : tensor<4x8xf32>) dimensions = [0]
+  %r = linalg.add ins(%mm, %bb : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// A transposed-B matmul whose B is itself a transpose: the two cancel.
+// CHECK-LABEL: func.func @double_transpose
+// CHECK-SAME: (%[[A:.+]]: tensor<4x16xf32>, %[[B:.+]]: tensor<16x8xf32>)
+// CHECK: fuser.matmul %[[A]], %[[B]] epilogue_maps []
+func.func @double_transpose(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>) -> tensor<4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %et = tensor.empty() : tensor<8x16xf32>
+  %bt = linalg.transpose ins(%b : tensor<16x8xf32>) outs(%et : tensor<8x16xf32>) permutation = [1, 0]
+  %e = tensor.empty() : tensor<4x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{fused matmul with 0 epilogue op(s)}}
+  %mm = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%a, %bt : tensor<4x16xf32>, tensor<8x16xf32>) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %mm : tensor<4x8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// A linalg.generic contraction, with loops in (m, k, n) order and the
+// multiply's operands swapped, then a column-vector add and an exp.
+// CHECK-DAG: #[[$COL:.+]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @generic_contraction
+// CHECK-SAME: (%[[A:.+]]: tensor<4x16xf32>, %[[B:.+]]: tensor<16x8xf32>, %[[C:.+]]: tensor<4xf32>)
+// CHECK: fuser.matmul %[[A]], %[[B]] epilogue_inputs(%[[C]] : tensor<4xf32>) epilogue_maps [#[[$COL]]]
+// CHECK-NEXT: ^bb0(%[[ACC:.+]]: f32, %[[CV:.+]]: f32):
+// CHECK-NEXT: %[[S:.+]] = arith.addf %[[ACC]], %[[CV]]
+// CHECK-NEXT: %[[E:.+]] = math.exp %[[S]]
+// CHECK-NEXT: fuser.yield %[[E]]
+// CHECK-NOT: linalg.
+func.func @generic_contraction(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>, %c: tensor<4xf32>) -> tensor<4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{fused matmul with 2 epilogue op(s)}}
+  %mm = linalg.generic {indexing_maps = [affine_map<(m, k, n) -> (m, k)>, affine_map<(m, k, n) -> (k, n)>, affine_map<(m, k, n) -> (m, n)>],
+                        iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%a, %b : tensor<4x16xf32>, tensor<16x8xf32>) outs(%z : tensor<4x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %y, %x : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  %h = linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d0)>, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %c : tensor<4x8xf32>, tensor<4xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%v: f32, %cv: f32, %o: f32):
+    %s = arith.addf %v, %cv : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  %r = linalg.exp ins(%h : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+
+// Dynamic M: the result keeps it; the size computations become dead.
+// CHECK-LABEL: func.func @dynamic_m
+// CHECK-SAME: (%[[X:.+]]: tensor<?x8192xf32>, %[[W:.+]]: tensor<256x8192xf32>, %[[B:.+]]: tensor<256xf32>)
+// CHECK-NOT: tensor.dim
+// CHECK-NOT: tensor.empty
+// CHECK: %[[R:.+]] = fuser.matmul %[[X]], %[[W]] transpose_b epilogue_inputs(%[[B]] : tensor<256xf32>) epilogue_maps [#{{.+}}] : tensor<?x8192xf32>, tensor<256x8192xf32> -> tensor<?x256xf32>
+// CHECK: return %[[R]]
+func.func @dynamic_m(%x: tensor<?x8192xf32>, %w: tensor<256x8192xf32>, %b: tensor<256xf32>) -> tensor<?x256xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %m = tensor.dim %x, %c0 : tensor<?x8192xf32>
+  %et = tensor.empty() : tensor<8192x256xf32>
+  %wt = linalg.transpose ins(%w : tensor<256x8192xf32>) outs(%et : tensor<8192x256xf32>) permutation = [1, 0]
+  %e = tensor.empty(%m) : tensor<?x256xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<?x256xf32>) -> tensor<?x256xf32>
+  // expected-remark @+1 {{fused matmul with 1 epilogue op(s)}}
+  %mm = linalg.matmul ins(%x, %wt : tensor<?x8192xf32>, tensor<8192x256xf32>) outs(%z : tensor<?x256xf32>) -> tensor<?x256xf32>
+  %h = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %b : tensor<?x256xf32>, tensor<256xf32>) outs(%e : tensor<?x256xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<?x256xf32>
+  return %h : tensor<?x256xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// Scalars: a fill of a constant is cloned in, a scalar argument captured by
+// a body becomes a scalar epilogue input, and x + x reads the accumulator
+// twice through one op.
+// CHECK-DAG: #[[$SCALAR:.+]] = affine_map<(d0, d1) -> ()>
+// CHECK-LABEL: func.func @scalars
+// CHECK-SAME: (%[[A:.+]]: tensor<4x16xf32>, %[[B:.+]]: tensor<16x8xf32>, %[[S:.+]]: f32)
+// CHECK: fuser.matmul %[[A]], %[[B]] epilogue_inputs(%[[S]] : f32) epilogue_maps [#[[$SCALAR]]]
+// CHECK-NEXT: ^bb0(%[[ACC:.+]]: f32, %[[SV:.+]]: f32):
+// CHECK-NEXT: %[[H:.+]] = arith.constant 5.000000e-01 : f32
+// CHECK-NEXT: %[[M:.+]] = arith.mulf %[[ACC]], %[[H]]
+// CHECK-NEXT: %[[T:.+]] = arith.mulf %[[M]], %[[SV]]
+// CHECK-NEXT: %[[D:.+]] = arith.addf %[[T]], %[[T]]
+// CHECK-NEXT: fuser.yield %[[D]]
+func.func @scalars(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>, %s: f32) -> tensor<4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %half = arith.constant 0.5 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{fused matmul with 3 epilogue op(s)}}
+  %mm = linalg.matmul ins(%a, %b : tensor<4x16xf32>, tensor<16x8xf32>) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %hf = linalg.fill ins(%half : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %m = linalg.mul ins(%mm, %hf : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %t = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.mulf %v, %s : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %d = linalg.add ins(%t, %t : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %d : tensor<4x8xf32>
+}
+
+// -----
+
+// A full M x N operand and a zero splat constant as the accumulator.
+// CHECK-LABEL: func.func @full_operand_splat_init
+// CHECK-SAME: (%[[A:.+]]: tensor<4x16xf32>, %[[B:.+]]: tensor<16x8xf32>, %[[R:.+]]: tensor<4x8xf32>)
+// CHECK: fuser.matmul %[[A]], %[[B]] epilogue_inputs(%[[R]] : tensor<4x8xf32>) epilogue_maps [#{{.+}}]
+// CHECK: arith.subf
+func.func @full_operand_splat_init(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>, %res: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %z = arith.constant dense<0.0> : tensor<4x8xf32>
+  %e = tensor.empty() : tensor<4x8xf32>
+  // expected-remark @+1 {{fused matmul with 1 epilogue op(s)}}
+  %mm = linalg.matmul ins(%a, %b : tensor<4x16xf32>, tensor<16x8xf32>) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %r = linalg.sub ins(%res, %mm : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// bf16 operands accumulate in bf16 (fuser.matmul's result type).
+// CHECK-LABEL: func.func @bf16
+// CHECK: fuser.matmul %{{.+}}, %{{.+}} epilogue_maps [] : tensor<4x16xbf16>, tensor<16x8xbf16> -> tensor<4x8xbf16>
+func.func @bf16(%a: tensor<4x16xbf16>, %b: tensor<16x8xbf16>) -> tensor<4x8xbf16> {
+  %zero = arith.constant 0.0 : bf16
+  %e = tensor.empty() : tensor<4x8xbf16>
+  %z = linalg.fill ins(%zero : bf16) outs(%e : tensor<4x8xbf16>) -> tensor<4x8xbf16>
+  // expected-remark @+1 {{fused matmul with 0 epilogue op(s)}}
+  %mm = linalg.matmul ins(%a, %b : tensor<4x16xbf16>, tensor<16x8xbf16>) outs(%z : tensor<4x8xbf16>) -> tensor<4x8xbf16>
+  return %mm : tensor<4x8xbf16>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Near misses
+//===----------------------------------------------------------------------===//
+
+// Accumulating into a non-zero fill or into an argument is not fused: adding
+// the init afterwards would round differently.
+// CHECK-LABEL: func.func @nonzero_init
+// CHECK-COUNT-3: linalg.matmul
+// CHECK-NOT: fuser.matmul
+func.func @nonzero_init(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>, %c: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %one = arith.constant 1.0 : f32
+  %negzero = arith.constant -0.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %f = linalg.fill ins(%one : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{not fused into fuser.matmul: its accumulator does not start from a +0.0 fill (accumulating into a tensor is not supported)}}
+  %m1 = linalg.matmul ins(%a, %b : tensor<4x16xf32>, tensor<16x8xf32>) outs(%f : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{not fused into fuser.matmul: its accumulator does not start from a +0.0 fill}}
+  %m2 = linalg.matmul ins(%a, %b : tensor<4x16xf32>, tensor<16x8xf32>) outs(%c : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %nz = linalg.fill ins(%negzero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{not fused into fuser.matmul: its accumulator does not start from a +0.0 fill}}
+  %m3 = linalg.matmul ins(%a, %b : tensor<4x16xf32>, tensor<16x8xf32>) outs(%nz : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %m1, %m2, %m3 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @batched
+// CHECK: linalg.batch_matmul
+// CHECK-NOT: fuser.matmul
+func.func @batched(%a: tensor<2x4x16xf32>, %b: tensor<2x16x8xf32>) -> tensor<2x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x4x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  // expected-remark @+1 {{not fused into fuser.matmul: it is a batched contraction}}
+  %mm = linalg.batch_matmul ins(%a, %b : tensor<2x4x16xf32>, tensor<2x16x8xf32>) outs(%z : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %mm : tensor<2x4x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @element_types
+// CHECK-COUNT-2: linalg.matmul
+// CHECK-NOT: fuser.matmul
+func.func @element_types(%a: tensor<4x16xi32>, %b: tensor<16x8xi32>, %h: tensor<4x16xf16>, %g: tensor<16x8xf16>) -> (tensor<4x8xi32>, tensor<4x8xf32>) {
+  %zi = arith.constant 0 : i32
+  %zf = arith.constant 0.0 : f32
+  %ei = tensor.empty() : tensor<4x8xi32>
+  %ef = tensor.empty() : tensor<4x8xf32>
+  %fi = linalg.fill ins(%zi : i32) outs(%ei : tensor<4x8xi32>) -> tensor<4x8xi32>
+  %ff = linalg.fill ins(%zf : f32) outs(%ef : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{not fused into fuser.matmul: element types i32 x i32 -> i32 are not supported: fuser.matmul takes f32, f16 or bf16 operands of one type}}
+  %mi = linalg.matmul ins(%a, %b : tensor<4x16xi32>, tensor<16x8xi32>) outs(%fi : tensor<4x8xi32>) -> tensor<4x8xi32>
+  // expected-remark @+1 {{not fused into fuser.matmul: element types f16 x f16 -> f32 are not supported}}
+  %mf = linalg.matmul ins(%h, %g : tensor<4x16xf16>, tensor<16x8xf16>) outs(%ff : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %mi, %mf : tensor<4x8xi32>, tensor<4x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @transposed_a
+// CHECK: linalg.matmul
+// CHECK-NOT: fuser.matmul
+func.func @transposed_a(%a: tensor<16x4xf32>, %b: tensor<16x8xf32>) -> tensor<4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{not fused into fuser.matmul: it reads A transposed or through an unsupported map}}
+  %mm = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%a, %b : tensor<16x4xf32>, tensor<16x8xf32>) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %mm : tensor<4x8xf32>
+}
+
+// -----
+
+// A generic contraction whose body is not a plain multiply-add.
+// CHECK-LABEL: func.func @fma_with_cast
+// CHECK: linalg.generic
+// CHECK-NOT: fuser.matmul
+func.func @fma_with_cast(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>) -> tensor<4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{not fused into fuser.matmul: its body is not a single multiply-add}}
+  %mm = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>],
+                        iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<4x16xf32>, tensor<16x8xf32>) outs(%z : tensor<4x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %xn = arith.negf %x : f32
+    %p = arith.mulf %xn, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  return %mm : tensor<4x8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+
+// The epilogue stops where the running value has two users: the bias add
+// joins, the two consumers of its result stay.
+// CHECK-LABEL: func.func @multi_use
+// CHECK: %[[G:.+]] = fuser.matmul
+// CHECK: linalg.exp ins(%[[G]]
+// CHECK: linalg.add ins(%[[G]], %{{.+}}
+func.func @multi_use(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>, %bias: tensor<8xf32>) -> tensor<4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{fused matmul with 1 epilogue op(s)}}
+  %mm = linalg.matmul ins(%a, %b : tensor<4x16xf32>, tensor<16x8xf32>) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{matmul epilogue ends here: this value has several users}}
+  %h = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %bias : tensor<4x8xf32>, tensor<8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%v: f32, %c: f32, %o: f32):
+    %s = arith.addf %v, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  %x = linalg.exp ins(%h : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %r = linalg.add ins(%h, %x : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// Consumers that cannot join: a reduction, a transposed read, a cast to
+// another element type. Each matmul fuses without them.
+// CHECK-LABEL: func.func @epilogue_stops
+// CHECK: %[[M1:.+]] = fuser.matmul
+// CHECK: linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]} ins(%[[M1]]
+// CHECK: %[[M2:.+]] = fuser.matmul
+// CHECK: linalg.generic {{.+}} ins(%[[M2]]
+// CHECK: %[[M3:.+]] = fuser.matmul
+// CHECK: linalg.generic {{.+}} ins(%[[M3]] : tensor<8x8xf32>) outs(%{{.+}} : tensor<8x8xf16>)
+func.func @epilogue_stops(%a: tensor<8x16xf32>, %b: tensor<16x8xf32>, %acc: tensor<8xf32>) -> (tensor<8xf32>, tensor<8x8xf32>, tensor<8x8xf16>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x8xf32>
+  %eh = tensor.empty() : tensor<8x8xf16>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  // expected-remark @+1 {{fused matmul with 0 epilogue op(s)}}
+  %m1 = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x8xf32>) outs(%z : tensor<8x8xf32>) -> tensor<8x8xf32>
+  // expected-remark @+1 {{not fused into the matmul epilogue: it has reduction iterators}}
+  %sum = linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%m1 : tensor<8x8xf32>) outs(%acc : tensor<8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %s = arith.addf %v, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  // expected-remark @+1 {{fused matmul with 0 epilogue op(s)}}
+  %m2 = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x8xf32>) outs(%z : tensor<8x8xf32>) -> tensor<8x8xf32>
+  // expected-remark @+1 {{not fused into the matmul epilogue: it reads the matmul's value through a broadcast or transpose}}
+  %t = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m2 : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %n = arith.negf %v : f32
+    linalg.yield %n : f32
+  } -> tensor<8x8xf32>
+  // expected-remark @+1 {{fused matmul with 0 epilogue op(s)}}
+  %m3 = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x8xf32>) outs(%z : tensor<8x8xf32>) -> tensor<8x8xf32>
+  // expected-remark @+1 {{not fused into the matmul epilogue: its result type differs from the matmul's}}
+  %c = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m3 : tensor<8x8xf32>) outs(%eh : tensor<8x8xf16>) {
+  ^bb0(%v: f32, %o: f16):
+    %h = arith.truncf %v : f32 to f16
+    linalg.yield %h : f16
+  } -> tensor<8x8xf16>
+  return %sum, %t, %c : tensor<8xf32>, tensor<8x8xf32>, tensor<8x8xf16>
+}

@@ -2,6 +2,7 @@
 
 #include "fuser/Target/KernelImage.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
@@ -14,8 +15,16 @@ FailureOr<KernelImage> mlir::fuser::getKernelImage(ModuleOp module) {
     return module.emitError()
            << "the module still holds a gpu.module: run it through "
               "fuser-opt --fuser-gpu-pipeline before translating";
-  if (binaries.empty())
+  if (binaries.empty()) {
+    // Entry functions without kernels (all sizes, no compute) are fine;
+    // a module with neither is most likely not what the user meant.
+    if (llvm::none_of(module.getOps<func::FuncOp>(), [](func::FuncOp f) {
+          return f.isPublic() && !f.isDeclaration();
+        }))
+      return module.emitError() << "nothing to translate: the module has no "
+                                   "compiled kernels or entry functions";
     return KernelImage{"", true, ""};
+  }
   if (binaries.size() > 1)
     return module.emitError() << "expected one gpu.binary, found "
                               << binaries.size()

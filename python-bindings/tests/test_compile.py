@@ -93,6 +93,30 @@ def test_unsupported_chip():
         fuser.compile(POINTWISE, chip="gfx90a")
 
 
+@needs_tools
+def test_nothing_to_compile():
+    with pytest.raises(fuser.FuserError,
+                       match="error: nothing to compile: the module has no "
+                             "public function with a body"):
+        fuser.compile("func.func private @helper(%x: tensor<4xf32>)")
+
+
+@needs_tools
+def test_unsupported_op_names_the_source_line():
+    src = """
+func.func @softmax(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %r = linalg.softmax dimension(1) ins(%x : tensor<4x8xf32>)
+                                  outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+"""
+    with pytest.raises(fuser.FuserError,
+                       match=r"<input>:4:8: error: 'linalg.softmax' is not "
+                             r"supported"):
+        fuser.compile(src)
+
+
 def test_bad_arguments_are_value_errors():
     with pytest.raises(ValueError, match="format must be one of ptx, cubin"):
         fuser.compile(POINTWISE, format="elf")

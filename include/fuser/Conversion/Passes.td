@@ -29,6 +29,36 @@ def ConvertPointwiseToGPUPass : Pass<"fuser-pointwise-to-gpu", "mlir::ModuleOp">
                            "::mlir::bufferization::BufferizationDialect"];
 }
 
+def ConvertMatmulToGPUPass : Pass<"fuser-matmul-to-gpu", "mlir::ModuleOp"> {
+  let summary = "Lower each fuser.matmul group to one register-tiled GEMM kernel";
+  let description = [{
+    Each configured `fuser.matmul` (strategy `ffma`, precision `fp32`)
+    becomes one `gpu.func` in `@fuser_kernels` and a launch in its place,
+    like `fuser-pointwise-to-gpu`. The kernel:
+
+    - gives each block a BM x BN tile of the result (`tile = [BM, BN, BK]`),
+      M tiles along grid x so blocks that share a weight panel run together;
+    - streams BK-deep slices of both operands through double-buffered
+      shared memory (workgroup attributions), loading the next slice into
+      registers (128-bit global loads) while computing on the current one;
+    - keeps an 8 x 8 accumulator tile per thread as two 4 x 4 halves, so
+      shared-memory reads are 128-bit and bank-conflict free, and issues
+      64 FFMAs per k step (`vector.fma` on vector<4xf32>);
+    - applies the epilogue in registers and stores each row as 128-bit
+      stores; bounds checks handle M, N and K that are not tile multiples.
+
+    Both operand layouts are supported: B as K x N, or N x K with
+    `transpose_b` (nn.Linear's x * W^T).
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::cf::ControlFlowDialect",
+                           "::mlir::bufferization::BufferizationDialect"];
+}
+
 def ConvertFuserToLinalgPass : Pass<"fuser-to-linalg", "mlir::ModuleOp"> {
   let summary = "Lower fusion groups to linalg.generic (the CPU reference path)";
   let description = [{

@@ -15,7 +15,8 @@ struct KernelImage {
 };
 
 /// Returns the image of the module's single gpu.binary. A module with no
-/// kernels (nothing to run on the GPU) has an empty PTX image.
+/// kernels (nothing to run on the GPU) has an empty PTX image; one with no
+/// entry functions either is an error.
 FailureOr<KernelImage> getKernelImage(ModuleOp module);
 
 } // namespace mlir::fuser

@@ -297,7 +297,7 @@ public:
     ModuleOp module = getOperation();
     SmallVector<PointwiseOp> groups;
     WalkResult unsupported = module.walk([&](Operation *op) {
-      if (isa<MatmulOp, GroupNormOp>(op)) {
+      if (isa<GroupNormOp>(op)) {
         op->emitOpError() << "has no GPU lowering yet";
         return WalkResult::interrupt();
       }

@@ -140,11 +140,12 @@ func.func @bool_tensor(%x: tensor<7xi1>) -> tensor<7xi1> {
 
 // -----
 
-func.func @matmul(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>) -> tensor<4x4xf32> {
-  // expected-error @+1 {{'fuser.matmul' op has no GPU lowering yet}}
-  %r = fuser.matmul %a, %b epilogue_maps [] : tensor<4x8xf32>, tensor<8x4xf32> -> tensor<4x4xf32> {
-  ^bb0(%acc: f32):
-    fuser.yield %acc : f32
+func.func @group_norm(%x: tensor<2x8xf32>, %g: tensor<8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'fuser.group_norm' op has no GPU lowering yet}}
+  %r = fuser.group_norm %x, %g, %g groups = 2 eps = 1.0e-05 epilogue_maps []
+         : tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<2x8xf32> {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
   }
-  return %r : tensor<4x4xf32>
+  return %r : tensor<2x8xf32>
 }

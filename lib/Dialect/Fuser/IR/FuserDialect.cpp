@@ -39,7 +39,8 @@ LogicalResult
 KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          StringRef strategy, ArrayRef<int64_t> block,
                          int64_t vectorWidth, int64_t maxGrid,
-                         ArrayRef<int64_t> tile, StringRef precision) {
+                         ArrayRef<int64_t> tile, int64_t minBlocksPerSM,
+                         StringRef precision) {
   if (strategy.empty())
     return emitError() << "kernel config needs a non-empty strategy";
   if (block.size() != 3)
@@ -60,6 +61,8 @@ KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << vectorWidth;
   if (maxGrid < 0)
     return emitError() << "kernel config max_grid must be >= 0 (0: no limit)";
+  if (minBlocksPerSM < 0)
+    return emitError() << "kernel config min_blocks_per_sm must be >= 0";
   if (llvm::any_of(tile, [](int64_t t) { return t <= 0; }))
     return emitError() << "kernel config tile sizes must be positive";
   if (!llvm::is_contained({StringRef("fp32"), StringRef("tf32"),

@@ -35,6 +35,8 @@ def Fuser_KernelConfigAttr : Fuser_Attr<"KernelConfig", "config"> {
     - `vector_width`: elements per vector access (1 disables vectorization).
     - `max_grid`: upper bound on blocks along x; threads grid-stride past it.
     - `tile`: tile sizes for tiled strategies (empty for pointwise).
+    - `min_blocks_per_sm`: blocks that must fit on one SM at once (0: no
+      constraint); caps the registers per thread like `__launch_bounds__`.
     - `precision`: the arithmetic precision policy (`fp32`, `tf32`, ...).
 
     Example: `#fuser.config<strategy = "pointwise", block = [256, 1, 1],
@@ -45,7 +47,8 @@ def Fuser_KernelConfigAttr : Fuser_Attr<"KernelConfig", "config"> {
     Fuser_I64ListParameter<"threads per block">:$block,
     DefaultValuedParameter<"int64_t", "1">:$vector_width,
     DefaultValuedParameter<"int64_t", "0">:$max_grid,
-Fuser_OptionalI64ListParameter<"tile sizes">:$tile,
+    Fuser_OptionalI64ListParameter<"tile sizes">:$tile,
+    DefaultValuedParameter<"int64_t", "0">:$min_blocks_per_sm,
     StringRefParameter<"precision policy", "\"fp32\"">:$precision
   );
   let assemblyFormat = "`<` struct(params) `>`";

@@ -1,0 +1,440 @@
+//===- FfmaGemmKernel.cpp - register-tiled FP32 GEMM kernel ---------------===//
+//
+// The kernel, for a block's BM x BN tile of C = epilogue(A * B):
+//
+//   load slice 0 of A and B into shared buffer 0; barrier
+//   for kt in [0, ceil(K / BK)):
+//     load slice kt+1 into registers          (128-bit global loads)
+//     for kk in [0, BK): 4 x 128-bit shared loads, 64 FFMAs  (unrolled)
+//     store the registers into the other shared buffer; barrier
+//   epilogue in registers, 128-bit stores
+//
+// A and B^T slices are stored transposed (k-major) in shared memory, so both
+// operands are read as float4 along M and N. Thread (r, c) owns rows
+// {4r..4r+3, BM/2+4r..} and columns {4c..4c+3, BN/2+4c..}: a warp's float4
+// reads of B then touch 32 distinct banks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FfmaGemmKernel.h"
+
+#include "fuser/Conversion/Common/KernelUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+FailureOr<GemmTiling> mlir::fuser::getGemmTiling(MatmulOp op,
+                                                 KernelConfigAttr config) {
+  ArrayRef<int64_t> tile = config.getTile();
+  if (tile.size() != 3)
+    return op.emitOpError() << "needs a config tile of [BM, BN, BK], got "
+                            << tile.size() << " sizes";
+  GemmTiling t{tile[0], tile[1], tile[2]};
+  if (t.bm % 16 || t.bn % 16 || t.bk % 4)
+    return op.emitOpError() << "tile [" << t.bm << ", " << t.bn << ", "
+                            << t.bk
+                            << "] unsupported: BM and BN must be multiples "
+                               "of 16 and BK a multiple of 4";
+  if (config.getBlock()[0] != t.threads() || config.getBlock()[1] != 1 ||
+      config.getBlock()[2] != 1)
+    return op.emitOpError() << "tile [" << t.bm << ", " << t.bn << ", "
+                            << t.bk << "] needs a block of [" << t.threads()
+                            << ", 1, 1] (one thread per 8 x 8 outputs)";
+  if ((t.bm * t.bk) % (4 * t.threads()) || (t.bn * t.bk) % (4 * t.threads()))
+    return op.emitOpError() << "tile [" << t.bm << ", " << t.bn << ", "
+                            << t.bk
+                            << "] does not split into whole float4 loads "
+                               "per thread";
+  int64_t smemBytes = 2 * t.bk * (t.aPitch() + t.bPitch()) * 4;
+  if (smemBytes > 48 * 1024)
+    return op.emitOpError() << "tile needs " << smemBytes
+                            << " bytes of shared memory; the static limit "
+                               "is 49152";
+  return t;
+}
+
+SmallVector<Type> mlir::fuser::getGemmWorkgroupBuffers(MLIRContext *ctx,
+                                                       const GemmTiling &t) {
+  auto f32 = Float32Type::get(ctx);
+  auto space = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  return {MemRefType::get({2, t.bk, t.aPitch()}, f32, AffineMap(), space),
+          MemRefType::get({2, t.bk, t.bPitch()}, f32, AffineMap(), space)};
+}
+
+namespace {
+
+/// How the epilogue reads one of its extra inputs, from the (m, n) map.
+enum class EpilogueRead { Scalar, SingleValue, Row, Column, Full, Transposed };
+
+class GemmEmitter {
+public:
+  GemmEmitter(MatmulOp op, const GemmTiling &t, gpu::GPUFuncOp kernel)
+      : op(op), t(t), kernel(kernel), b(kernel.getContext()),
+        loc(op.getLoc()) {}
+
+  LogicalResult emit() {
+    Block &entry = kernel.getBody().front();
+    b.setInsertionPointToStart(&entry);
+    f32 = b.getF32Type();
+    v4 = VectorType::get({4}, f32);
+    transB = op.getTransposeB();
+
+    unsigned arg = 0;
+    aPtr = entry.getArgument(arg++);
+    bPtr = entry.getArgument(arg++);
+    for (size_t j = 0; j < op.getEpilogueInputs().size(); ++j)
+      epiArgs.push_back(entry.getArgument(arg++));
+    cPtr = entry.getArgument(arg++);
+    m = entry.getArgument(arg++);
+    n = entry.getArgument(arg++);
+    k = entry.getArgument(arg++);
+    aSmem = kernel.getWorkgroupAttributions()[0];
+    bSmem = kernel.getWorkgroupAttributions()[1];
+
+    Value tidIdx = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    tid = toI64(tidIdx);
+    blockM = mul(toI64(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x)),
+                 c64(t.bm));
+    blockN = mul(toI64(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y)),
+                 c64(t.bn));
+    threadRow = arith::DivUIOp::create(b, loc, tidIdx, cIdx(t.bn / 8));
+    threadCol = arith::RemUIOp::create(b, loc, tidIdx, cIdx(t.bn / 8));
+    kVectorOk = isMultipleOf4(k);
+    nVectorOk = isMultipleOf4(n);
+
+    // Prologue: slice 0 into buffer 0. With K = 0 the operands may have no
+    // memory at all, so nothing is loaded.
+    {
+      auto ifOp = scf::IfOp::create(b, loc, lt(c64(0), k), false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      storeSlice(loadSlice(c64(0)), cIdx(0));
+    }
+    gpu::BarrierOp::create(b, loc);
+
+    // Main loop over K slices, accumulators carried as 16 x vector<4xf32>.
+    Value numK = arith::CeilDivUIOp::create(b, loc, k, c64(t.bk));
+    Value zero = arith::ConstantOp::create(
+        b, loc, v4, SplatElementsAttr::get(v4, b.getF32FloatAttr(0.0f)));
+    SmallVector<Value> init(16, zero);
+    auto loop = scf::ForOp::create(b, loc, c64(0), numK, c64(1), init);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value kt = loop.getInductionVar();
+      Value buf = toIdx(arith::RemUIOp::create(b, loc, kt, c64(2)));
+      Value next = toIdx(arith::SubIOp::create(b, loc, c64(1),
+                                               arith::RemUIOp::create(
+                                                   b, loc, kt, c64(2))));
+      // Issue the next slice's global loads before computing on this one.
+      SmallVector<Value> prefetch =
+          loadSlice(mul(arith::AddIOp::create(b, loc, kt, c64(1)), c64(t.bk)));
+      SmallVector<Value> acc(loop.getRegionIterArgs());
+      for (int64_t kk = 0; kk < t.bk; ++kk)
+        computeStep(buf, kk, acc);
+      storeSlice(prefetch, next);
+      gpu::BarrierOp::create(b, loc);
+      scf::YieldOp::create(b, loc, acc);
+    }
+    if (failed(emitEpilogue(loop.getResults())))
+      return failure();
+    gpu::ReturnOp::create(b, loc);
+    return success();
+  }
+
+private:
+  // Small arithmetic helpers, all on i64 unless named otherwise.
+  Value c64(int64_t v) { return constI64(b, loc, v); }
+  Value cIdx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value toI64(Value idx) {
+    return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), idx);
+  }
+  Value toIdx(Value i) {
+    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), i);
+  }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value lt(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
+  }
+  Value le(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, x, y);
+  }
+  Value both(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
+  Value isMultipleOf4(Value x) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                 arith::RemUIOp::create(b, loc, x, c64(4)),
+                                 c64(0));
+  }
+  Value splat(Value s) { return vector::BroadcastOp::create(b, loc, v4, s); }
+
+  /// Four consecutive f32 at ptr[base..base+3] with lane e valid when
+  /// `rowOk` and colStart + e < colLimit: one 128-bit load when all lanes
+  /// are valid and `alignedOk`, else clamped scalar loads (invalid lanes 0).
+  Value loadFour(Value ptr, Value base, Value rowOk, Value colStart,
+                 Value colLimit, Value alignedOk) {
+    Value whole = both(both(rowOk, le(add(colStart, c64(4)), colLimit)),
+                       alignedOk);
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{v4}, whole, true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      Value v = LLVM::LoadOp::create(b, loc, v4,
+                                     gepElement(b, loc, ptr, f32, base), 16);
+      scf::YieldOp::create(b, loc, v);
+      b.setInsertionPointToStart(ifOp.elseBlock());
+      SmallVector<Value> lanes;
+      for (int64_t e = 0; e < 4; ++e)
+        lanes.push_back(loadScalarIf(
+            ptr, add(base, c64(e)),
+            both(rowOk, lt(add(colStart, c64(e)), colLimit))));
+      scf::YieldOp::create(b, loc,
+                           vector::FromElementsOp::create(b, loc, v4, lanes)
+                               .getResult());
+    }
+    return ifOp.getResult(0);
+  }
+
+  /// ptr[idx] if `ok`, else 0, without touching memory out of bounds.
+  Value loadScalarIf(Value ptr, Value idx, Value ok) {
+    Value safe = arith::SelectOp::create(b, loc, ok, idx, c64(0));
+    Value v = LLVM::LoadOp::create(b, loc, f32,
+                                   gepElement(b, loc, ptr, f32, safe), 4);
+    Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+    return arith::SelectOp::create(b, loc, ok, v, zero);
+  }
+
+  /// Global loads of one BK-deep slice starting at k0: A's, then B's float4s.
+  SmallVector<Value> loadSlice(Value k0) {
+    SmallVector<Value> regs;
+    for (int64_t i = 0; i < t.aLoads(); ++i)
+      regs.push_back(loadKMajor(aPtr, blockM, m, k0, i));
+    for (int64_t i = 0; i < t.bLoads(); ++i)
+      regs.push_back(transB ? loadKMajor(bPtr, blockN, n, k0, i)
+                            : loadNMajor(k0, i));
+    return regs;
+  }
+
+  /// Load i of a (rows x K) row-major operand's slice: row f / (BK/4),
+  /// k offset 4 * (f % (BK/4)) with f = tid + i * threads.
+  Value loadKMajor(Value ptr, Value rowBase, Value rows, Value k0, int64_t i) {
+    auto [row, kq] = kMajorCoords(i);
+    Value gr = add(rowBase, row), gk = add(k0, kq);
+    return loadFour(ptr, add(mul(gr, k), gk), lt(gr, rows), gk, k, kVectorOk);
+  }
+
+  std::pair<Value, Value> kMajorCoords(int64_t i) {
+    Value f = add(tid, c64(i * t.threads()));
+    Value row = arith::DivUIOp::create(b, loc, f, c64(t.bk / 4));
+    Value kq = mul(arith::RemUIOp::create(b, loc, f, c64(t.bk / 4)), c64(4));
+    return {row, kq};
+  }
+
+  /// Load i of B (K x N row-major): k f / (BN/4), n offset 4 * (f % (BN/4)).
+  Value loadNMajor(Value k0, int64_t i) {
+    auto [kRow, nq] = nMajorCoords(i);
+    Value gk = add(k0, kRow), gn = add(blockN, nq);
+    return loadFour(bPtr, add(mul(gk, n), gn), lt(gk, k), gn, n, nVectorOk);
+  }
+
+  std::pair<Value, Value> nMajorCoords(int64_t i) {
+    Value f = add(tid, c64(i * t.threads()));
+    Value kRow = arith::DivUIOp::create(b, loc, f, c64(t.bn / 4));
+    Value nq = mul(arith::RemUIOp::create(b, loc, f, c64(t.bn / 4)), c64(4));
+    return {kRow, nq};
+  }
+
+  /// Stores a slice's registers into shared buffer `buf`, k-major.
+  void storeSlice(ArrayRef<Value> regs, Value buf) {
+    for (int64_t i = 0; i < t.aLoads(); ++i) {
+      auto [row, kq] = kMajorCoords(i);
+      storeTransposed(aSmem, buf, regs[i], row, kq);
+    }
+    for (int64_t i = 0; i < t.bLoads(); ++i) {
+      Value v = regs[t.aLoads() + i];
+      if (transB) {
+        auto [row, kq] = kMajorCoords(i);
+        storeTransposed(bSmem, buf, v, row, kq);
+        continue;
+      }
+      auto [kRow, nq] = nMajorCoords(i);
+      vector::StoreOp::create(b, loc, v, bSmem,
+                              ValueRange{buf, toIdx(kRow), toIdx(nq)},
+                              /*nontemporal=*/false, llvm::Align(16));
+    }
+  }
+
+  void storeTransposed(Value smem, Value buf, Value v, Value row, Value kq) {
+    for (int64_t e = 0; e < 4; ++e) {
+      Value x = vector::ExtractOp::create(b, loc, v, e);
+      memref::StoreOp::create(b, loc, x, smem,
+                              ValueRange{buf, toIdx(add(kq, c64(e))),
+                                         toIdx(row)});
+    }
+  }
+
+  /// One k step: a column of A and a row of B from shared memory, then the
+  /// 8 x 8 outer product as 16 vector FMAs.
+  void computeStep(Value buf, int64_t kk, SmallVector<Value> &acc) {
+    Value kIdx = cIdx(kk);
+    auto rowOffset = [&](Value thread, int64_t half, int64_t tile) {
+      return arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, thread, cIdx(4)),
+          cIdx(half * tile / 2));
+    };
+    Value a[2], bv[2];
+    for (int64_t h = 0; h < 2; ++h) {
+      a[h] = vector::LoadOp::create(
+          b, loc, v4, aSmem,
+          ValueRange{buf, kIdx, rowOffset(threadRow, h, t.bm)},
+          /*nontemporal=*/false, llvm::Align(16));
+      bv[h] = vector::LoadOp::create(
+          b, loc, v4, bSmem,
+          ValueRange{buf, kIdx, rowOffset(threadCol, h, t.bn)},
+          /*nontemporal=*/false, llvm::Align(16));
+    }
+    for (int64_t i = 0; i < 8; ++i) {
+      Value ai = splat(vector::ExtractOp::create(b, loc, a[i / 4], i % 4));
+      for (int64_t g = 0; g < 2; ++g)
+        acc[2 * i + g] =
+            vector::FMAOp::create(b, loc, ai, bv[g], acc[2 * i + g]);
+    }
+  }
+
+  /// Global row of accumulator row i and column of column half g.
+  Value outRow(int64_t i) {
+    Value local = add(mul(toI64(threadRow), c64(4)),
+                      c64((i / 4) * (t.bm / 2) + i % 4));
+    return add(blockM, local);
+  }
+  Value outCol(int64_t g) {
+    return add(blockN, add(mul(toI64(threadCol), c64(4)), c64(g * t.bn / 2)));
+  }
+
+  static EpilogueRead classify(Value input, AffineMap map) {
+    auto tensorTy = dyn_cast<RankedTensorType>(input.getType());
+    if (!tensorTy)
+      return EpilogueRead::Scalar;
+    if (tensorTy.getRank() == 0)
+      return EpilogueRead::SingleValue;
+    if (map.getNumResults() == 1)
+      return map.getDimPosition(0) == 1 ? EpilogueRead::Row
+                                        : EpilogueRead::Column;
+    return map.getDimPosition(0) == 0 ? EpilogueRead::Full
+                                      : EpilogueRead::Transposed;
+  }
+
+  /// Applies the epilogue to each 4-wide accumulator piece and stores it.
+  LogicalResult emitEpilogue(ValueRange acc) {
+    ValueRange inputs = op.getEpilogueInputs();
+    SmallVector<EpilogueRead> reads;
+    SmallVector<Value> singles(inputs.size());
+    SmallVector<SmallVector<Value>> rowVecs(inputs.size());
+    Value always = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+    for (auto [j, in] : llvm::enumerate(inputs)) {
+      auto map = cast<AffineMapAttr>(op.getEpilogueMaps()[j]).getValue();
+      reads.push_back(classify(in, map));
+      if (reads.back() == EpilogueRead::Scalar)
+        singles[j] = splat(epiArgs[j]);
+      if (reads.back() == EpilogueRead::SingleValue)
+        singles[j] =
+            splat(LLVM::LoadOp::create(b, loc, f32, epiArgs[j], 4).getResult());
+      if (reads.back() == EpilogueRead::Row) // shared by all 8 rows
+        for (int64_t g = 0; g < 2; ++g)
+          rowVecs[j].push_back(
+              loadFour(epiArgs[j], outCol(g), always, outCol(g), n, nVectorOk));
+    }
+    Block &body = op.getEpilogue().front();
+    for (int64_t i = 0; i < 8; ++i) {
+      Value row = outRow(i);
+      Value rowOk = lt(row, m);
+      for (int64_t g = 0; g < 2; ++g) {
+        Value col = outCol(g);
+        IRMapping mapping;
+        mapping.map(body.getArgument(0), acc[2 * i + g]);
+        for (auto [j, read] : llvm::enumerate(reads)) {
+          Value v;
+          switch (read) {
+          case EpilogueRead::Scalar:
+          case EpilogueRead::SingleValue:
+            v = singles[j];
+            break;
+          case EpilogueRead::Row:
+            v = rowVecs[j][g];
+            break;
+          case EpilogueRead::Column:
+            v = splat(loadScalarIf(epiArgs[j], row, rowOk));
+            break;
+          case EpilogueRead::Full:
+            v = loadFour(epiArgs[j], add(mul(row, n), col), rowOk, col, n,
+                         nVectorOk);
+            break;
+          case EpilogueRead::Transposed: {
+            SmallVector<Value> lanes;
+            for (int64_t e = 0; e < 4; ++e) {
+              Value c = add(col, c64(e));
+              lanes.push_back(loadScalarIf(epiArgs[j], add(mul(c, m), row),
+                                           both(rowOk, lt(c, n))));
+            }
+            v = vector::FromElementsOp::create(b, loc, v4, lanes);
+            break;
+          }
+          }
+          mapping.map(body.getArgument(j + 1), v);
+        }
+        auto out = emitBodyWidened(b, body, mapping, 4);
+        if (failed(out))
+          return failure();
+        storeFour((*out)[0], row, rowOk, col);
+      }
+    }
+    return success();
+  }
+
+  /// Stores 4 results at C[row, col..col+3], 128-bit when the whole vector
+  /// is in bounds and aligned, else lane by lane.
+  void storeFour(Value v, Value row, Value rowOk, Value col) {
+    Value base = add(mul(row, n), col);
+    Value whole = both(both(rowOk, le(add(col, c64(4)), n)), nVectorOk);
+    auto ifOp = scf::IfOp::create(b, loc, whole, /*withElse=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    LLVM::StoreOp::create(b, loc, v, gepElement(b, loc, cPtr, f32, base), 16);
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    for (int64_t e = 0; e < 4; ++e) {
+      Value ok = both(rowOk, lt(add(col, c64(e)), n));
+      auto lane = scf::IfOp::create(b, loc, ok, /*withElse=*/false);
+      OpBuilder::InsertionGuard laneGuard(b);
+      b.setInsertionPointToStart(lane.thenBlock());
+      LLVM::StoreOp::create(
+          b, loc, vector::ExtractOp::create(b, loc, v, e),
+          gepElement(b, loc, cPtr, f32, add(base, c64(e))), 4);
+    }
+  }
+
+  MatmulOp op;
+  GemmTiling t;
+  gpu::GPUFuncOp kernel;
+  OpBuilder b;
+  Location loc;
+  Type f32;
+  VectorType v4;
+  bool transB = false;
+  Value aPtr, bPtr, cPtr, m, n, k, aSmem, bSmem;
+  SmallVector<Value> epiArgs;
+  Value tid, blockM, blockN, threadRow, threadCol, kVectorOk, nVectorOk;
+};
+
+} // namespace
+
+LogicalResult mlir::fuser::buildFfmaGemmKernel(MatmulOp op,
+                                               const GemmTiling &tiling,
+                                               gpu::GPUFuncOp kernel) {
+  return GemmEmitter(op, tiling, kernel).emit();
+}

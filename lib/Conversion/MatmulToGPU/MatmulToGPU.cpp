@@ -1,0 +1,167 @@
+//===- MatmulToGPU.cpp - fuser.matmul to a GEMM kernel and launch ---------===//
+//
+// This file holds the pass and the host side of the lowering; the kernel
+// body is built in FfmaGemmKernel.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fuser/Conversion/Passes.h"
+
+#include "FfmaGemmKernel.h"
+#include "fuser/Conversion/Common/KernelUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#define DEBUG_TYPE "fuser-matmul-to-gpu"
+
+namespace mlir::fuser {
+#define GEN_PASS_DEF_CONVERTMATMULTOGPUPASS
+#include "fuser/Conversion/Passes.h.inc"
+} // namespace mlir::fuser
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+namespace {
+
+/// Emits `cf.assert(a == b, msg)` unless both sizes are the same constant.
+void assertEqual(OpBuilder &b, Location loc, Value x, Value y,
+                 const Twine &msg) {
+  if (x == y)
+    return;
+  Value eq = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, y);
+  cf::AssertOp::create(b, loc, eq, msg.str());
+}
+
+class ConvertMatmulToGPUPass
+    : public fuser::impl::ConvertMatmulToGPUPassBase<ConvertMatmulToGPUPass> {
+public:
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<MatmulOp> groups;
+    module.walk([&](MatmulOp op) { groups.push_back(op); });
+    if (groups.empty())
+      return;
+    SymbolTable kernelSymbols(getOrCreateKernelModule(module));
+    for (MatmulOp op : groups)
+      if (failed(lower(op, kernelSymbols)))
+        return signalPassFailure();
+  }
+
+private:
+  LogicalResult checkSupported(MatmulOp op, KernelConfigAttr config) {
+    if (!config)
+      return op.emitOpError()
+             << "has no #fuser.config; run -fuser-configure-kernels first";
+    if (config.getStrategy() != "ffma")
+      return op.emitOpError() << "has strategy '" << config.getStrategy()
+                              << "'; this lowering implements 'ffma'";
+    if (config.getPrecision() != "fp32")
+      return op.emitOpError()
+             << "precision '" << config.getPrecision()
+             << "' has no GEMM lowering yet; use precision=fp32";
+    auto isF32 = [](Type t) { return elementTypeOf(t).isF32(); };
+    if (!isF32(op.getLhs().getType()) || !isF32(op.getRhs().getType()) ||
+        !isF32(op.getResult().getType()) ||
+        !llvm::all_of(op.getEpilogueInputs().getTypes(), isF32))
+      return op.emitOpError() << "the fp32 FFMA kernel needs f32 operands, "
+                                 "epilogue inputs and result";
+    return success();
+  }
+
+  LogicalResult lower(MatmulOp op, SymbolTable &kernelSymbols) {
+    KernelConfigAttr config = op.getConfigAttr();
+    if (failed(checkSupported(op, config)))
+      return failure();
+    FailureOr<GemmTiling> tiling = getGemmTiling(op, config);
+    if (failed(tiling))
+      return failure();
+
+    // 1. The kernel: (A, B, epilogue inputs..., C, M, N, K).
+    MLIRContext *ctx = op.getContext();
+    auto ptrTy = LLVM::LLVMPointerType::get(ctx, kGlobalAddressSpace);
+    auto i64 = IntegerType::get(ctx, 64);
+    SmallVector<Type> params{ptrTy, ptrTy};
+    for (Value in : op.getEpilogueInputs())
+      params.push_back(isa<RankedTensorType>(in.getType()) ? Type(ptrTy)
+                                                           : in.getType());
+    params.append({ptrTy, i64, i64, i64});
+    auto func = op->getParentOfType<FunctionOpInterface>();
+    std::string name =
+        (func ? func.getName().str() : std::string("fuser")) + "_matmul";
+    auto kernel = createKernel(kernelSymbols, op.getLoc(), name, params,
+                               config.getBlock(),
+                               getGemmWorkgroupBuffers(ctx, *tiling));
+    if (config.getMinBlocksPerSm() > 0) // caps registers, for occupancy
+      kernel->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                      IntegerAttr::get(IntegerType::get(ctx, 32),
+                                       config.getMinBlocksPerSm()));
+    if (failed(buildFfmaGemmKernel(op, *tiling, kernel)))
+      return failure();
+
+    // 2. Host code: sizes, checks, output, launch.
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    auto dim = [&](Value t, int64_t d) -> Value {
+      auto type = cast<RankedTensorType>(t.getType());
+      if (!type.isDynamicDim(d))
+        return arith::ConstantIndexOp::create(b, loc, type.getDimSize(d));
+      return tensor::DimOp::create(b, loc, t, d);
+    };
+    Value lhs = op.getLhs(), rhs = op.getRhs();
+    Value m = dim(lhs, 0), k = dim(lhs, 1);
+    Value n = dim(rhs, op.getTransposeB() ? 0 : 1);
+    assertEqual(b, loc, k, dim(rhs, op.getTransposeB() ? 1 : 0),
+                "fuser.matmul: the reduction sizes of lhs and rhs differ");
+    SmallVector<Value> args{hostPointerToTensor(b, loc, lhs),
+                            hostPointerToTensor(b, loc, rhs)};
+    for (auto [j, in] : llvm::enumerate(op.getEpilogueInputs())) {
+      if (!isa<RankedTensorType>(in.getType())) {
+        args.push_back(in);
+        continue;
+      }
+      auto map = cast<AffineMapAttr>(op.getEpilogueMaps()[j]).getValue();
+      for (unsigned p = 0; p < map.getNumResults(); ++p)
+        assertEqual(b, loc, dim(in, p), map.getDimPosition(p) == 0 ? m : n,
+                    "fuser.matmul: epilogue input #" + Twine(j) +
+                        " dimension " + Twine(p) + " must equal the result's " +
+                        (map.getDimPosition(p) == 0 ? "M" : "N"));
+      args.push_back(hostPointerToTensor(b, loc, in));
+    }
+    auto resultTy = cast<RankedTensorType>(op.getResult().getType());
+    SmallVector<Value> dynDims;
+    if (resultTy.isDynamicDim(0))
+      dynDims.push_back(m);
+    if (resultTy.isDynamicDim(1))
+      dynDims.push_back(n);
+    Value out = memref::AllocOp::create(
+        b, loc, MemRefType::get(resultTy.getShape(), resultTy.getElementType()),
+        dynDims, b.getI64IntegerAttr(64));
+    args.push_back(hostPointerToMemRef(b, loc, out));
+    for (Value size : {m, n, k})
+      args.push_back(arith::IndexCastUIOp::create(b, loc, i64, size));
+
+    // M tiles along x: the blocks that share a B panel run back to back.
+    auto ceilDiv = [&](Value x, int64_t y) -> Value {
+      return arith::CeilDivUIOp::create(
+          b, loc, x, arith::ConstantIndexOp::create(b, loc, y));
+    };
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value threads =
+        arith::ConstantIndexOp::create(b, loc, tiling->threads());
+    gpu::LaunchFuncOp::create(
+        b, loc, kernel,
+        gpu::KernelDim3{ceilDiv(m, tiling->bm), ceilDiv(n, tiling->bn), one},
+        gpu::KernelDim3{threads, one, one},
+        /*dynamicSharedMemorySize=*/Value(), args);
+    Value result = bufferization::ToTensorOp::create(
+        b, loc, resultTy, out, /*restrict=*/true, /*writable=*/true);
+    op.replaceAllUsesWith(result);
+    op->erase();
+    return success();
+  }
+};
+
+} // namespace

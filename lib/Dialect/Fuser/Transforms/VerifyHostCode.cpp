@@ -1,0 +1,62 @@
+//===- VerifyHostCode.cpp - ops left without kernels ------------*- C++ -*-===//
+//
+// The generic fallback (linalg to parallel loops) silently skips what it
+// cannot lower. Without this check such an op stays in the host code and
+// only fuser-translate notices, in terms of buffers rather than of the op
+// the user wrote.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fuser/Dialect/Fuser/Transforms/Passes.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+namespace mlir::fuser {
+#define GEN_PASS_DEF_FUSERVERIFYHOSTCODEPASS
+#include "fuser/Dialect/Fuser/Transforms/Passes.h.inc"
+} // namespace mlir::fuser
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+/// Computation that must have become a kernel by now: linalg ops, and the
+/// buffer copies bufferization makes (for tensor.pad, tensor.insert_slice,
+/// tensor.concat, ...), which the runtime cannot perform on the host.
+static bool isLeftoverComputation(Operation *op) {
+  return isa_and_nonnull<linalg::LinalgDialect>(op->getDialect()) ||
+         isa<memref::CopyOp>(op);
+}
+
+namespace {
+
+class VerifyHostCodePass
+    : public fuser::impl::FuserVerifyHostCodePassBase<VerifyHostCodePass> {
+public:
+  using Base::Base;
+
+  void runOnOperation() override {
+    bool failedAny = false;
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+        if (!isLeftoverComputation(op))
+          return WalkResult::advance();
+        // A copy carries the location of the tensor op that needed it.
+        if (isa<memref::CopyOp>(op))
+          op->emitError() << "this op bufferizes to a buffer copy "
+                             "('memref.copy'), which no fuser lowering turns "
+                             "into a GPU kernel";
+        else
+          op->emitError() << "'" << op->getName()
+                          << "' is not supported: no fuser lowering turns it "
+                             "into a GPU kernel";
+        failedAny = true;
+        // Its body, if any, holds no further ops of interest.
+        return WalkResult::skip();
+      });
+    }
+    if (failedAny)
+      signalPassFailure();
+  }
+};
+
+} // namespace

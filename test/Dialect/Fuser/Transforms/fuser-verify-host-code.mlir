@@ -1,0 +1,46 @@
+// RUN: fuser-opt %s -split-input-file --fuser-verify-host-code -verify-diagnostics | FileCheck %s
+
+// Host code that only sizes, allocates and launches passes unchanged.
+// CHECK-LABEL: func.func @launches
+// CHECK: gpu.launch_func @kernels::@k
+module attributes {gpu.container_module} {
+  func.func @launches(%x: memref<?xf32>) -> memref<?xf32> {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %n = memref.dim %x, %c0 : memref<?xf32>
+    %y = memref.alloc(%n) : memref<?xf32>
+    gpu.launch_func @kernels::@k blocks in (%n, %c1, %c1) threads in (%c1, %c1, %c1) args(%x : memref<?xf32>, %y : memref<?xf32>)
+    return %y : memref<?xf32>
+  }
+  gpu.module @kernels {
+    gpu.func @k(%x: memref<?xf32>, %y: memref<?xf32>) kernel {
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Every leftover op is reported, in private helpers too.
+func.func @softmax(%x: memref<4x8xf32>) -> memref<4x8xf32> {
+  %y = memref.alloc() : memref<4x8xf32>
+  // expected-error @+1 {{'linalg.softmax' is not supported: no fuser lowering turns it into a GPU kernel}}
+  linalg.softmax dimension(1) ins(%x : memref<4x8xf32>) outs(%y : memref<4x8xf32>)
+  return %y : memref<4x8xf32>
+}
+func.func private @matmul(%a: memref<4x4xf32>, %b: memref<4x4xf32>, %c: memref<4x4xf32>) {
+  // expected-error @+1 {{'linalg.matmul' is not supported}}
+  linalg.matmul ins(%a, %b : memref<4x4xf32>, memref<4x4xf32>) outs(%c : memref<4x4xf32>)
+  return
+}
+
+// -----
+
+// A copy is reported at the location of the op that bufferized to it.
+func.func @pad(%x: memref<4x8xf32>) -> memref<6x10xf32> {
+  %y = memref.alloc() : memref<6x10xf32>
+  %v = memref.subview %y[1, 1] [4, 8] [1, 1] : memref<6x10xf32> to memref<4x8xf32, strided<[10, 1], offset: 11>>
+  // expected-error @+1 {{this op bufferizes to a buffer copy ('memref.copy'), which no fuser lowering turns into a GPU kernel}}
+  memref.copy %x, %v : memref<4x8xf32> to memref<4x8xf32, strided<[10, 1], offset: 11>>
+  return %y : memref<6x10xf32>
+}

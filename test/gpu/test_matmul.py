@@ -1,0 +1,81 @@
+"""fuser.matmul groups (the FFMA GEMM kernel) against float64 references."""
+
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from gpu_util import check, load, poisoned, randn
+
+TOL = 1e-4  # the users' fp32 rule (atol = rtol = 1e-4)
+
+
+def linear_weights(n_out, n_in, generator):
+    # nn.Linear's default init: U(-1/sqrt(in), 1/sqrt(in)), both signs.
+    bound = 1.0 / math.sqrt(n_in)
+    w = (torch.rand(n_out, n_in, device="cuda", generator=generator) * 2 - 1) * bound
+    b = (torch.rand(n_out, device="cuda", generator=generator) * 2 - 1) * bound
+    return w, b
+
+
+def w2_ref(x, w, b):
+    return F.leaky_relu((x.double() @ w.double().T + b.double()) * 2.0, 0.1)
+
+
+@pytest.mark.parametrize("batch", [1024, 77])
+def test_w2(batch, generator):
+    """W2 itself (batch 1024) and a dynamic batch that is no tile multiple."""
+    mod = load("matmul_w2")
+    w, b = linear_weights(8192, 8192, generator)
+    for trial in range(5 if batch == 1024 else 1):  # the users' 5 fresh trials
+        x = torch.rand(batch, 8192, device="cuda", generator=generator) * 2 - 1
+        out = poisoned((batch, 8192))
+        mod.forward(x, w, b, out=out)
+        check(f"w2 batch={batch} trial={trial} vs float64", out, w2_ref(x, w, b), TOL)
+        ref32 = F.leaky_relu(F.linear(x, w, b) * 2.0, 0.1)
+        assert torch.allclose(out, ref32, atol=TOL, rtol=TOL), "fails the 1e-4 rule vs PyTorch fp32"
+
+
+def nt_ref(x, w, b, s, r, k):
+    acc = x.double() @ w.double().T
+    return torch.clamp(acc + b.double(), min=0) * s.double()[:, None] + r.double() * k.double()
+
+
+@pytest.mark.parametrize("m,n,k", [(1, 1, 1), (5, 7, 3), (130, 129, 37), (257, 131, 1000),
+                                   (64, 128, 64), (3, 300, 4097)])
+def test_nt_odd(m, n, k, generator):
+    mod = load("matmul_nt_odd")
+    # nn.Linear-like scales keep fp32 rounding of the K-long sums near 1e-6.
+    x, w = randn((m, k), generator, 1.0), randn((n, k), generator, 1.0 / math.sqrt(k))
+    b, s = randn((n,), generator), randn((m,), generator)
+    r, kk = randn((m, n), generator), randn((), generator)
+    out = poisoned((m, n))
+    mod.forward(x, w, b, s, r, kk, out=out)
+    check(f"nt_odd {m}x{n}x{k}", out, nt_ref(x, w, b, s, r, kk), TOL)
+
+
+@pytest.mark.parametrize("m,n,k", [(1, 1, 1), (63, 65, 9), (200, 129, 130), (64, 64, 64)])
+def test_nn_odd(m, n, k, generator):
+    mod = load("matmul_nn_odd")
+    x, bm = randn((m, k), generator, 1.0), randn((k, n), generator, 1.0 / math.sqrt(k))
+    t = randn((n, m), generator)
+    out = poisoned((m, n))
+    mod.forward(x, bm, t, out=out)
+    check(f"nn_odd {m}x{n}x{k}", out, x.double() @ bm.double() - t.double().T, TOL)
+
+
+def test_zero_k(generator):
+    """K = 0: the product is empty, so the epilogue sees zeros."""
+    mod = load("matmul_nn_odd")
+    t = randn((4, 3), generator)
+    y = mod.forward(torch.empty((3, 0), device="cuda"), torch.empty((0, 4), device="cuda"), t)
+    check("nn K=0", y, -t.double().T, TOL)
+
+
+def test_reduction_mismatch_raises(generator):
+    import fuser
+    mod = load("matmul_nt_odd")
+    with pytest.raises(fuser.FuserError, match="reduction sizes"):
+        mod.forward(randn((4, 5), generator), randn((6, 7), generator), randn((6,), generator),
+                    randn((4,), generator), randn((4, 6), generator), randn((), generator))

@@ -69,6 +69,7 @@ void mlir::fuser::buildKernelPipeline(OpPassManager &pm,
                                       const FuserPipelineOptions &opts) {
   buildFusionPipeline(pm, opts);
   // Fusion groups become kernels while still on tensors.
+  pm.addPass(createConvertMatmulToGPUPass());
   pm.addPass(createConvertPointwiseToGPUPass());
   addBufferization(pm);
   // The generic fallback: whatever linalg is left becomes parallel loops,
@@ -98,7 +99,6 @@ void mlir::fuser::buildGpuPipeline(OpPassManager &pm,
   kernels.addPass(createLowerAffinePass());
   kernels.addPass(createSCFToControlFlowPass());
   kernels.addPass(memref::createExpandStridedMetadataPass());
-  kernels.addPass(createConvertVectorToLLVMPass());
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.indexBitwidth = 64; // W1 indexes past 2^32 bytes
   kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));

@@ -67,6 +67,10 @@ void mlir::fuser::buildFusionPipeline(OpPassManager &pm,
 
 void mlir::fuser::buildKernelPipeline(OpPassManager &pm,
                                       const FuserPipelineOptions &opts) {
+  // Bad input fails first, against the source. Not in the fusion pipeline:
+  // the CPU reference runs it on mlir-runner drivers that are no entry
+  // points.
+  pm.addPass(createFuserVerifyEntryPointsPass());
   buildFusionPipeline(pm, opts);
   // Fusion groups become kernels while still on tensors.
   pm.addPass(createConvertMatmulToGPUPass());
@@ -84,6 +88,8 @@ void mlir::fuser::buildKernelPipeline(OpPassManager &pm,
   pm.addPass(createFuserMergeGpuModulesPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // What no lowering took is reported here, not by fuser-translate.
+  pm.addPass(createFuserVerifyHostCodePass());
 }
 
 void mlir::fuser::buildGpuPipeline(OpPassManager &pm,

@@ -196,4 +196,46 @@ def FuserMergeGpuModulesPass : Pass<"fuser-merge-gpu-modules", "mlir::ModuleOp">
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def FuserVerifyEntryPointsPass
+    : Pass<"fuser-verify-entry-points", "mlir::ModuleOp"> {
+  let summary = "Reject modules whose entry functions fuser cannot compile";
+  let description = [{
+    The first pass of the GPU pipelines: checks what the runtime will call
+    before anything is lowered, so bad input fails with a diagnostic on the
+    source instead of an obscure error (or none) deep in the lowering.
+
+    Entry functions are the public functions with a body; the runtime calls
+    them with device tensors, so every argument and result must be a dense
+    ranked tensor (static or dynamic sizes) of f32, f16, bf16, f64, i1, i8,
+    i32 or i64, the dtypes of the kernel manifest. Private functions are
+    helpers and may take anything. A module without an entry function has
+    nothing to compile, which is reported too (an empty file, say).
+
+    ```mlir
+    // error: entry function argument #1 has type 'index'; fuser entry
+    // functions take dense ranked tensors of f32, f16, bf16, f64, i1, i8,
+    // i32 or i64
+    func.func @f(%x: tensor<?xf32>, %n: index) -> tensor<?xf32>
+    ```
+  }];
+}
+
+def FuserVerifyHostCodePass : Pass<"fuser-verify-host-code", "mlir::ModuleOp"> {
+  let summary = "Report ops that no lowering turned into a GPU kernel";
+  let description = [{
+    Runs after the kernel lowerings. The host side of an entry function may
+    only compute sizes, allocate buffers and launch kernels; an op that
+    neither fusion nor the generic loop fallback lowered (`linalg.softmax`,
+    the buffer copy of a `tensor.pad`, ...) would be left on the host, where
+    the runtime cannot run it. Each such op gets an error at its source
+    location.
+
+    ```mlir
+    // error: 'linalg.softmax' is not supported: no fuser lowering turns it
+    // into a GPU kernel
+    linalg.softmax dimension(1) ins(%x : memref<4x8xf32>) outs(%y : memref<4x8xf32>)
+    ```
+  }];
+}
+
 #endif // FUSER_DIALECT_FUSER_TRANSFORMS_PASSES_TD

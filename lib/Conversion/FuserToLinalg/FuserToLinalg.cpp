@@ -85,8 +85,8 @@ LogicalResult lowerMatmul(fuser::MatmulOp op) {
   if (resTy.isDynamicDim(0))
     dynSizes.push_back(tensor::DimOp::create(b, loc, op.getLhs(), 0));
   if (resTy.isDynamicDim(1))
-    dynSizes.push_back(tensor::DimOp::create(b, loc, op.getRhs(),
-                                             op.getTransposeB() ? 0 : 1));
+    dynSizes.push_back(
+        tensor::DimOp::create(b, loc, op.getRhs(), op.getTransposeB() ? 0 : 1));
   Value empty = tensor::EmptyOp::create(b, loc, resTy, dynSizes);
   Value zero = arith::ConstantOp::create(
       b, loc, cast<TypedAttr>(b.getZeroAttr(resTy.getElementType())));

@@ -66,7 +66,8 @@ linalg::GenericOp fuser::generalizeIfElementwise(RewriterBase &rewriter,
   if (!isGeneralizableElementwise(op))
     return nullptr;
   rewriter.setInsertionPoint(op);
-  FailureOr<linalg::GenericOp> generic = linalg::generalizeNamedOp(rewriter, op);
+  FailureOr<linalg::GenericOp> generic =
+      linalg::generalizeNamedOp(rewriter, op);
   if (failed(generic)) {
     LLVM_DEBUG(llvm::dbgs() << "cannot generalize " << op << "\n");
     return nullptr;

@@ -1,4 +1,4 @@
-//===- FuseMatmul.cpp - matmul + elementwise epilogue into one group -*- C++ -*-===//
+//===- FuseMatmul.cpp - matmul + epilogue into fuser.matmul -----*- C++ -*-===//
 //
 // Forms fuser.matmul groups from 2-D matrix products on tensors and the
 // chains of elementwise ops that consume them.
@@ -117,6 +117,8 @@ struct MatmulMatch {
 static std::string matchMatmul(linalg::LinalgOp op, MatmulMatch &match) {
   if (!op.hasPureTensorSemantics())
     return "it operates on buffers, not tensors";
+  // isaContractionOpInterface(op) holds: two inputs, one init, and m, n, k
+  // dimensions exist. This only guards against that changing upstream.
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
   if (failed(dims) || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
@@ -136,13 +138,13 @@ static std::string matchMatmul(linalg::LinalgOp op, MatmulMatch &match) {
   auto map = [&](AffineExpr r0, AffineExpr r1) {
     return AffineMap::get(3, 0, {r0, r1}, ctx);
   };
+  // With one m, n and k and rank-2 operands, each map is one of two
+  // permutations: A (m, k) or (k, m), B (k, n) or (n, k), C (m, n) or (n, m).
   if (op.getMatchingIndexingMap(a) != map(m, k))
-    return "it reads A transposed or through an unsupported map";
+    return "it reads A transposed (K x M)";
   if (op.getMatchingIndexingMap(c) != map(m, n))
-    return "it writes its result transposed or through an unsupported map";
+    return "it writes its result transposed (N x M)";
   AffineMap bMap = op.getMatchingIndexingMap(b);
-  if (bMap != map(k, n) && bMap != map(n, k))
-    return "it reads B through an unsupported map";
 
   Type elem = getElementTypeOrSelf(c->get().getType());
   if (getElementTypeOrSelf(a->get().getType()) != elem ||
@@ -150,8 +152,8 @@ static std::string matchMatmul(linalg::LinalgOp op, MatmulMatch &match) {
       !isa<Float32Type, Float16Type, BFloat16Type>(elem)) {
     std::string why;
     llvm::raw_string_ostream os(why);
-    os << "element types " << getElementTypeOrSelf(a->get().getType())
-       << " x " << getElementTypeOrSelf(b->get().getType()) << " -> " << elem
+    os << "element types " << getElementTypeOrSelf(a->get().getType()) << " x "
+       << getElementTypeOrSelf(b->get().getType()) << " -> " << elem
        << " are not supported: fuser.matmul takes f32, f16 or bf16 "
           "operands of one type";
     return why;
@@ -169,7 +171,8 @@ static std::string matchMatmul(linalg::LinalgOp op, MatmulMatch &match) {
   while (std::optional<MappedValue> copy = matchCopy(match.rhs)) {
     auto srcTy = dyn_cast<RankedTensorType>(copy->source.getType());
     if (!srcTy || srcTy.getRank() != 2 ||
-        copy->map != AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0}, ctx))
+        copy->map !=
+            AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0}, ctx))
       break;
     match.rhs = copy->source;
     match.transposeB = !match.transposeB;
@@ -209,8 +212,8 @@ struct Epilogue {
     auto key = std::make_pair(v, map);
     if (Value arg = inputArgs.lookup(key))
       return arg;
-    Value arg = block->addArgument(getElementTypeOrSelf(v.getType()),
-                                   v.getLoc());
+    Value arg =
+        block->addArgument(getElementTypeOrSelf(v.getType()), v.getLoc());
     inputs.push_back(v);
     maps.push_back(AffineMapAttr::get(map));
     return inputArgs[key] = arg;
@@ -357,8 +360,8 @@ private:
         match.transposeB, epi.inputs, builder.getArrayAttr(epi.maps),
         /*config=*/nullptr);
     group.getEpilogue().push_back(epi.block);
-    remark(op, "fused matmul with " + Twine(chain.size() - 1) +
-                   " epilogue op(s)");
+    remark(op,
+           "fused matmul with " + Twine(chain.size() - 1) + " epilogue op(s)");
     LLVM_DEBUG(llvm::dbgs() << "fused: " << group << "\n");
     cur.replaceAllUsesWith(group.getResult());
 

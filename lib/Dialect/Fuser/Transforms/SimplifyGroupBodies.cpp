@@ -64,9 +64,10 @@ static bool matchScale(Value v, Value &x, APFloat &c) {
 }
 
 /// `mulf(mulf(x, c1), c2)` -> `mulf(x, c1 * c2)` when c1 or c2 is a power of
-/// two up to sign, c1 * c2 is exact and the inner product has no other user. Scaling by 2^e does not round, so
-/// both sides round the same exact product (barring overflow or subnormal
-/// intermediates, documented in the pass description).
+/// two up to sign, c1 * c2 is exact and the inner product has no other user.
+/// Scaling by 2^e does not round, so both sides round the same exact product
+/// (barring overflow or subnormal intermediates, documented in the pass
+/// description).
 struct FoldPowerOfTwoScale : OpRewritePattern<arith::MulFOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -92,8 +93,7 @@ struct FoldPowerOfTwoScale : OpRewritePattern<arith::MulFOp> {
     Value c = arith::ConstantOp::create(rewriter, op.getLoc(),
                                         rewriter.getFloatAttr(type, product));
     rewriter.replaceOpWithNewOp<arith::MulFOp>(
-        op, x, c,
-        op.getFastmath() & innerMul.getFastmath());
+        op, x, c, op.getFastmath() & innerMul.getFastmath());
     return success();
   }
 };

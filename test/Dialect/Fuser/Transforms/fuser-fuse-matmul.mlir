@@ -323,7 +323,7 @@ func.func @transposed_a(%a: tensor<16x4xf32>, %b: tensor<16x8xf32>) -> tensor<4x
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<4x8xf32>
   %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
-  // expected-remark @+1 {{not fused into fuser.matmul: it reads A transposed or through an unsupported map}}
+  // expected-remark @+1 {{not fused into fuser.matmul: it reads A transposed (K x M)}}
   %mm = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
       ins(%a, %b : tensor<16x4xf32>, tensor<16x8xf32>) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
   return %mm : tensor<4x8xf32>
@@ -427,4 +427,78 @@ func.func @epilogue_stops(%a: tensor<8x16xf32>, %b: tensor<16x8xf32>, %acc: tens
     linalg.yield %h : f16
   } -> tensor<8x8xf16>
   return %sum, %t, %c : tensor<8xf32>, tensor<8x8xf32>, tensor<8x8xf16>
+}
+
+// -----
+
+// More contraction shapes fuser.matmul does not take.
+// CHECK-LABEL: func.func @other_contractions
+// CHECK-NOT: fuser.matmul
+func.func @other_contractions(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>, %a3: tensor<4x2x8xf32>, %b3: tensor<2x8x8xf32>,
+                              %ma: memref<4x16xf32>, %mb: memref<16x8xf32>, %mc: memref<4x8xf32>) -> (tensor<8x4xf32>, tensor<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %et = tensor.empty() : tensor<8x4xf32>
+  %zt = linalg.fill ins(%zero : f32) outs(%et : tensor<8x4xf32>) -> tensor<8x4xf32>
+  // expected-remark @+1 {{not fused into fuser.matmul: it writes its result transposed (N x M)}}
+  %t = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (n, m)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<4x16xf32>, tensor<16x8xf32>) outs(%zt : tensor<8x4xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<8x4xf32>
+  %e = tensor.empty() : tensor<4x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{not fused into fuser.matmul: it contracts more than one M, N or K dimension}}
+  %k2 = linalg.generic {indexing_maps = [affine_map<(m, n, k1, k2) -> (m, k1, k2)>, affine_map<(m, n, k1, k2) -> (k1, k2, n)>, affine_map<(m, n, k1, k2) -> (m, n)>],
+                        iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%a3, %b3 : tensor<4x2x8xf32>, tensor<2x8x8xf32>) outs(%z : tensor<4x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  // expected-remark @+1 {{not fused into fuser.matmul: it operates on buffers, not tensors}}
+  linalg.matmul ins(%ma, %mb : memref<4x16xf32>, memref<16x8xf32>) outs(%mc : memref<4x8xf32>)
+  return %t, %k2 : tensor<8x4xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// Epilogue candidates that are not elementwise enough: two results, and a
+// body that reads linalg.index (the same rules as fuser-fuse-pointwise).
+// CHECK-LABEL: func.func @epilogue_not_elementwise
+// CHECK: %[[M1:.+]] = fuser.matmul
+// CHECK: linalg.generic {{.+}} ins(%[[M1]]
+// CHECK: %[[M2:.+]] = fuser.matmul
+// CHECK: linalg.generic {{.+}} ins(%[[M2]]
+func.func @epilogue_not_elementwise(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{fused matmul with 0 epilogue op(s)}}
+  %m1 = linalg.matmul ins(%a, %b : tensor<4x16xf32>, tensor<16x8xf32>) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{not fused into the matmul epilogue: it does not have exactly one result}}
+  %two:2 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m1 : tensor<4x8xf32>) outs(%e, %e : tensor<4x8xf32>, tensor<4x8xf32>) {
+  ^bb0(%v: f32, %o1: f32, %o2: f32):
+    %n = arith.negf %v : f32
+    linalg.yield %v, %n : f32, f32
+  } -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  // expected-remark @+1 {{fused matmul with 0 epilogue op(s)}}
+  %m2 = linalg.matmul ins(%a, %b : tensor<4x16xf32>, tensor<16x8xf32>) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{not fused into the matmul epilogue: its body uses linalg.index}}
+  %idx = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m2 : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %ii = arith.index_cast %i : index to i32
+    %f = arith.sitofp %ii : i32 to f32
+    %r = arith.addf %v, %f : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  return %two#0, %two#1, %idx : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
 }

@@ -226,6 +226,9 @@ public:
   using Base::Base;
 
   void runOnOperation() override {
+    // Candidates all exist before the first rewrite, so an address in
+    // `erased` can only be a candidate that was really erased.
+    erased.clear();
     SmallVector<linalg::LinalgOp> contractions;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (linalg::isaContractionOpInterface(op))

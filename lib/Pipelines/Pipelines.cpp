@@ -78,6 +78,7 @@ void mlir::fuser::buildKernelPipeline(OpPassManager &pm,
   addBufferization(pm);
   // The generic fallback: whatever linalg is left becomes parallel loops,
   // 16x16 tiles mapped to blocks and threads. Correct, not fast.
+  pm.addNestedPass<func::FuncOp>(createFuserCopiesToLinalgPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(
       createParallelLoopTilingPass({16, 16}, /*noMinMaxBounds=*/true));

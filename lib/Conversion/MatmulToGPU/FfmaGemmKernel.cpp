@@ -10,9 +10,10 @@
 //   epilogue in registers, 128-bit stores
 //
 // A and B^T slices are stored transposed (k-major) in shared memory, so both
-// operands are read as float4 along M and N. Thread (r, c) owns rows
-// {4r..4r+3, BM/2+4r..} and columns {4c..4c+3, BN/2+4c..}: a warp's float4
-// reads of B then touch 32 distinct banks.
+// operands are read as float4 along M and N. Thread (r, c) owns TM rows in
+// groups of 4, {4r..4r+3} + g * BM/(TM/4), and likewise TN columns: the
+// float4 reads of neighbouring threads are neighbours, free of bank
+// conflicts.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,20 +33,25 @@ using namespace mlir::fuser;
 FailureOr<GemmTiling> mlir::fuser::getGemmTiling(MatmulOp op,
                                                  KernelConfigAttr config) {
   ArrayRef<int64_t> tile = config.getTile();
-  if (tile.size() != 3)
-    return op.emitOpError() << "needs a config tile of [BM, BN, BK], got "
+  if (tile.size() != 3 && tile.size() != 5)
+    return op.emitOpError() << "needs a config tile of [BM, BN, BK] or "
+                               "[BM, BN, BK, TM, TN], got "
                             << tile.size() << " sizes";
-  GemmTiling t{tile[0], tile[1], tile[2]};
-  if (t.bm % 16 || t.bn % 16 || t.bk % 4)
-    return op.emitOpError() << "tile [" << t.bm << ", " << t.bn << ", "
-                            << t.bk
-                            << "] unsupported: BM and BN must be multiples "
-                               "of 16 and BK a multiple of 4";
+  GemmTiling t{tile[0], tile[1], tile[2], tile.size() == 5 ? tile[3] : 8,
+               tile.size() == 5 ? tile[4] : 8};
+  if (t.tm % 4 || t.tn % 4 || t.bm % t.tm || t.bn % t.tn || t.bk % 4 ||
+      t.bm % (4 * t.rowGroups()) || t.bn % (4 * t.colGroups()))
+    return op.emitOpError()
+           << "tile [" << t.bm << ", " << t.bn << ", " << t.bk << ", " << t.tm
+           << ", " << t.tn
+           << "] unsupported: TM and TN must be multiples of 4 dividing BM "
+              "and BN, and BK a multiple of 4";
   if (config.getBlock()[0] != t.threads() || config.getBlock()[1] != 1 ||
       config.getBlock()[2] != 1)
     return op.emitOpError() << "tile [" << t.bm << ", " << t.bn << ", "
                             << t.bk << "] needs a block of [" << t.threads()
-                            << ", 1, 1] (one thread per 8 x 8 outputs)";
+                            << ", 1, 1] (one thread per " << t.tm << " x "
+                            << t.tn << " outputs)";
   if ((t.bm * t.bk) % (4 * t.threads()) || (t.bn * t.bk) % (4 * t.threads()))
     return op.emitOpError() << "tile [" << t.bm << ", " << t.bn << ", "
                             << t.bk
@@ -103,8 +109,8 @@ public:
                  c64(t.bm));
     blockN = mul(toI64(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y)),
                  c64(t.bn));
-    threadRow = arith::DivUIOp::create(b, loc, tidIdx, cIdx(t.bn / 8));
-    threadCol = arith::RemUIOp::create(b, loc, tidIdx, cIdx(t.bn / 8));
+    threadRow = arith::DivUIOp::create(b, loc, tidIdx, cIdx(t.threadCols()));
+    threadCol = arith::RemUIOp::create(b, loc, tidIdx, cIdx(t.threadCols()));
     kVectorOk = isMultipleOf4(k);
     nVectorOk = isMultipleOf4(n);
 
@@ -118,11 +124,12 @@ public:
     }
     gpu::BarrierOp::create(b, loc);
 
-    // Main loop over K slices, accumulators carried as 16 x vector<4xf32>.
+    // Main loop over K slices, accumulators carried as vector<4xf32>s:
+    // acc[i * colGroups + g] holds row i, column group g.
     Value numK = arith::CeilDivUIOp::create(b, loc, k, c64(t.bk));
     Value zero = arith::ConstantOp::create(
         b, loc, v4, SplatElementsAttr::get(v4, b.getF32FloatAttr(0.0f)));
-    SmallVector<Value> init(16, zero);
+    SmallVector<Value> init(t.tm * t.colGroups(), zero);
     auto loop = scf::ForOp::create(b, loc, c64(0), numK, c64(1), init);
     {
       OpBuilder::InsertionGuard guard(b);
@@ -280,41 +287,43 @@ private:
   }
 
   /// One k step: a column of A and a row of B from shared memory, then the
-  /// 8 x 8 outer product as 16 vector FMAs.
+  /// tm x tn outer product as vector FMAs.
   void computeStep(Value buf, int64_t kk, SmallVector<Value> &acc) {
     Value kIdx = cIdx(kk);
-    auto rowOffset = [&](Value thread, int64_t half, int64_t tile) {
+    auto offset = [&](Value thread, int64_t group, int64_t spacing) {
       return arith::AddIOp::create(
           b, loc, arith::MulIOp::create(b, loc, thread, cIdx(4)),
-          cIdx(half * tile / 2));
+          cIdx(group * spacing));
     };
-    Value a[2], bv[2];
-    for (int64_t h = 0; h < 2; ++h) {
-      a[h] = vector::LoadOp::create(
+    SmallVector<Value> a, bv;
+    for (int64_t g = 0; g < t.rowGroups(); ++g)
+      a.push_back(vector::LoadOp::create(
           b, loc, v4, aSmem,
-          ValueRange{buf, kIdx, rowOffset(threadRow, h, t.bm)},
-          /*nontemporal=*/false, llvm::Align(16));
-      bv[h] = vector::LoadOp::create(
+          ValueRange{buf, kIdx, offset(threadRow, g, t.bm / t.rowGroups())},
+          /*nontemporal=*/false, llvm::Align(16)));
+    for (int64_t g = 0; g < t.colGroups(); ++g)
+      bv.push_back(vector::LoadOp::create(
           b, loc, v4, bSmem,
-          ValueRange{buf, kIdx, rowOffset(threadCol, h, t.bn)},
-          /*nontemporal=*/false, llvm::Align(16));
-    }
-    for (int64_t i = 0; i < 8; ++i) {
+          ValueRange{buf, kIdx, offset(threadCol, g, t.bn / t.colGroups())},
+          /*nontemporal=*/false, llvm::Align(16)));
+    for (int64_t i = 0; i < t.tm; ++i) {
       Value ai = splat(vector::ExtractOp::create(b, loc, a[i / 4], i % 4));
-      for (int64_t g = 0; g < 2; ++g)
-        acc[2 * i + g] =
-            vector::FMAOp::create(b, loc, ai, bv[g], acc[2 * i + g]);
+      for (int64_t g = 0; g < t.colGroups(); ++g) {
+        Value &c = acc[i * t.colGroups() + g];
+        c = vector::FMAOp::create(b, loc, ai, bv[g], c);
+      }
     }
   }
 
-  /// Global row of accumulator row i and column of column half g.
+  /// Global row of accumulator row i and column of column group g.
   Value outRow(int64_t i) {
     Value local = add(mul(toI64(threadRow), c64(4)),
-                      c64((i / 4) * (t.bm / 2) + i % 4));
+                      c64((i / 4) * (t.bm / t.rowGroups()) + i % 4));
     return add(blockM, local);
   }
   Value outCol(int64_t g) {
-    return add(blockN, add(mul(toI64(threadCol), c64(4)), c64(g * t.bn / 2)));
+    return add(blockN, add(mul(toI64(threadCol), c64(4)),
+                           c64(g * (t.bn / t.colGroups()))));
   }
 
   static EpilogueRead classify(Value input, AffineMap map) {
@@ -346,18 +355,18 @@ private:
         singles[j] =
             splat(LLVM::LoadOp::create(b, loc, f32, epiArgs[j], 4).getResult());
       if (reads.back() == EpilogueRead::Row) // shared by all 8 rows
-        for (int64_t g = 0; g < 2; ++g)
+        for (int64_t g = 0; g < t.colGroups(); ++g)
           rowVecs[j].push_back(
               loadFour(epiArgs[j], outCol(g), always, outCol(g), n, nVectorOk));
     }
     Block &body = op.getEpilogue().front();
-    for (int64_t i = 0; i < 8; ++i) {
+    for (int64_t i = 0; i < t.tm; ++i) {
       Value row = outRow(i);
       Value rowOk = lt(row, m);
-      for (int64_t g = 0; g < 2; ++g) {
+      for (int64_t g = 0; g < t.colGroups(); ++g) {
         Value col = outCol(g);
         IRMapping mapping;
-        mapping.map(body.getArgument(0), acc[2 * i + g]);
+        mapping.map(body.getArgument(0), acc[i * t.colGroups() + g]);
         for (auto [j, read] : llvm::enumerate(reads)) {
           Value v;
           switch (read) {

@@ -15,11 +15,16 @@
 
 namespace mlir::fuser {
 
-/// Tile sizes and their derived thread layout. Each thread owns an 8 x 8
-/// accumulator tile made of two 4-row halves and two 4-column halves.
+/// Tile sizes and their derived thread layout. Each thread owns a tm x tn
+/// accumulator tile made of 4 x 4 pieces: tm/4 row groups spaced bm/(tm/4)
+/// apart and tn/4 column groups spaced bn/(tn/4) apart, so neighbouring
+/// threads read neighbouring float4s of shared memory.
 struct GemmTiling {
-  int64_t bm, bn, bk;
-  int64_t threads() const { return (bm / 8) * (bn / 8); }
+  int64_t bm, bn, bk, tm, tn;
+  int64_t rowGroups() const { return tm / 4; }
+  int64_t colGroups() const { return tn / 4; }
+  int64_t threadCols() const { return bn / tn; }
+  int64_t threads() const { return (bm / tm) * (bn / tn); }
   /// float4 loads per thread per operand slice.
   int64_t aLoads() const { return bm * bk / (4 * threads()); }
   int64_t bLoads() const { return bn * bk / (4 * threads()); }

@@ -48,17 +48,17 @@ func.func @preset(%x: tensor<?xf32>) -> tensor<?xf32> {
 
 // -----
 
-// A matmul gets the placeholder FFMA configuration; tile-sizes overrides its
+// A matmul gets the measured FFMA configuration; tile-sizes overrides its
 // tile and the precision option is recorded as given.
 // CHECK-LABEL: func.func @matmul
 // CHECK: fuser.matmul
-// CHECK-SAME: {config = #fuser.config<strategy = "ffma", block = [256, 1, 1], tile = [128, 128, 8]>}
+// CHECK-SAME: {config = #fuser.config<strategy = "ffma", block = [128, 1, 1], tile = [128, 128, 8, 8, 16], min_blocks_per_sm = 2>}
 // OVERRIDE-LABEL: func.func @matmul
-// OVERRIDE: config = #fuser.config<strategy = "ffma", block = [256, 1, 1], tile = [128, 128, 8]>
+// OVERRIDE: config = #fuser.config<strategy = "ffma", block = [128, 1, 1], tile = [128, 128, 8, 8, 16], min_blocks_per_sm = 2>
 // TILE-LABEL: func.func @matmul
-// TILE: config = #fuser.config<strategy = "ffma", block = [256, 1, 1], tile = [64, 64, 8], precision = "3xtf32">
+// TILE: config = #fuser.config<strategy = "ffma", block = [64, 1, 1], tile = [64, 64, 8], min_blocks_per_sm = 2, precision = "3xtf32">
 func.func @matmul(%a: tensor<?x16xf32>, %w: tensor<8x16xf32>) -> tensor<?x8xf32> {
-  // expected-error@below {{tile-sizes must list 3 values (M, N, K), got 2}}
+  // expected-error@below {{tile-sizes must list 3 values (M, N, K) or 5 (M, N, K, thread M, thread N), got 2}}
   %r = fuser.matmul %a, %w transpose_b epilogue_maps [] : tensor<?x16xf32>, tensor<8x16xf32> -> tensor<?x8xf32> {
   ^bb0(%acc: f32):
     fuser.yield %acc : f32

@@ -154,8 +154,9 @@ def FuserConfigureKernelsPass : Pass<"fuser-configure-kernels", "mlir::ModuleOp"
     developers exploring configurations.
 
     A `fuser.matmul` gets the `ffma` strategy (fp32 FMA on CUDA cores) with
-    a block of 256 threads and a 128 x 128 x 8 (M, N, K) tile; `tile-sizes`
-    overrides the tile.
+    a 128 x 128 x 8 (M, N, K) block tile, 8 x 16 outputs per thread (so 128
+    threads) and two blocks per SM; `tile-sizes` overrides the tile, as
+    `M,N,K` (8 x 8 per thread) or `M,N,K,TM,TN`.
 
     ```mlir
     %r = fuser.pointwise ins(%x : tensor<?xf32>) maps [...]
@@ -175,9 +176,20 @@ def FuserConfigureKernelsPass : Pass<"fuser-configure-kernels", "mlir::ModuleOp"
     Option<"precision", "precision", "std::string", /*default=*/"\"fp32\"",
            "Arithmetic precision policy: fp32, tf32, 3xtf32, bf16, f16">,
     ListOption<"tileSizes", "tile-sizes", "int64_t",
-               "Override: matmul tile sizes M, N, K (empty: heuristic)">
+               "Override: matmul tile sizes M,N,K or M,N,K,TM,TN (empty: heuristic)">
   ];
   let dependentDialects = ["::mlir::fuser::FuserDialect"];
+}
+
+def FuserCopiesToLinalgPass : Pass<"fuser-copies-to-linalg", "mlir::func::FuncOp"> {
+  let summary = "Rewrite buffer copies as linalg.copy so the fallback makes them kernels";
+  let description = [{
+    Bufferization may copy a buffer (an init reused in place, a reshape that
+    needs its own storage). Host code cannot copy device memory, but the
+    generic fallback turns any linalg op into a kernel, so each
+    `memref.copy` becomes a `linalg.copy` between the same buffers.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
 def FuserMergeGpuModulesPass : Pass<"fuser-merge-gpu-modules", "mlir::ModuleOp"> {

@@ -108,7 +108,7 @@ def bench_chain(iters, rows=65536):
 def bench_w2(iters):
     """W2: leaky_relu((x W^T + b) * 2, 0.1); fp32 (no TF32), as users check."""
     torch.backends.cuda.matmul.allow_tf32 = False
-    mod = load("matmul_w2")
+    mod = load("w2_linear_scale_leaky")  # the example, compiled from linalg
     lin = torch.nn.Linear(8192, 8192, device="cuda")
     x = torch.rand(1024, 8192, device="cuda")
     w, b = lin.weight.detach(), lin.bias.detach()
@@ -157,11 +157,40 @@ def bench_w2_variants(iters):
     return res, (1024 * 8192 * 2 + 8192 * 8192) * 4
 
 
+def bench_w3(iters):
+    """W3: GroupNorm(512) after the linear layer, LeakyReLU, x + x (fp32)."""
+    torch.backends.cuda.matmul.allow_tf32 = False
+    mod = load("w3_linear_groupnorm")
+    lin = torch.nn.Linear(8192, 8192, device="cuda")
+    gn = torch.nn.GroupNorm(512, 8192, eps=1e-5, device="cuda")
+    x = torch.rand(1024, 8192, device="cuda")
+    w, b = lin.weight.detach(), lin.bias.detach()
+    gamma, beta = gn.weight.detach(), gn.bias.detach()
+
+    def ref(x):
+        y = F.leaky_relu(gn(lin(x)), 0.01)
+        return y + y
+
+    out = torch.empty(1024, 8192, device="cuda")
+    with torch.no_grad():
+        compiled_fn = torch.compile(ref)
+        ours = lambda: mod.forward(x, w, b, gamma, beta, out=out)
+        ours()
+        torch.testing.assert_close(out, ref(x), rtol=1e-4, atol=1e-4)
+        res = {"eager": time_fn(lambda: ref(x), iters),
+               "compile": time_fn(lambda: compiled_fn(x), iters),
+               "fuser": time_fn(ours, iters)}
+    flops = 2 * 1024 * 8192 * 8192
+    for r in res.values():
+        r["TFLOP/s"] = flops / (r["median_ms"] * 1e-3) / 1e12
+    return res, (1024 * 8192 * 2 + 8192 * 8192) * 4
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", default="bench/results/latest")
     ap.add_argument("--iters", type=int, default=30)
-    ap.add_argument("--only", default="w1,chain,w2")
+    ap.add_argument("--only", default="w1,chain,w2,w3")
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -173,6 +202,7 @@ def main():
     benches = {"w1": ("W1 LeakyReLU 4096x393216", bench_w1),
                "w2": ("W2 Linear 8192 + *2 + LeakyReLU, batch 1024", bench_w2),
                "w2v": ("W2 tile variants", bench_w2_variants),
+               "w3": ("W3 Linear + GroupNorm(512) + LeakyReLU + x+x, batch 1024", bench_w3),
                "chain": ("seed chain (7 ops) 65536x1000", bench_chain)}
     for key in args.only.split(","):
         title, fn = benches[key]

@@ -1,9 +1,9 @@
-// GPU test input: W2 as a fuser.matmul group, with dynamic M (the batch):
+// GPU test input: W2 as a fuser.matmul group, with dynamic M (the batch) and
+// the configuration fuser-configure-kernels chooses:
 // leaky_relu((x * W^T + b) * 2.0, 0.1), W stored (out, in) like nn.Linear.
 func.func @forward(%x: tensor<?x8192xf32>, %w: tensor<8192x8192xf32>, %b: tensor<8192xf32>) -> tensor<?x8192xf32> {
   %y = fuser.matmul %x, %w transpose_b epilogue_inputs(%b : tensor<8192xf32>)
          epilogue_maps [affine_map<(m, n) -> (n)>]
-         {config = #fuser.config<strategy = "ffma", block = [256, 1, 1], tile = [128, 128, 8]>}
          : tensor<?x8192xf32>, tensor<8192x8192xf32> -> tensor<?x8192xf32> {
   ^bb0(%acc: f32, %bias: f32):
     %s = arith.addf %acc, %bias : f32

@@ -27,6 +27,12 @@ static bool isLeftoverComputation(Operation *op) {
          isa<memref::CopyOp>(op);
 }
 
+/// Views with offsets or strides: the runtime passes only dense buffers to
+/// kernels (docs/manifest.md), so a kernel cannot write into one yet.
+static bool isStridedView(Operation *op) {
+  return isa<memref::SubViewOp, memref::ReinterpretCastOp>(op);
+}
+
 namespace {
 
 class VerifyHostCodePass
@@ -38,6 +44,15 @@ public:
     bool failedAny = false;
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+        if (isStridedView(op)) {
+          op->emitError() << "this op bufferizes to a strided view of a "
+                             "buffer ('"
+                          << op->getName()
+                          << "'), which the runtime cannot pass to kernels "
+                             "yet";
+          failedAny = true;
+          return WalkResult::advance();
+        }
         if (!isLeftoverComputation(op))
           return WalkResult::advance();
         // A copy carries the location of the tensor op that needed it.

@@ -23,15 +23,15 @@ namespace {
 constexpr int64_t kPointwiseBlock = 256;
 constexpr int64_t kPointwiseMaxGrid = 1 << 20;
 
-/// Matmul: fp32 FMA on CUDA cores, 128 threads computing a 128 x 128 (M x N)
-/// output tile, 8 x 16 elements per thread, stepping K by 8, two blocks per
-/// SM. Best of seven tilings on W2 (H200, 2026-11-22, bench/results):
-/// 44.2 TFLOP/s, against 41.0 for 256 threads of 8 x 8 and 33.8 for
-/// 128 x 64 tiles.
+/// Matmul: fp32 FMA on CUDA cores, 256 threads computing a 256 x 128 (M x N)
+/// output tile, 16 x 8 elements per thread, stepping K by 8. Best of 15
+/// tilings on W2 (H200, 2026-11-22, bench/results/H200-2026-11-22*.md):
+/// 46.6 TFLOP/s, against 44.2 for 128 x 128 with 8 x 16 per thread and 41.0
+/// for 128 x 128 with 8 x 8.
 constexpr StringLiteral kMatmulStrategy = "ffma";
-constexpr int64_t kMatmulBlock = 128;
-constexpr int64_t kMatmulTile[] = {128, 128, 8, 8, 16};
-constexpr int64_t kMatmulMinBlocksPerSM = 2;
+constexpr int64_t kMatmulBlock = 256;
+constexpr int64_t kMatmulTile[] = {256, 128, 8, 16, 8};
+constexpr int64_t kMatmulMinBlocksPerSM = 1; // ~246 registers: one block
 
 int64_t pointwiseVectorWidth(PointwiseOp op) {
   // 128-bit accesses: as many lanes as fit, for the widest element type.

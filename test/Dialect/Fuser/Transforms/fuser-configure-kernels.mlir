@@ -52,11 +52,11 @@ func.func @preset(%x: tensor<?xf32>) -> tensor<?xf32> {
 // tile and the precision option is recorded as given.
 // CHECK-LABEL: func.func @matmul
 // CHECK: fuser.matmul
-// CHECK-SAME: {config = #fuser.config<strategy = "ffma", block = [128, 1, 1], tile = [128, 128, 8, 8, 16], min_blocks_per_sm = 2>}
+// CHECK-SAME: {config = #fuser.config<strategy = "ffma", block = [256, 1, 1], tile = [256, 128, 8, 16, 8], min_blocks_per_sm = 1>}
 // OVERRIDE-LABEL: func.func @matmul
-// OVERRIDE: config = #fuser.config<strategy = "ffma", block = [128, 1, 1], tile = [128, 128, 8, 8, 16], min_blocks_per_sm = 2>
+// OVERRIDE: config = #fuser.config<strategy = "ffma", block = [256, 1, 1], tile = [256, 128, 8, 16, 8], min_blocks_per_sm = 1>
 // TILE-LABEL: func.func @matmul
-// TILE: config = #fuser.config<strategy = "ffma", block = [64, 1, 1], tile = [64, 64, 8], min_blocks_per_sm = 2, precision = "3xtf32">
+// TILE: config = #fuser.config<strategy = "ffma", block = [64, 1, 1], tile = [64, 64, 8], min_blocks_per_sm = 1, precision = "3xtf32">
 func.func @matmul(%a: tensor<?x16xf32>, %w: tensor<8x16xf32>) -> tensor<?x8xf32> {
   // expected-error@below {{tile-sizes must list 3 values (M, N, K) or 5 (M, N, K, thread M, thread N), got 2}}
   %r = fuser.matmul %a, %w transpose_b epilogue_maps [] : tensor<?x16xf32>, tensor<8x16xf32> -> tensor<?x8xf32> {

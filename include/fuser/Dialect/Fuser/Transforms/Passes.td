@@ -154,9 +154,9 @@ def FuserConfigureKernelsPass : Pass<"fuser-configure-kernels", "mlir::ModuleOp"
     developers exploring configurations.
 
     A `fuser.matmul` gets the `ffma` strategy (fp32 FMA on CUDA cores) with
-    a 128 x 128 x 8 (M, N, K) block tile, 8 x 16 outputs per thread (so 128
-    threads) and two blocks per SM; `tile-sizes` overrides the tile, as
-    `M,N,K` (8 x 8 per thread) or `M,N,K,TM,TN`.
+    a 256 x 128 x 8 (M, N, K) block tile and 16 x 8 outputs per thread (so
+    256 threads); `tile-sizes` overrides the tile, as `M,N,K` (8 x 8 per
+    thread) or `M,N,K,TM,TN`.
 
     ```mlir
     %r = fuser.pointwise ins(%x : tensor<?xf32>) maps [...]

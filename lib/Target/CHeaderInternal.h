@@ -1,0 +1,161 @@
+//===- CHeaderInternal.h - pieces of the C header emitter -------*- C++ -*-===//
+//
+// Shared by the files of the C header emitter, in the order the work flows:
+//   CHeaderExpr.cpp      manifest integer expressions -> C expressions
+//   CHeaderManifest.cpp  the JSON manifest, validated, -> HeaderModel
+//   CHeader.cpp          HeaderModel + PTX -> the header text
+// Not installed: the public interface is fuser/Target/CHeader.h.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSER_LIB_TARGET_CHEADERINTERNAL_H
+#define FUSER_LIB_TARGET_CHEADERINTERNAL_H
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/JSON.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir::fuser::cheader {
+
+/// How a manifest dtype is stored in C.
+struct DType {
+  StringRef name;  ///< the manifest spelling, e.g. "f32"
+  StringRef cType; ///< e.g. "float"
+  int64_t size;    ///< bytes per element
+};
+
+/// An integer expression translated to C: folded to a constant where
+/// possible, else C text of type int64_t that is fully parenthesized.
+struct Term {
+  std::optional<int64_t> constant;
+  std::string text;
+  /// Provably >= 0 given non-negative sizes; other sizes get a runtime check.
+  bool nonNegative = true;
+  /// The (argument, dimension) pairs the text reads, sorted and unique.
+  SmallVector<std::pair<int64_t, int64_t>, 2> dims;
+};
+
+/// The launcher parameter holding the dynamic size `d` of argument `arg`.
+std::string dimParam(int64_t arg, int64_t d);
+
+/// The constant `v` as a Term.
+Term constantTerm(int64_t v);
+
+//===----------------------------------------------------------------------===//
+// Expressions (CHeaderExpr.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Translates manifest expressions into C over the launcher's parameters.
+class ExprTranslator {
+public:
+  /// An argument's sizes: a value when static, nullopt when dynamic.
+  using Shape = SmallVector<std::optional<int64_t>>;
+
+  ExprTranslator(ArrayRef<Shape> argShapes,
+                 function_ref<InFlightDiagnostic()> emitError)
+      : argShapes(argShapes), emitError(emitError) {}
+
+  /// Translates a JSON integer or expression string; `where` names it in
+  /// diagnostics.
+  FailureOr<Term> translate(const llvm::json::Value *value, const Twine &where);
+
+  /// The size `d` of argument `arg`: a literal when static.
+  FailureOr<Term> dim(int64_t arg, int64_t d);
+
+  /// `op(a, b)` for the manifest operators, folding constants with the
+  /// runtime's semantics and simplifying identities.
+  FailureOr<Term> apply(StringRef op, const Term &a, const Term &b,
+                        const Twine &where);
+
+private:
+  FailureOr<Term> apply(StringRef op, const Term &a, const Term &b);
+  FailureOr<Term> fold(StringRef op, int64_t x, int64_t y);
+  FailureOr<Term> fail(const Twine &message);
+  void skipSpace();
+  bool consume(char c);
+  std::optional<int64_t> parseInt();
+  FailureOr<Term> parseExpr();
+
+  ArrayRef<Shape> argShapes;
+  function_ref<InFlightDiagnostic()> emitError;
+  StringRef text;
+  size_t pos = 0;
+  std::string context;
+};
+
+//===----------------------------------------------------------------------===//
+// The manifest, read into what the emitter needs (CHeaderManifest.cpp)
+//===----------------------------------------------------------------------===//
+
+struct Arg {
+  DType dtype;
+  int64_t align; ///< bytes the kernels assume for the data pointer
+  ExprTranslator::Shape shape;
+};
+
+struct Buffer {
+  std::optional<int64_t> arg;     ///< for `arg` buffers
+  std::optional<unsigned> result; ///< for `alloc` buffers that are results
+  DType dtype;
+  int64_t align;
+  SmallVector<Term, 4> shape;
+  Term numel;
+  SmallVector<std::string> shapeJson; ///< the manifest's spelling, for docs
+  std::string var;                    ///< the launcher's CUdeviceptr local
+};
+
+struct KernelArg {
+  StringRef kind; ///< ptr, i64, i32, f32 or memref
+  unsigned buffer = 0;
+  Term value;
+  double f32 = 0;
+  SmallVector<Term, 4> shape;
+};
+
+struct Launch {
+  std::string kernel;
+  unsigned kernelIndex = 0;
+  SmallVector<Term, 3> grid, block;
+  Term shared;
+  std::vector<KernelArg> args;
+};
+
+struct Check {
+  Term lhs, rhs;
+  std::string message;
+};
+
+struct Function {
+  std::string name;  ///< the manifest name
+  std::string cName; ///< `<prefix>_<name>`
+  std::vector<Arg> args;
+  std::vector<Buffer> buffers;
+  SmallVector<unsigned> results; ///< indices into `buffers`
+  std::vector<Check> checks;
+  std::vector<Launch> launches;
+};
+
+/// A whole manifest, checked to be expressible as a header.
+struct HeaderModel {
+  std::string chip; ///< empty when the manifest names none
+  std::vector<Function> functions;
+  /// The kernels' .entry names; a Launch's kernelIndex indexes them.
+  SmallVector<std::string> kernelNames;
+};
+
+/// Reads and validates every function of `manifest`, so that a manifest
+/// the header cannot express fails before any output. `prefix` starts the
+/// exported C names, which must come out unique.
+FailureOr<HeaderModel>
+readManifest(const llvm::json::Object &manifest, StringRef prefix,
+             function_ref<InFlightDiagnostic()> emitError);
+
+} // namespace mlir::fuser::cheader
+
+#endif // FUSER_LIB_TARGET_CHEADERINTERNAL_H

@@ -5,17 +5,20 @@
 #   3. times the examples against PyTorch eager and torch.compile.
 # The artifacts come from scripts/build-gpu-artifacts.sh, run beforehand where
 # MLIR is, and travel in .artifacts/. Results go to $OUT (or bench/results/latest).
-#   usage: bench/gpu-check.sh [--skip-tests] [--skip-bench] [--only w1,chain]
+#   4. with --sanitize, reruns the small GPU tests under compute-sanitizer
+#      (memcheck, racecheck, synccheck, initcheck).
+#   usage: bench/gpu-check.sh [--skip-tests] [--skip-bench] [--sanitize] [--only w1,chain]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT_DIR=${OUT:-bench/results/latest}
 mkdir -p "$OUT_DIR"
 export PYTHONUNBUFFERED=1 FUSER_ARTIFACTS=$PWD/.artifacts
-RUN_TESTS=1 RUN_BENCH=1 ONLY=w1,chain,w2,w3
+RUN_TESTS=1 RUN_BENCH=1 RUN_SANITIZE=0 ONLY=w1,chain,w2,w3
 while [ $# -gt 0 ]; do
   case $1 in
     --skip-tests) RUN_TESTS=0 ;;
     --skip-bench) RUN_BENCH=0 ;;
+    --sanitize) RUN_SANITIZE=1 ;;
     --only) ONLY=$2; shift ;;
     *) echo "unknown option $1"; exit 2 ;;
   esac
@@ -48,6 +51,17 @@ if [ $RUN_TESTS = 1 ]; then
   tail -3 "$OUT_DIR/pytest.log"
   python3 -m pytest -q -rs -s test/gpu > "$OUT_DIR/pytest-gpu.log" 2>&1 || status=1
   grep -E "max abs error .* over|seed|passed|failed|Error" "$OUT_DIR/pytest-gpu.log" | tail -60
+fi
+if [ $RUN_SANITIZE = 1 ]; then
+  # The full-size workloads take too long under the tools; every kernel kind
+  # and the odd shapes still run.
+  small="not w1_static and not test_w2 and not examples and not 513 and not 1024"
+  for tool in memcheck racecheck synccheck initcheck; do
+    echo "== compute-sanitizer --tool $tool"
+    compute-sanitizer --tool $tool --error-exitcode 99 --target-processes all \
+      python3 -m pytest -q -x test/gpu -k "$small" > "$OUT_DIR/sanitize-$tool.log" 2>&1 || status=1
+    grep -E "ERROR SUMMARY|passed|failed" "$OUT_DIR/sanitize-$tool.log" | tail -2
+  done
 fi
 if [ $RUN_BENCH = 1 ]; then
   echo "== benchmarks"

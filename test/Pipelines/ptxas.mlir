@@ -9,6 +9,10 @@
 // Other chips: sm_80 without the sm_90a features.
 // RUN: fuser-opt %fuser_src/examples/pointwise_chain.mlir --fuser-gpu-pipeline="chip=sm_80 features=+ptx70" | fuser-translate --fuser-to-ptx -o %t.sm80.ptx
 // RUN: %ptxas -arch=sm_80 %t.sm80.ptx -o %t.sm80.cubin
+// W2 from linalg: one FFMA GEMM kernel with the epilogue fused.
+// RUN: fuser-opt %fuser_src/examples/w2_linear_scale_leaky.mlir --fuser-gpu-pipeline | fuser-translate --fuser-to-ptx -o %t.w2.ptx
+// RUN: FileCheck %s --check-prefix=W2PTX < %t.w2.ptx
+// RUN: %ptxas -arch=sm_90a -v %t.w2.ptx -o %t.w2.cubin 2>&1 | FileCheck %s --check-prefix=W2
 // The cubin format runs ptxas inside the pipeline.
 // RUN: fuser-opt %fuser_src/examples/w1_leaky_relu_dynamic.mlir --fuser-gpu-pipeline="format=cubin" | fuser-translate --fuser-to-cubin -o %t.direct.cubin
 // RUN: test -s %t.direct.cubin
@@ -18,3 +22,11 @@
 // W1: 0 bytes spill stores, 0 bytes spill loads
 // CHAIN: Compiling entry function 'forward_pointwise' for 'sm_90a'
 // CHAIN: 0 bytes spill stores, 0 bytes spill loads
+// W2PTX-COUNT-1: .entry forward_matmul(
+// W2PTX-NOT: .entry
+// W2PTX: ld.global.v4
+// W2PTX: ld.shared.v4
+// W2PTX: fma.rn.f32
+// W2PTX: st.global.v4
+// W2: Compiling entry function 'forward_matmul' for 'sm_90a'
+// W2: 0 bytes spill stores, 0 bytes spill loads

@@ -1,4 +1,9 @@
-// RUN: fuser-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(fuser-simplify-group-bodies))" | FileCheck %s
+// RUN: fuser-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(fuser-simplify-group-bodies{fold-scales=true}))" | FileCheck %s
+// By default only the always-exact x + x rewrite runs.
+// RUN: fuser-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(fuser-simplify-group-bodies))" | FileCheck %s --check-prefix=DEFAULT
+// DEFAULT-LABEL: func.func @add_self
+// DEFAULT: arith.mulf %{{.+}}, %{{.+}} : f32
+// DEFAULT-NOT: arith.addf %[[X:.+]], %[[X]]
 
 // x + x becomes x * 2.0 in a matmul epilogue and in a pointwise body; x + y
 // and ops outside fusion groups are left alone.
@@ -44,6 +49,10 @@ func.func @add_self(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>, %y: tensor<8xf32
 // CHECK-DAG: %[[MN:.+]] = arith.mulf %[[ACC]], %[[CN]] : f32
 // CHECK: %[[S:.+]] = arith.addf %[[M6]], %[[MN]] : f32
 // CHECK-NEXT: fuser.yield %[[S]]
+// Off by default: the four multiplies stay.
+// DEFAULT-LABEL: func.func @fold_scales
+// DEFAULT-COUNT-4: arith.mulf
+// DEFAULT: arith.addf
 func.func @fold_scales(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>) -> tensor<4x8xf32> {
   %r = fuser.matmul %a, %b epilogue_maps [] : tensor<4x16xf32>, tensor<16x8xf32> -> tensor<4x8xf32> {
   ^bb0(%acc: f32):

@@ -119,8 +119,9 @@ def FuserSimplifyGroupBodiesPass
     - `addf(%v, %v)` becomes `mulf(%v, 2.0)`: both compute the exact 2v and
       round it once, so every input (NaN, infinities, signed zeros) gives
       the same result.
-    - `mulf(mulf(%v, c1), c2)` becomes `mulf(%v, c1 * c2)` when c1 or c2 is
-      a power of two (up to sign), `c1 * c2` is exact and the inner product
+    - With `fold-scales` (off by default, since it is not exact in every
+      case): `mulf(mulf(%v, c1), c2)` becomes `mulf(%v, c1 * c2)` when c1 or
+      c2 is a power of two (up to sign), `c1 * c2` is exact and the inner product
       has no other user: scaling by a power of two does not round. Caveat: the results still differ where the
       intermediate `v * c1` overflows or is subnormal while `v * c1 * c2` is
       not (or the reverse), at magnitudes beyond 2^127 or below 2^-126 in
@@ -141,6 +142,11 @@ def FuserSimplifyGroupBodiesPass
       %d = arith.mulf %b, %c2 : f32      // 2.0
     ```
   }];
+  let options = [
+    Option<"foldScales", "fold-scales", "bool", /*default=*/"false",
+           "Also combine constant scalings with a power-of-two factor (exact "
+           "unless an intermediate overflows or is subnormal)">
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 

@@ -16,6 +16,9 @@
 // The cubin format runs ptxas inside the pipeline.
 // RUN: fuser-opt %fuser_src/examples/w1_leaky_relu_dynamic.mlir --fuser-gpu-pipeline="format=cubin" | fuser-translate --fuser-to-cubin -o %t.direct.cubin
 // RUN: test -s %t.direct.cubin
+// Asking for the other format is a clear error.
+// RUN: fuser-opt %fuser_src/examples/w1_leaky_relu_dynamic.mlir --fuser-gpu-pipeline="format=cubin" | not fuser-translate --fuser-to-ptx 2>&1 | FileCheck %s --check-prefix=WRONGFMT
+// WRONGFMT: error: the module holds a cubin; compile with --fuser-gpu-pipeline="format=ptx"
 
 // No spills in the shipped kernels.
 // W1: Compiling entry function 'forward_pointwise' for 'sm_90a'

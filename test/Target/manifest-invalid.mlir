@@ -1,0 +1,71 @@
+// RUN: fuser-translate %s -split-input-file --fuser-to-manifest -verify-diagnostics
+
+// Host code the runtime cannot reproduce is reported at the op.
+func.func @loop(%x: memref<4xf32>) -> memref<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c1 = arith.constant 1 : index
+  %y = memref.alloc() : memref<4xf32>
+  // expected-error @+1 {{'scf.for' cannot be described by the kernel manifest: host code may only compute sizes, allocate buffers and launch kernels}}
+  scf.for %i = %c0 to %c4 step %c1 {
+  }
+  return %y : memref<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{argument #0 has type 'memref<4xf32, strided<[2]>>'; entry functions take dense tensors only}}
+func.func @strided(%x: memref<4xf32, strided<[2]>>) {
+  return
+}
+
+// -----
+
+func.func @compare(%x: memref<?xf32>) -> memref<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %d = memref.dim %x, %c0 : memref<?xf32>
+  // expected-error @+1 {{host comparisons other than 'eq' cannot be described by the kernel manifest}}
+  %lt = arith.cmpi slt, %d, %c4 : index
+  %y = memref.alloc(%d) : memref<?xf32>
+  return %y : memref<?xf32>
+}
+
+// -----
+
+func.func @passthrough(%x: memref<4xf32>) -> memref<4xf32> {
+  // expected-error @+1 {{result #0 is an argument returned unchanged; fuser entry functions must compute their results}}
+  return %x : memref<4xf32>
+}
+
+// -----
+
+func.func @twice(%x: memref<4xf32>) -> (memref<4xf32>, memref<4xf32>) {
+  %y = memref.alloc() : memref<4xf32>
+  // expected-error @+1 {{result #1 returns the same buffer as an earlier one}}
+  return %y, %y : memref<4xf32>, memref<4xf32>
+}
+
+// -----
+
+func.func @assert_lt(%x: memref<?xf32>) -> memref<?xf32> {
+  %c0 = arith.constant 0 : index
+  %d = memref.dim %x, %c0 : memref<?xf32>
+  %t = arith.constant true
+  // expected-error @+1 {{only assertions of an integer equality can be checked by the runtime}}
+  cf.assert %t, "always"
+  %y = memref.alloc(%d) : memref<?xf32>
+  return %y : memref<?xf32>
+}
+
+// -----
+
+// expected-error @+1 {{the module still holds a gpu.module: run it through fuser-opt --fuser-gpu-pipeline before translating}}
+module attributes {gpu.container_module} {
+  gpu.module @k {
+  }
+  func.func @f(%x: memref<4xf32>) -> memref<4xf32> {
+    %y = memref.alloc() : memref<4xf32>
+    return %y : memref<4xf32>
+  }
+}

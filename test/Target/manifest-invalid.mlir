@@ -69,3 +69,25 @@ module attributes {gpu.container_module} {
     return %y : memref<4xf32>
   }
 }
+
+// -----
+
+// expected-error @+1 {{expected one gpu.binary, found 2 (run -fuser-merge-gpu-modules)}}
+module attributes {gpu.container_module} {
+  gpu.binary @a [#gpu.object<#nvvm.target, assembly = "">]
+  gpu.binary @b [#gpu.object<#nvvm.target, assembly = "">]
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  // expected-error @+1 {{expected one object (one target) in the gpu.binary, found 2}}
+  gpu.binary @a [#gpu.object<#nvvm.target, assembly = "">, #gpu.object<#nvvm.target<chip = "sm_80">, assembly = "">]
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  // expected-error @+1 {{unsupported gpu.binary format; use format=ptx or format=cubin}}
+  gpu.binary @a [#gpu.object<#nvvm.target, "fatbin-bytes">]
+}

@@ -7,7 +7,8 @@ flushes the L2 cache before each call, warm-up calls first, then many timed
 calls; the mean and the median are reported, and the ratios
 (reference time / fuser time) are the figures that matter.
 
-Writes <out>/results.md, <out>/results.json and <out>/bandwidth.png.
+Writes <out>/results.md (also as <out>/<device>-<date>.md), <out>/results.json
+and <out>/bandwidth.png.
 """
 
 import argparse
@@ -233,6 +234,9 @@ def main():
         lines.append(f"| {w['title']} | copy ceiling | | | {w['copy_ceiling_GBps']:.0f} | 100% | | | |")
     md = "\n".join(lines) + "\n"
     (out / "results.md").write_text(md)
+    # Also under the name bench/results/ keeps runs by: <device>-<date>.md.
+    stem = "".join(c if c.isalnum() else "-" for c in device.replace("NVIDIA ", ""))
+    (out / f"{stem}-{date}.md").write_text(md)
     (out / "results.json").write_text(json.dumps(results, indent=2))
     print(md)
     try:

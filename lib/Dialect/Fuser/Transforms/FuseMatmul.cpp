@@ -18,6 +18,8 @@
 
 #include "fuser/Dialect/Fuser/Transforms/Passes.h"
 
+#include "llvm/Support/ScopedPrinter.h"
+
 #include "ElementwiseUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -158,6 +160,12 @@ static std::string matchMatmul(linalg::LinalgOp op, MatmulMatch &match) {
           "operands of one type";
     return why;
   }
+  // The dialect takes f16/bf16 too, but only the fp32 kernel exists: other
+  // types stay linalg, so the generic fallback still compiles them.
+  if (!elem.isF32())
+    return "there is no " + llvm::to_string(elem) +
+           " GEMM kernel yet (only f32); it is compiled by the generic "
+           "fallback lowering";
   if (!isMulAddBody(*op.getBlock()))
     return "its body is not a single multiply-add";
   if (!isPosZeroInit(c->get()))

@@ -106,6 +106,15 @@ def bench_chain(iters, rows=65536):
     return res, 2 * x.numel() * 4
 
 
+def with_gemm_rates(res):
+    """Adds TFLOP/s to W2/W3-shaped timings; returns them with the bytes a
+    call must move (x and y once, W once)."""
+    flops = 2 * 1024 * 8192 * 8192
+    for r in res.values():
+        r["TFLOP/s"] = flops / (r["median_ms"] * 1e-3) / 1e12
+    return res, (1024 * 8192 * 2 + 8192 * 8192) * 4
+
+
 def bench_w2(iters):
     """W2: leaky_relu((x W^T + b) * 2, 0.1); fp32 (no TF32), as users check."""
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -130,10 +139,7 @@ def bench_w2(iters):
         torch.backends.cuda.matmul.allow_tf32 = True
         res["eager TF32"] = time_fn(lambda: ref(x), iters)
         torch.backends.cuda.matmul.allow_tf32 = False
-    flops = 2 * 1024 * 8192 * 8192
-    for r in res.values():
-        r["TFLOP/s"] = flops / (r["median_ms"] * 1e-3) / 1e12
-    return res, (1024 * 8192 * 2 + 8192 * 8192) * 4
+    return with_gemm_rates(res)
 
 
 def bench_w2_variants(iters):
@@ -152,10 +158,7 @@ def bench_w2_variants(iters):
             mod.forward(x, w, b, out=out)
             err = float((out - ref).abs().max())
             res[f"{ptx.stem} (err {err:.1e})"] = time_fn(lambda: mod.forward(x, w, b, out=out), iters)
-    flops = 2 * 1024 * 8192 * 8192
-    for r in res.values():
-        r["TFLOP/s"] = flops / (r["median_ms"] * 1e-3) / 1e12
-    return res, (1024 * 8192 * 2 + 8192 * 8192) * 4
+    return with_gemm_rates(res)
 
 
 def bench_w3(iters):
@@ -181,10 +184,7 @@ def bench_w3(iters):
         res = {"eager": time_fn(lambda: ref(x), iters),
                "compile": time_fn(lambda: compiled_fn(x), iters),
                "fuser": time_fn(ours, iters)}
-    flops = 2 * 1024 * 8192 * 8192
-    for r in res.values():
-        r["TFLOP/s"] = flops / (r["median_ms"] * 1e-3) / 1e12
-    return res, (1024 * 8192 * 2 + 8192 * 8192) * 4
+    return with_gemm_rates(res)
 
 
 def main():

@@ -237,10 +237,17 @@ private:
   }
 
   std::pair<Value, Value> kMajorCoords(int64_t i) {
+    return sliceCoords(i, t.bk / 4);
+  }
+
+  /// Load i's (row, column) in a slice whose rows hold `float4sPerRow`
+  /// float4s: f = tid + i * threads is the float4 index in row-major order.
+  std::pair<Value, Value> sliceCoords(int64_t i, int64_t float4sPerRow) {
     Value f = add(tid, c64(i * t.threads()));
-    Value row = arith::DivUIOp::create(b, loc, f, c64(t.bk / 4));
-    Value kq = mul(arith::RemUIOp::create(b, loc, f, c64(t.bk / 4)), c64(4));
-    return {row, kq};
+    Value row = arith::DivUIOp::create(b, loc, f, c64(float4sPerRow));
+    Value col =
+        mul(arith::RemUIOp::create(b, loc, f, c64(float4sPerRow)), c64(4));
+    return {row, col};
   }
 
   /// Load i of B (K x N row-major): k f / (BN/4), n offset 4 * (f % (BN/4)).
@@ -251,10 +258,7 @@ private:
   }
 
   std::pair<Value, Value> nMajorCoords(int64_t i) {
-    Value f = add(tid, c64(i * t.threads()));
-    Value kRow = arith::DivUIOp::create(b, loc, f, c64(t.bn / 4));
-    Value nq = mul(arith::RemUIOp::create(b, loc, f, c64(t.bn / 4)), c64(4));
-    return {kRow, nq};
+    return sliceCoords(i, t.bn / 4);
   }
 
   /// Stores a slice's registers into shared buffer `buf`, k-major.

@@ -21,6 +21,7 @@
 #include "llvm/Support/ScopedPrinter.h"
 
 #include "ElementwiseUtils.h"
+#include "EpilogueUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -42,40 +43,6 @@ using namespace mlir;
 using namespace mlir::fuser;
 
 namespace {
-
-/// A value read as `source[map(i)]` at every point i of its iteration space;
-/// a scalar source has a map with no results.
-struct MappedValue {
-  Value source;
-  AffineMap map;
-};
-
-/// If `v` is the result of a linalg op that only copies its single input
-/// (linalg.fill, linalg.broadcast, linalg.transpose, or a linalg.generic
-/// whose body yields its input), returns that input and the map through
-/// which each result element reads it. The map has the result's rank as
-/// dimension count.
-static std::optional<MappedValue> matchCopy(Value v) {
-  auto op = v.getDefiningOp<linalg::LinalgOp>();
-  if (!op || !op.hasPureTensorSemantics() || op.getNumDpsInputs() != 1 ||
-      op.getNumDpsInits() != 1 || op->getNumResults() != 1 ||
-      op.getNumParallelLoops() != op.getNumLoops())
-    return std::nullopt;
-  OpOperand *in = op.getDpsInputOperand(0);
-  OpOperand *out = op.getDpsInitOperand(0);
-  AffineMap inMap = op.getMatchingIndexingMap(in);
-  if (!op.getMatchingIndexingMap(out).isIdentity() ||
-      !inMap.isProjectedPermutation())
-    return std::nullopt;
-  Block *body = op.getBlock();
-  if (!body || body->getOperations().size() != 1)
-    return std::nullopt;
-  auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
-  if (!yield || yield.getNumOperands() != 1 ||
-      yield.getOperand(0) != op.getMatchingBlockArgument(in))
-    return std::nullopt;
-  return MappedValue{in->get(), inMap};
-}
 
 /// True if `init` holds +0.0 everywhere: a +0.0 fill (named or generic) or a
 /// +0.0 splat constant. -0.0 does not qualify: -0.0 + -0.0 is -0.0, so an
@@ -188,46 +155,6 @@ static std::string matchMatmul(linalg::LinalgOp op, MatmulMatch &match) {
   return "";
 }
 
-/// The epilogue region under construction: a detached block whose first
-/// argument is the accumulator.
-struct Epilogue {
-  Block *block;
-  OpBuilder builder;
-  SmallVector<Value> inputs;
-  SmallVector<Attribute> maps;
-  DenseMap<std::pair<Value, AffineMap>, Value> inputArgs;
-  /// Captured scalars (constants cloned in, others made inputs).
-  DenseMap<Value, Value> hoisted;
-
-  Epilogue(MLIRContext *ctx, Type accType, Location loc)
-      : block(new Block()), builder(ctx) {
-    block->addArgument(accType, loc);
-    builder.setInsertionPointToStart(block);
-  }
-
-  /// The body value of `v` read through `map`: a constant cloned in, or the
-  /// block argument of a (deduplicated) epilogue input.
-  Value read(Value v, AffineMap map) {
-    if (Value h = hoisted.lookup(v))
-      return h;
-    if (!isa<ShapedType>(v.getType()) && matchPattern(v, m_Constant()))
-      return hoisted[v] = builder.clone(*v.getDefiningOp())->getResult(0);
-    SplatElementsAttr splat;
-    if (matchPattern(v, m_Constant(&splat)))
-      return hoisted[v] = arith::ConstantOp::create(
-                 builder, v.getLoc(),
-                 cast<TypedAttr>(splat.getSplatValue<Attribute>()));
-    auto key = std::make_pair(v, map);
-    if (Value arg = inputArgs.lookup(key))
-      return arg;
-    Value arg =
-        block->addArgument(getElementTypeOrSelf(v.getType()), v.getLoc());
-    inputs.push_back(v);
-    maps.push_back(AffineMapAttr::get(map));
-    return inputArgs[key] = arg;
-  }
-};
-
 class FuseMatmulPass
     : public fuser::impl::FuserFuseMatmulPassBase<FuseMatmulPass> {
 public:
@@ -264,29 +191,6 @@ private:
       op->emitRemark() << msg;
   }
 
-  /// Returns why `user`, the only user op of `cur`, cannot join the
-  /// epilogue, or "" if it can.
-  static std::string whyNotEpilogueOp(linalg::LinalgOp user, Value cur) {
-    if (user->getNumResults() != 1 || user.getNumDpsInits() != 1)
-      return "it does not have exactly one result";
-    if (user->getResult(0).getType() != cur.getType())
-      return "its result type differs from the matmul's";
-    return "";
-  }
-
-  /// Checks that the generic `user` reads `cur` only through the identity
-  /// map. Returns why not, or "".
-  static std::string whyNotIdentityRead(linalg::GenericOp user, Value cur) {
-    std::string why = whyNotElementwise(user);
-    if (!why.empty())
-      return why;
-    for (OpOperand *operand : getReadOperands(user))
-      if (operand->get() == cur &&
-          !user.getMatchingIndexingMap(operand).isIdentity())
-        return "it reads the matmul's value through a broadcast or transpose";
-    return "";
-  }
-
   /// Replaces `op` and the elementwise chain after it with one fuser.matmul.
   void fuse(linalg::LinalgOp op, const MatmulMatch &match) {
     MLIRContext *ctx = op.getContext();
@@ -294,74 +198,10 @@ private:
     auto curTy = cast<RankedTensorType>(cur.getType());
     Epilogue epi(ctx, curTy.getElementType(), op.getLoc());
     Value running = epi.block->getArgument(0);
-    AffineMap scalarMap = AffineMap::get(2, 0, ctx);
     SmallVector<Operation *> chain{op};
-    IRRewriter rewriter(ctx);
-
-    // Absorb consumers while the running value has one user op.
-    while (!cur.use_empty()) {
-      Operation *userOp = *cur.getUsers().begin();
-      if (llvm::any_of(cur.getUsers(),
-                       [&](Operation *u) { return u != userOp; })) {
-        remark(chain.back(), "matmul epilogue ends here: this value has "
-                             "several users");
-        break;
-      }
-      auto user = dyn_cast<linalg::LinalgOp>(userOp);
-      if (!user || user->getBlock() != op->getBlock())
-        break;
-      std::string why = user.getNumParallelLoops() != user.getNumLoops()
-                            ? "it has reduction iterators"
-                            : whyNotEpilogueOp(user, cur);
-      linalg::GenericOp generic;
-      if (why.empty()) {
-        generic = generalizeIfElementwise(rewriter, user);
-        if (!generic)
-          why = "it is not an elementwise op";
-      }
-      if (why.empty())
-        why = whyNotIdentityRead(generic, cur);
-      if (!why.empty()) {
-        // Generalization replaced the named op: report on what is left.
-        Operation *at = generic ? generic.getOperation() : userOp;
-        remark(at, "not fused into the matmul epilogue: " + why);
-        break;
-      }
-
-      // Clone the body with the running value and the other operands.
-      IRMapping mapping;
-      for (OpOperand *operand : getReadOperands(generic)) {
-        BlockArgument arg = generic.getMatchingBlockArgument(operand);
-        Value v = operand->get();
-        if (v == cur) {
-          mapping.map(arg, running);
-          continue;
-        }
-        MappedValue mv{v, isa<ShapedType>(v.getType())
-                              ? generic.getMatchingIndexingMap(operand)
-                              : scalarMap};
-        while (isa<ShapedType>(mv.source.getType()))
-          if (std::optional<MappedValue> copy = matchCopy(mv.source))
-            mv = {copy->source, copy->map.compose(mv.map)};
-          else
-            break;
-        if (!isa<ShapedType>(mv.source.getType()))
-          mv.map = scalarMap;
-        mapping.map(arg, epi.read(mv.source, mv.map));
-      }
-      Region &region = generic.getRegion();
-      for (Operation &inner : region.front().without_terminator()) {
-        for (Value operand : inner.getOperands())
-          if (!mapping.contains(operand) &&
-              operand.getParentRegion() != &region)
-            mapping.map(operand, epi.read(operand, scalarMap));
-        epi.builder.clone(inner, mapping);
-      }
-      auto yield = cast<linalg::YieldOp>(region.front().getTerminator());
-      running = mapping.lookupOrDefault(yield.getOperand(0));
-      chain.push_back(generic);
-      cur = generic->getResult(0);
-    }
+    cur = absorbElementwiseConsumers(
+        cur, running, epi, op->getBlock(), "matmul", chain,
+        [&](Operation *at, const Twine &msg) { remark(at, msg); });
 
     // Build the group where the chain ends: every input dominates it.
     YieldOp::create(epi.builder, op.getLoc(), running);
@@ -378,28 +218,7 @@ private:
 
     // Erase the chain, then the producers (fills, transposes, broadcasts,
     // tensor.empty, constants its bodies captured) that only it used.
-    SetVector<Operation *> maybeDead;
-    for (Operation *member : llvm::reverse(chain)) {
-      SetVector<Value> used;
-      getUsedValuesDefinedAbove(member->getRegions(), used);
-      used.insert_range(member->getOperands());
-      for (Value v : used)
-        if (Operation *def = v.getDefiningOp())
-          maybeDead.insert(def);
-      maybeDead.remove(member);
-      erased.insert(member);
-      member->erase();
-    }
-    while (!maybeDead.empty()) {
-      Operation *def = maybeDead.pop_back_val();
-      if (!isOpTriviallyDead(def))
-        continue;
-      for (Value operand : def->getOperands())
-        if (Operation *d = operand.getDefiningOp())
-          maybeDead.insert(d);
-      erased.insert(def);
-      def->erase();
-    }
+    eraseChainAndDeadProducers(chain, erased);
   }
 };
 

@@ -1,0 +1,75 @@
+//===- EpilogueUtils.h - building fusion group epilogues --------*- C++ -*-===//
+//
+// The groups with an epilogue region (fuser.matmul, fuser.group_norm) absorb
+// the chain of elementwise linalg consumers of their result the same way;
+// fuser-fuse-matmul and fuser-fuse-group-norm share this code so that they
+// accept exactly the same consumers.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSER_LIB_DIALECT_FUSER_TRANSFORMS_EPILOGUEUTILS_H
+#define FUSER_LIB_DIALECT_FUSER_TRANSFORMS_EPILOGUEUTILS_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <optional>
+
+namespace mlir::fuser {
+
+/// A value read as `source[map(i)]` at every point i of its iteration space;
+/// a scalar source has a map with no results.
+struct MappedValue {
+  Value source;
+  AffineMap map;
+};
+
+/// If `v` is the result of a linalg op that only copies its single input
+/// (linalg.fill, linalg.broadcast, linalg.transpose, or a linalg.generic
+/// whose body yields its input), returns that input and the map through
+/// which each result element reads it. The map has the result's rank as
+/// dimension count.
+std::optional<MappedValue> matchCopy(Value v);
+
+/// The epilogue region under construction: a detached block whose first
+/// argument is the group's own value (the accumulator, the normalized
+/// element) and that has no terminator until the caller adds one.
+struct Epilogue {
+  Block *block;
+  OpBuilder builder;
+  SmallVector<Value> inputs;
+  SmallVector<Attribute> maps;
+  DenseMap<std::pair<Value, AffineMap>, Value> inputArgs;
+  /// Captured scalars (constants cloned in, others made inputs).
+  DenseMap<Value, Value> hoisted;
+
+  Epilogue(MLIRContext *ctx, Type accType, Location loc);
+
+  /// The body value of `v` read through `map`: a constant cloned in, or the
+  /// block argument of a (deduplicated) epilogue input.
+  Value read(Value v, AffineMap map);
+};
+
+/// Absorbs into `epi` the chain of elementwise consumers of `cur`, a value
+/// of the group's result type whose element is `running` in the epilogue,
+/// while the running value has a single user op in `block`. `what` names
+/// the group in remarks ("matmul"); `remark(op, msg)` reports where and why
+/// the chain ends. Appends the absorbed linalg ops (generalized if named) to
+/// `chain`; returns the last absorbed value (or `cur`) and sets `running` to
+/// its element.
+Value absorbElementwiseConsumers(
+    Value cur, Value &running, Epilogue &epi, Block *block, StringRef what,
+    SmallVectorImpl<Operation *> &chain,
+    function_ref<void(Operation *, const Twine &)> remark);
+
+/// Erases the ops of `chain` (in reverse order), then every producer that
+/// they alone used (fills, transposes, broadcasts, tensor.empty, constants
+/// their bodies captured). Records every erased op in `erased`.
+void eraseChainAndDeadProducers(ArrayRef<Operation *> chain,
+                                DenseSet<Operation *> &erased);
+
+} // namespace mlir::fuser
+
+#endif // FUSER_LIB_DIALECT_FUSER_TRANSFORMS_EPILOGUEUTILS_H

@@ -46,7 +46,13 @@ void mlir::fuser::buildFusionPipeline(OpPassManager &pm,
   // Folds tensor.dim and constants so fusion sees the real producers.
   pm.addPass(createCanonicalizerPass());
   if (opts.fuse) {
-    // Matmuls first, so they claim their elementwise epilogues before
+    // Group norms first: a matmul before one then absorbs only up to the
+    // group norm's input (its bias, say), not the normalization's ops.
+    FuserFuseGroupNormPassOptions groupNormOpts;
+    groupNormOpts.report = opts.report;
+    pm.addNestedPass<func::FuncOp>(
+        createFuserFuseGroupNormPass(groupNormOpts));
+    // Matmuls next, so they claim their elementwise epilogues before
     // pointwise fusion groups what is left.
     FuserFuseMatmulPassOptions matmulOpts;
     matmulOpts.report = opts.report;
@@ -74,6 +80,7 @@ void mlir::fuser::buildKernelPipeline(OpPassManager &pm,
   buildFusionPipeline(pm, opts);
   // Fusion groups become kernels while still on tensors.
   pm.addPass(createConvertMatmulToGPUPass());
+  pm.addPass(createConvertGroupNormToGPUPass());
   pm.addPass(createConvertPointwiseToGPUPass());
   addBufferization(pm);
   // The generic fallback: whatever linalg is left becomes parallel loops,

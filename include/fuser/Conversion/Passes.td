@@ -59,6 +59,34 @@ def ConvertMatmulToGPUPass : Pass<"fuser-matmul-to-gpu", "mlir::ModuleOp"> {
                            "::mlir::bufferization::BufferizationDialect"];
 }
 
+def ConvertGroupNormToGPUPass : Pass<"fuser-group-norm-to-gpu", "mlir::ModuleOp"> {
+  let summary = "Lower each fuser.group_norm group to one GPU kernel and its launch";
+  let description = [{
+    Each configured `fuser.group_norm` (strategy `group_norm`, f32, static
+    sizes past N) becomes one `gpu.func` in `@fuser_kernels` and host code
+    in its place, with the conventions of `fuser-pointwise-to-gpu`
+    (`!llvm.ptr<1>` arguments, i64 sizes, `cf.assert`s on dynamic sizes,
+    a launch whose grid comes from the runtime N).
+
+    One block of `block[0]` threads normalizes one (sample, group), whose
+    elements are contiguous. Statistics are fp32, in one pass: per-thread
+    sums shifted by one of the thread's own elements, combined with Chan's
+    formula through `gpu.shuffle xor` and workgroup memory; the mean stays
+    relative to the group's first element, so a large mean with a small
+    spread loses no precision. A second pass normalizes, applies gamma and
+    beta per channel and the epilogue, with `vector_width`-element loads
+    and stores.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::cf::ControlFlowDialect",
+                           "::mlir::bufferization::BufferizationDialect"];
+}
+
 def ConvertFuserToLinalgPass : Pass<"fuser-to-linalg", "mlir::ModuleOp"> {
   let summary = "Lower fusion groups to linalg.generic (the CPU reference path)";
   let description = [{

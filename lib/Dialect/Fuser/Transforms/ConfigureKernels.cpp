@@ -33,6 +33,37 @@ constexpr int64_t kMatmulBlock = 256;
 constexpr int64_t kMatmulTile[] = {256, 128, 8, 16, 8};
 constexpr int64_t kMatmulMinBlocksPerSM = 1; // ~246 registers: one block
 
+/// GroupNorm: one block per (sample, group), threads striding over the
+/// group with 128-bit accesses when its size allows. The block is sized for
+/// about 2 vectors per thread, so small groups still put many loads in
+/// flight: one warp for W3's 16 elements, 128 threads for 1024, at most 512
+/// threads (64K elements: 32 vectors per thread).
+constexpr int64_t kGroupNormMaxBlock = 512;
+constexpr int64_t kGroupNormVectorsPerThread = 2;
+
+/// The config of a group norm, or null after a diagnostic.
+KernelConfigAttr groupNormConfig(GroupNormOp op, StringRef precision) {
+  auto type = cast<RankedTensorType>(op.getInput().getType());
+  int64_t groupSize = 1;
+  for (int64_t d : type.getShape().drop_front())
+    groupSize = ShapedType::isDynamic(d) || ShapedType::isDynamic(groupSize)
+                    ? ShapedType::kDynamic
+                    : groupSize * d;
+  int64_t width = 1, block = kGroupNormMaxBlock;
+  if (!ShapedType::isDynamic(groupSize)) {
+    groupSize /= op.getNumGroups();
+    width = groupSize % 4 == 0 ? 4 : groupSize % 2 == 0 ? 2 : 1;
+    int64_t perThread = llvm::divideCeil(groupSize / width,
+                                         kGroupNormVectorsPerThread);
+    block = std::clamp<int64_t>(llvm::PowerOf2Ceil(perThread), 32,
+                                kGroupNormMaxBlock);
+  }
+  return KernelConfigAttr::getChecked(
+      [&] { return op.emitError(); }, op.getContext(), StringRef("group_norm"),
+      ArrayRef<int64_t>{block, 1, 1}, width, /*max_grid=*/int64_t(0),
+      ArrayRef<int64_t>{}, /*min_blocks_per_sm=*/int64_t(0), precision);
+}
+
 int64_t pointwiseVectorWidth(PointwiseOp op) {
   // 128-bit accesses: as many lanes as fit, for the widest element type.
   unsigned maxBits = 8;
@@ -103,6 +134,14 @@ public:
         return;
       }
       op.setConfigAttr(config);
+    });
+    getOperation().walk([&](GroupNormOp op) {
+      if (op.getConfigAttr())
+        return; // chosen earlier or by the user
+      if (KernelConfigAttr config = groupNormConfig(op, StringRef(precision)))
+        op.setConfigAttr(config);
+      else
+        failedAny = true;
     });
     if (failedAny)
       signalPassFailure();

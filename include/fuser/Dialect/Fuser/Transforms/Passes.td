@@ -107,6 +107,69 @@ def FuserFuseMatmulPass : Pass<"fuser-fuse-matmul", "mlir::func::FuncOp"> {
                            "::mlir::linalg::LinalgDialect"];
 }
 
+def FuserFuseGroupNormPass : Pass<"fuser-fuse-group-norm", "mlir::func::FuncOp"> {
+  let summary = "Recognize GroupNorm's linalg decomposition as fuser.group_norm and fuse its consumers";
+  let description = [{
+    Finds the decomposition front ends emit for GroupNorm (torch-mlir's
+    `native_group_norm`) on an f32 tensor X of shape (N, C, ...), where only
+    N may be dynamic:
+
+    1. a grouped view V = reshape(X) of shape (N, G, ...) (tensor.expand_shape
+       / collapse_shape that keep N apart; C divisible by G), so each (n, g)
+       is one group of K = C / G * (spatial size) contiguous elements;
+    2. mean = sum(V over dims 2..) * (1 / K), or / K;
+    3. var = sum((V - mean)^2) / K, or sum(V^2) / K - mean^2;
+    4. rstd = rsqrt(var + eps), or 1 / sqrt(var + eps), eps a positive
+       constant;
+    5. (x - mean) * rstd over V, reshaped back to X's shape;
+    6. * gamma[c] + beta[c] per channel.
+
+    Scalars are followed through elementwise ops over (N, G), so the steps
+    may be split across linalg ops or merged into one. The chain of
+    elementwise consumers after the affine is then absorbed into the
+    epilogue exactly as `fuser-fuse-matmul` absorbs its epilogue (same ops,
+    same rules). The epilogue's first argument is the value after the
+    affine. `fuser.group_norm` ops already in the input absorb their
+    elementwise consumers the same way.
+
+    Near misses stay unfused; with `report` set a remark says why (reduction
+    over the wrong dimensions, no epsilon, per-group gamma/beta, a divisor
+    other than the group size, no affine: gamma and beta are required).
+
+    Before (W3's group norm, (1024, 8192) viewed as (1024, 512, 16)):
+    ```mlir
+    %g = tensor.expand_shape %h [[0], [1, 2]] output_shape [1024, 512, 16] ...
+    %sum = linalg.generic {... "reduction"} ins(%g ...)   // sum over dim 2
+    %mean = linalg.generic ... arith.mulf %in, %c0_0625
+    %sq = linalg.generic {... "reduction"} ins(%g, %mean ...)  // sum (x-m)^2
+    %rstd = linalg.generic ... math.rsqrt (var + 1e-5)
+    %norm = linalg.generic ... (x - mean) * rstd
+    %flat = tensor.collapse_shape %norm [[0], [1, 2]] ...
+    %y = linalg.generic ... %flat * gamma[c] + beta[c]
+    %act = linalg.generic ... leaky_relu(%y)
+    ```
+    After:
+    ```mlir
+    %act = fuser.group_norm %h, %gamma, %beta groups = 512 eps = 1.0e-05
+             epilogue_maps [] : tensor<1024x8192xf32>, tensor<8192xf32>,
+             tensor<8192xf32> -> tensor<1024x8192xf32> {
+    ^bb0(%v: f32):
+      ... leaky_relu(%v) ...
+      fuser.yield %r : f32
+    }
+    ```
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark for every group norm fused or left unfused, with "
+           "the reason">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::fuser::FuserDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def FuserSimplifyGroupBodiesPass
     : Pass<"fuser-simplify-group-bodies", "mlir::func::FuncOp"> {
   let summary = "Exact algebraic simplifications inside fusion group bodies";

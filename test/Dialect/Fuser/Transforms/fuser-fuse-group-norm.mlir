@@ -1,0 +1,655 @@
+// RUN: fuser-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(fuser-fuse-group-norm{report=true}))" -verify-diagnostics | FileCheck %s
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#red3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// W3's decomposition on (N, 8) with 2 groups of 4, dynamic N, then
+// LeakyReLU and y + y: one fuser.group_norm whose epilogue holds both.
+// CHECK-LABEL: func.func @w3_like
+// CHECK-SAME: (%[[X:.+]]: tensor<?x8xf32>, %[[G:.+]]: tensor<8xf32>, %[[B:.+]]: tensor<8xf32>)
+// CHECK-NOT: linalg.
+// CHECK-NOT: tensor.expand_shape
+// CHECK: %[[R:.+]] = fuser.group_norm %[[X]], %[[G]], %[[B]] groups = 2 eps = 1.000000e-05 epilogue_maps [] : tensor<?x8xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<?x8xf32> {
+// CHECK-NEXT: ^bb0(%[[V:.+]]: f32):
+// CHECK: %[[P:.+]] = arith.cmpf ugt, %[[V]]
+// CHECK: %[[S:.+]] = arith.select %[[P]], %[[V]], %{{.+}} : f32
+// CHECK-NEXT: %[[D:.+]] = arith.addf %[[S]], %[[S]] : f32
+// CHECK-NEXT: fuser.yield %[[D]] : f32
+// CHECK-NOT: linalg.
+// CHECK: return %[[R]]
+func.func @w3_like(%x: tensor<?x8xf32>, %gamma: tensor<8xf32>, %beta: tensor<8xf32>) -> tensor<?x8xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x8xf32>
+  %zero = arith.constant 0.0 : f32
+  %inv = arith.constant 0.25 : f32
+  %eps = arith.constant 1.0e-05 : f32
+  %slope = arith.constant 0.01 : f32
+  // expected-remark @+1 {{fused group norm (2 groups of 4) with 3 consumer op(s), the affine included}}
+  %g = tensor.expand_shape %x [[0], [1, 2]] output_shape [%n, 2, 4] : tensor<?x8xf32> into tensor<?x2x4xf32>
+  %es = tensor.empty(%n) : tensor<?x2xf32>
+  %zs = linalg.fill ins(%zero : f32) outs(%es : tensor<?x2xf32>) -> tensor<?x2xf32>
+  %sum = linalg.generic {indexing_maps = [#id3, #red3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%g : tensor<?x2x4xf32>) outs(%zs : tensor<?x2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %out, %in : f32
+    linalg.yield %s : f32
+  } -> tensor<?x2xf32>
+  %mean = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%sum : tensor<?x2xf32>) outs(%es : tensor<?x2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %inv : f32
+    linalg.yield %m : f32
+  } -> tensor<?x2xf32>
+  %sq = linalg.generic {indexing_maps = [#id3, #red3, #red3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%g, %mean : tensor<?x2x4xf32>, tensor<?x2xf32>) outs(%zs : tensor<?x2xf32>) {
+  ^bb0(%in: f32, %mu: f32, %out: f32):
+    %d = arith.subf %in, %mu : f32
+    %d2 = arith.mulf %d, %d : f32
+    %s = arith.addf %out, %d2 : f32
+    linalg.yield %s : f32
+  } -> tensor<?x2xf32>
+  %rstd = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%sq : tensor<?x2xf32>) outs(%es : tensor<?x2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %var = arith.mulf %in, %inv : f32
+    %ve = arith.addf %var, %eps : f32
+    %r = math.rsqrt %ve : f32
+    linalg.yield %r : f32
+  } -> tensor<?x2xf32>
+  %eg = tensor.empty(%n) : tensor<?x2x4xf32>
+  %norm = linalg.generic {indexing_maps = [#id3, #red3, #red3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%g, %mean, %rstd : tensor<?x2x4xf32>, tensor<?x2xf32>, tensor<?x2xf32>) outs(%eg : tensor<?x2x4xf32>) {
+  ^bb0(%in: f32, %mu: f32, %rs: f32, %out: f32):
+    %d = arith.subf %in, %mu : f32
+    %nv = arith.mulf %d, %rs : f32
+    linalg.yield %nv : f32
+  } -> tensor<?x2x4xf32>
+  %flat = tensor.collapse_shape %norm [[0], [1, 2]] : tensor<?x2x4xf32> into tensor<?x8xf32>
+  %e = tensor.empty(%n) : tensor<?x8xf32>
+  %aff = linalg.generic {indexing_maps = [#id, #row, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%flat, %gamma, %beta : tensor<?x8xf32>, tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<?x8xf32>) {
+  ^bb0(%in: f32, %ga: f32, %be: f32, %out: f32):
+    %m = arith.mulf %in, %ga : f32
+    %a = arith.addf %m, %be : f32
+    linalg.yield %a : f32
+  } -> tensor<?x8xf32>
+  %act = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%aff : tensor<?x8xf32>) outs(%e : tensor<?x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %pos = arith.cmpf ugt, %in, %zero : f32
+    %neg = arith.mulf %in, %slope : f32
+    %r = arith.select %pos, %in, %neg : f32
+    linalg.yield %r : f32
+  } -> tensor<?x8xf32>
+  %y = linalg.add ins(%act, %act : tensor<?x8xf32>, tensor<?x8xf32>) outs(%e : tensor<?x8xf32>) -> tensor<?x8xf32>
+  return %y : tensor<?x8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#red3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// Near miss: the sum reduces the group dimension (1), not the group's
+// elements (2). Everything stays linalg.
+// CHECK-LABEL: func.func @wrong_axis
+// CHECK-NOT: fuser.group_norm
+func.func @wrong_axis(%x: tensor<2x16xf32>, %gamma: tensor<16xf32>, %beta: tensor<16xf32>) -> tensor<2x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %inv = arith.constant 0.25 : f32
+  %eps = arith.constant 1.0e-05 : f32
+  %slope = arith.constant 0.01 : f32
+  // expected-remark @+1 {{not fused into fuser.group_norm: the mean does not reduce over the elements of each group (dimensions 2.. of the grouped view, keeping N and the group)}}
+  %g = tensor.expand_shape %x [[0], [1, 2]] output_shape [2, 4, 4] : tensor<2x16xf32> into tensor<2x4x4xf32>
+  %es = tensor.empty() : tensor<2x4xf32>
+  %zs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %sum = linalg.generic {indexing_maps = [#id3, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%g : tensor<2x4x4xf32>) outs(%zs : tensor<2x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %out, %in : f32
+    linalg.yield %s : f32
+  } -> tensor<2x4xf32>
+  %mean = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%sum : tensor<2x4xf32>) outs(%es : tensor<2x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %inv : f32
+    linalg.yield %m : f32
+  } -> tensor<2x4xf32>
+  %sq = linalg.generic {indexing_maps = [#id3, #red3, #red3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%g, %mean : tensor<2x4x4xf32>, tensor<2x4xf32>) outs(%zs : tensor<2x4xf32>) {
+  ^bb0(%in: f32, %mu: f32, %out: f32):
+    %d = arith.subf %in, %mu : f32
+    %d2 = arith.mulf %d, %d : f32
+    %s = arith.addf %out, %d2 : f32
+    linalg.yield %s : f32
+  } -> tensor<2x4xf32>
+  %rstd = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%sq : tensor<2x4xf32>) outs(%es : tensor<2x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %var = arith.mulf %in, %inv : f32
+    %ve = arith.addf %var, %eps : f32
+    %r = math.rsqrt %ve : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4xf32>
+  %eg = tensor.empty() : tensor<2x4x4xf32>
+  %norm = linalg.generic {indexing_maps = [#id3, #red3, #red3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%g, %mean, %rstd : tensor<2x4x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) outs(%eg : tensor<2x4x4xf32>) {
+  ^bb0(%in: f32, %mu: f32, %rs: f32, %out: f32):
+    %d = arith.subf %in, %mu : f32
+    %nv = arith.mulf %d, %rs : f32
+    linalg.yield %nv : f32
+  } -> tensor<2x4x4xf32>
+  %flat = tensor.collapse_shape %norm [[0], [1, 2]] : tensor<2x4x4xf32> into tensor<2x16xf32>
+  %e = tensor.empty() : tensor<2x16xf32>
+  %aff = linalg.generic {indexing_maps = [#id, #row, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%flat, %gamma, %beta : tensor<2x16xf32>, tensor<16xf32>, tensor<16xf32>) outs(%e : tensor<2x16xf32>) {
+  ^bb0(%in: f32, %ga: f32, %be: f32, %out: f32):
+    %m = arith.mulf %in, %ga : f32
+    %a = arith.addf %m, %be : f32
+    linalg.yield %a : f32
+  } -> tensor<2x16xf32>
+  %act = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%aff : tensor<2x16xf32>) outs(%e : tensor<2x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %pos = arith.cmpf ugt, %in, %zero : f32
+    %neg = arith.mulf %in, %slope : f32
+    %r = arith.select %pos, %in, %neg : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16xf32>
+  %y = linalg.add ins(%act, %act : tensor<2x16xf32>, tensor<2x16xf32>) outs(%e : tensor<2x16xf32>) -> tensor<2x16xf32>
+  return %y : tensor<2x16xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#red3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// Near miss: rsqrt(var) without epsilon.
+// CHECK-LABEL: func.func @no_eps
+// CHECK-NOT: fuser.group_norm
+func.func @no_eps(%x: tensor<2x8xf32>, %gamma: tensor<8xf32>, %beta: tensor<8xf32>) -> tensor<2x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %inv = arith.constant 0.25 : f32
+  %eps = arith.constant 1.0e-05 : f32
+  %slope = arith.constant 0.01 : f32
+  // expected-remark @+1 {{not fused into fuser.group_norm: no positive constant epsilon is added to the variance before rsqrt}}
+  %g = tensor.expand_shape %x [[0], [1, 2]] output_shape [2, 2, 4] : tensor<2x8xf32> into tensor<2x2x4xf32>
+  %es = tensor.empty() : tensor<2x2xf32>
+  %zs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %sum = linalg.generic {indexing_maps = [#id3, #red3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%g : tensor<2x2x4xf32>) outs(%zs : tensor<2x2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %out, %in : f32
+    linalg.yield %s : f32
+  } -> tensor<2x2xf32>
+  %mean = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%sum : tensor<2x2xf32>) outs(%es : tensor<2x2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %inv : f32
+    linalg.yield %m : f32
+  } -> tensor<2x2xf32>
+  %sq = linalg.generic {indexing_maps = [#id3, #red3, #red3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%g, %mean : tensor<2x2x4xf32>, tensor<2x2xf32>) outs(%zs : tensor<2x2xf32>) {
+  ^bb0(%in: f32, %mu: f32, %out: f32):
+    %d = arith.subf %in, %mu : f32
+    %d2 = arith.mulf %d, %d : f32
+    %s = arith.addf %out, %d2 : f32
+    linalg.yield %s : f32
+  } -> tensor<2x2xf32>
+  %rstd = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%sq : tensor<2x2xf32>) outs(%es : tensor<2x2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %var = arith.mulf %in, %inv : f32
+    %r = math.rsqrt %var : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2xf32>
+  %eg = tensor.empty() : tensor<2x2x4xf32>
+  %norm = linalg.generic {indexing_maps = [#id3, #red3, #red3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%g, %mean, %rstd : tensor<2x2x4xf32>, tensor<2x2xf32>, tensor<2x2xf32>) outs(%eg : tensor<2x2x4xf32>) {
+  ^bb0(%in: f32, %mu: f32, %rs: f32, %out: f32):
+    %d = arith.subf %in, %mu : f32
+    %nv = arith.mulf %d, %rs : f32
+    linalg.yield %nv : f32
+  } -> tensor<2x2x4xf32>
+  %flat = tensor.collapse_shape %norm [[0], [1, 2]] : tensor<2x2x4xf32> into tensor<2x8xf32>
+  %e = tensor.empty() : tensor<2x8xf32>
+  %aff = linalg.generic {indexing_maps = [#id, #row, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%flat, %gamma, %beta : tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<2x8xf32>) {
+  ^bb0(%in: f32, %ga: f32, %be: f32, %out: f32):
+    %m = arith.mulf %in, %ga : f32
+    %a = arith.addf %m, %be : f32
+    linalg.yield %a : f32
+  } -> tensor<2x8xf32>
+  %act = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%aff : tensor<2x8xf32>) outs(%e : tensor<2x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %pos = arith.cmpf ugt, %in, %zero : f32
+    %neg = arith.mulf %in, %slope : f32
+    %r = arith.select %pos, %in, %neg : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8xf32>
+  %y = linalg.add ins(%act, %act : tensor<2x8xf32>, tensor<2x8xf32>) outs(%e : tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#red3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// Near miss: the mean divides by 5, but a group holds 4 elements.
+// CHECK-LABEL: func.func @wrong_divisor
+// CHECK-NOT: fuser.group_norm
+func.func @wrong_divisor(%x: tensor<2x8xf32>, %gamma: tensor<8xf32>, %beta: tensor<8xf32>) -> tensor<2x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %inv = arith.constant 0.2 : f32
+  %eps = arith.constant 1.0e-05 : f32
+  %slope = arith.constant 0.01 : f32
+  // expected-remark @+1 {{not fused into fuser.group_norm: the mean divides the group sum by 5, not by the group size 4}}
+  %g = tensor.expand_shape %x [[0], [1, 2]] output_shape [2, 2, 4] : tensor<2x8xf32> into tensor<2x2x4xf32>
+  %es = tensor.empty() : tensor<2x2xf32>
+  %zs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %sum = linalg.generic {indexing_maps = [#id3, #red3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%g : tensor<2x2x4xf32>) outs(%zs : tensor<2x2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %out, %in : f32
+    linalg.yield %s : f32
+  } -> tensor<2x2xf32>
+  %mean = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%sum : tensor<2x2xf32>) outs(%es : tensor<2x2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %inv : f32
+    linalg.yield %m : f32
+  } -> tensor<2x2xf32>
+  %sq = linalg.generic {indexing_maps = [#id3, #red3, #red3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%g, %mean : tensor<2x2x4xf32>, tensor<2x2xf32>) outs(%zs : tensor<2x2xf32>) {
+  ^bb0(%in: f32, %mu: f32, %out: f32):
+    %d = arith.subf %in, %mu : f32
+    %d2 = arith.mulf %d, %d : f32
+    %s = arith.addf %out, %d2 : f32
+    linalg.yield %s : f32
+  } -> tensor<2x2xf32>
+  %rstd = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%sq : tensor<2x2xf32>) outs(%es : tensor<2x2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %var = arith.mulf %in, %inv : f32
+    %ve = arith.addf %var, %eps : f32
+    %r = math.rsqrt %ve : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2xf32>
+  %eg = tensor.empty() : tensor<2x2x4xf32>
+  %norm = linalg.generic {indexing_maps = [#id3, #red3, #red3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%g, %mean, %rstd : tensor<2x2x4xf32>, tensor<2x2xf32>, tensor<2x2xf32>) outs(%eg : tensor<2x2x4xf32>) {
+  ^bb0(%in: f32, %mu: f32, %rs: f32, %out: f32):
+    %d = arith.subf %in, %mu : f32
+    %nv = arith.mulf %d, %rs : f32
+    linalg.yield %nv : f32
+  } -> tensor<2x2x4xf32>
+  %flat = tensor.collapse_shape %norm [[0], [1, 2]] : tensor<2x2x4xf32> into tensor<2x8xf32>
+  %e = tensor.empty() : tensor<2x8xf32>
+  %aff = linalg.generic {indexing_maps = [#id, #row, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%flat, %gamma, %beta : tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<2x8xf32>) {
+  ^bb0(%in: f32, %ga: f32, %be: f32, %out: f32):
+    %m = arith.mulf %in, %ga : f32
+    %a = arith.addf %m, %be : f32
+    linalg.yield %a : f32
+  } -> tensor<2x8xf32>
+  %act = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%aff : tensor<2x8xf32>) outs(%e : tensor<2x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %pos = arith.cmpf ugt, %in, %zero : f32
+    %neg = arith.mulf %in, %slope : f32
+    %r = arith.select %pos, %in, %neg : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8xf32>
+  %y = linalg.add ins(%act, %act : tensor<2x8xf32>, tensor<2x8xf32>) outs(%e : tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#red3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// Near miss: GroupNorm(affine=False): no gamma and beta to take.
+// CHECK-LABEL: func.func @no_affine
+// CHECK-NOT: fuser.group_norm
+func.func @no_affine(%x: tensor<2x8xf32>, %gamma: tensor<8xf32>, %beta: tensor<8xf32>) -> tensor<2x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %inv = arith.constant 0.25 : f32
+  %eps = arith.constant 1.0e-05 : f32
+  %slope = arith.constant 0.01 : f32
+  // expected-remark @+1 {{not fused into fuser.group_norm: no per-channel affine (* gamma[c] + beta[c]) follows the normalization; fuser.group_norm needs both gamma and beta}}
+  %g = tensor.expand_shape %x [[0], [1, 2]] output_shape [2, 2, 4] : tensor<2x8xf32> into tensor<2x2x4xf32>
+  %es = tensor.empty() : tensor<2x2xf32>
+  %zs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %sum = linalg.generic {indexing_maps = [#id3, #red3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%g : tensor<2x2x4xf32>) outs(%zs : tensor<2x2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %out, %in : f32
+    linalg.yield %s : f32
+  } -> tensor<2x2xf32>
+  %mean = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%sum : tensor<2x2xf32>) outs(%es : tensor<2x2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %inv : f32
+    linalg.yield %m : f32
+  } -> tensor<2x2xf32>
+  %sq = linalg.generic {indexing_maps = [#id3, #red3, #red3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%g, %mean : tensor<2x2x4xf32>, tensor<2x2xf32>) outs(%zs : tensor<2x2xf32>) {
+  ^bb0(%in: f32, %mu: f32, %out: f32):
+    %d = arith.subf %in, %mu : f32
+    %d2 = arith.mulf %d, %d : f32
+    %s = arith.addf %out, %d2 : f32
+    linalg.yield %s : f32
+  } -> tensor<2x2xf32>
+  %rstd = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%sq : tensor<2x2xf32>) outs(%es : tensor<2x2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %var = arith.mulf %in, %inv : f32
+    %ve = arith.addf %var, %eps : f32
+    %r = math.rsqrt %ve : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2xf32>
+  %eg = tensor.empty() : tensor<2x2x4xf32>
+  %norm = linalg.generic {indexing_maps = [#id3, #red3, #red3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%g, %mean, %rstd : tensor<2x2x4xf32>, tensor<2x2xf32>, tensor<2x2xf32>) outs(%eg : tensor<2x2x4xf32>) {
+  ^bb0(%in: f32, %mu: f32, %rs: f32, %out: f32):
+    %d = arith.subf %in, %mu : f32
+    %nv = arith.mulf %d, %rs : f32
+    linalg.yield %nv : f32
+  } -> tensor<2x2x4xf32>
+  %flat = tensor.collapse_shape %norm [[0], [1, 2]] : tensor<2x2x4xf32> into tensor<2x8xf32>
+  %e = tensor.empty() : tensor<2x8xf32>
+  %act = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%flat : tensor<2x8xf32>) outs(%e : tensor<2x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %pos = arith.cmpf ugt, %in, %zero : f32
+    %neg = arith.mulf %in, %slope : f32
+    %r = arith.select %pos, %in, %neg : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8xf32>
+  %y = linalg.add ins(%act, %act : tensor<2x8xf32>, tensor<2x8xf32>) outs(%e : tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#red3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+#grp3 = affine_map<(d0, d1, d2) -> (d1)>
+
+// Near miss: gamma and beta have one value per group, applied to the
+// grouped view before it is reshaped back.
+// CHECK-LABEL: func.func @per_group_affine
+// CHECK-NOT: fuser.group_norm
+func.func @per_group_affine(%x: tensor<2x8xf32>, %gamma: tensor<2xf32>, %beta: tensor<2xf32>) -> tensor<2x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %inv = arith.constant 0.25 : f32
+  %eps = arith.constant 1.0e-05 : f32
+  // expected-remark @+1 {{not fused into fuser.group_norm: gamma and beta are per group (read through the group dimension), not per channel}}
+  %g = tensor.expand_shape %x [[0], [1, 2]] output_shape [2, 2, 4] : tensor<2x8xf32> into tensor<2x2x4xf32>
+  %es = tensor.empty() : tensor<2x2xf32>
+  %zs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %sum = linalg.generic {indexing_maps = [#id3, #red3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%g : tensor<2x2x4xf32>) outs(%zs : tensor<2x2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %out, %in : f32
+    linalg.yield %s : f32
+  } -> tensor<2x2xf32>
+  %sq = linalg.generic {indexing_maps = [#id3, #red3, #red3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%g, %sum : tensor<2x2x4xf32>, tensor<2x2xf32>) outs(%zs : tensor<2x2xf32>) {
+  ^bb0(%in: f32, %su: f32, %out: f32):
+    %mu = arith.mulf %su, %inv : f32
+    %d = arith.subf %in, %mu : f32
+    %d2 = arith.mulf %d, %d : f32
+    %s = arith.addf %out, %d2 : f32
+    linalg.yield %s : f32
+  } -> tensor<2x2xf32>
+  %eg = tensor.empty() : tensor<2x2x4xf32>
+  %norm = linalg.generic {indexing_maps = [#id3, #red3, #red3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%g, %sum, %sq : tensor<2x2x4xf32>, tensor<2x2xf32>, tensor<2x2xf32>) outs(%eg : tensor<2x2x4xf32>) {
+  ^bb0(%in: f32, %su: f32, %q: f32, %out: f32):
+    %mu = arith.mulf %su, %inv : f32
+    %var = arith.mulf %q, %inv : f32
+    %ve = arith.addf %var, %eps : f32
+    %rs = math.rsqrt %ve : f32
+    %d = arith.subf %in, %mu : f32
+    %nv = arith.mulf %d, %rs : f32
+    linalg.yield %nv : f32
+  } -> tensor<2x2x4xf32>
+  %aff = linalg.generic {indexing_maps = [#id3, #grp3, #grp3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%norm, %gamma, %beta : tensor<2x2x4xf32>, tensor<2xf32>, tensor<2xf32>) outs(%eg : tensor<2x2x4xf32>) {
+  ^bb0(%in: f32, %ga: f32, %be: f32, %out: f32):
+    %m = arith.mulf %in, %ga : f32
+    %a = arith.addf %m, %be : f32
+    linalg.yield %a : f32
+  } -> tensor<2x2x4xf32>
+  %flat = tensor.collapse_shape %aff [[0], [1, 2]] : tensor<2x2x4xf32> into tensor<2x8xf32>
+  return %flat : tensor<2x8xf32>
+}
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#id5 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>
+#red5 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+// N x C x H x W = ? x 4 x 2 x 3 with 2 groups, viewed as (N, G, C/G, H, W);
+// the variance as E[x^2] - mean^2, the mean with divf, the statistics split
+// over several ops, the affine as named ops on broadcasts, then a residual
+// add: the residual becomes an epilogue input read through the identity.
+// CHECK-DAG: #[[$ID:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @nchw_ex2
+// CHECK-SAME: (%[[X:.+]]: tensor<?x4x2x3xf32>, %[[G:.+]]: tensor<4xf32>, %[[B:.+]]: tensor<4xf32>, %[[RES:.+]]: tensor<?x4x2x3xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[R:.+]] = fuser.group_norm %[[X]], %[[G]], %[[B]] groups = 2 eps = 9.9999999999999995E-7 epilogue_inputs(%[[RES]] : tensor<?x4x2x3xf32>) epilogue_maps [#[[$ID]]]
+// CHECK-NEXT: ^bb0(%[[V:.+]]: f32, %[[RV:.+]]: f32):
+// CHECK-NEXT: %[[S:.+]] = arith.addf %[[V]], %[[RV]] : f32
+// CHECK-NEXT: fuser.yield %[[S]] : f32
+// CHECK-NOT: linalg.
+// CHECK: return %[[R]]
+func.func @nchw_ex2(%x: tensor<?x4x2x3xf32>, %gamma: tensor<4xf32>, %beta: tensor<4xf32>, %res: tensor<?x4x2x3xf32>) -> tensor<?x4x2x3xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x4x2x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %k = arith.constant 12.0 : f32
+  %eps = arith.constant 1.0e-06 : f32
+  // expected-remark @+1 {{fused group norm (2 groups of 12) with 3 consumer op(s), the affine included}}
+  %g = tensor.expand_shape %x [[0], [1, 2], [3], [4]] output_shape [%n, 2, 2, 2, 3] : tensor<?x4x2x3xf32> into tensor<?x2x2x2x3xf32>
+  %es = tensor.empty(%n) : tensor<?x2xf32>
+  %zs = linalg.fill ins(%zero : f32) outs(%es : tensor<?x2xf32>) -> tensor<?x2xf32>
+  %sum = linalg.reduce ins(%g : tensor<?x2x2x2x3xf32>) outs(%zs : tensor<?x2xf32>) dimensions = [2, 3, 4]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  %sumsq = linalg.generic {indexing_maps = [#id5, #red5], iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%g : tensor<?x2x2x2x3xf32>) outs(%zs : tensor<?x2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %x2 = arith.mulf %in, %in : f32
+    %s = arith.addf %out, %x2 : f32
+    linalg.yield %s : f32
+  } -> tensor<?x2xf32>
+  %mean = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%sum : tensor<?x2xf32>) outs(%es : tensor<?x2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.divf %in, %k : f32
+    linalg.yield %m : f32
+  } -> tensor<?x2xf32>
+  %var = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%sumsq, %mean : tensor<?x2xf32>, tensor<?x2xf32>) outs(%es : tensor<?x2xf32>) {
+  ^bb0(%q: f32, %mu: f32, %out: f32):
+    %ex2 = arith.divf %q, %k : f32
+    %m2 = arith.mulf %mu, %mu : f32
+    %v = arith.subf %ex2, %m2 : f32
+    linalg.yield %v : f32
+  } -> tensor<?x2xf32>
+  %rstd = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%var : tensor<?x2xf32>) outs(%es : tensor<?x2xf32>) {
+  ^bb0(%v: f32, %out: f32):
+    %ve = arith.addf %eps, %v : f32
+    %r = math.rsqrt %ve : f32
+    linalg.yield %r : f32
+  } -> tensor<?x2xf32>
+  %eg = tensor.empty(%n) : tensor<?x2x2x2x3xf32>
+  %norm = linalg.generic {indexing_maps = [#id5, #red5, #red5, #id5], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]}
+      ins(%g, %mean, %rstd : tensor<?x2x2x2x3xf32>, tensor<?x2xf32>, tensor<?x2xf32>) outs(%eg : tensor<?x2x2x2x3xf32>) {
+  ^bb0(%in: f32, %mu: f32, %rs: f32, %out: f32):
+    %d = arith.subf %in, %mu : f32
+    %nv = arith.mulf %rs, %d : f32
+    linalg.yield %nv : f32
+  } -> tensor<?x2x2x2x3xf32>
+  %flat = tensor.collapse_shape %norm [[0], [1, 2], [3], [4]] : tensor<?x2x2x2x3xf32> into tensor<?x4x2x3xf32>
+  %e = tensor.empty(%n) : tensor<?x4x2x3xf32>
+  %gb = linalg.broadcast ins(%gamma : tensor<4xf32>) outs(%e : tensor<?x4x2x3xf32>) dimensions = [0, 2, 3]
+  %bb = linalg.broadcast ins(%beta : tensor<4xf32>) outs(%e : tensor<?x4x2x3xf32>) dimensions = [0, 2, 3]
+  %scaled = linalg.mul ins(%gb, %flat : tensor<?x4x2x3xf32>, tensor<?x4x2x3xf32>) outs(%e : tensor<?x4x2x3xf32>) -> tensor<?x4x2x3xf32>
+  %shifted = linalg.add ins(%scaled, %bb : tensor<?x4x2x3xf32>, tensor<?x4x2x3xf32>) outs(%e : tensor<?x4x2x3xf32>) -> tensor<?x4x2x3xf32>
+  %y = linalg.add ins(%shifted, %res : tensor<?x4x2x3xf32>, tensor<?x4x2x3xf32>) outs(%e : tensor<?x4x2x3xf32>) -> tensor<?x4x2x3xf32>
+  return %y : tensor<?x4x2x3xf32>
+}
+
+// -----
+
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#red3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#ch4 = affine_map<(d0, d1, d2, d3) -> (d1)>
+
+// torch-mlir's view of N x C x H x W = 2 x 4 x 2 x 2 as (N, G, C/G*H*W):
+// flatten, split into groups, and the same back; the statistics in one op.
+// CHECK-LABEL: func.func @nchw_flat_view
+// CHECK-SAME: (%[[X:.+]]: tensor<2x4x2x2xf32>, %[[G:.+]]: tensor<4xf32>, %[[B:.+]]: tensor<4xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[R:.+]] = fuser.group_norm %[[X]], %[[G]], %[[B]] groups = 2 eps = 1.000000e-05 epilogue_maps [] : tensor<2x4x2x2xf32>, tensor<4xf32>, tensor<4xf32> -> tensor<2x4x2x2xf32> {
+// CHECK-NEXT: ^bb0(%[[V:.+]]: f32):
+// CHECK-NEXT: fuser.yield %[[V]] : f32
+// CHECK: return %[[R]]
+func.func @nchw_flat_view(%x: tensor<2x4x2x2xf32>, %gamma: tensor<4xf32>, %beta: tensor<4xf32>) -> tensor<2x4x2x2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %inv = arith.constant 0.125 : f32
+  %eps = arith.constant 1.0e-05 : f32
+  %f = tensor.collapse_shape %x [[0], [1, 2, 3]] : tensor<2x4x2x2xf32> into tensor<2x16xf32>
+  // expected-remark @+1 {{fused group norm (2 groups of 8) with 1 consumer op(s), the affine included}}
+  %g = tensor.expand_shape %f [[0], [1, 2]] output_shape [2, 2, 8] : tensor<2x16xf32> into tensor<2x2x8xf32>
+  %es = tensor.empty() : tensor<2x2xf32>
+  %zs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %sum = linalg.generic {indexing_maps = [#id3, #red3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%g : tensor<2x2x8xf32>) outs(%zs : tensor<2x2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %in, %out : f32
+    linalg.yield %s : f32
+  } -> tensor<2x2xf32>
+  %sq = linalg.generic {indexing_maps = [#id3, #red3, #red3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%g, %sum : tensor<2x2x8xf32>, tensor<2x2xf32>) outs(%zs : tensor<2x2xf32>) {
+  ^bb0(%in: f32, %su: f32, %out: f32):
+    %mu = arith.mulf %inv, %su : f32
+    %d = arith.subf %in, %mu : f32
+    %d2 = arith.mulf %d, %d : f32
+    %s = arith.addf %d2, %out : f32
+    linalg.yield %s : f32
+  } -> tensor<2x2xf32>
+  %eg = tensor.empty() : tensor<2x2x8xf32>
+  %norm = linalg.generic {indexing_maps = [#id3, #red3, #red3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%g, %sum, %sq : tensor<2x2x8xf32>, tensor<2x2xf32>, tensor<2x2xf32>) outs(%eg : tensor<2x2x8xf32>) {
+  ^bb0(%in: f32, %su: f32, %q: f32, %out: f32):
+    %mu = arith.mulf %su, %inv : f32
+    %var = arith.mulf %q, %inv : f32
+    %ve = arith.addf %var, %eps : f32
+    %sd = math.sqrt %ve : f32
+    %rs = arith.divf %one, %sd : f32
+    %d = arith.subf %in, %mu : f32
+    %nv = arith.mulf %d, %rs : f32
+    linalg.yield %nv : f32
+  } -> tensor<2x2x8xf32>
+  %c = tensor.collapse_shape %norm [[0], [1, 2]] : tensor<2x2x8xf32> into tensor<2x16xf32>
+  %back = tensor.expand_shape %c [[0], [1, 2, 3]] output_shape [2, 4, 2, 2] : tensor<2x16xf32> into tensor<2x4x2x2xf32>
+  %e = tensor.empty() : tensor<2x4x2x2xf32>
+  %aff = linalg.generic {indexing_maps = [#id4, #ch4, #ch4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%back, %gamma, %beta : tensor<2x4x2x2xf32>, tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<2x4x2x2xf32>) {
+  ^bb0(%in: f32, %ga: f32, %be: f32, %out: f32):
+    %m = arith.mulf %ga, %in : f32
+    %a = arith.addf %be, %m : f32
+    linalg.yield %a : f32
+  } -> tensor<2x4x2x2xf32>
+  return %aff : tensor<2x4x2x2xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d0)>
+
+// The direct form: a fuser.group_norm already in the input absorbs its
+// elementwise consumers; a column input joins the existing epilogue input.
+// CHECK-DAG: #[[$COL:.+]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-DAG: #[[$ID:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @direct
+// CHECK-SAME: (%[[X:.+]]: tensor<?x8xf32>, %[[G:.+]]: tensor<8xf32>, %[[R:.+]]: tensor<?x8xf32>, %[[C:.+]]: tensor<?xf32>)
+// CHECK: %[[Y:.+]] = fuser.group_norm %[[X]], %[[G]], %[[G]] groups = 2 eps = 1.000000e-05 epilogue_inputs(%[[R]], %[[C]] : tensor<?x8xf32>, tensor<?xf32>) epilogue_maps [#[[$ID]], #[[$COL]]]
+// CHECK-NEXT: ^bb0(%[[V:.+]]: f32, %[[RV:.+]]: f32, %[[CV:.+]]: f32):
+// CHECK-NEXT: %[[A:.+]] = arith.addf %[[V]], %[[RV]] : f32
+// CHECK-NEXT: %[[M:.+]] = arith.mulf %[[A]], %[[CV]] : f32
+// CHECK-NEXT: %[[E:.+]] = math.exp %[[M]] : f32
+// CHECK-NEXT: fuser.yield %[[E]] : f32
+// CHECK-NOT: linalg.
+// CHECK: return %[[Y]]
+func.func @direct(%x: tensor<?x8xf32>, %g: tensor<8xf32>, %r: tensor<?x8xf32>, %c: tensor<?xf32>) -> tensor<?x8xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x8xf32>
+  // expected-remark @+1 {{absorbed 2 elementwise op(s) into the group norm epilogue}}
+  %gn = fuser.group_norm %x, %g, %g groups = 2 eps = 1.0e-05 epilogue_inputs(%r : tensor<?x8xf32>) epilogue_maps [#id]
+      : tensor<?x8xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<?x8xf32> {
+  ^bb0(%v: f32, %rv: f32):
+    %a = arith.addf %v, %rv : f32
+    fuser.yield %a : f32
+  }
+  %e = tensor.empty(%n) : tensor<?x8xf32>
+  %m = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%gn, %c : tensor<?x8xf32>, tensor<?xf32>) outs(%e : tensor<?x8xf32>) {
+  ^bb0(%a: f32, %cv: f32, %o: f32):
+    %p = arith.mulf %a, %cv : f32
+    linalg.yield %p : f32
+  } -> tensor<?x8xf32>
+  %y = linalg.exp ins(%m : tensor<?x8xf32>) outs(%e : tensor<?x8xf32>) -> tensor<?x8xf32>
+  return %y : tensor<?x8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// The direct form whose consumer reads it transposed: nothing to absorb.
+// CHECK-LABEL: func.func @direct_transposed_consumer
+// CHECK: fuser.group_norm
+// CHECK: linalg.generic
+func.func @direct_transposed_consumer(%x: tensor<8x8xf32>, %g: tensor<8xf32>) -> tensor<8x8xf32> {
+  %gn = fuser.group_norm %x, %g, %g groups = 2 eps = 1.0e-05 epilogue_maps []
+      : tensor<8x8xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<8x8xf32> {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  %e = tensor.empty() : tensor<8x8xf32>
+  // expected-remark @+1 {{not fused into the group norm epilogue: it reads the group norm's value through a broadcast or transpose}}
+  %t = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%gn : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %p = arith.mulf %a, %a : f32
+    linalg.yield %p : f32
+  } -> tensor<8x8xf32>
+  return %t : tensor<8x8xf32>
+}

@@ -187,6 +187,27 @@ def bench_w3(iters):
     return with_gemm_rates(res)
 
 
+def bench_group_norm(iters, stem, shape, groups):
+    """Standalone nn.GroupNorm (fuser.group_norm, one kernel) on N x C x H x W."""
+    mod = load(stem)
+    gn = torch.nn.GroupNorm(groups, shape[1], eps=1e-5, device="cuda")
+    x = torch.randn(*shape, device="cuda")
+    gamma, beta = gn.weight.detach(), gn.bias.detach()
+    out = torch.empty_like(x)
+    with torch.no_grad():
+        compiled_fn = torch.compile(gn)
+        ours = lambda: mod.forward(x, gamma, beta, out=out)
+        ours()
+        torch.testing.assert_close(out, gn(x), rtol=1e-4, atol=1e-4)
+        res = {"eager": time_fn(lambda: gn(x), iters),
+               "compile": time_fn(lambda: compiled_fn(x), iters),
+               "fuser": time_fn(ours, iters)}
+    nbytes = 2 * x.numel() * 4
+    del x, out
+    torch.cuda.empty_cache()
+    return res, nbytes
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", default="bench/results/latest")
@@ -204,7 +225,13 @@ def main():
                "w2": ("W2 Linear 8192 + *2 + LeakyReLU, batch 1024", bench_w2),
                "w2v": ("W2 tile variants", bench_w2_variants),
                "w3": ("W3 Linear + GroupNorm(512) + LeakyReLU + x+x, batch 1024", bench_w3),
-               "chain": ("seed chain (7 ops) 65536x1000", bench_chain)}
+               "chain": ("seed chain (7 ops) 65536x1000", bench_chain),
+               # 65536-element groups (256 KB, more than shared memory holds)
+               # and 1024-element ones.
+               "gn": ("GroupNorm(32, 512) 32x512x64x64",
+                      lambda it: bench_group_norm(it, "group_norm_512x64x64", (32, 512, 64, 64), 32)),
+               "gn_small": ("GroupNorm(32, 512) 32x512x8x8",
+                            lambda it: bench_group_norm(it, "group_norm_512x8x8", (32, 512, 8, 8), 32))}
     for key in args.only.split(","):
         title, fn = benches[key]
         print(f"[bench] {title} ...", flush=True)

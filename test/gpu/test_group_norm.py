@@ -1,0 +1,88 @@
+"""fuser.group_norm groups (one block per (sample, group)) against float64
+references: the linalg decomposition fuser recognizes, the direct form with
+epilogue inputs, groups from 70 to 65536 elements, dynamic N."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from gpu_util import check, load, poisoned, randn
+
+TOL = 1e-4  # the users' fp32 rule (atol = rtol = 1e-4)
+
+
+def gn_ref(x, groups, gamma, beta, eps=1e-5):
+    """GroupNorm in float64: biased variance over each (sample, group)."""
+    xd = x.double()
+    g = xd.reshape(x.shape[0], groups, -1)
+    mean = g.mean(-1, keepdim=True)
+    var = g.var(-1, unbiased=False, keepdim=True)
+    y = ((g - mean) / torch.sqrt(var + eps)).reshape(x.shape)
+    shape = (1, -1) + (1,) * (x.dim() - 2)
+    return y * gamma.double().reshape(shape) + beta.double().reshape(shape)
+
+
+def affine(c, generator):
+    return 1 + 0.5 * randn((c,), generator, 1.0), 0.5 * randn((c,), generator, 1.0)
+
+
+@pytest.mark.parametrize("n", [1, 3, 8])
+@pytest.mark.parametrize("offset,scale", [(0.0, 3.0), (1000.0, 0.05)])
+def test_nchw_decomposition(n, offset, scale, generator):
+    """torch-mlir's decomposition (recognized), 70-element groups (2-wide
+    accesses), LeakyReLU and a residual in the epilogue; also a large mean
+    with a small spread, where fp32 x - mean would lose digits."""
+    mod = load("group_norm_nchw")
+    x = offset + randn((n, 6, 5, 7), generator, scale)
+    gamma, beta = affine(6, generator)
+    r = randn((n, 6, 5, 7), generator)
+    out = poisoned((n, 6, 5, 7))
+    mod.forward(x, gamma, beta, r, out=out)
+    ref = F.leaky_relu(gn_ref(x, 3, gamma, beta), 0.01) + r.double()
+    check(f"group_norm nchw n={n} mean={offset} std={scale}", out, ref, TOL)
+
+
+def test_nchw_zero_batch(generator):
+    mod = load("group_norm_nchw")
+    gamma, beta = affine(6, generator)
+    y = mod.forward(torch.empty((0, 6, 5, 7), device="cuda"), gamma, beta,
+                    torch.empty((0, 6, 5, 7), device="cuda"))
+    assert y.shape == (0, 6, 5, 7)
+
+
+def test_nchw_residual_mismatch_raises(generator):
+    import fuser
+    mod = load("group_norm_nchw")
+    gamma, beta = affine(6, generator)
+    with pytest.raises(fuser.FuserError):
+        mod.forward(randn((2, 6, 5, 7), generator), gamma, beta, randn((3, 6, 5, 7), generator))
+
+
+@pytest.mark.parametrize("n", [1, 2, 5])
+@pytest.mark.parametrize("offset,scale", [(0.0, 2.0), (-500.0, 0.01)])
+def test_large_groups_epilogue_inputs(n, offset, scale, generator):
+    """16384-element groups (512 threads, cross-warp merge) and an epilogue
+    reading a per-sample and a per-channel input."""
+    mod = load("group_norm_large")
+    x = offset + randn((n, 64, 32, 32), generator, scale)
+    gamma, beta = affine(64, generator)
+    s, t = randn((n,), generator), randn((64,), generator)
+    out = poisoned((n, 64, 32, 32))
+    mod.forward(x, gamma, beta, s, t, out=out)
+    ref = gn_ref(x, 4, gamma, beta) * s.double()[:, None, None, None] + t.double()[None, :, None, None]
+    check(f"group_norm large n={n} mean={offset} std={scale}", out, ref, TOL)
+
+
+@pytest.mark.parametrize("stem,shape,groups", [
+    ("group_norm_512x8x8", (5, 512, 8, 8), 32),
+    ("group_norm_512x64x64", (2, 512, 64, 64), 32),  # 65536-element groups
+])
+def test_bench_shapes(stem, shape, groups, generator):
+    mod = load(stem)
+    x = randn(shape, generator, 2.0) + 1.0
+    gamma, beta = affine(shape[1], generator)
+    out = poisoned(shape)
+    mod.forward(x, gamma, beta, out=out)
+    check(f"{stem} n={shape[0]}", out, gn_ref(x, groups, gamma, beta), TOL)
+    ref32 = F.group_norm(x, groups, gamma, beta, eps=1e-5)
+    assert torch.allclose(out, ref32, atol=TOL, rtol=TOL), "fails the 1e-4 rule vs PyTorch fp32"

@@ -57,6 +57,11 @@ void mlir::fuser::buildFusionPipeline(OpPassManager &pm,
     FuserFuseMatmulPassOptions matmulOpts;
     matmulOpts.report = opts.report;
     pm.addNestedPass<func::FuncOp>(createFuserFuseMatmulPass(matmulOpts));
+    // A group norm right after a matmul joins its epilogue when it fits.
+    FuserFuseMatmulGroupNormPassOptions matmulNormOpts;
+    matmulNormOpts.report = opts.report;
+    pm.addNestedPass<func::FuncOp>(
+        createFuserFuseMatmulGroupNormPass(matmulNormOpts));
     FuserFusePointwisePassOptions fuseOpts;
     fuseOpts.report = opts.report;
     pm.addNestedPass<func::FuncOp>(createFuserFusePointwisePass(fuseOpts));

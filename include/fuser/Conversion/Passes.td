@@ -56,6 +56,7 @@ def ConvertMatmulToGPUPass : Pass<"fuser-matmul-to-gpu", "mlir::ModuleOp"> {
                            "::mlir::vector::VectorDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::cf::ControlFlowDialect",
+                           "::mlir::math::MathDialect",
                            "::mlir::bufferization::BufferizationDialect"];
 }
 

@@ -23,6 +23,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -57,6 +58,16 @@ FailureOr<GemmTiling> mlir::fuser::getGemmTiling(MatmulOp op,
                             << t.bk
                             << "] does not split into whole float4 loads "
                                "per thread";
+  if (op.hasGroupNorm()) {
+    int64_t groupSize = *op.getNormGroupSize();
+    int64_t span = t.bn / t.colGroups();
+    if (groupSize % 4 || span % groupSize || groupSize > 128)
+      return op.emitOpError()
+             << "group_norm(size = " << groupSize << ") does not fit tile ["
+             << t.bm << ", " << t.bn << ", " << t.bk << ", " << t.tm << ", "
+             << t.tn << "]: a group must be whole 4-wide pieces of one "
+             << "thread row's " << span << " columns";
+  }
   int64_t smemBytes = 2 * t.bk * (t.aPitch() + t.bPitch()) * 4;
   if (smemBytes > 48 * 1024)
     return op.emitOpError() << "tile needs " << smemBytes
@@ -369,24 +380,22 @@ private:
       Value rowOk = lt(row, m);
       for (int64_t g = 0; g < t.colGroups(); ++g) {
         Value col = outCol(g);
-        IRMapping mapping;
-        mapping.map(body.getArgument(0), acc[i * t.colGroups() + g]);
+        SmallVector<Value> in;
         for (auto [j, read] : llvm::enumerate(reads)) {
-          Value v;
           switch (read) {
           case EpilogueRead::Scalar:
           case EpilogueRead::SingleValue:
-            v = singles[j];
+            in.push_back(singles[j]);
             break;
           case EpilogueRead::Row:
-            v = rowVecs[j][g];
+            in.push_back(rowVecs[j][g]);
             break;
           case EpilogueRead::Column:
-            v = splat(loadScalarIf(epiArgs[j], row, rowOk));
+            in.push_back(splat(loadScalarIf(epiArgs[j], row, rowOk)));
             break;
           case EpilogueRead::Full:
-            v = loadFour(epiArgs[j], add(mul(row, n), col), rowOk, col, n,
-                         nVectorOk);
+            in.push_back(loadFour(epiArgs[j], add(mul(row, n), col), rowOk,
+                                  col, n, nVectorOk));
             break;
           case EpilogueRead::Transposed: {
             SmallVector<Value> lanes;
@@ -395,19 +404,67 @@ private:
               lanes.push_back(loadScalarIf(epiArgs[j], add(mul(c, m), row),
                                            both(rowOk, lt(c, n))));
             }
-            v = vector::FromElementsOp::create(b, loc, v4, lanes);
+            in.push_back(vector::FromElementsOp::create(b, loc, v4, lanes));
             break;
           }
           }
-          mapping.map(body.getArgument(j + 1), v);
         }
-        auto out = emitBodyWidened(b, body, mapping, 4);
+        FailureOr<Value> out = applyBody(body, acc[i * t.colGroups() + g], in);
+        if (succeeded(out) && op.hasGroupNorm())
+          out = applyBody(op.getNormEpilogue().front(), normalize(*out), in);
         if (failed(out))
           return failure();
-        storeFour((*out)[0], row, rowOk, col);
+        storeFour(*out, row, rowOk, col);
       }
     }
     return success();
+  }
+
+  /// The 4-wide result of `body` on `value` and the epilogue inputs.
+  FailureOr<Value> applyBody(Block &body, Value value, ArrayRef<Value> in) {
+    IRMapping mapping;
+    mapping.map(body.getArgument(0), value);
+    for (auto [j, v] : llvm::enumerate(in))
+      mapping.map(body.getArgument(j + 1), v);
+    auto out = emitBodyWidened(b, body, mapping, 4);
+    if (failed(out))
+      return failure();
+    return (*out)[0];
+  }
+
+  /// (v - mean) / sqrt(var + eps) over the group holding this 4-wide piece.
+  /// A group's G columns are the pieces of G / 4 neighbouring lanes (one
+  /// thread row), so its sums are butterfly shuffles among them; two passes
+  /// (mean, then squared deviations) avoid E[x^2] - E[x]^2 cancellation.
+  /// Every lane takes part, in and out of bounds: the shuffles need the
+  /// whole warp, and a group never straddles N (G divides it).
+  Value normalize(Value v) {
+    int64_t groupSize = *op.getNormGroupSize();
+    // G is a power of two (a multiple of 4 dividing 64): 1 / G is exact.
+    Value invG = arith::ConstantOp::create(
+        b, loc, b.getF32FloatAttr(1.0f / static_cast<float>(groupSize)));
+    auto groupSum = [&](Value x) {
+      Value s = vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD,
+                                            x);
+      for (int64_t lanes = 1; lanes < groupSize / 4; lanes *= 2)
+        s = arith::AddFOp::create(
+            b, loc, s,
+            gpu::ShuffleOp::create(b, loc, s, lanes, /*width=*/32,
+                                   gpu::ShuffleMode::XOR)
+                .getShuffleResult());
+      return s;
+    };
+    Value mean = arith::MulFOp::create(b, loc, groupSum(v), invG);
+    Value d = arith::SubFOp::create(b, loc, v, splat(mean));
+    Value var = arith::MulFOp::create(
+        b, loc, groupSum(arith::MulFOp::create(b, loc, d, d)), invG);
+    Value eps = arith::ConstantOp::create(
+        b, loc,
+        b.getF32FloatAttr(static_cast<float>(
+            op.getNormEpsilon()->convertToDouble())));
+    Value rstd = math::RsqrtOp::create(
+        b, loc, arith::AddFOp::create(b, loc, var, eps));
+    return arith::MulFOp::create(b, loc, d, splat(rstd));
   }
 
   /// Stores 4 results at C[row, col..col+3], 128-bit when the whole vector

@@ -372,3 +372,90 @@ func.func @config_tile() attributes {c = #fuser.config<strategy = "ffma", block 
 
 // expected-error @+1 {{kernel config precision must be one of fp32, tf32, 3xtf32, bf16, f16; got 'fp64'}}
 func.func @config_precision() attributes {c = #fuser.config<strategy = "ffma", block = [256, 1, 1], precision = "fp64">} { return }
+
+// -----
+
+func.func @matmul_norm_without_then(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> tensor<4x16xf32> {
+  // expected-error @+1 {{group_norm(size, eps) and the `then` region come together}}
+  %y = fuser.matmul %x, %w epilogue_maps [] group_norm(size = 4, eps = 1.0e-05)
+         : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @matmul_then_without_norm(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> tensor<4x16xf32> {
+  // expected-error @+1 {{group_norm(size, eps) and the `then` region come together}}
+  %y = fuser.matmul %x, %w epilogue_maps [] : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  } then {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @matmul_norm_size_not_dividing(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> tensor<4x16xf32> {
+  // expected-error @+1 {{group size 12 does not divide the 16 columns}}
+  %y = fuser.matmul %x, %w epilogue_maps [] group_norm(size = 12, eps = 1.0e-05)
+         : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  } then {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @matmul_norm_dynamic_n(%x: tensor<4x8xf32>, %w: tensor<8x?xf32>) -> tensor<4x?xf32> {
+  // expected-error @+1 {{group_norm needs a static column count}}
+  %y = fuser.matmul %x, %w epilogue_maps [] group_norm(size = 4, eps = 1.0e-05)
+         : tensor<4x8xf32>, tensor<8x?xf32> -> tensor<4x?xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  } then {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  return %y : tensor<4x?xf32>
+}
+
+// -----
+
+func.func @matmul_norm_bad_eps(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> tensor<4x16xf32> {
+  // expected-error @+1 {{group_norm epsilon must be positive}}
+  %y = fuser.matmul %x, %w epilogue_maps [] group_norm(size = 4, eps = 0.0)
+         : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  } then {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+#col = affine_map<(d0, d1) -> (d1)>
+func.func @matmul_norm_then_args(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %g: tensor<16xf32>) -> tensor<4x16xf32> {
+  // expected-error @+1 {{the `then` region must take the same arguments as the epilogue: the normalized value, then one per epilogue input}}
+  %y = fuser.matmul %x, %w epilogue_inputs(%g : tensor<16xf32>) epilogue_maps [#col]
+         group_norm(size = 4, eps = 1.0e-05) : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32> {
+  ^bb0(%acc: f32, %ga: f32):
+    fuser.yield %acc : f32
+  } then {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  return %y : tensor<4x16xf32>
+}

@@ -71,3 +71,28 @@ func.func @group_norm_epilogue(%x: tensor<?x8192xf32>, %g: tensor<8192xf32>, %b:
   }
   return %y : tensor<?x8192xf32>
 }
+
+// -----
+
+// A matmul whose epilogue ends in a group normalization.
+// CHECK-LABEL: func.func @matmul_group_norm
+// CHECK: fuser.matmul %{{.+}}, %{{.+}} transpose_b epilogue_inputs(%{{.+}}, %{{.+}} : tensor<16xf32>, tensor<16xf32>) epilogue_maps [#{{.+}}, #{{.+}}] group_norm(size = 8, eps = 1.000000e-05) : tensor<?x8xf32>, tensor<16x8xf32> -> tensor<?x16xf32> {
+// CHECK: } then {
+// CHECK-NEXT: ^bb0(%[[V:.+]]: f32, %[[G:.+]]: f32, %[[B:.+]]: f32):
+// CHECK-NEXT: %[[M:.+]] = arith.mulf %[[V]], %[[G]] : f32
+#col = affine_map<(d0, d1) -> (d1)>
+func.func @matmul_group_norm(%x: tensor<?x8xf32>, %w: tensor<16x8xf32>, %g: tensor<16xf32>,
+                             %b: tensor<16xf32>) -> tensor<?x16xf32> {
+  %y = fuser.matmul %x, %w transpose_b epilogue_inputs(%g, %b : tensor<16xf32>, tensor<16xf32>)
+         epilogue_maps [#col, #col] group_norm(size = 8, eps = 1.0e-05)
+         : tensor<?x8xf32>, tensor<16x8xf32> -> tensor<?x16xf32> {
+  ^bb0(%acc: f32, %ga: f32, %be: f32):
+    fuser.yield %acc : f32
+  } then {
+  ^bb0(%v: f32, %ga: f32, %be: f32):
+    %m = arith.mulf %v, %ga : f32
+    %a = arith.addf %m, %be : f32
+    fuser.yield %a : f32
+  }
+  return %y : tensor<?x16xf32>
+}

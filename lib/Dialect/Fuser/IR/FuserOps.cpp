@@ -217,7 +217,30 @@ LogicalResult MatmulOp::verify() {
                                      getEpilogueMaps(), resTy.getShape(), body,
                                      1, "epilogue input")))
     return failure();
-  return verifyScalarBody(*this, body, resTy.getElementType());
+  if (failed(verifyScalarBody(*this, body, resTy.getElementType())))
+    return failure();
+  if (getNormGroupSize().has_value() != getNormEpsilon().has_value() ||
+      getNormGroupSize().has_value() == getNormEpilogue().empty())
+    return emitOpError() << "group_norm(size, eps) and the `then` region "
+                            "come together";
+  if (!hasGroupNorm())
+    return success();
+  int64_t groupSize = *getNormGroupSize();
+  if (resTy.isDynamicDim(1))
+    return emitOpError() << "group_norm needs a static column count";
+  if (resTy.getDimSize(1) % groupSize != 0)
+    return emitOpError() << "group size " << groupSize
+                         << " does not divide the " << resTy.getDimSize(1)
+                         << " columns";
+  if (getNormEpsilon()->convertToDouble() <= 0.0)
+    return emitOpError() << "group_norm epsilon must be positive";
+  Block &norm = getNormEpilogue().front();
+  if (norm.getNumArguments() != body.getNumArguments() ||
+      norm.getArgumentTypes() != body.getArgumentTypes())
+    return emitOpError() << "the `then` region must take the same arguments "
+                            "as the epilogue: the normalized value, then one "
+                            "per epilogue input";
+  return verifyScalarBody(*this, norm, resTy.getElementType());
 }
 
 //===----------------------------------------------------------------------===//

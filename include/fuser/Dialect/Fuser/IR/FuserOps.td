@@ -106,21 +106,54 @@ def Fuser_MatmulOp : Fuser_Op<"matmul", [Pure, IsolatedFromAbove, SingleBlock]> 
       fuser.yield %s : f32
     }
     ```
+
+    With `group_norm(size = G, eps = E)` the epilogue's result is normalized
+    over each group of G consecutive columns of a row (mean and biased
+    variance, `(v - mean) / sqrt(var + eps)`), and the `then` region maps
+    the normalized element to the result. It receives the normalized value
+    first, then the same epilogue inputs (a GroupNorm's per-channel gamma and
+    beta among them). This is `Linear -> GroupNorm -> pointwise` as one group.
+
+    ```mlir
+    %y = fuser.matmul %x, %w transpose_b
+           epilogue_inputs(%b, %g, %be : tensor<64xf32>, tensor<64xf32>, tensor<64xf32>)
+           epilogue_maps [#col, #col, #col] group_norm(size = 16, eps = 1.0e-05)
+           : tensor<?x32xf32>, tensor<64x32xf32> -> tensor<?x64xf32> {
+    ^bb0(%acc: f32, %bias: f32, %gamma: f32, %beta: f32):
+      %s = arith.addf %acc, %bias : f32
+      fuser.yield %s : f32
+    } then {
+    ^bb0(%xhat: f32, %bias: f32, %gamma: f32, %beta: f32):
+      %m = arith.mulf %xhat, %gamma : f32
+      %a = arith.addf %m, %beta : f32
+      fuser.yield %a : f32
+    }
+    ```
   }];
   let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs,
                        UnitAttr:$transpose_b,
                        Variadic<AnyType>:$epilogue_inputs,
                        AffineMapArrayAttr:$epilogue_maps,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$norm_group_size,
+                       OptionalAttr<F64Attr>:$norm_epsilon,
                        OptionalAttr<Fuser_KernelConfigAttr>:$config);
   let results = (outs AnyRankedTensor:$result);
-  let regions = (region SizedRegion<1>:$epilogue);
+  let regions = (region SizedRegion<1>:$epilogue,
+                        MaxSizedRegion<1>:$norm_epilogue);
   let assemblyFormat = [{
     $lhs `,` $rhs (`transpose_b` $transpose_b^)?
     (`epilogue_inputs` `(` $epilogue_inputs^ `:` type($epilogue_inputs) `)`)?
-    `epilogue_maps` $epilogue_maps attr-dict
+    `epilogue_maps` $epilogue_maps
+    (`group_norm` `(` `size` `=` $norm_group_size^ `,` `eps` `=` $norm_epsilon `)`)?
+    attr-dict
     `:` type($lhs) `,` type($rhs) `->` type($result) $epilogue
+    (`then` $norm_epilogue^)?
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// True when the epilogue ends in a group normalization (`then` region).
+    bool hasGroupNorm() { return getNormGroupSize().has_value(); }
+  }];
 }
 
 //===----------------------------------------------------------------------===//

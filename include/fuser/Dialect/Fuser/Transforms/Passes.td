@@ -107,6 +107,56 @@ def FuserFuseMatmulPass : Pass<"fuser-fuse-matmul", "mlir::func::FuncOp"> {
                            "::mlir::linalg::LinalgDialect"];
 }
 
+def FuserFuseMatmulGroupNormPass
+    : Pass<"fuser-fuse-matmul-group-norm", "mlir::func::FuncOp"> {
+  let summary = "Fold a fuser.group_norm into the fuser.matmul that produces its input";
+  let description = [{
+    `Linear -> GroupNorm -> pointwise` as one group: a 2-D `fuser.group_norm`
+    whose input is a `fuser.matmul` result (and its only use) becomes that
+    matmul's `group_norm(size, eps)` with a `then` region holding the affine
+    `x * gamma[c] + beta[c]` and the group norm's epilogue. The GEMM kernel
+    then computes each group's statistics on the tile it holds in registers,
+    so the whole chain is one kernel.
+
+    The plan depends on the group size G = C / groups. The FFMA kernel gives
+    each thread row of a block 64 consecutive columns, in 4-wide pieces, so
+    a group fits when G is a multiple of 4 dividing 64. Other groups (one
+    channel, a single LayerNorm-like group, a dynamic C) stay a GEMM kernel
+    followed by a group-norm kernel; with `report` set, a remark says which
+    plan was taken and why.
+
+    ```mlir
+    %h = fuser.matmul %x, %w transpose_b epilogue_inputs(%b : ...) ... {...}
+    %y = fuser.group_norm %h, %gamma, %beta groups = 512 eps = 1.0e-05 ... {
+    ^bb0(%v: f32):
+      ... leaky_relu, x + x ...
+    }
+    ```
+    becomes
+    ```mlir
+    %y = fuser.matmul %x, %w transpose_b
+           epilogue_inputs(%b, %gamma, %beta : ...) epilogue_maps [...]
+           group_norm(size = 16, eps = 1.0e-05) : ... {
+    ^bb0(%acc: f32, %bias: f32, %g: f32, %be: f32):
+      %s = arith.addf %acc, %bias : f32
+      fuser.yield %s : f32
+    } then {
+    ^bb0(%xhat: f32, %bias: f32, %g: f32, %be: f32):
+      %m = arith.mulf %xhat, %g : f32
+      %a = arith.addf %m, %be : f32
+      ... leaky_relu, x + x ...
+    }
+    ```
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark for every group norm after a matmul: fused into "
+           "its epilogue, or why not">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::fuser::FuserDialect"];
+}
+
 def FuserFuseGroupNormPass : Pass<"fuser-fuse-group-norm", "mlir::func::FuncOp"> {
   let summary = "Recognize GroupNorm's linalg decomposition as fuser.group_norm and fuse its consumers";
   let description = [{
@@ -227,6 +277,12 @@ def FuserConfigureKernelsPass : Pass<"fuser-configure-kernels", "mlir::ModuleOp"
     256 threads); `tile-sizes` overrides the tile, as `M,N,K` (8 x 8 per
     thread) or `M,N,K,TM,TN`.
 
+    With `precision=tf32` or `3xtf32`, or for bf16/f16 operands (whatever
+    the option), a `fuser.matmul` gets the tensor-core strategy `mma`
+    instead: `tile = [BM, BN, BK, WM, WN, STAGES]` (block tile, warp tile,
+    cp.async pipeline depth) and one warp per warp tile; `tile-sizes` takes
+    `M,N,K` (warps of up to 64 x 64) or all six.
+
     ```mlir
     %r = fuser.pointwise ins(%x : tensor<?xf32>) maps [...]
            {config = #fuser.config<strategy = "pointwise", block = [256, 1, 1],
@@ -243,7 +299,9 @@ def FuserConfigureKernelsPass : Pass<"fuser-configure-kernels", "mlir::ModuleOp"
     Option<"maxGrid", "max-grid", "int64_t", /*default=*/"-1",
            "Override: maximum blocks per launch; 0 means unlimited (-1: heuristic)">,
     Option<"precision", "precision", "std::string", /*default=*/"\"fp32\"",
-           "Arithmetic precision policy: fp32, tf32, 3xtf32, bf16, f16">,
+           "Arithmetic precision policy of f32 matmuls: fp32 (FFMA), tf32 or "
+           "3xtf32 (tensor cores); bf16/f16 matmuls always run on tensor "
+           "cores in their own type">,
     ListOption<"tileSizes", "tile-sizes", "int64_t",
                "Override: matmul tile sizes M,N,K or M,N,K,TM,TN (empty: heuristic)">
   ];

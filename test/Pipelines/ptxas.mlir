@@ -19,6 +19,19 @@
 // Asking for the other format is a clear error.
 // RUN: fuser-opt %fuser_src/examples/w1_leaky_relu_dynamic.mlir --fuser-gpu-pipeline="format=cubin" | not fuser-translate --fuser-to-ptx 2>&1 | FileCheck %s --check-prefix=WRONGFMT
 // WRONGFMT: error: the module holds a cubin; compile with --fuser-gpu-pipeline="format=ptx"
+// GroupNorm: the recognized decomposition (one warp, 2-wide accesses) and
+// the 512-thread direct form (cross-warp merge, epilogue inputs) are one
+// kernel each and assemble without spills.
+// RUN: fuser-opt %fuser_src/test/gpu/Inputs/group_norm_nchw.mlir --fuser-gpu-pipeline | fuser-translate --fuser-to-ptx -o %t.gn.ptx
+// RUN: FileCheck %s --check-prefix=GNPTX < %t.gn.ptx
+// RUN: %ptxas -arch=sm_90a -v %t.gn.ptx -o %t.gn.cubin 2>&1 | FileCheck %s --check-prefix=GN
+// RUN: fuser-opt %fuser_src/test/gpu/Inputs/group_norm_large.mlir --fuser-gpu-pipeline | fuser-translate --fuser-to-ptx -o %t.gnl.ptx
+// RUN: %ptxas -arch=sm_90a -v %t.gnl.ptx -o %t.gnl.cubin 2>&1 | FileCheck %s --check-prefix=GN
+// GNPTX-COUNT-1: .entry forward_group_norm(
+// GNPTX-NOT: .entry
+// GNPTX: shfl.sync.bfly
+// GN: Compiling entry function 'forward_group_norm' for 'sm_90a'
+// GN: 0 bytes spill stores, 0 bytes spill loads
 
 // No spills in the shipped kernels.
 // W1: Compiling entry function 'forward_pointwise' for 'sm_90a'

@@ -94,9 +94,12 @@ def ConvertFuserToLinalgPass : Pass<"fuser-to-linalg", "mlir::ModuleOp"> {
     Turns each `fuser.pointwise` back into one `linalg.generic` over
     `tensor.empty` outputs, so the standard bufferization and loop lowering
     can run a fused program on the CPU (with mlir-runner) and show that
-    fusion preserved its results.
+    fusion preserved its results. A `fuser.group_norm` becomes the two-pass
+    decomposition on its grouped view (sum, mean, centered sum of squares,
+    rsqrt) and a `linalg.generic` for its epilogue.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::math::MathDialect",
                            "::mlir::tensor::TensorDialect"];
 }
 

@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
@@ -129,6 +130,164 @@ LogicalResult lowerMatmul(fuser::MatmulOp op) {
   return success();
 }
 
+/// fuser.group_norm -> linalg on the grouped view (N, G, C/G, ...): the
+/// sum, mean = sum / K, the centered sum of squares, rstd = rsqrt(var + eps)
+/// (the two-pass form), then (x - mean) * rstd * gamma[c] + beta[c] with
+/// gamma and beta viewed as (G, C/G), reshaped back, then a linalg.generic
+/// for the epilogue. fp32 like the unfused decomposition, so results agree
+/// to rounding (not bit for bit: the decompositions differ in order).
+LogicalResult lowerGroupNorm(GroupNormOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  MLIRContext *ctx = op.getContext();
+  Value x = op.getInput();
+  auto xTy = cast<RankedTensorType>(x.getType());
+  if (llvm::any_of(xTy.getShape().drop_front(), ShapedType::isDynamic))
+    return op.emitOpError() << "has dynamic sizes past the batch dimension; "
+                               "the CPU reference needs them static";
+  int64_t rank = xTy.getRank(), groups = op.getNumGroups();
+  int64_t perGroup = xTy.getDimSize(1) / groups;
+  int64_t groupSize = perGroup;
+  for (int64_t d : xTy.getShape().drop_front(2))
+    groupSize *= d;
+  Type elem = xTy.getElementType();
+
+  // The grouped view and the statistics' (N, G) tensors.
+  SmallVector<int64_t> viewShape{xTy.getDimSize(0), groups, perGroup};
+  llvm::append_range(viewShape, xTy.getShape().drop_front(2));
+  SmallVector<ReassociationIndices> reassoc{{0}, {1, 2}};
+  for (int64_t d = 3; d <= rank; ++d)
+    reassoc.push_back({d});
+  SmallVector<OpFoldResult> outShape;
+  for (int64_t s : viewShape)
+    outShape.push_back(b.getIndexAttr(s));
+  SmallVector<Value> dynN;
+  if (xTy.isDynamicDim(0)) {
+    Value n = tensor::DimOp::create(b, loc, x, 0);
+    outShape[0] = n;
+    dynN.push_back(n);
+  }
+  auto viewTy = RankedTensorType::get(viewShape, elem);
+  Value view =
+      tensor::ExpandShapeOp::create(b, loc, viewTy, x, reassoc, outShape);
+  auto statTy = RankedTensorType::get({xTy.getDimSize(0), groups}, elem);
+  Value statEmpty = tensor::EmptyOp::create(b, loc, statTy, dynN);
+  Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(elem, 0.0));
+  Value count = arith::ConstantOp::create(
+      b, loc, b.getFloatAttr(elem, static_cast<double>(groupSize)));
+  Value eps = arith::ConstantOp::create(
+      b, loc, b.getFloatAttr(elem, op.getEpsilon().convertToDouble()));
+  Value zeros = linalg::FillOp::create(b, loc, zero, statEmpty).getResult(0);
+
+  int64_t viewRank = rank + 1;
+  AffineMap viewId = AffineMap::getMultiDimIdentityMap(viewRank, ctx);
+  AffineMap perGroupStat = AffineMap::get(
+      viewRank, 0, {b.getAffineDimExpr(0), b.getAffineDimExpr(1)}, ctx);
+  AffineMap statId = AffineMap::getMultiDimIdentityMap(2, ctx);
+  SmallVector<utils::IteratorType> reduce(viewRank,
+                                          utils::IteratorType::reduction);
+  reduce[0] = reduce[1] = utils::IteratorType::parallel;
+  SmallVector<utils::IteratorType> parallel2(2, utils::IteratorType::parallel);
+  SmallVector<utils::IteratorType> parallelV(viewRank,
+                                             utils::IteratorType::parallel);
+
+  Value sum = linalg::GenericOp::create(
+                  b, loc, statTy, view, zeros, {viewId, perGroupStat}, reduce,
+                  [&](OpBuilder &nb, Location nl, ValueRange a) {
+                    linalg::YieldOp::create(
+                        nb, nl, arith::AddFOp::create(nb, nl, a[1], a[0])
+                                    .getResult());
+                  })
+                  .getResult(0);
+  Value mean = linalg::GenericOp::create(
+                   b, loc, statTy, sum, statEmpty, {statId, statId}, parallel2,
+                   [&](OpBuilder &nb, Location nl, ValueRange a) {
+                     linalg::YieldOp::create(
+                         nb, nl, arith::DivFOp::create(nb, nl, a[0], count)
+                                     .getResult());
+                   })
+                   .getResult(0);
+  Value sq = linalg::GenericOp::create(
+                 b, loc, statTy, ValueRange{view, mean}, zeros,
+                 {viewId, perGroupStat, perGroupStat}, reduce,
+                 [&](OpBuilder &nb, Location nl, ValueRange a) {
+                   Value d = arith::SubFOp::create(nb, nl, a[0], a[1]);
+                   Value d2 = arith::MulFOp::create(nb, nl, d, d);
+                   linalg::YieldOp::create(
+                       nb, nl,
+                       arith::AddFOp::create(nb, nl, a[2], d2).getResult());
+                 })
+                 .getResult(0);
+  Value rstd = linalg::GenericOp::create(
+                   b, loc, statTy, sq, statEmpty, {statId, statId}, parallel2,
+                   [&](OpBuilder &nb, Location nl, ValueRange a) {
+                     Value var = arith::DivFOp::create(nb, nl, a[0], count);
+                     Value ve = arith::AddFOp::create(nb, nl, var, eps);
+                     linalg::YieldOp::create(
+                         nb, nl, math::RsqrtOp::create(nb, nl, ve).getResult());
+                   })
+                   .getResult(0);
+
+  // Normalize and apply gamma and beta, viewed as (G, C/G), on the view.
+  auto groupedTy = RankedTensorType::get({groups, perGroup}, elem);
+  auto grouped = [&](Value v) -> Value {
+    if (cast<RankedTensorType>(v.getType()).isDynamicDim(0))
+      v = tensor::CastOp::create(
+          b, loc, RankedTensorType::get({groups * perGroup}, elem), v);
+    return tensor::ExpandShapeOp::create(
+        b, loc, groupedTy, v, SmallVector<ReassociationIndices>{{0, 1}});
+  };
+  AffineMap channel = AffineMap::get(
+      viewRank, 0, {b.getAffineDimExpr(1), b.getAffineDimExpr(2)}, ctx);
+  Value viewEmpty = tensor::EmptyOp::create(b, loc, viewTy, dynN);
+  Value norm =
+      linalg::GenericOp::create(
+          b, loc, viewTy,
+          ValueRange{view, mean, rstd, grouped(op.getGamma()),
+                     grouped(op.getBeta())},
+          viewEmpty, {viewId, perGroupStat, perGroupStat, channel, channel, viewId},
+          parallelV,
+          [&](OpBuilder &nb, Location nl, ValueRange a) {
+            Value d = arith::SubFOp::create(nb, nl, a[0], a[1]);
+            Value n = arith::MulFOp::create(nb, nl, d, a[2]);
+            Value g = arith::MulFOp::create(nb, nl, n, a[3]);
+            linalg::YieldOp::create(
+                nb, nl, arith::AddFOp::create(nb, nl, g, a[4]).getResult());
+          })
+          .getResult(0);
+  Value affine =
+      tensor::CollapseShapeOp::create(b, loc, xTy, norm, reassoc);
+
+  // The epilogue, unless it only yields the affine value.
+  Block &body = op.getEpilogue().front();
+  auto yield = cast<YieldOp>(body.getTerminator());
+  if (&body.front() == yield.getOperation() &&
+      yield.getValues()[0] == body.getArgument(0)) {
+    op->replaceAllUsesWith(ValueRange{affine});
+    op->erase();
+    return success();
+  }
+  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  SmallVector<AffineMap> maps{id};
+  for (Attribute m : op.getEpilogueMaps())
+    maps.push_back(cast<AffineMapAttr>(m).getValue());
+  maps.push_back(id);
+  SmallVector<Value> inputs{affine};
+  llvm::append_range(inputs, op.getEpilogueInputs());
+  auto resTy = cast<RankedTensorType>(op.getType());
+  Value empty = tensor::EmptyOp::create(b, loc, resTy, dynN);
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{resTy}, inputs, empty, maps, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        cloneBody(nb, nloc, body, args);
+      });
+  op->replaceAllUsesWith(generic->getResults());
+  op->erase();
+  return success();
+}
+
 class ConvertFuserToLinalgPass
     : public fuser::impl::ConvertFuserToLinalgPassBase<
           ConvertFuserToLinalgPass> {
@@ -144,6 +303,7 @@ public:
           TypeSwitch<Operation *, LogicalResult>(op)
               .Case([](PointwiseOp pw) { return lowerPointwise(pw); })
               .Case([](fuser::MatmulOp mm) { return lowerMatmul(mm); })
+              .Case([](GroupNormOp gn) { return lowerGroupNorm(gn); })
               .Default([](Operation *other) {
                 return other->emitOpError()
                        << "has no CPU reference lowering yet";

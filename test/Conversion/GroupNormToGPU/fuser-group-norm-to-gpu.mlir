@@ -1,0 +1,142 @@
+// RUN: fuser-opt %s -split-input-file --fuser-group-norm-to-gpu -verify-diagnostics | FileCheck %s
+
+#cfg = #fuser.config<strategy = "group_norm", block = [64, 1, 1], vector_width = 4>
+#col = affine_map<(d0, d1, d2, d3) -> (d0)>
+
+// Host code: gamma, beta and the per-sample input's sizes checked against
+// the runtime N, one output, one block per (sample, group).
+// CHECK-LABEL: func.func @nchw
+// CHECK-SAME: (%[[X:.+]]: tensor<?x8x2x4xf32>, %[[G:.+]]: tensor<8xf32>, %[[B:.+]]: tensor<8xf32>, %[[S:.+]]: tensor<?xf32>)
+// CHECK: %[[N:.+]] = tensor.dim %[[X]], %{{.+}}
+// CHECK-NOT: cf.assert
+// CHECK: %[[SN:.+]] = tensor.dim %[[S]], %{{.+}}
+// CHECK: %[[EQ:.+]] = arith.cmpi eq, %[[SN]], %[[N]]
+// CHECK: cf.assert %[[EQ]], "fuser.group_norm: epilogue input #0 dimension 0 must equal result dimension 0"
+// CHECK: %[[OUT:.+]] = memref.alloc(%[[N]]) {alignment = 64 : i64} : memref<?x8x2x4xf32>
+// CHECK: %[[N64:.+]] = arith.index_castui %[[N]] : index to i64
+// CHECK: %[[C2:.+]] = arith.constant 2 : index
+// CHECK: %[[GRID:.+]] = arith.muli %[[N]], %[[C2]]
+// CHECK: %[[C64:.+]] = arith.constant 64 : index
+// CHECK: gpu.launch_func @fuser_kernels::@nchw_group_norm blocks in (%[[GRID]], %{{.+}}, %{{.+}}) threads in (%[[C64]], %{{.+}}, %{{.+}}) args({{.+}} : !llvm.ptr<1>, {{.+}} : !llvm.ptr<1>, {{.+}} : !llvm.ptr<1>, {{.+}} : !llvm.ptr<1>, {{.+}} : !llvm.ptr<1>, %[[N64]] : i64)
+// CHECK: %[[R:.+]] = bufferization.to_tensor %[[OUT]] restrict writable
+// CHECK: return %[[R]]
+// The kernel: a 4-wide statistics loop, the warp butterfly (lower lane
+// first), the warps' triples through workgroup memory, then the apply loop.
+// CHECK: gpu.module @fuser_kernels
+// CHECK: gpu.func @nchw_group_norm(%{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %{{.+}}: i64) workgroup(%[[SMEM:.+]] : memref<6xf32, #gpu.address_space<workgroup>>) kernel
+// CHECK-SAME: known_block_size = array<i32: 64, 1, 1>
+// CHECK: scf.for {{.+}} iter_args({{.+}}) -> (vector<4xf32>, vector<4xf32>)
+// CHECK: llvm.load {{.+}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK-COUNT-15: gpu.shuffle xor %{{.+}}, %{{.+}}, %{{.+}} : f32
+// CHECK-NOT: gpu.shuffle
+// CHECK: memref.store %{{.+}}, %[[SMEM]]
+// CHECK: gpu.barrier
+// CHECK: math.rsqrt
+// CHECK: scf.for
+// CHECK: arith.mulf
+// CHECK: llvm.store {{.+}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+// CHECK: gpu.return
+func.func @nchw(%x: tensor<?x8x2x4xf32>, %g: tensor<8xf32>, %b: tensor<8xf32>, %s: tensor<?xf32>) -> tensor<?x8x2x4xf32> {
+  %y = fuser.group_norm %x, %g, %b groups = 2 eps = 1.0e-05
+         epilogue_inputs(%s : tensor<?xf32>) epilogue_maps [#col] {config = #cfg}
+         : tensor<?x8x2x4xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<?x8x2x4xf32> {
+  ^bb0(%v: f32, %sv: f32):
+    %m = arith.mulf %v, %sv : f32
+    fuser.yield %m : f32
+  }
+  return %y : tensor<?x8x2x4xf32>
+}
+
+// -----
+
+// One warp: no workgroup memory, no barrier; scalar accesses (groups of 3).
+// CHECK-LABEL: gpu.func @one_warp_group_norm
+// CHECK-NOT: workgroup
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+func.func @one_warp(%x: tensor<4x6xf32>, %g: tensor<6xf32>) -> tensor<4x6xf32> {
+  %y = fuser.group_norm %x, %g, %g groups = 2 eps = 1.0e-05 epilogue_maps []
+         {config = #fuser.config<strategy = "group_norm", block = [32, 1, 1], vector_width = 1>}
+         : tensor<4x6xf32>, tensor<6xf32>, tensor<6xf32> -> tensor<4x6xf32> {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  return %y : tensor<4x6xf32>
+}
+
+// -----
+
+func.func @no_config(%x: tensor<2x8xf32>, %g: tensor<8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{has no #fuser.config; run -fuser-configure-kernels first}}
+  %y = fuser.group_norm %x, %g, %g groups = 2 eps = 1.0e-05 epilogue_maps []
+         : tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<2x8xf32> {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @wrong_strategy(%x: tensor<2x8xf32>, %g: tensor<8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{has strategy 'pointwise'; this lowering implements 'group_norm'}}
+  %y = fuser.group_norm %x, %g, %g groups = 2 eps = 1.0e-05 epilogue_maps []
+         {config = #fuser.config<strategy = "pointwise", block = [256, 1, 1]>}
+         : tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<2x8xf32> {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @dynamic_channels(%x: tensor<2x?xf32>, %g: tensor<?xf32>) -> tensor<2x?xf32> {
+  // expected-error @+1 {{has dynamic sizes past the batch dimension; the GPU kernel needs static C and spatial sizes (only N may be dynamic)}}
+  %y = fuser.group_norm %x, %g, %g groups = 2 eps = 1.0e-05 epilogue_maps []
+         {config = #fuser.config<strategy = "group_norm", block = [32, 1, 1]>}
+         : tensor<2x?xf32>, tensor<?xf32>, tensor<?xf32> -> tensor<2x?xf32> {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  return %y : tensor<2x?xf32>
+}
+
+// -----
+
+func.func @bad_width(%x: tensor<2x6xf32>, %g: tensor<6xf32>) -> tensor<2x6xf32> {
+  // expected-error @+1 {{vector_width 4 must be 1, 2 or 4 and divide the group size 3}}
+  %y = fuser.group_norm %x, %g, %g groups = 2 eps = 1.0e-05 epilogue_maps []
+         {config = #fuser.config<strategy = "group_norm", block = [32, 1, 1], vector_width = 4>}
+         : tensor<2x6xf32>, tensor<6xf32>, tensor<6xf32> -> tensor<2x6xf32> {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  return %y : tensor<2x6xf32>
+}
+
+// -----
+
+func.func @bad_block(%x: tensor<2x8xf32>, %g: tensor<8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{block must be [B, 1, 1] with B a multiple of 32 up to 1024}}
+  %y = fuser.group_norm %x, %g, %g groups = 2 eps = 1.0e-05 epilogue_maps []
+         {config = #fuser.config<strategy = "group_norm", block = [48, 1, 1]>}
+         : tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<2x8xf32> {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @f16(%x: tensor<2x8xf16>, %g: tensor<8xf16>) -> tensor<2x8xf16> {
+  // expected-error @+1 {{the GPU kernel needs f32 input, gamma, beta and result}}
+  %y = fuser.group_norm %x, %g, %g groups = 2 eps = 1.0e-05 epilogue_maps []
+         {config = #fuser.config<strategy = "group_norm", block = [32, 1, 1]>}
+         : tensor<2x8xf16>, tensor<8xf16>, tensor<8xf16> -> tensor<2x8xf16> {
+  ^bb0(%v: f16):
+    fuser.yield %v : f16
+  }
+  return %y : tensor<2x8xf16>
+}

@@ -184,6 +184,11 @@ def bench_w3(iters):
         res = {"eager": time_fn(lambda: ref(x), iters),
                "compile": time_fn(lambda: compiled_fn(x), iters),
                "fuser": time_fn(ours, iters)}
+        # Issue #5's yardstick: W3 should cost what fuser's own W2 costs.
+        w2 = load("w2_linear_scale_leaky")
+        res["fuser W2, same run"] = time_fn(lambda: w2.forward(x, w, b, out=out), iters)
+        print(f"[bench] fuser W3 / fuser W2 time: "
+              f"{res['fuser']['median_ms'] / res['fuser W2, same run']['median_ms']:.3f}")
     return with_gemm_rates(res)
 
 

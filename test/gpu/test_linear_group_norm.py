@@ -45,13 +45,15 @@ def test_linear_group_norm(stem, n, k, groups, m, generator):
 @pytest.mark.parametrize("stem,n,k,groups", [("linear_group_norm_odd", 80, 37, 5),
                                              ("linear_group_norm_wide", 96, 33, 1)])
 def test_large_mean_small_variance(stem, n, k, groups, generator):
-    """Groups with mean ~100 and deviation ~0.5: E[x^2] - E[x]^2 in fp32 would
-    lose about 1e-3 here; the two-pass statistics must not."""
+    """Groups with mean ~30 and deviation ~0.3: E[x^2] - E[x]^2 in fp32 loses
+    about 1e-3 of the variance here; the two-pass statistics must not. (At a
+    mean of 100 the fp32 GEMM output itself, ulp 7.6e-6, is off by ~1e-4 after
+    dividing by sigma, in PyTorch too.)"""
     mod = load(stem)
-    x, w, b, gamma, beta = inputs(129, n, k, generator, mean=100.0)
+    x, w, b, gamma, beta = inputs(129, n, k, generator, mean=30.0)
     out = poisoned((129, n))
     mod.forward(x, w, b, gamma, beta, out=out)
-    check(f"{stem} mean 100", out, ref(x, w, b, gamma, beta, groups), TOL)
+    check(f"{stem} mean 30", out, ref(x, w, b, gamma, beta, groups), TOL)
 
 
 def test_nan_and_inf_propagate(generator):

@@ -192,6 +192,118 @@ def bench_w3(iters):
     return with_gemm_rates(res)
 
 
+def with_cublas_fraction(res, nbytes):
+    """TFLOP/s for W2-shaped timings, and each fuser row's fraction of the
+    cuBLAS GEMM's throughput (the row named "cuBLAS ...") in its name."""
+    flops = 2 * 1024 * 8192 * 8192
+    cublas = next(r for name, r in res.items() if name.startswith("cuBLAS"))
+    out = {}
+    for name, r in res.items():
+        r["TFLOP/s"] = flops / (r["median_ms"] * 1e-3) / 1e12
+        r["of cuBLAS"] = cublas["median_ms"] / r["median_ms"]
+        if name.startswith("fuser"):
+            name = f"{name} [{r['of cuBLAS']:.2f}x cuBLAS]"
+        out[name] = r
+    return out, nbytes
+
+
+def bench_w2_tf32(iters):
+    """W2 on tensor cores (precision=tf32 and 3xtf32, mma.sync) against
+    PyTorch with TF32 allowed: eager, torch.compile, the cuBLAS TF32 GEMM."""
+    lin = torch.nn.Linear(8192, 8192, device="cuda")
+    x = torch.rand(1024, 8192, device="cuda")
+    w, b = lin.weight.detach(), lin.bias.detach()
+    out = torch.empty(1024, 8192, device="cuda")
+
+    def ref(x):
+        return F.leaky_relu(lin(x) * 2.0, 0.1)
+
+    prev = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = True
+    try:
+        with torch.no_grad():
+            exact = F.leaky_relu((x.double() @ w.double().T + b.double()) * 2.0, 0.1)
+            err = float((ref(x).double() - exact).abs().max())
+            compiled_fn = torch.compile(ref)
+            compiled_fn(x)
+            res = {"eager": time_fn(lambda: ref(x), iters),
+                   "compile": time_fn(lambda: compiled_fn(x), iters),
+                   f"cuBLAS TF32 GEMM alone (eager err {err:.1e})":
+                       time_fn(lambda: torch.mm(x, w.T), iters)}
+            for p in ("tf32", "3xtf32"):
+                mod = load(f"mma_w2_{p}")
+                out.fill_(float("nan"))
+                mod.forward(x, w, b, out=out)
+                err = float((out.double() - exact).abs().max())
+                res[f"fuser {p} (max err {err:.1e})"] = time_fn(
+                    lambda: mod.forward(x, w, b, out=out), iters)
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = prev
+    return with_cublas_fraction(res, (1024 * 8192 * 2 + 8192 * 8192) * 4)
+
+
+def bench_w2_bf16(iters):
+    """W2 with bf16 tensors (mma.sync m16n8k16, fp32 accumulation) against
+    PyTorch bf16: eager, torch.compile, cuBLAS (torch.mm, F.linear)."""
+    lin = torch.nn.Linear(8192, 8192, device="cuda", dtype=torch.bfloat16)
+    x = torch.rand(1024, 8192, device="cuda").to(torch.bfloat16)
+    w, b = lin.weight.detach(), lin.bias.detach()
+    out = torch.empty(1024, 8192, device="cuda", dtype=torch.bfloat16)
+
+    def ref(x):
+        return F.leaky_relu(lin(x) * 2.0, 0.1)
+
+    with torch.no_grad():
+        exact = F.leaky_relu((x.double() @ w.double().T + b.double()) * 2.0, 0.1)
+        err = float((ref(x).double() - exact).abs().max())
+        compiled_fn = torch.compile(ref)
+        compiled_fn(x)
+        res = {"eager": time_fn(lambda: ref(x), iters),
+               "compile": time_fn(lambda: compiled_fn(x), iters),
+               f"cuBLAS bf16 torch.mm alone (eager err {err:.1e})":
+                   time_fn(lambda: torch.mm(x, w.T), iters),
+               "F.linear bf16 (cuBLAS + bias)": time_fn(lambda: F.linear(x, w, b), iters)}
+        mod = load("mma_w2_bf16")
+        out.fill_(float("nan"))
+        mod.forward(x, w, b, out=out)
+        err = float((out.double() - exact).abs().max())
+        res[f"fuser bf16 (max err {err:.1e})"] = time_fn(lambda: mod.forward(x, w, b, out=out), iters)
+    return with_cublas_fraction(res, (1024 * 8192 * 2 + 8192 * 8192) * 2)
+
+
+def bench_mma_variants(iters):
+    """Every W2 tensor-core tiling compiled as .artifacts/mma_w2v_<p>_<tile>
+    (tile BMxBNxBKxWMxWNxSTAGES), with the cuBLAS GEMMs of each type."""
+    x32 = torch.rand(1024, 8192, device="cuda")
+    lin = torch.nn.Linear(8192, 8192, device="cuda")
+    w32, b32 = lin.weight.detach(), lin.bias.detach()
+    x16, w16, b16 = (t.to(torch.bfloat16) for t in (x32, w32, b32))
+    prev = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = True
+    try:
+        with torch.no_grad():
+            res = {"eager": time_fn(lambda: F.leaky_relu(lin(x32) * 2.0, 0.1), iters)}
+            res["compile"] = res["eager"]
+            res["cuBLAS TF32 GEMM alone"] = time_fn(lambda: torch.mm(x32, w32.T), iters)
+            res["cuBLAS bf16 torch.mm alone"] = time_fn(lambda: torch.mm(x16, w16.T), iters)
+            for ptx in sorted(ARTIFACTS.glob("mma_w2v_*.ptx")):
+                bf16 = "_bf16_" in ptx.stem
+                x, w, b = (x16, w16, b16) if bf16 else (x32, w32, b32)
+                exact = F.leaky_relu((x.double() @ w.double().T + b.double()) * 2.0, 0.1)
+                mod = load(ptx.stem)
+                out = torch.full((1024, 8192), float("nan"), device="cuda", dtype=x.dtype)
+                mod.forward(x, w, b, out=out)
+                err = float((out.double() - exact).abs().max())
+                res[f"fuser {ptx.stem} (max err {err:.1e})"] = time_fn(
+                    lambda: mod.forward(x, w, b, out=out), iters)
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = prev
+    flops = 2 * 1024 * 8192 * 8192
+    for r in res.values():
+        r["TFLOP/s"] = flops / (r["median_ms"] * 1e-3) / 1e12
+    return res, (1024 * 8192 * 2 + 8192 * 8192) * 4
+
+
 def bench_group_norm(iters, stem, shape, groups):
     """Standalone nn.GroupNorm (fuser.group_norm, one kernel) on N x C x H x W."""
     mod = load(stem)
@@ -231,6 +343,9 @@ def main():
                "w2v": ("W2 tile variants", bench_w2_variants),
                "w3": ("W3 Linear + GroupNorm(512) + LeakyReLU + x+x, batch 1024", bench_w3),
                "chain": ("seed chain (7 ops) 65536x1000", bench_chain),
+               "w2tf32": ("W2 on tensor cores, TF32 (PyTorch with TF32 allowed)", bench_w2_tf32),
+               "w2bf16": ("W2 on tensor cores, bf16 tensors", bench_w2_bf16),
+               "mmav": ("W2 tensor-core tile variants", bench_mma_variants),
                # 65536-element groups (256 KB, more than shared memory holds)
                # and 1024-element ones.
                "gn": ("GroupNorm(32, 512) 32x512x64x64",

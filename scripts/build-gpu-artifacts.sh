@@ -15,3 +15,5 @@ for src in examples/*.mlir test/gpu/Inputs/*.mlir; do
   rm "$OUT/$stem.gpu.mlir"
   echo "[artifacts] $stem"
 done
+# Tensor-core GEMM variants (tf32, 3xtf32, bf16): their own script.
+scripts/build-mma-artifacts.sh "$TOOLS"

@@ -49,6 +49,13 @@ def ConvertMatmulToGPUPass : Pass<"fuser-matmul-to-gpu", "mlir::ModuleOp"> {
 
     Both operand layouts are supported: B as K x N, or N x K with
     `transpose_b` (nn.Linear's x * W^T).
+
+    Strategy `mma` (precision `tf32`, `3xtf32`, `bf16` or `f16`) builds a
+    tensor-core kernel instead (MmaGemmKernel.cpp): `mma.sync` m16n8k8 on
+    tf32 or m16n8k16 on bf16/f16 with fp32 accumulators, one warp per
+    WM x WN piece of the block tile, a STAGES-deep cp.async pipeline in
+    dynamic shared memory (`tile = [BM, BN, BK, WM, WN, STAGES]`), and the
+    same epilogue semantics, applied to pairs of accumulators in registers.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::LLVM::LLVMDialect",
@@ -56,6 +63,7 @@ def ConvertMatmulToGPUPass : Pass<"fuser-matmul-to-gpu", "mlir::ModuleOp"> {
                            "::mlir::vector::VectorDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::cf::ControlFlowDialect",
+                           "::mlir::NVVM::NVVMDialect",
                            "::mlir::math::MathDialect",
                            "::mlir::bufferization::BufferizationDialect"];
 }

@@ -8,6 +8,7 @@
 #include "fuser/Conversion/Passes.h"
 
 #include "FfmaGemmKernel.h"
+#include "MmaGemmKernel.h"
 #include "fuser/Conversion/Common/KernelUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -55,13 +56,17 @@ private:
     if (!config)
       return op.emitOpError()
              << "has no #fuser.config; run -fuser-configure-kernels first";
+    if (config.getStrategy() == kMmaStrategy)
+      return success(); // getMmaTiling checks types and tile
     if (config.getStrategy() != "ffma")
       return op.emitOpError() << "has strategy '" << config.getStrategy()
-                              << "'; this lowering implements 'ffma'";
+                              << "'; this lowering implements 'ffma' and '"
+                              << kMmaStrategy << "'";
     if (config.getPrecision() != "fp32")
       return op.emitOpError()
              << "precision '" << config.getPrecision()
-             << "' has no GEMM lowering yet; use precision=fp32";
+             << "' needs the tensor-core strategy '" << kMmaStrategy
+             << "'; the 'ffma' kernel computes in fp32";
     auto isF32 = [](Type t) { return elementTypeOf(t).isF32(); };
     if (!isF32(op.getLhs().getType()) || !isF32(op.getRhs().getType()) ||
         !isF32(op.getResult().getType()) ||
@@ -75,9 +80,20 @@ private:
     KernelConfigAttr config = op.getConfigAttr();
     if (failed(checkSupported(op, config)))
       return failure();
-    FailureOr<GemmTiling> tiling = getGemmTiling(op, config);
-    if (failed(tiling))
+    // The tensor-core kernel (MmaGemmKernel.cpp) or the FFMA one: block
+    // tile, threads and dynamic shared memory for the launch.
+    bool useMma = config.getStrategy() == kMmaStrategy;
+    FailureOr<MmaTiling> mmaTiling =
+        useMma ? getMmaTiling(op, config) : FailureOr<MmaTiling>(MmaTiling{});
+    FailureOr<GemmTiling> tiling =
+        useMma ? FailureOr<GemmTiling>(GemmTiling{})
+               : getGemmTiling(op, config);
+    if (failed(mmaTiling) || failed(tiling))
       return failure();
+    int64_t tileM = useMma ? mmaTiling->bm : tiling->bm;
+    int64_t tileN = useMma ? mmaTiling->bn : tiling->bn;
+    int64_t numThreads = useMma ? mmaTiling->threads() : tiling->threads();
+    int64_t sharedBytes = useMma ? mmaTiling->sharedBytes() : 0;
 
     // 1. The kernel: (A, B, epilogue inputs..., C, M, N, K).
     MLIRContext *ctx = op.getContext();
@@ -93,12 +109,14 @@ private:
         (func ? func.getName().str() : std::string("fuser")) + "_matmul";
     auto kernel = createKernel(kernelSymbols, op.getLoc(), name, params,
                                config.getBlock(),
-                               getGemmWorkgroupBuffers(ctx, *tiling));
+                               useMma ? SmallVector<Type>()
+                                      : getGemmWorkgroupBuffers(ctx, *tiling));
     if (config.getMinBlocksPerSm() > 0) // caps registers, for occupancy
       kernel->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                       IntegerAttr::get(IntegerType::get(ctx, 32),
                                        config.getMinBlocksPerSm()));
-    if (failed(buildFfmaGemmKernel(op, *tiling, kernel)))
+    if (failed(useMma ? buildMmaGemmKernel(op, *mmaTiling, kernel)
+                      : buildFfmaGemmKernel(op, *tiling, kernel)))
       return failure();
 
     // 2. Host code: sizes, checks, output, launch.
@@ -149,13 +167,16 @@ private:
           b, loc, x, arith::ConstantIndexOp::create(b, loc, y));
     };
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
-    Value threads =
-        arith::ConstantIndexOp::create(b, loc, tiling->threads());
+    Value threads = arith::ConstantIndexOp::create(b, loc, numThreads);
     gpu::LaunchFuncOp::create(
         b, loc, kernel,
-        gpu::KernelDim3{ceilDiv(m, tiling->bm), ceilDiv(n, tiling->bn), one},
+        gpu::KernelDim3{ceilDiv(m, tileM), ceilDiv(n, tileN), one},
         gpu::KernelDim3{threads, one, one},
-        /*dynamicSharedMemorySize=*/Value(), args);
+        /*dynamicSharedMemorySize=*/
+        sharedBytes ? Value(arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                                         sharedBytes))
+                    : Value(),
+        args);
     Value result = bufferization::ToTensorOp::create(
         b, loc, resultTy, out, /*restrict=*/true, /*writable=*/true);
     op.replaceAllUsesWith(result);

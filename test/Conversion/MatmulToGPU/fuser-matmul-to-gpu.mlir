@@ -108,7 +108,7 @@ func.func @strategy(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<4x4xf32>
 // -----
 
 func.func @tf32(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<4x4xf32> {
-  // expected-error @+1 {{precision 'tf32' has no GEMM lowering yet; use precision=fp32}}
+  // expected-error @+1 {{precision 'tf32' needs the tensor-core strategy 'mma'; the 'ffma' kernel computes in fp32}}
   %y = fuser.matmul %a, %b epilogue_maps []
          {config = #fuser.config<strategy = "ffma", block = [64, 1, 1], tile = [64, 64, 8], precision = "tf32">}
          : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32> {

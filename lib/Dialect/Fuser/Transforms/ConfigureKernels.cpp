@@ -33,6 +33,32 @@ constexpr int64_t kMatmulBlock = 256;
 constexpr int64_t kMatmulTile[] = {256, 128, 8, 16, 8};
 constexpr int64_t kMatmulMinBlocksPerSM = 1; // ~246 registers: one block
 
+/// Tensor-core matmuls (strategy "mma", MmaGemmKernel.cpp): mma.sync with
+/// fp32 accumulators, tile = [BM, BN, BK, WM, WN, STAGES], one warp per
+/// WM x WN outputs, a STAGES-deep cp.async pipeline in dynamic shared
+/// memory. f32 operands get it when the precision option asks for tf32 or
+/// 3xtf32; bf16 and f16 operands always (their own type, whatever the
+/// option). Each warp tile stays within 255 registers without spills
+/// (ptxas, sm_90a). Fastest measured on W2 (H100, 2026-11-22, of 9 tilings
+/// each, bench/results/mma-*.md): tf32: 128 x 128 x 16, 4 warps of 64 x 64,
+/// 4 stages (80 KiB; 129 TFLOP/s); bf16/f16: 128 x 128 x 32, 4 warps of
+/// 64 x 64, 3 stages (60 KiB; 290 TFLOP/s). 3xtf32 keeps hi and lo
+/// fragments, so 8 warps of 64 x 32.
+constexpr StringLiteral kMmaStrategy = "mma";
+constexpr int64_t kMmaTf32Tile[] = {128, 128, 16, 64, 64, 4};
+constexpr int64_t kMma3xTf32Tile[] = {128, 128, 16, 64, 32, 4};
+constexpr int64_t kMmaHalfTile[] = {128, 128, 32, 64, 64, 3};
+
+/// The tensor-core precision of `op`, or "" for the fp32 FFMA kernel.
+StringRef mmaPrecision(MatmulOp op, StringRef precision) {
+  Type elem = getElementTypeOrSelf(op.getLhs().getType());
+  if (elem.isBF16())
+    return "bf16";
+  if (elem.isF16())
+    return "f16";
+  return precision == "fp32" ? StringRef() : precision;
+}
+
 /// GroupNorm: one block per (sample, group), threads striding over the
 /// group with 128-bit accesses when its size allows. The block is sized for
 /// about 2 vectors per thread, so small groups still put many loads in
@@ -108,6 +134,11 @@ public:
     getOperation().walk([&](MatmulOp op) {
       if (op.getConfigAttr())
         return; // chosen earlier or by the user
+      if (StringRef mma = mmaPrecision(op, precision); !mma.empty()) {
+        if (!configureMma(op, mma))
+          failedAny = true;
+        return;
+      }
       SmallVector<int64_t> tile(std::begin(kMatmulTile), std::end(kMatmulTile));
       int64_t block = kMatmulBlock;
       if (!tileSizes.empty()) {
@@ -145,6 +176,40 @@ public:
     });
     if (failedAny)
       signalPassFailure();
+  }
+
+private:
+  /// Attaches the tensor-core config of `op`; false after a diagnostic.
+  bool configureMma(MatmulOp op, StringRef mma) {
+    ArrayRef<int64_t> defaults = mma == "tf32"     ? ArrayRef(kMmaTf32Tile)
+                                 : mma == "3xtf32" ? ArrayRef(kMma3xTf32Tile)
+                                                   : ArrayRef(kMmaHalfTile);
+    SmallVector<int64_t> tile(defaults);
+    if (tileSizes.size() == 6) {
+      tile.assign(tileSizes.begin(), tileSizes.end());
+    } else if (tileSizes.size() == 3) { // warps of up to 64 x 64
+      tile = {tileSizes[0], tileSizes[1], tileSizes[2],
+              std::min<int64_t>(tileSizes[0], 64),
+              std::min<int64_t>(tileSizes[1], 64), defaults[5]};
+    } else if (!tileSizes.empty()) {
+      op.emitError() << "tile-sizes of a tensor-core matmul must list 3 "
+                        "values (M, N, K) or 6 (M, N, K, warp M, warp N, "
+                        "stages), got "
+                     << tileSizes.size();
+      return false;
+    }
+    int64_t block =
+        tile[3] > 0 && tile[4] > 0 ? 32 * (tile[0] / tile[3]) * (tile[1] / tile[4])
+                                   : 0;
+    auto config = KernelConfigAttr::getChecked(
+        [&] { return op.emitError(); }, &getContext(), StringRef(kMmaStrategy),
+        ArrayRef<int64_t>{std::max<int64_t>(block, 1), 1, 1},
+        /*vector_width=*/int64_t(1), /*max_grid=*/int64_t(0),
+        ArrayRef<int64_t>(tile), /*min_blocks_per_sm=*/int64_t(1), mma);
+    if (!config)
+      return false;
+    op.setConfigAttr(config);
+    return true;
   }
 };
 

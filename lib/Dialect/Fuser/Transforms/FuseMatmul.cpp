@@ -127,12 +127,8 @@ static std::string matchMatmul(linalg::LinalgOp op, MatmulMatch &match) {
           "operands of one type";
     return why;
   }
-  // The dialect takes f16/bf16 too, but only the fp32 kernel exists: other
-  // types stay linalg, so the generic fallback still compiles them.
-  if (!elem.isF32())
-    return "there is no " + llvm::to_string(elem) +
-           " GEMM kernel yet (only f32); it is compiled by the generic "
-           "fallback lowering";
+  // f16/bf16 groups get the tensor-core kernel (fuser-configure-kernels
+  // picks precision bf16/f16 for them; fp32 accumulation).
   if (!isMulAddBody(*op.getBlock()))
     return "its body is not a single multiply-add";
   if (!isPosZeroInit(c->get()))

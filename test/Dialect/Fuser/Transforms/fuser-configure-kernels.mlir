@@ -1,7 +1,7 @@
 // RUN: fuser-opt %s -split-input-file --fuser-configure-kernels | FileCheck %s
 // RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="block-size=128 vector-width=2 max-grid=0" | FileCheck %s --check-prefix=OVERRIDE
 // RUN: not fuser-opt %s -split-input-file --fuser-configure-kernels="vector-width=3" 2>&1 | FileCheck %s --check-prefix=BAD
-// RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="tile-sizes=64,64,8 precision=3xtf32" | FileCheck %s --check-prefix=TILE
+// RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="tile-sizes=64,64,8" | FileCheck %s --check-prefix=TILE
 // RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="tile-sizes=64,64" -verify-diagnostics
 
 // f32: four lanes make a 128-bit access.
@@ -49,14 +49,14 @@ func.func @preset(%x: tensor<?xf32>) -> tensor<?xf32> {
 // -----
 
 // A matmul gets the measured FFMA configuration; tile-sizes overrides its
-// tile and the precision option is recorded as given.
+// tile (tensor-core precisions: fuser-configure-kernels-mma.mlir).
 // CHECK-LABEL: func.func @matmul
 // CHECK: fuser.matmul
 // CHECK-SAME: {config = #fuser.config<strategy = "ffma", block = [256, 1, 1], tile = [256, 128, 8, 16, 8], min_blocks_per_sm = 1>}
 // OVERRIDE-LABEL: func.func @matmul
 // OVERRIDE: config = #fuser.config<strategy = "ffma", block = [256, 1, 1], tile = [256, 128, 8, 16, 8], min_blocks_per_sm = 1>
 // TILE-LABEL: func.func @matmul
-// TILE: config = #fuser.config<strategy = "ffma", block = [64, 1, 1], tile = [64, 64, 8], min_blocks_per_sm = 1, precision = "3xtf32">
+// TILE: config = #fuser.config<strategy = "ffma", block = [64, 1, 1], tile = [64, 64, 8], min_blocks_per_sm = 1>
 func.func @matmul(%a: tensor<?x16xf32>, %w: tensor<8x16xf32>) -> tensor<?x8xf32> {
   // expected-error@below {{tile-sizes must list 3 values (M, N, K) or 5 (M, N, K, thread M, thread N), got 2}}
   %r = fuser.matmul %a, %w transpose_b epilogue_maps [] : tensor<?x16xf32>, tensor<8x16xf32> -> tensor<?x8xf32> {

@@ -243,15 +243,15 @@ func.func @full_operand_splat_init(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>, %
 
 // -----
 
-// bf16 has no GEMM kernel yet: the matmul stays linalg for the fallback.
+// bf16 forms a group too (the tensor-core kernel, fp32 accumulation).
 // CHECK-LABEL: func.func @bf16
-// CHECK-NOT: fuser.matmul
-// CHECK: linalg.matmul
+// CHECK-NOT: linalg.matmul
+// CHECK: fuser.matmul %{{.+}}, %{{.+}} epilogue_maps [] : tensor<4x16xbf16>, tensor<16x8xbf16> -> tensor<4x8xbf16>
 func.func @bf16(%a: tensor<4x16xbf16>, %b: tensor<16x8xbf16>) -> tensor<4x8xbf16> {
   %zero = arith.constant 0.0 : bf16
   %e = tensor.empty() : tensor<4x8xbf16>
   %z = linalg.fill ins(%zero : bf16) outs(%e : tensor<4x8xbf16>) -> tensor<4x8xbf16>
-  // expected-remark @+1 {{not fused into fuser.matmul: there is no bf16 GEMM kernel yet (only f32); it is compiled by the generic fallback lowering}}
+  // expected-remark @+1 {{fused matmul with 0 epilogue op(s)}}
   %mm = linalg.matmul ins(%a, %b : tensor<4x16xbf16>, tensor<16x8xbf16>) outs(%z : tensor<4x8xbf16>) -> tensor<4x8xbf16>
   return %mm : tensor<4x8xbf16>
 }

@@ -1,0 +1,668 @@
+//===- MmaGemmKernel.cpp - tensor-core (mma.sync) GEMM kernel -------------===//
+//
+// The kernel, for a block's BM x BN tile of C = epilogue(A * B):
+//
+//   issue cp.async copies of k tiles 0 .. STAGES-2 into their stages
+//   for kt in [0, ceil(K / BK)):
+//     wait until k tile kt has landed; barrier
+//     issue the copies of k tile kt + STAGES - 1 into the stage that
+//       k tile kt - 1 used (every warp is past it: the barrier)
+//     for each mma K step of the tile (unrolled; ptxas schedules the loads):
+//       load the warp's A and B fragments from shared memory (32-bit
+//       loads, conflict free thanks to padded rows), round f32 to tf32
+//       (cvt.rna; 3xtf32 also keeps the rounding error as a second tf32)
+//       mma.sync every (16 x 8) piece of the warp's WM x WN tile
+//   epilogue on the accumulators in registers, two columns at a time
+//
+// Shared memory holds A as [BM][BK] (K contiguous), B as [BN][BK] when
+// transpose_b (nn.Linear's layout) else [BK][BN]: exactly the global
+// layouts, so every copy is a 16-byte cp.async whose source size clips the
+// edges of the matrices (zero fill). When a row pitch (K, or N for a K x N
+// B) is not a multiple of 16 bytes the chunks are not aligned; the kernel
+// then fills the stages with predicated scalar loads and shared stores.
+//
+// Fragment layouts (PTX ISA, mma.m16n8k8 .tf32 and mma.m16n8k16 .bf16),
+// with g = lane / 4 and t = lane % 4:
+//   tf32 A: a0 (g, t) a1 (g+8, t) a2 (g, t+4) a3 (g+8, t+4); B: b0 (k t, n g)
+//     b1 (k t+4, n g).
+//   bf16 A: 32-bit pairs at (g, 2t) (g+8, 2t) (g, 2t+8) (g+8, 2t+8); B: pairs
+//     along k at (2t, g) and (2t+8, g).
+//   C: c0 c1 at (g, 2t..2t+1), c2 c3 at (g+8, 2t..2t+1).
+//
+//===----------------------------------------------------------------------===//
+
+#include "MmaGemmKernel.h"
+
+#include "fuser/Conversion/Common/KernelUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#define DEBUG_TYPE "fuser-matmul-to-gpu"
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+/// Largest dynamic shared memory a Hopper block may opt into (227 KiB).
+constexpr int64_t kMaxSharedBytes = 232448;
+
+FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
+                                               KernelConfigAttr config) {
+  MLIRContext *ctx = op.getContext();
+  StringRef precision = config.getPrecision();
+  Type want;
+  if (precision == "tf32" || precision == "3xtf32")
+    want = Float32Type::get(ctx);
+  else if (precision == "bf16")
+    want = BFloat16Type::get(ctx);
+  else if (precision == "f16")
+    want = Float16Type::get(ctx);
+  else
+    return op.emitOpError() << "precision '" << precision
+                            << "' has no tensor-core ('mma') kernel; use "
+                               "tf32, 3xtf32, bf16 or f16";
+  Type a = elementTypeOf(op.getLhs().getType());
+  Type bt = elementTypeOf(op.getRhs().getType());
+  if (a != want || bt != want)
+    return op.emitOpError()
+           << "precision '" << precision << "' needs " << want
+           << " operands, got " << a << " x " << bt
+           << " (tf32 and 3xtf32 take f32; bf16 and f16 take their own type)";
+  Type c = elementTypeOf(op.getResult().getType());
+  if (!isa<Float32Type, BFloat16Type, Float16Type>(c))
+    return op.emitOpError() << "the tensor-core kernel writes f32, bf16 or "
+                               "f16 results, not "
+                            << c;
+  for (Value in : op.getEpilogueInputs())
+    if (failed(checkLoadableElementType(op, in.getType())))
+      return failure();
+  // The group statistics of a `then` region live in the FFMA kernel only.
+  if (op.hasGroupNorm())
+    return op.emitOpError() << "the tensor-core kernel has no group-norm "
+                               "epilogue yet; use precision=fp32";
+
+  ArrayRef<int64_t> tile = config.getTile();
+  if (tile.size() != 6)
+    return op.emitOpError() << "the 'mma' strategy needs a config tile of "
+                               "[BM, BN, BK, WM, WN, STAGES], got "
+                            << tile.size() << " sizes";
+  MmaTiling t{tile[0], tile[1], tile[2], tile[3], tile[4], tile[5], want,
+              precision == "3xtf32", op.getTransposeB()};
+  auto describe = [&](InFlightDiagnostic diag) {
+    diag << "mma tile [" << t.bm << ", " << t.bn << ", " << t.bk << ", "
+         << t.wm << ", " << t.wn << ", " << t.stages << "] ";
+    return diag;
+  };
+  if (t.wm % 16 || t.wn % 8 || t.bm % t.wm || t.bn % t.wn ||
+      t.bk % t.kStep() || t.stages < 2)
+    return describe(op.emitOpError())
+           << "unsupported: WM must be a multiple of 16 and WN of 8, "
+              "dividing BM and BN; BK a multiple of "
+           << t.kStep() << "; at least 2 stages";
+  if (t.threads() > 1024)
+    return describe(op.emitOpError()) << "needs " << t.threads()
+                                      << " threads; the limit is 1024";
+  if (config.getBlock()[0] != t.threads() || config.getBlock()[1] != 1 ||
+      config.getBlock()[2] != 1)
+    return describe(op.emitOpError())
+           << "needs a block of [" << t.threads() << ", 1, 1] (one warp per "
+           << t.wm << " x " << t.wn << " outputs)";
+  int64_t bRows = t.transB ? t.bn : t.bk, bCols = t.transB ? t.bk : t.bn;
+  if (t.bk % t.vec() || bCols % t.vec() ||
+      (t.bm * t.bk / t.vec()) % t.threads() ||
+      (bRows * bCols / t.vec()) % t.threads())
+    return describe(op.emitOpError())
+           << "does not split into whole 16-byte copies per thread";
+  if (t.sharedBytes() > kMaxSharedBytes)
+    return describe(op.emitOpError())
+           << "needs " << t.sharedBytes()
+           << " bytes of shared memory; a block may have " << kMaxSharedBytes;
+  return t;
+}
+
+namespace {
+
+/// How the epilogue reads one of its extra inputs, from the (m, n) map.
+enum class EpilogueRead { Scalar, SingleValue, Row, Column, Full, Transposed };
+
+/// One operand tile's copy from global to shared memory: R rows of C
+/// 16-byte chunks, row r / chunk c of the tile being global element
+/// (rowStart + r, colStart + c * vec) of a row-major matrix of pitch
+/// `pitch`, valid below (rowLimit, colLimit), and shared element
+/// r * sPitch + c * vec of its stage region.
+struct TileCopy {
+  Value ptr;
+  int64_t rows, chunksPerRow, sPitch;
+  Value rowLimit, colLimit, pitch;
+  /// Per thread chunk i: its row and first column inside the tile (i64),
+  /// and its shared element offset (i32).
+  SmallVector<Value> row, col, sOff;
+};
+
+class MmaEmitter {
+public:
+  MmaEmitter(MatmulOp op, const MmaTiling &t, gpu::GPUFuncOp kernel)
+      : op(op), t(t), kernel(kernel), b(kernel.getContext()),
+        loc(op.getLoc()) {}
+
+  LogicalResult emit() {
+    MLIRContext *ctx = kernel.getContext();
+    Block &entry = kernel.getBody().front();
+    b.setInsertionPointToStart(&entry);
+    f32 = b.getF32Type();
+    i32 = b.getI32Type();
+    i64 = b.getI64Type();
+    elem = t.elemTy;
+    resElem = elementTypeOf(op.getResult().getType());
+    smemPtrTy = LLVM::LLVMPointerType::get(ctx, 3);
+
+    unsigned arg = 0;
+    aPtr = entry.getArgument(arg++);
+    bPtr = entry.getArgument(arg++);
+    for (size_t j = 0; j < op.getEpilogueInputs().size(); ++j)
+      epiArgs.push_back(entry.getArgument(arg++));
+    cPtr = entry.getArgument(arg++);
+    m = entry.getArgument(arg++);
+    n = entry.getArgument(arg++);
+    k = entry.getArgument(arg++);
+
+    // 1. Thread coordinates and the shared-memory base.
+    Value tid = toI64(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+    Value warp = arith::DivUIOp::create(b, loc, tid, c64(32));
+    Value lane = arith::RemUIOp::create(b, loc, tid, c64(32));
+    g = arith::DivUIOp::create(b, loc, lane, c64(4));
+    tq = arith::RemUIOp::create(b, loc, lane, c64(4));
+    int64_t warpCols = t.bn / t.wn;
+    warpRow0 = mul(arith::DivUIOp::create(b, loc, warp, c64(warpCols)),
+                   c64(t.wm));
+    warpCol0 = mul(arith::RemUIOp::create(b, loc, warp, c64(warpCols)),
+                   c64(t.wn));
+    blockM = mul(toI64(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x)),
+                 c64(t.bm));
+    blockN = mul(toI64(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y)),
+                 c64(t.bn));
+    auto smemTy = MemRefType::get(
+        {ShapedType::kDynamic}, b.getI8Type(), AffineMap(),
+        gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
+    Value smem = gpu::DynamicSharedMemoryOp::create(b, loc, smemTy);
+    Value smemAddr = toI64(
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, smem));
+    smemBase = LLVM::IntToPtrOp::create(b, loc, smemPtrTy, smemAddr);
+
+    // 2. The copies: A (M x K); B (N x K) or (K x N). Chunks are 16-byte
+    // aligned when the row pitches are multiples of 16 bytes.
+    Value aligned = isMultipleOf(k, t.vec());
+    if (!t.transB)
+      aligned = both(aligned, isMultipleOf(n, t.vec()));
+    aCopy = makeCopy(aPtr, t.bm, t.bk, t.aPitch(), m, k, k);
+    bCopy = t.transB ? makeCopy(bPtr, t.bn, t.bk, t.bPitch(), n, k, k)
+                     : makeCopy(bPtr, t.bk, t.bn, t.bPitch(), k, n, n);
+
+    // 3. Prologue: k tiles 0 .. STAGES-2, one commit group each.
+    Value numK = arith::CeilDivUIOp::create(b, loc, k, c64(t.bk));
+    for (int64_t s = 0; s + 1 < t.stages; ++s) {
+      auto ifOp = scf::IfOp::create(b, loc, lt(c64(s), numK), false);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        loadStage(c64(s), c64(s * t.bk), aligned);
+      }
+      NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    }
+
+    // 4. Lane offsets of the fragments inside a stage (elements, i32).
+    Value half = elemBytesIs4() ? tq : mul(tq, c64(2));
+    aLane = toI32(add(mul(add(warpRow0, g), c64(t.aPitch())), half));
+    if (t.transB)
+      bLane = toI32(add(mul(add(warpCol0, g), c64(t.bPitch())), half));
+    else
+      bLane = toI32(add(mul(half, c64(t.bPitch())), add(warpCol0, g)));
+
+    // 5. The main loop, carrying the accumulators. (Loading the next mma
+    // step's fragments, and the next tile's first ones across the barrier,
+    // before the current step's mma.syncs measured slower on an H100: 76
+    // against 129 TFLOP/s in tf32, bench/results/mma-*.md.)
+    int64_t numAcc = t.mTiles() * t.nTiles() * 4;
+    Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+    SmallVector<Value> init(numAcc, zero);
+    auto loop = scf::ForOp::create(b, loc, c64(0), numK, c64(1), init);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value kt = loop.getInductionVar();
+      NVVM::CpAsyncWaitGroupOp::create(b, loc, t.stages - 2);
+      gpu::BarrierOp::create(b, loc);
+      Value nextK = add(kt, c64(t.stages - 1));
+      auto ifOp = scf::IfOp::create(b, loc, lt(nextK, numK), false);
+      {
+        OpBuilder::InsertionGuard ifGuard(b);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        loadStage(arith::RemUIOp::create(b, loc, nextK, c64(t.stages)),
+                  mul(nextK, c64(t.bk)), aligned);
+      }
+      NVVM::CpAsyncCommitGroupOp::create(b, loc);
+      Value stage = arith::RemUIOp::create(b, loc, kt, c64(t.stages));
+      SmallVector<Value> acc(loop.getRegionIterArgs());
+      for (int64_t kk = 0; kk < t.bk / t.kStep(); ++kk)
+        multiplyAccumulate(loadFragments(stage, kk), acc);
+      scf::YieldOp::create(b, loc, acc);
+    }
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+
+    // 6. The epilogue in registers.
+    if (failed(emitEpilogue(loop.getResults())))
+      return failure();
+    gpu::ReturnOp::create(b, loc);
+    return success();
+  }
+
+private:
+  // Small arithmetic helpers, on i64 unless named otherwise.
+  Value c64(int64_t v) { return constI64(b, loc, v); }
+  Value c32(int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i32, v);
+  }
+  Value toI64(Value idx) {
+    return arith::IndexCastUIOp::create(b, loc, i64, idx);
+  }
+  Value toI32(Value x) { return arith::TruncIOp::create(b, loc, i32, x); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value lt(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
+  }
+  Value le(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, x, y);
+  }
+  Value both(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
+  Value select(Value c, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, c, x, y);
+  }
+  Value isMultipleOf(Value x, int64_t d) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                 arith::RemUIOp::create(b, loc, x, c64(d)),
+                                 c64(0));
+  }
+  bool elemBytesIs4() const { return t.elemBytes() == 4; }
+  Value smemAt(Value base, Type ty, Value idx) {
+    return gepElement(b, loc, base, ty, idx);
+  }
+
+  TileCopy makeCopy(Value ptr, int64_t rows, int64_t cols, int64_t sPitch,
+                    Value rowLimit, Value colLimit, Value pitch) {
+    TileCopy c{ptr, rows, cols / t.vec(), sPitch, rowLimit, colLimit, pitch,
+               {}, {}, {}};
+    Value tid = toI64(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+    for (int64_t i = 0; i < rows * c.chunksPerRow / t.threads(); ++i) {
+      Value f = add(tid, c64(i * t.threads()));
+      Value r = arith::DivUIOp::create(b, loc, f, c64(c.chunksPerRow));
+      Value col = mul(arith::RemUIOp::create(b, loc, f, c64(c.chunksPerRow)),
+                      c64(t.vec()));
+      c.row.push_back(r);
+      c.col.push_back(col);
+      c.sOff.push_back(toI32(add(mul(r, c64(sPitch)), col)));
+    }
+    return c;
+  }
+
+  /// Fills stage `stage` with the k tile starting at k0: cp.async when the
+  /// chunks are aligned, else predicated scalar loads.
+  void loadStage(Value stage, Value k0, Value aligned) {
+    Value base = smemAt(smemBase, b.getI8Type(),
+                        toI32(mul(stage, c64(t.stageBytes()))));
+    Value bBase = smemAt(base, elem, c32(t.aStageElems()));
+    auto ifOp = scf::IfOp::create(b, loc, aligned, /*withElse=*/true);
+    for (bool async : {true, false}) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(async ? ifOp.thenBlock() : ifOp.elseBlock());
+      copyTile(aCopy, blockM, k0, base, async);
+      if (t.transB)
+        copyTile(bCopy, blockN, k0, bBase, async);
+      else
+        copyTile(bCopy, k0, blockN, bBase, async);
+    }
+  }
+
+  void copyTile(const TileCopy &c, Value rowStart, Value colStart,
+                Value base, bool async) {
+    Value zero = c64(0);
+    for (size_t i = 0; i < c.row.size(); ++i) {
+      Value gr = add(rowStart, c.row[i]), gc = add(colStart, c.col[i]);
+      Value rowOk = lt(gr, c.rowLimit);
+      Value dst = smemAt(base, elem, c.sOff[i]);
+      Value idx = add(mul(gr, c.pitch), gc);
+      if (async) {
+        // Valid elements of the chunk: clamp(colLimit - gc, 0, vec), or 0
+        // past the last row; the rest is zero-filled.
+        Value rem = sub(c.colLimit, gc);
+        Value valid = arith::MaxSIOp::create(
+            b, loc, arith::MinSIOp::create(b, loc, rem, c64(t.vec())), zero);
+        valid = select(rowOk, valid, zero);
+        Value any = lt(zero, valid);
+        Value src = gepElement(b, loc, c.ptr, elem, select(any, idx, zero));
+        Value bytes = toI32(mul(valid, c64(t.elemBytes())));
+        NVVM::CpAsyncOp::create(b, loc, dst, src, 16,
+                                NVVM::LoadCacheModifierKind::CG, bytes);
+        continue;
+      }
+      SmallVector<Value> lanes;
+      for (int64_t e = 0; e < t.vec(); ++e) {
+        Value ok = both(rowOk, lt(add(gc, c64(e)), c.colLimit));
+        lanes.push_back(loadScalarIf(c.ptr, elem, add(idx, c64(e)), ok));
+      }
+      auto vecTy = VectorType::get({t.vec()}, elem);
+      Value v = vector::FromElementsOp::create(b, loc, vecTy, lanes);
+      LLVM::StoreOp::create(b, loc, v, dst, 16);
+    }
+  }
+
+  /// ptr[idx] (elements of `ty`) if `ok`, else 0, never out of bounds.
+  Value loadScalarIf(Value ptr, Type ty, Value idx, Value ok) {
+    Value safe = select(ok, idx, c64(0));
+    Value v = LLVM::LoadOp::create(b, loc, ty, gepElement(b, loc, ptr, ty, safe),
+                                   ty.getIntOrFloatBitWidth() / 8);
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(ty));
+    return select(ok, v, zero);
+  }
+
+  /// A 32-bit shared load at element `lane + off` of region `base`.
+  Value loadShared(Value base, Value lane, int64_t off, Type ty) {
+    Value p = smemAt(base, elem, add(lane, c32(off)));
+    return LLVM::LoadOp::create(b, loc, ty, p, 4);
+  }
+
+  /// Two consecutive 16-bit elements along k (rows `off` and `off + pitch`
+  /// of an N-major B tile) packed into one 32-bit register, low half first.
+  Value loadPairAlongRows(Value base, Value lane, int64_t off) {
+    auto i16 = b.getI16Type();
+    Value lo = arith::ExtUIOp::create(
+        b, loc, i32,
+        LLVM::LoadOp::create(b, loc, i16,
+                             smemAt(base, elem, add(lane, c32(off))), 2));
+    Value hi = arith::ExtUIOp::create(
+        b, loc, i32,
+        LLVM::LoadOp::create(
+            b, loc, i16, smemAt(base, elem, add(lane, c32(off + t.bPitch()))),
+            2));
+    return arith::OrIOp::create(
+        b, loc, lo, arith::ShLIOp::create(b, loc, hi, c32(16)));
+  }
+
+  /// cvt.rna.tf32.f32: `x` rounded to tf32, as the i32 mma.sync takes.
+  Value toTf32(Value x) {
+    return NVVM::ConvertFloatToTF32Op::create(b, loc, i32, x,
+                                              NVVM::FPRoundingMode::RNA);
+  }
+
+  /// The mma operands of 32-bit fragment values: one tf32 (hi) or for
+  /// 3xtf32 also the rounding error (lo); bf16/f16 words pass as they are.
+  void splitOperands(ArrayRef<Value> raw, SmallVector<Value> &hi,
+                     SmallVector<Value> &lo) {
+    for (Value x : raw) {
+      if (!elemBytesIs4()) {
+        hi.push_back(elem.isF16() ? Value(LLVM::BitcastOp::create(
+                                        b, loc, VectorType::get({2}, elem), x))
+                                  : x);
+        continue;
+      }
+      Value h = toTf32(x);
+      hi.push_back(h);
+      if (t.split3) {
+        Value hf = LLVM::BitcastOp::create(b, loc, f32, h);
+        lo.push_back(toTf32(arith::SubFOp::create(b, loc, x, hf)));
+      }
+    }
+  }
+
+  void mma(ArrayRef<Value> a, ArrayRef<Value> bv, MutableArrayRef<Value> c) {
+    MLIRContext *ctx = b.getContext();
+    auto resTy = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
+    NVVM::MMATypes type = elemBytesIs4()  ? NVVM::MMATypes::tf32
+                          : elem.isBF16() ? NVVM::MMATypes::bf16
+                                          : NVVM::MMATypes::f16;
+    Value r = NVVM::MmaOp::create(
+        b, loc, resTy, a, bv, SmallVector<Value>(c.begin(), c.end()),
+        ArrayRef<int64_t>{16, 8, t.kStep()}, std::nullopt, std::nullopt,
+        std::array<NVVM::MMATypes, 2>{type, type},
+        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                       NVVM::MMALayout::col});
+    for (int64_t e = 0; e < 4; ++e)
+      c[e] = LLVM::ExtractValueOp::create(b, loc, r, e);
+  }
+
+  /// The raw 32-bit fragments of mma step kk of stage `stage`: A's
+  /// (4 per 16-row piece: row +8 when r is odd, k + kStep/2 when r >= 2),
+  /// then B's (2 per 8-column piece).
+  SmallVector<Value> loadFragments(Value stage, int64_t kk) {
+    Value aBase = smemAt(smemBase, b.getI8Type(),
+                         toI32(mul(stage, c64(t.stageBytes()))));
+    Value bBase = smemAt(aBase, elem, c32(t.aStageElems()));
+    Type fragTy = elemBytesIs4() ? f32 : i32;
+    int64_t halfK = t.kStep() / 2, k0 = kk * t.kStep();
+    SmallVector<Value> raw;
+    for (int64_t i = 0; i < t.mTiles(); ++i)
+      for (int64_t r = 0; r < 4; ++r)
+        raw.push_back(loadShared(
+            aBase, aLane,
+            (i * 16 + (r % 2) * 8) * t.aPitch() + k0 + (r / 2) * halfK,
+            fragTy));
+    for (int64_t j = 0; j < t.nTiles(); ++j) {
+      for (int64_t r = 0; r < 2; ++r) {
+        if (t.transB)
+          raw.push_back(loadShared(bBase, bLane,
+                                   j * 8 * t.bPitch() + k0 + r * halfK,
+                                   fragTy));
+        else if (elemBytesIs4())
+          raw.push_back(loadShared(
+              bBase, bLane, (k0 + r * halfK) * t.bPitch() + j * 8, fragTy));
+        else
+          raw.push_back(loadPairAlongRows(
+              bBase, bLane, (k0 + r * halfK) * t.bPitch() + j * 8));
+      }
+    }
+    return raw;
+  }
+
+  /// The mma.syncs of one step on raw fragments from loadFragments.
+  void multiplyAccumulate(ArrayRef<Value> raw, SmallVector<Value> &acc) {
+    SmallVector<SmallVector<Value>> aHi(t.mTiles()), aLo(t.mTiles());
+    for (int64_t i = 0; i < t.mTiles(); ++i)
+      splitOperands(raw.slice(i * 4, 4), aHi[i], aLo[i]);
+    ArrayRef<Value> bRaw = raw.drop_front(t.mTiles() * 4);
+    SmallVector<SmallVector<Value>> bHi(t.nTiles()), bLo(t.nTiles());
+    for (int64_t j = 0; j < t.nTiles(); ++j)
+      splitOperands(bRaw.slice(j * 2, 2), bHi[j], bLo[j]);
+    for (int64_t i = 0; i < t.mTiles(); ++i) {
+      for (int64_t j = 0; j < t.nTiles(); ++j) {
+        MutableArrayRef<Value> c(&acc[(i * t.nTiles() + j) * 4], 4);
+        if (t.split3) { // small terms first
+          mma(aLo[i], bHi[j], c);
+          mma(aHi[i], bLo[j], c);
+        }
+        mma(aHi[i], bHi[j], c);
+      }
+    }
+  }
+
+  static EpilogueRead classify(Value input, AffineMap map) {
+    auto tensorTy = dyn_cast<RankedTensorType>(input.getType());
+    if (!tensorTy)
+      return EpilogueRead::Scalar;
+    if (tensorTy.getRank() == 0)
+      return EpilogueRead::SingleValue;
+    if (map.getNumResults() == 1)
+      return map.getDimPosition(0) == 1 ? EpilogueRead::Row
+                                        : EpilogueRead::Column;
+    return map.getDimPosition(0) == 0 ? EpilogueRead::Full
+                                      : EpilogueRead::Transposed;
+  }
+
+  Value splat2(Value s) {
+    return vector::BroadcastOp::create(
+        b, loc, VectorType::get({2}, s.getType()), s);
+  }
+
+  /// ptr[base], ptr[base + 1] (elements of `ty`), lane e valid when `rowOk`
+  /// and col + e < n: one load when both are and `alignedOk`.
+  Value loadTwo(Value ptr, Type ty, Value base, Value rowOk, Value col,
+                Value alignedOk) {
+    auto vecTy = VectorType::get({2}, ty);
+    int64_t bytes = ty.getIntOrFloatBitWidth() / 8;
+    Value whole = both(both(rowOk, le(add(col, c64(2)), n)), alignedOk);
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{vecTy}, whole, true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    Value v = LLVM::LoadOp::create(b, loc, vecTy,
+                                   gepElement(b, loc, ptr, ty, base), 2 * bytes);
+    scf::YieldOp::create(b, loc, v);
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    SmallVector<Value> lanes;
+    for (int64_t e = 0; e < 2; ++e)
+      lanes.push_back(loadScalarIf(ptr, ty, add(base, c64(e)),
+                                   both(rowOk, lt(add(col, c64(e)), n))));
+    scf::YieldOp::create(
+        b, loc, vector::FromElementsOp::create(b, loc, vecTy, lanes).getResult());
+    return ifOp.getResult(0);
+  }
+
+  /// Stores 2 results at C[row, col..col+1]: one store when both are in
+  /// bounds and aligned, else lane by lane.
+  void storeTwo(Value v, Value row, Value rowOk, Value col, Value alignedOk) {
+    int64_t bytes = resElem.getIntOrFloatBitWidth() / 8;
+    Value base = add(mul(row, n), col);
+    Value whole = both(both(rowOk, le(add(col, c64(2)), n)), alignedOk);
+    auto ifOp = scf::IfOp::create(b, loc, whole, /*withElse=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    LLVM::StoreOp::create(b, loc, v, gepElement(b, loc, cPtr, resElem, base),
+                          2 * bytes);
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    for (int64_t e = 0; e < 2; ++e) {
+      Value ok = both(rowOk, lt(add(col, c64(e)), n));
+      auto lane = scf::IfOp::create(b, loc, ok, /*withElse=*/false);
+      OpBuilder::InsertionGuard laneGuard(b);
+      b.setInsertionPointToStart(lane.thenBlock());
+      LLVM::StoreOp::create(b, loc, vector::ExtractOp::create(b, loc, v, e),
+                            gepElement(b, loc, cPtr, resElem, add(base, c64(e))),
+                            bytes);
+    }
+  }
+
+  /// Applies the epilogue to each pair of accumulators (c0 c1 or c2 c3 of
+  /// an m16n8 piece: one row, two columns) and stores it.
+  LogicalResult emitEpilogue(ValueRange acc) {
+    ValueRange inputs = op.getEpilogueInputs();
+    Block &body = op.getEpilogue().front();
+    Value nEven = isMultipleOf(n, 2);
+    Value always = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+    SmallVector<EpilogueRead> reads;
+    SmallVector<Type> types;
+    SmallVector<Value> singles(inputs.size());
+    for (auto [j, in] : llvm::enumerate(inputs)) {
+      auto map = cast<AffineMapAttr>(op.getEpilogueMaps()[j]).getValue();
+      reads.push_back(classify(in, map));
+      types.push_back(elementTypeOf(in.getType()));
+      if (reads.back() == EpilogueRead::Scalar)
+        singles[j] = splat2(epiArgs[j]);
+      if (reads.back() == EpilogueRead::SingleValue)
+        singles[j] = splat2(LLVM::LoadOp::create(
+                                b, loc, types[j], epiArgs[j],
+                                types[j].getIntOrFloatBitWidth() / 8)
+                                .getResult());
+    }
+    auto colOf = [&](int64_t j) {
+      return add(add(blockN, warpCol0), add(c64(j * 8), mul(tq, c64(2))));
+    };
+    // Row vectors (a bias over n) are shared by all rows of a column.
+    SmallVector<SmallVector<Value>> rowVecs(inputs.size());
+    for (auto [e, read] : llvm::enumerate(reads))
+      if (read == EpilogueRead::Row)
+        for (int64_t j = 0; j < t.nTiles(); ++j)
+          rowVecs[e].push_back(loadTwo(epiArgs[e], types[e], colOf(j), always,
+                                       colOf(j), nEven));
+    auto accVecTy = VectorType::get({2}, f32);
+    for (int64_t i = 0; i < t.mTiles(); ++i) {
+      for (int64_t h = 0; h < 2; ++h) {
+        Value row = add(add(blockM, warpRow0), add(c64(i * 16 + h * 8), g));
+        Value rowOk = lt(row, m);
+        SmallVector<Value> colVals(inputs.size());
+        for (auto [e, read] : llvm::enumerate(reads))
+          if (read == EpilogueRead::Column)
+            colVals[e] =
+                splat2(loadScalarIf(epiArgs[e], types[e], row, rowOk));
+        for (int64_t j = 0; j < t.nTiles(); ++j) {
+          Value col = colOf(j);
+          int64_t a0 = (i * t.nTiles() + j) * 4 + 2 * h;
+          Value v = vector::FromElementsOp::create(
+              b, loc, accVecTy, ValueRange{acc[a0], acc[a0 + 1]});
+          if (resElem != f32)
+            v = arith::TruncFOp::create(
+                b, loc, VectorType::get({2}, resElem), v);
+          IRMapping mapping;
+          mapping.map(body.getArgument(0), v);
+          for (auto [e, read] : llvm::enumerate(reads)) {
+            Value in;
+            switch (read) {
+            case EpilogueRead::Scalar:
+            case EpilogueRead::SingleValue:
+              in = singles[e];
+              break;
+            case EpilogueRead::Row:
+              in = rowVecs[e][j];
+              break;
+            case EpilogueRead::Column:
+              in = colVals[e];
+              break;
+            case EpilogueRead::Full:
+              in = loadTwo(epiArgs[e], types[e], add(mul(row, n), col), rowOk,
+                           col, nEven);
+              break;
+            case EpilogueRead::Transposed: {
+              SmallVector<Value> lanes;
+              for (int64_t l = 0; l < 2; ++l) {
+                Value c = add(col, c64(l));
+                lanes.push_back(loadScalarIf(epiArgs[e], types[e],
+                                             add(mul(c, m), row),
+                                             both(rowOk, lt(c, n))));
+              }
+              in = vector::FromElementsOp::create(
+                  b, loc, VectorType::get({2}, types[e]), lanes);
+              break;
+            }
+            }
+            mapping.map(body.getArgument(e + 1), in);
+          }
+          auto out = emitBodyWidened(b, body, mapping, 2);
+          if (failed(out))
+            return failure();
+          storeTwo((*out)[0], row, rowOk, col, nEven);
+        }
+      }
+    }
+    return success();
+  }
+
+  MatmulOp op;
+  MmaTiling t;
+  gpu::GPUFuncOp kernel;
+  OpBuilder b;
+  Location loc;
+  Type f32, i32, i64, elem, resElem, smemPtrTy;
+  Value aPtr, bPtr, cPtr, m, n, k, smemBase;
+  SmallVector<Value> epiArgs;
+  Value g, tq, warpRow0, warpCol0, blockM, blockN, aLane, bLane;
+  TileCopy aCopy, bCopy;
+};
+
+} // namespace
+
+LogicalResult mlir::fuser::buildMmaGemmKernel(MatmulOp op,
+                                              const MmaTiling &tiling,
+                                              gpu::GPUFuncOp kernel) {
+  return MmaEmitter(op, tiling, kernel).emit();
+}

@@ -1,0 +1,73 @@
+//===- MmaGemmKernel.h - tensor-core (mma.sync) GEMM kernel -----*- C++ -*-===//
+//
+// Builds the body of the tensor-core GEMM kernel (strategy "mma") for one
+// fuser.matmul group: mma.sync m16n8k8 on tf32 (precision tf32 or 3xtf32,
+// f32 operands) or m16n8k16 on bf16/f16 operands, fp32 accumulation, a
+// cp.async multi-stage shared-memory pipeline and the epilogue applied in
+// registers. The pass (MatmulToGPU.cpp) creates the gpu.func and the host
+// launch; this builder only fills in the kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSER_LIB_CONVERSION_MATMULTOGPU_MMAGEMMKERNEL_H
+#define FUSER_LIB_CONVERSION_MATMULTOGPU_MMAGEMMKERNEL_H
+
+#include "fuser/Dialect/Fuser/IR/FuserOps.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+namespace mlir::fuser {
+
+/// The strategy name ConfigureKernels gives tensor-core GEMMs.
+constexpr StringLiteral kMmaStrategy = "mma";
+
+/// The tiling of the mma kernel, from the config's
+/// tile = [BM, BN, BK, WM, WN, STAGES]: a BM x BN block tile, BK deep per
+/// pipeline stage, split among (BM/WM) x (BN/WN) warps of WM x WN outputs,
+/// STAGES shared-memory buffers filled by cp.async.
+struct MmaTiling {
+  int64_t bm, bn, bk, wm, wn, stages;
+  /// Operand element type: f32 (tf32 math), bf16 or f16.
+  Type elemTy;
+  /// Three tf32 products per step (the hi/lo split) instead of one.
+  bool split3 = false;
+  bool transB = false;
+
+  int64_t warps() const { return (bm / wm) * (bn / wn); }
+  int64_t threads() const { return 32 * warps(); }
+  int64_t elemBytes() const { return elemTy.getIntOrFloatBitWidth() / 8; }
+  /// Elements per 16-byte cp.async chunk.
+  int64_t vec() const { return 16 / elemBytes(); }
+  /// The mma's K: 8 for tf32, 16 for bf16/f16.
+  int64_t kStep() const { return elemBytes() == 4 ? 8 : 16; }
+  int64_t mTiles() const { return wm / 16; }
+  int64_t nTiles() const { return wn / 8; }
+  /// Shared-memory row pitches in elements. K-major rows (A, and B when
+  /// transposed) are padded by 16 bytes, N-major B rows by 8 elements, so
+  /// that the fragment loads of a warp hit 32 distinct banks.
+  int64_t aPitch() const { return bk + vec(); }
+  int64_t bPitch() const { return transB ? bk + vec() : bn + 8; }
+  int64_t aStageElems() const { return bm * aPitch(); }
+  int64_t bStageElems() const { return (transB ? bn : bk) * bPitch(); }
+  int64_t stageBytes() const {
+    return (aStageElems() + bStageElems()) * elemBytes();
+  }
+  /// Dynamic shared memory of one block.
+  int64_t sharedBytes() const { return stages * stageBytes(); }
+};
+
+/// Checks that `op`'s element types suit `config`'s precision and that the
+/// tile is one the builder supports, with a diagnostic on `op` otherwise.
+FailureOr<MmaTiling> getMmaTiling(MatmulOp op, KernelConfigAttr config);
+
+/// Fills `kernel`, whose parameters are
+///   (A ptr, B ptr, epilogue inputs (ptr or scalar)..., C ptr, M, N, K)
+/// and which is launched with `tiling.sharedBytes()` of dynamic shared
+/// memory and `tiling.threads()` threads per block, on a grid of
+/// ceil(M / BM) x ceil(N / BN) blocks.
+LogicalResult buildMmaGemmKernel(MatmulOp op, const MmaTiling &tiling,
+                                 gpu::GPUFuncOp kernel);
+
+} // namespace mlir::fuser
+
+#endif // FUSER_LIB_CONVERSION_MATMULTOGPU_MMAGEMMKERNEL_H

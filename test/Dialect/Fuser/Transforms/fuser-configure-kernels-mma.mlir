@@ -1,0 +1,51 @@
+// The tensor-core configurations fuser-configure-kernels chooses: strategy
+// "mma", tile = [BM, BN, BK, WM, WN, STAGES], one warp per WM x WN.
+// RUN: fuser-opt %s -split-input-file --fuser-configure-kernels | FileCheck %s --check-prefix=FP32
+// RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="precision=tf32" | FileCheck %s --check-prefix=TF32
+// RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="precision=3xtf32" | FileCheck %s --check-prefix=X3
+// RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="precision=tf32 tile-sizes=128,128,32,64,32,3" | FileCheck %s --check-prefix=TILE6
+// RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="precision=tf32 tile-sizes=64,64,8" | FileCheck %s --check-prefix=TILE3
+// RUN: not fuser-opt %s -split-input-file --fuser-configure-kernels="precision=tf32 tile-sizes=64,64,8,32" 2>&1 | FileCheck %s --check-prefix=BADTILE
+// The pipeline's precision option reaches the configuration.
+// RUN: fuser-opt %s -split-input-file --fuser-fusion-pipeline="precision=tf32" | FileCheck %s --check-prefix=TF32
+
+// f32: FFMA by default, tensor cores when the precision option asks.
+// FP32-LABEL: func.func @f32
+// FP32: strategy = "ffma"
+// TF32-LABEL: func.func @f32
+// TF32: config = #fuser.config<strategy = "mma", block = [128, 1, 1], tile = [128, 128, 16, 64, 64, 4], min_blocks_per_sm = 1, precision = "tf32">
+// X3-LABEL: func.func @f32
+// X3: config = #fuser.config<strategy = "mma", block = [256, 1, 1], tile = [128, 128, 16, 64, 32, 4], min_blocks_per_sm = 1, precision = "3xtf32">
+// TILE6-LABEL: func.func @f32
+// TILE6: config = #fuser.config<strategy = "mma", block = [256, 1, 1], tile = [128, 128, 32, 64, 32, 3], min_blocks_per_sm = 1, precision = "tf32">
+// TILE3-LABEL: func.func @f32
+// TILE3: config = #fuser.config<strategy = "mma", block = [32, 1, 1], tile = [64, 64, 8, 64, 64, 4], min_blocks_per_sm = 1, precision = "tf32">
+// BADTILE: error: tile-sizes of a tensor-core matmul must list 3 values (M, N, K) or 6 (M, N, K, warp M, warp N, stages), got 4
+func.func @f32(%a: tensor<?x64xf32>, %w: tensor<32x64xf32>) -> tensor<?x32xf32> {
+  %r = fuser.matmul %a, %w transpose_b epilogue_maps [] : tensor<?x64xf32>, tensor<32x64xf32> -> tensor<?x32xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %r : tensor<?x32xf32>
+}
+
+// -----
+
+// bf16 and f16 operands take their own type, whatever the option.
+// FP32-LABEL: func.func @half
+// FP32: config = #fuser.config<strategy = "mma", block = [128, 1, 1], tile = [128, 128, 32, 64, 64, 3], min_blocks_per_sm = 1, precision = "bf16">
+// FP32: config = #fuser.config<strategy = "mma", block = [128, 1, 1], tile = [128, 128, 32, 64, 64, 3], min_blocks_per_sm = 1, precision = "f16">
+// TF32-LABEL: func.func @half
+// TF32: precision = "bf16"
+// TF32: precision = "f16"
+func.func @half(%a: tensor<?x64xbf16>, %w: tensor<32x64xbf16>, %c: tensor<?x64xf16>, %v: tensor<32x64xf16>) -> (tensor<?x32xbf16>, tensor<?x32xf32>) {
+  %r = fuser.matmul %a, %w transpose_b epilogue_maps [] : tensor<?x64xbf16>, tensor<32x64xbf16> -> tensor<?x32xbf16> {
+  ^bb0(%acc: bf16):
+    fuser.yield %acc : bf16
+  }
+  %s = fuser.matmul %c, %v transpose_b epilogue_maps [] : tensor<?x64xf16>, tensor<32x64xf16> -> tensor<?x32xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %r, %s : tensor<?x32xbf16>, tensor<?x32xf32>
+}

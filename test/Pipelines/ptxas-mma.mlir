@@ -1,0 +1,25 @@
+// REQUIRES: ptxas
+// The tensor-core GEMMs assemble for sm_90a with mma.sync and no spills.
+// W2 from linalg with precision=tf32 and 3xtf32: one kernel each.
+// RUN: fuser-opt %fuser_src/examples/w2_linear_scale_leaky.mlir --fuser-gpu-pipeline="precision=tf32" | fuser-translate --fuser-to-ptx -o %t.tf32.ptx
+// RUN: FileCheck %s --check-prefix=TF32PTX < %t.tf32.ptx
+// RUN: %ptxas -arch=sm_90a -v %t.tf32.ptx -o %t.tf32.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL
+// RUN: fuser-opt %fuser_src/examples/w2_linear_scale_leaky.mlir --fuser-gpu-pipeline="precision=3xtf32" | fuser-translate --fuser-to-ptx -o %t.3x.ptx
+// RUN: FileCheck %s --check-prefix=TF32PTX < %t.3x.ptx
+// RUN: %ptxas -arch=sm_90a -v %t.3x.ptx -o %t.3x.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL
+// W2 with bf16 tensors (precision chosen from the element type).
+// RUN: fuser-opt %fuser_src/test/gpu/Inputs/mma/w2_bf16.mlir --fuser-gpu-pipeline | fuser-translate --fuser-to-ptx -o %t.bf16.ptx
+// RUN: FileCheck %s --check-prefix=BF16PTX < %t.bf16.ptx
+// RUN: %ptxas -arch=sm_90a -v %t.bf16.ptx -o %t.bf16.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL
+
+// TF32PTX-COUNT-1: .entry forward_matmul(
+// TF32PTX-NOT: .entry
+// TF32PTX: cp.async.cg.shared.global
+// TF32PTX: cvt.rna.tf32.f32
+// TF32PTX: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+// BF16PTX-COUNT-1: .entry forward_matmul(
+// BF16PTX-NOT: .entry
+// BF16PTX: cp.async.cg.shared.global
+// BF16PTX: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// NOSPILL: Compiling entry function 'forward_matmul' for 'sm_90a'
+// NOSPILL: 0 bytes spill stores, 0 bytes spill loads

@@ -13,6 +13,17 @@
 // RUN: fuser-opt %fuser_src/examples/w2_linear_scale_leaky.mlir --fuser-gpu-pipeline | fuser-translate --fuser-to-ptx -o %t.w2.ptx
 // RUN: FileCheck %s --check-prefix=W2PTX < %t.w2.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.w2.ptx -o %t.w2.cubin 2>&1 | FileCheck %s --check-prefix=W2
+// W3 from linalg: the GEMM with the group norm in its epilogue, one kernel
+// (group sums by shuffles), no spills.
+// RUN: fuser-opt %fuser_src/examples/w3_linear_groupnorm.mlir --fuser-gpu-pipeline | fuser-translate --fuser-to-ptx -o %t.w3.ptx
+// RUN: FileCheck %s --check-prefix=W3PTX < %t.w3.ptx
+// RUN: %ptxas -arch=sm_90a -v %t.w3.ptx -o %t.w3.cubin 2>&1 | FileCheck %s --check-prefix=W3
+// W3PTX-COUNT-1: .entry forward_matmul(
+// W3PTX-NOT: .entry
+// W3PTX: shfl.sync.bfly
+// W3PTX: rsqrt.approx
+// W3: Compiling entry function 'forward_matmul' for 'sm_90a'
+// W3: 0 bytes spill stores, 0 bytes spill loads
 // The cubin format runs ptxas inside the pipeline.
 // RUN: fuser-opt %fuser_src/examples/w1_leaky_relu_dynamic.mlir --fuser-gpu-pipeline="format=cubin" | fuser-translate --fuser-to-cubin -o %t.direct.cubin
 // RUN: test -s %t.direct.cubin

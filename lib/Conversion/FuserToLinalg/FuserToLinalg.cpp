@@ -130,6 +130,41 @@ LogicalResult lowerMatmul(fuser::MatmulOp op) {
   return success();
 }
 
+/// A fuser.matmul with group_norm -> the plain fuser.matmul (its epilogue)
+/// and a fuser.group_norm of its result whose epilogue is the `then`
+/// region. The `then` region applies gamma and beta itself, so the group
+/// norm gets gamma = 1 and beta = 0, which leave every value unchanged.
+void splitGroupNorm(fuser::MatmulOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  auto resTy = cast<RankedTensorType>(op.getType());
+  auto plain = fuser::MatmulOp::create(
+      b, loc, resTy, op.getLhs(), op.getRhs(), op.getTransposeB(),
+      op.getEpilogueInputs(), op.getEpilogueMaps(),
+      /*norm_group_size=*/nullptr, /*norm_epsilon=*/nullptr,
+      /*config=*/nullptr);
+  plain.getEpilogue().takeBody(op.getEpilogue());
+
+  // The verifier requires a static N with group_norm.
+  auto vecTy = RankedTensorType::get({resTy.getDimSize(1)},
+                                     resTy.getElementType());
+  auto filled = [&](double v) {
+    Value empty = tensor::EmptyOp::create(b, loc, vecTy, ValueRange{});
+    Value c = arith::ConstantOp::create(
+        b, loc, b.getFloatAttr(resTy.getElementType(), v));
+    return linalg::FillOp::create(b, loc, c, empty).getResult(0);
+  };
+  Value ones = filled(1.0), zeros = filled(0.0);
+  int64_t groups = resTy.getDimSize(1) / *op.getNormGroupSize();
+  auto norm = fuser::GroupNormOp::create(
+      b, loc, resTy, plain.getResult(), ones, zeros,
+      b.getI64IntegerAttr(groups), op.getNormEpsilonAttr(),
+      op.getEpilogueInputs(), op.getEpilogueMaps(), /*config=*/nullptr);
+  norm.getEpilogue().takeBody(op.getNormEpilogue());
+  op->replaceAllUsesWith(norm->getResults());
+  op->erase();
+}
+
 /// fuser.group_norm -> linalg on the grouped view (N, G, C/G, ...): the
 /// sum, mean = sum / K, the centered sum of squares, rstd = rsqrt(var + eps)
 /// (the two-pass form), then (x - mean) * rstd * gamma[c] + beta[c] with
@@ -293,6 +328,15 @@ class ConvertFuserToLinalgPass
           ConvertFuserToLinalgPass> {
 public:
   void runOnOperation() override {
+    // Normalizing matmuls first become a matmul and a group norm, which the
+    // walk below lowers like any other.
+    SmallVector<fuser::MatmulOp> normalizing;
+    getOperation().walk([&](fuser::MatmulOp op) {
+      if (op.hasGroupNorm())
+        normalizing.push_back(op);
+    });
+    for (fuser::MatmulOp op : normalizing)
+      splitGroupNorm(op);
     SmallVector<Operation *> groups;
     getOperation().walk([&](Operation *op) {
       if (isa<PointwiseOp, MatmulOp, GroupNormOp>(op))

@@ -31,6 +31,7 @@
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/IR/TensorInferTypeOpInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/InitAllExtensions.h"
@@ -57,6 +58,10 @@ void mlir::fuser::registerFuserDialects(DialectRegistry &registry) {
   linalg::registerBufferizableOpInterfaceExternalModels(registry);
   scf::registerBufferizableOpInterfaceExternalModels(registry);
   tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  // tensor.pad/expand_shape/collapse_shape promise ReifyRankedShapedType,
+  // which bufferization queries; an unregistered promise aborts in builds
+  // with assertions (found by fuzz/PipelineFuzzer.cpp).
+  tensor::registerInferTypeOpInterfaceExternalModels(registry);
   func::registerInlinerExtension(registry);
   // The conversion-to-LLVM interfaces that convert-gpu-to-nvvm relies on,
   // and the NVVM target that serializes kernels to PTX.

@@ -2,7 +2,10 @@
 # Installs what fuser needs to build and test, only when it is missing, so a second run is quick.
 set -euo pipefail
 
-APT_PKGS=(llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools cmake ninja-build g++ libgtest-dev)
+# clang and its compiler-rt (ASan, UBSan, libFuzzer): the sanitizer and fuzzer
+# build in build-asan/ (make sanitize, make fuzz, the fuzz smoke run of make test).
+APT_PKGS=(llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools cmake ninja-build g++ libgtest-dev
+          clang libclang-rt-dev)
 missing=()
 for p in "${APT_PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

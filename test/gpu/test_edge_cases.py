@@ -1,0 +1,126 @@
+"""Numeric edge cases against PyTorch on the GPU (issue #6): NaN, +-Inf,
+signed zeros and denormals through every supported pointwise op family, the
+GEMM and the GEMM + GroupNorm kernel; zero-size dimensions; a tensor of more
+than 2^31 elements."""
+
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from gpu_util import load, poisoned
+
+DENORMAL = 1e-40  # below FLT_MIN (1.18e-38)
+SPECIAL = [float("nan"), float("inf"), -float("inf"), 0.0, -0.0, DENORMAL, -DENORMAL,
+           1e-45, -1e-45, 1e38, -1e38, 88.0, -88.0, 100.0, -100.0, 1.0, -1.0, 0.5, 2.0, -3.0]
+
+OPS = {
+    "leaky": lambda x: F.leaky_relu(x, 0.01),
+    "maximum": lambda x: torch.maximum(x, torch.full_like(x, 0.5)),
+    "minimum": lambda x: torch.minimum(x, torch.full_like(x, 0.5)),
+    "affine_div": lambda x: (x * 3.0 + 1.0) - x / 3.0,
+    "exp": torch.exp,
+    "log": torch.log,
+    "tanh": torch.tanh,
+    "sqrt": torch.sqrt,
+    "rsqrt": torch.rsqrt,
+    "sigmoid": lambda x: 1.0 / (1.0 + torch.exp(-x)),
+    "erf": torch.erf,
+}
+
+# Documented differences: exp and sigmoid lower to ex2.approx.ftz, so a
+# result below FLT_MIN (a denormal in PyTorch) is flushed to zero: the
+# absolute difference stays under 1.2e-38. Everything else matches
+# PyTorch's special values exactly and its finite values to 2 ulp-ish.
+ATOL = 1.2e-38
+
+
+def same_special(name, out, ref):
+    """NaN where PyTorch has NaN, the same infinities (with sign), and
+    finite values close; returns the max relative error on finite values."""
+    nan_ok = torch.isnan(out) == torch.isnan(ref)
+    assert bool(nan_ok.all()), f"{name}: NaN mismatch at inputs {torch.nonzero(~nan_ok).flatten().tolist()}"
+    inf_ok = (torch.isinf(out) == torch.isinf(ref)) & (~torch.isinf(ref) | (out == ref))
+    assert bool(inf_ok.all()), f"{name}: Inf mismatch at inputs {torch.nonzero(~inf_ok).flatten().tolist()}"
+    fin = torch.isfinite(ref)
+    assert torch.allclose(out[fin], ref[fin], rtol=2e-6, atol=ATOL), \
+        f"{name}: {out[fin].tolist()} vs {ref[fin].tolist()}"
+    return float(((out[fin] - ref[fin]).abs() / ref[fin].abs().clamp_min(1e-30)).max())
+
+
+@pytest.mark.parametrize("op", sorted(OPS))
+def test_pointwise_special_values(op):
+    mod = load("pointwise_special_values")
+    x = torch.tensor(SPECIAL, device="cuda")
+    out = poisoned(x.shape)
+    getattr(mod, op)(x, out=out)
+    err = same_special(op, out, OPS[op](x))
+    print(f"[gpu tests] special values through {op}: classes match PyTorch, max rel err {err:.1e}")
+
+
+def test_leaky_keeps_denormals():
+    """No flush to zero in plain arithmetic: -1e-40 * 0.01 stays a denormal,
+    bit for bit what PyTorch computes."""
+    mod = load("pointwise_special_values")
+    x = torch.tensor([DENORMAL, -DENORMAL, -1e-38, 1e-45], device="cuda")
+    out = mod.leaky(x)
+    assert torch.equal(out, F.leaky_relu(x, 0.01)), f"{out.tolist()}"
+    assert float(out[1]) != 0.0
+
+
+def test_gemm_nan_inf_rows(generator):
+    """A NaN or Inf in one row of x reaches exactly the outputs PyTorch's
+    fp32 GEMM + epilogue make NaN or Inf; the other rows stay correct."""
+    mod = load("matmul_nt_odd")
+    m, n, k = 6, 9, 13
+    x = torch.randn(m, k, device="cuda", generator=generator)
+    w = torch.randn(n, k, device="cuda", generator=generator) / math.sqrt(k)
+    w[4, 0] = 0.0  # inf * 0 = NaN in that column
+    b, s = torch.randn(n, device="cuda", generator=generator), torch.randn(m, device="cuda", generator=generator)
+    r, kk = torch.randn(m, n, device="cuda", generator=generator), torch.randn((), device="cuda", generator=generator)
+    x[1, 3] = float("nan")
+    x[2, 0] = float("inf")
+    x[3, 0] = -float("inf")
+    out = poisoned((m, n))
+    mod.forward(x, w, b, s, r, kk, out=out)
+    ref = torch.clamp(x @ w.T + b, min=0) * s[:, None] + r * kk
+    same_special("gemm", out, ref)
+    print("[gpu tests] GEMM NaN/Inf rows: NaN and Inf positions match PyTorch")
+
+
+def test_gemm_zero_rows_and_columns(generator):
+    mod = load("matmul_nt_odd")
+    for m, n in [(0, 5), (4, 0), (0, 0)]:
+        y = mod.forward(torch.randn(m, 3, device="cuda"), torch.randn(n, 3, device="cuda"),
+                        torch.randn(n, device="cuda"), torch.randn(m, device="cuda"),
+                        torch.randn(m, n, device="cuda"), torch.randn((), device="cuda"))
+        assert y.shape == (m, n)
+
+
+def test_linear_group_norm_zero_batch():
+    mod = load("linear_group_norm_odd")
+    y = mod.forward(torch.randn(0, 37, device="cuda"), torch.randn(80, 37, device="cuda"),
+                    *(torch.randn(80, device="cuda") for _ in range(3)))
+    assert y.shape == (0, 80)
+
+
+def test_more_than_2_pow_31_elements():
+    """W1's dynamic kernel on 65537 x 32768 = 2^31 + 32768 elements (8.6 GB
+    in, 8.6 GB out): 64-bit offsets reach the end."""
+    free, _ = torch.cuda.mem_get_info()
+    rows, cols = 65537, 32768
+    if free < 2 * rows * cols * 4 + (1 << 30):
+        pytest.skip(f"needs {2 * rows * cols * 4 / 2**30:.1f} GiB of free GPU memory")
+    mod = load("w1_leaky_relu_dynamic")
+    x = torch.empty(rows, cols, device="cuda").uniform_(-1, 1)
+    out = torch.full((rows, cols), float("nan"), device="cuda")
+    mod.forward(x, out=out)
+    # Chunked exact comparison (the same ops in the same order: bit for bit).
+    for r0 in range(0, rows, 8192):
+        r1 = min(rows, r0 + 8192)
+        assert torch.equal(out[r0:r1], F.leaky_relu(x[r0:r1], 0.01)), f"rows {r0}..{r1}"
+    assert rows * cols > 2**31
+    print(f"[gpu tests] {rows}x{cols} = {rows * cols} elements (> 2^31): every element equals PyTorch's")
+    del x, out
+    torch.cuda.empty_cache()

@@ -4,16 +4,22 @@
 // fuser's pipelines on it in-process:
 //   1. the CPU reference pipeline (fusion, then loops and LLVM) on a clone;
 //   2. the GPU pipeline down to PTX (verify entry points, fusion, kernels,
-//      bufferization, fallback, NVVM, gpu-module-to-binary), with remarks on.
+//      bufferization, fallback, NVVM, gpu-module-to-binary), with remarks on;
+//   3. when that succeeds, fuser-translate's manifest and C header emission,
+//      and the runtime's parser on that manifest.
 // Diagnostics are swallowed: rejecting bad input with an error is the
 // expected outcome. A finding is a crash, an assertion (fuser's own are on in
-// this build), an ASan/UBSan report, a hang (-timeout), or a pass that
-// succeeds but leaves IR the verifier rejects.
+// this build), an ASan/UBSan report, a hang (-timeout), a pass that succeeds
+// but leaves IR the verifier rejects, or a manifest the runtime rejects.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fuser/InitAll.h"
 #include "fuser/Pipelines/Pipelines.h"
+#include "fuser/Runtime/Error.h"
+#include "fuser/Runtime/Manifest.h"
+#include "fuser/Target/CHeader.h"
+#include "fuser/Target/Manifest.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -90,17 +96,38 @@ static bool hasMalformedI64Array(llvm::StringRef text) {
   return false;
 }
 
-/// Runs one pipeline on `module` with verification after each pass. The
-/// result is ignored: failing with a diagnostic is fine.
-static void runPipeline(ModuleOp module,
-                        void (*build)(OpPassManager &,
-                                      const fuser::FuserPipelineOptions &),
-                        const fuser::FuserPipelineOptions &opts) {
+using PipelineOptions = mlir::fuser::FuserPipelineOptions;
+
+/// Runs one pipeline on `module` with verification after each pass. Failing
+/// with a diagnostic is fine.
+static LogicalResult runPipeline(ModuleOp module,
+                                 void (*build)(OpPassManager &,
+                                               const PipelineOptions &),
+                                 const PipelineOptions &opts) {
   PassManager pm(module->getContext());
   pm.enableVerifier(false); // VerifyAfterEachPass does it, strictly.
   pm.addInstrumentation(std::make_unique<VerifyAfterEachPass>());
   build(pm, opts);
-  (void)pm.run(module);
+  return pm.run(module);
+}
+
+/// fuser-translate's outputs for a compiled module. The manifest the
+/// compiler emits must load in the runtime: a rejection is a finding.
+static void translate(ModuleOp module) {
+  std::string manifest;
+  llvm::raw_string_ostream os(manifest);
+  if (succeeded(mlir::fuser::translateToManifest(module, os))) {
+    try {
+      (void)::fuser::parseManifest(manifest);
+    } catch (const ::fuser::Error &e) {
+      llvm::errs() << "fuser-pipeline-fuzzer: the runtime rejects the "
+                      "compiler's manifest: "
+                   << e.what() << "\n"
+                   << manifest << "\n";
+      std::abort();
+    }
+  }
+  (void)mlir::fuser::translateToCHeader(module, "fuzz", llvm::nulls());
 }
 
 /// Run directly or by `make fuzz`, the same ASan defaults as `make sanitize`
@@ -115,7 +142,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // A fresh context per input, so a finding reproduces from its input alone.
   static DialectRegistry *registry = [] {
     auto *r = new DialectRegistry();
-    fuser::registerFuserDialects(*r);
+    mlir::fuser::registerFuserDialects(*r);
     return r;
   }();
   MLIRContext context(*registry, MLIRContext::Threading::DISABLED);
@@ -135,12 +162,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!module)
     return 0;
 
-  fuser::FuserPipelineOptions cpuOpts;
+  PipelineOptions cpuOpts;
   OwningOpRef<ModuleOp> clone = cast<ModuleOp>((*module)->clone());
-  runPipeline(*clone, fuser::buildCpuReferencePipeline, cpuOpts);
+  (void)runPipeline(*clone, mlir::fuser::buildCpuReferencePipeline, cpuOpts);
 
-  fuser::FuserPipelineOptions gpuOpts;
+  PipelineOptions gpuOpts;
   gpuOpts.report = true; // the remark paths are code too
-  runPipeline(*module, fuser::buildGpuPipeline, gpuOpts);
+  if (succeeded(runPipeline(*module, mlir::fuser::buildGpuPipeline, gpuOpts)))
+    translate(*module);
   return 0;
 }

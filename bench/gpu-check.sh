@@ -55,7 +55,7 @@ fi
 if [ $RUN_SANITIZE = 1 ]; then
   # The full-size workloads take too long under the tools; every kernel kind
   # and the odd shapes still run.
-  small="not w1_static and not test_w2 and not examples and not 513 and not 1024"
+  small="not w1_static and not w2 and not examples and not 513 and not 1024 and not 2_pow_31 and not bench_shapes"
   for tool in memcheck racecheck synccheck initcheck; do
     echo "== compute-sanitizer --tool $tool"
     compute-sanitizer --tool $tool --error-exitcode 99 --target-processes all \

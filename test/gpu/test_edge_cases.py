@@ -36,7 +36,7 @@ OPS = {
 ATOL = 1.2e-38
 
 
-def same_special(name, out, ref):
+def same_special(name, out, ref, rtol=2e-6, atol=ATOL):
     """NaN where PyTorch has NaN, the same infinities (with sign), and
     finite values close; returns the max relative error on finite values."""
     nan_ok = torch.isnan(out) == torch.isnan(ref)
@@ -44,7 +44,7 @@ def same_special(name, out, ref):
     inf_ok = (torch.isinf(out) == torch.isinf(ref)) & (~torch.isinf(ref) | (out == ref))
     assert bool(inf_ok.all()), f"{name}: Inf mismatch at inputs {torch.nonzero(~inf_ok).flatten().tolist()}"
     fin = torch.isfinite(ref)
-    assert torch.allclose(out[fin], ref[fin], rtol=2e-6, atol=ATOL), \
+    assert torch.allclose(out[fin], ref[fin], rtol=rtol, atol=atol), \
         f"{name}: {out[fin].tolist()} vs {ref[fin].tolist()}"
     return float(((out[fin] - ref[fin]).abs() / ref[fin].abs().clamp_min(1e-30)).max())
 
@@ -85,7 +85,8 @@ def test_gemm_nan_inf_rows(generator):
     out = poisoned((m, n))
     mod.forward(x, w, b, s, r, kk, out=out)
     ref = torch.clamp(x @ w.T + b, min=0) * s[:, None] + r * kk
-    same_special("gemm", out, ref)
+    # Finite values: another summation order than cuBLAS, so the fp32 rule.
+    same_special("gemm", out, ref, rtol=1e-5, atol=1e-5)
     print("[gpu tests] GEMM NaN/Inf rows: NaN and Inf positions match PyTorch")
 
 

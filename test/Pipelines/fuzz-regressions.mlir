@@ -1,7 +1,7 @@
-// Inputs that fuzz/PipelineFuzzer.cpp found crashing or asserting, reduced.
-// Each must end in a result or a clean error, never a stack dump; most only
-// crashed with assertions on, so `make sanitize` (ASan + UBSan + asserts)
-// is where these fail without their fix.
+// Inputs that fuzz/PipelineFuzzer.cpp flagged, reduced (docs/robustness.md
+// lists the findings). Each must end in a result or a clean error, never a
+// stack dump; some only crashed with assertions on, so `make sanitize`
+// (ASan + UBSan + asserts) is where those fail without their fix.
 // RUN: rm -rf %t && split-file %s %t
 // DEFINE: %{nocrash} = --implicit-check-not="Stack dump" --implicit-check-not="PLEASE submit" --implicit-check-not="LLVM ERROR"
 
@@ -13,6 +13,13 @@
 // RUN: not fuser-opt %t/pad-dynamic.mlir --fuser-gpu-pipeline 2>&1 | FileCheck %s %{nocrash} --check-prefix=PAD
 // PAD: pad-dynamic.mlir:3:8: error: this op bufferizes to a strided view of a buffer ('memref.subview')
 
+// The tensor verifier accepts an expand_shape whose static output_shape
+// contradicts its result type; one-shot-bufferize turns it into a
+// memref.expand_shape that the memref verifier rejects. Upstream, and an
+// error at the source line, not a crash.
+// RUN: not fuser-opt %t/expand-shape.mlir --fuser-gpu-pipeline 2>&1 | FileCheck %s %{nocrash} --check-prefix=EXPAND
+// EXPAND: expand-shape.mlir:2:8: error: 'memref.expand_shape' op invalid output shape provided at pos 0
+
 //--- pad-dynamic.mlir
 func.func @pad(%x: tensor<?x8xf32>) -> tensor<?x10xf32> {
   %z = arith.constant 0.0 : f32
@@ -21,4 +28,9 @@ func.func @pad(%x: tensor<?x8xf32>) -> tensor<?x10xf32> {
     tensor.yield %z : f32
   } : tensor<?x8xf32> to tensor<?x10xf32>
   return %r : tensor<?x10xf32>
+}
+//--- expand-shape.mlir
+func.func @expand(%x: tensor<2x8xf32>) -> tensor<2x2x4xf32> {
+  %g = tensor.expand_shape %x [[0], [1, 2]] output_shape [1, 2, 4] : tensor<2x8xf32> into tensor<2x2x4xf32>
+  return %g : tensor<2x2x4xf32>
 }

@@ -6,11 +6,32 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
 using namespace mlir::fuser;
+
+Value mlir::fuser::tensorDimSize(OpBuilder &b, Location loc, Value tensor,
+                                 int64_t d) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  if (!type.isDynamicDim(d))
+    return arith::ConstantIndexOp::create(b, loc, type.getDimSize(d));
+  return tensor::DimOp::create(b, loc, tensor, d);
+}
+
+void mlir::fuser::assertSizesEqual(OpBuilder &b, Location loc, Value x,
+                                   Value y, const Twine &msg) {
+  std::optional<int64_t> cx = getConstantIntValue(x),
+                         cy = getConstantIntValue(y);
+  if (x == y || (cx && cy && *cx == *cy))
+    return;
+  Value eq = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, y);
+  cf::AssertOp::create(b, loc, eq, msg.str());
+}
 
 constexpr StringLiteral kKernelModuleName = "fuser_kernels";
 

@@ -458,17 +458,9 @@ private:
     // 2. Host code on tensors: sizes, checks, output, launch.
     OpBuilder b(op);
     auto resultTy = cast<RankedTensorType>(op.getResult().getType());
-    auto dim = [&](Value t, int64_t d) -> Value {
-      auto type = cast<RankedTensorType>(t.getType());
-      if (!type.isDynamicDim(d))
-        return arith::ConstantIndexOp::create(b, loc, type.getDimSize(d));
-      return tensor::DimOp::create(b, loc, t, d);
-    };
+    auto dim = [&](Value t, int64_t d) { return tensorDimSize(b, loc, t, d); };
     auto assertEqual = [&](Value x, Value y, const Twine &msg) {
-      if (matchPattern(x, m_Constant()) && matchPattern(y, m_Constant()))
-        return; // the verifier compared static sizes
-      Value eq = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, y);
-      cf::AssertOp::create(b, loc, eq, msg.str());
+      assertSizesEqual(b, loc, x, y, msg);
     };
     Value x = op.getInput();
     Value n = dim(x, 0);

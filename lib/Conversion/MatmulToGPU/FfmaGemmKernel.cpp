@@ -19,6 +19,8 @@
 
 #include "FfmaGemmKernel.h"
 
+#include "EpilogueRead.h"
+
 #include "fuser/Conversion/Common/KernelUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -85,9 +87,6 @@ SmallVector<Type> mlir::fuser::getGemmWorkgroupBuffers(MLIRContext *ctx,
 }
 
 namespace {
-
-/// How the epilogue reads one of its extra inputs, from the (m, n) map.
-enum class EpilogueRead { Scalar, SingleValue, Row, Column, Full, Transposed };
 
 class GemmEmitter {
 public:
@@ -341,19 +340,6 @@ private:
                            c64(g * (t.bn / t.colGroups()))));
   }
 
-  static EpilogueRead classify(Value input, AffineMap map) {
-    auto tensorTy = dyn_cast<RankedTensorType>(input.getType());
-    if (!tensorTy)
-      return EpilogueRead::Scalar;
-    if (tensorTy.getRank() == 0)
-      return EpilogueRead::SingleValue;
-    if (map.getNumResults() == 1)
-      return map.getDimPosition(0) == 1 ? EpilogueRead::Row
-                                        : EpilogueRead::Column;
-    return map.getDimPosition(0) == 0 ? EpilogueRead::Full
-                                      : EpilogueRead::Transposed;
-  }
-
   /// Applies the epilogue to each 4-wide accumulator piece and stores it.
   LogicalResult emitEpilogue(ValueRange acc) {
     ValueRange inputs = op.getEpilogueInputs();
@@ -363,7 +349,7 @@ private:
     Value always = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
     for (auto [j, in] : llvm::enumerate(inputs)) {
       auto map = cast<AffineMapAttr>(op.getEpilogueMaps()[j]).getValue();
-      reads.push_back(classify(in, map));
+      reads.push_back(classifyEpilogueRead(in, map));
       if (reads.back() == EpilogueRead::Scalar)
         singles[j] = splat(epiArgs[j]);
       if (reads.back() == EpilogueRead::SingleValue)

@@ -27,15 +27,6 @@ using namespace mlir::fuser;
 
 namespace {
 
-/// Emits `cf.assert(a == b, msg)` unless both sizes are the same constant.
-void assertEqual(OpBuilder &b, Location loc, Value x, Value y,
-                 const Twine &msg) {
-  if (x == y)
-    return;
-  Value eq = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, y);
-  cf::AssertOp::create(b, loc, eq, msg.str());
-}
-
 class ConvertMatmulToGPUPass
     : public fuser::impl::ConvertMatmulToGPUPassBase<ConvertMatmulToGPUPass> {
 public:
@@ -122,16 +113,11 @@ private:
     // 2. Host code: sizes, checks, output, launch.
     OpBuilder b(op);
     Location loc = op.getLoc();
-    auto dim = [&](Value t, int64_t d) -> Value {
-      auto type = cast<RankedTensorType>(t.getType());
-      if (!type.isDynamicDim(d))
-        return arith::ConstantIndexOp::create(b, loc, type.getDimSize(d));
-      return tensor::DimOp::create(b, loc, t, d);
-    };
+    auto dim = [&](Value t, int64_t d) { return tensorDimSize(b, loc, t, d); };
     Value lhs = op.getLhs(), rhs = op.getRhs();
     Value m = dim(lhs, 0), k = dim(lhs, 1);
     Value n = dim(rhs, op.getTransposeB() ? 0 : 1);
-    assertEqual(b, loc, k, dim(rhs, op.getTransposeB() ? 1 : 0),
+    assertSizesEqual(b, loc, k, dim(rhs, op.getTransposeB() ? 1 : 0),
                 "fuser.matmul: the reduction sizes of lhs and rhs differ");
     SmallVector<Value> args{hostPointerToTensor(b, loc, lhs),
                             hostPointerToTensor(b, loc, rhs)};
@@ -142,7 +128,7 @@ private:
       }
       auto map = cast<AffineMapAttr>(op.getEpilogueMaps()[j]).getValue();
       for (unsigned p = 0; p < map.getNumResults(); ++p)
-        assertEqual(b, loc, dim(in, p), map.getDimPosition(p) == 0 ? m : n,
+        assertSizesEqual(b, loc, dim(in, p), map.getDimPosition(p) == 0 ? m : n,
                     "fuser.matmul: epilogue input #" + Twine(j) +
                         " dimension " + Twine(p) + " must equal the result's " +
                         (map.getDimPosition(p) == 0 ? "M" : "N"));

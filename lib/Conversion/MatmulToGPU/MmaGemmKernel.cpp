@@ -33,6 +33,8 @@
 
 #include "MmaGemmKernel.h"
 
+#include "EpilogueRead.h"
+
 #include "fuser/Conversion/Common/KernelUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -125,9 +127,6 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
 }
 
 namespace {
-
-/// How the epilogue reads one of its extra inputs, from the (m, n) map.
-enum class EpilogueRead { Scalar, SingleValue, Row, Column, Full, Transposed };
 
 /// One operand tile's copy from global to shared memory: R rows of C
 /// 16-byte chunks, row r / chunk c of the tile being global element
@@ -489,19 +488,6 @@ private:
     }
   }
 
-  static EpilogueRead classify(Value input, AffineMap map) {
-    auto tensorTy = dyn_cast<RankedTensorType>(input.getType());
-    if (!tensorTy)
-      return EpilogueRead::Scalar;
-    if (tensorTy.getRank() == 0)
-      return EpilogueRead::SingleValue;
-    if (map.getNumResults() == 1)
-      return map.getDimPosition(0) == 1 ? EpilogueRead::Row
-                                        : EpilogueRead::Column;
-    return map.getDimPosition(0) == 0 ? EpilogueRead::Full
-                                      : EpilogueRead::Transposed;
-  }
-
   Value splat2(Value s) {
     return vector::BroadcastOp::create(
         b, loc, VectorType::get({2}, s.getType()), s);
@@ -565,7 +551,7 @@ private:
     SmallVector<Value> singles(inputs.size());
     for (auto [j, in] : llvm::enumerate(inputs)) {
       auto map = cast<AffineMapAttr>(op.getEpilogueMaps()[j]).getValue();
-      reads.push_back(classify(in, map));
+      reads.push_back(classifyEpilogueRead(in, map));
       types.push_back(elementTypeOf(in.getType()));
       if (reads.back() == EpilogueRead::Scalar)
         singles[j] = splat2(epiArgs[j]);

@@ -24,6 +24,15 @@ constexpr unsigned kGlobalAddressSpace = 1;
 /// marks `module` as a GPU container module.
 gpu::GPUModuleOp getOrCreateKernelModule(ModuleOp module);
 
+/// Host code: dimension `d` of a ranked tensor, as a constant index when it
+/// is static, else tensor.dim.
+Value tensorDimSize(OpBuilder &b, Location loc, Value tensor, int64_t d);
+
+/// Host code: `cf.assert(x == y, msg)`, unless x and y are the same value or
+/// equal constants (the verifier compared static sizes already).
+void assertSizesEqual(OpBuilder &b, Location loc, Value x, Value y,
+                      const Twine &msg);
+
 /// Creates a `kernel` gpu.func at the end of the kernel module with a known
 /// block size. The name is uniqued through `kernelSymbols`.
 gpu::GPUFuncOp createKernel(SymbolTable &kernelSymbols, Location loc,

@@ -8,12 +8,14 @@
 #   4. with --sanitize, reruns the small GPU tests under compute-sanitizer
 #      (memcheck, racecheck, synccheck, initcheck).
 #   usage: bench/gpu-check.sh [--skip-tests] [--skip-bench] [--sanitize] [--only w1,chain]
+#   bench cases: w1 chain w2 w3 gn gn_small w2tf32 w2bf16 (default), and the
+#   tile sweeps w2v (FFMA) and mmav (tensor cores)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT_DIR=${OUT:-bench/results/latest}
 mkdir -p "$OUT_DIR"
 export PYTHONUNBUFFERED=1 FUSER_ARTIFACTS=$PWD/.artifacts
-RUN_TESTS=1 RUN_BENCH=1 RUN_SANITIZE=0 ONLY=w1,chain,w2,w3
+RUN_TESTS=1 RUN_BENCH=1 RUN_SANITIZE=0 ONLY=w1,chain,w2,w3,gn,gn_small,w2tf32,w2bf16
 while [ $# -gt 0 ]; do
   case $1 in
     --skip-tests) RUN_TESTS=0 ;;

@@ -63,6 +63,10 @@ if [ $RUN_SANITIZE = 1 ]; then
     compute-sanitizer --tool $tool --error-exitcode 99 --target-processes all \
       python3 -m pytest -q -x test/gpu -k "$small" > "$OUT_DIR/sanitize-$tool.log" 2>&1 || status=1
     grep -E "ERROR SUMMARY|passed|failed" "$OUT_DIR/sanitize-$tool.log" | tail -2
+    # The examples at their real sizes (W2, W3, the chain, W1 dynamic).
+    FUSER_SANITIZE_TOOL=$tool compute-sanitizer --tool $tool --error-exitcode 99 --target-processes all \
+      python3 bench/sanitize_examples.py > "$OUT_DIR/sanitize-examples-$tool.log" 2>&1 || status=1
+    grep -E "ERROR SUMMARY|examples ran|Error" "$OUT_DIR/sanitize-examples-$tool.log" | tail -2
   done
 fi
 if [ $RUN_BENCH = 1 ]; then

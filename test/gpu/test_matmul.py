@@ -92,8 +92,8 @@ def w3_ref(x, w, b, gamma, beta):
 
 
 def test_examples_w2_w3_from_linalg(generator):
-    """The examples as torch-mlir emits them, compiled end to end (W2: one
-    fused kernel; W3: the GEMM plus the group-norm kernels)."""
+    """The examples as torch-mlir emits them, compiled end to end (W2 and W3:
+    one fused kernel each, W3's with the group norm in its epilogue)."""
     w, b = linear_weights(8192, 8192, generator)
     gamma = 1 + 0.1 * randn((8192,), generator, 1.0)
     beta = 0.1 * randn((8192,), generator, 1.0)

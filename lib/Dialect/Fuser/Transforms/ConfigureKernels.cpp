@@ -134,7 +134,16 @@ public:
     getOperation().walk([&](MatmulOp op) {
       if (op.getConfigAttr())
         return; // chosen earlier or by the user
-      if (StringRef mma = mmaPrecision(op, precision); !mma.empty()) {
+      // Only the FFMA kernel normalizes groups in its epilogue; it computes
+      // in fp32, more accurately than asked.
+      StringRef opPrecision = precision;
+      if (op.hasGroupNorm() && opPrecision != "fp32") {
+        op.emitRemark() << "precision " << opPrecision
+                        << " not applied: the group-norm epilogue runs on "
+                           "the fp32 FFMA kernel";
+        opPrecision = "fp32";
+      }
+      if (StringRef mma = mmaPrecision(op, opPrecision); !mma.empty()) {
         if (!configureMma(op, mma))
           failedAny = true;
         return;
@@ -159,7 +168,7 @@ public:
           [&] { return op.emitError(); }, ctx, StringRef(kMatmulStrategy),
           ArrayRef<int64_t>{block, 1, 1}, /*vector_width=*/int64_t(1),
           /*max_grid=*/int64_t(0), ArrayRef<int64_t>(tile),
-          /*min_blocks_per_sm=*/kMatmulMinBlocksPerSM, StringRef(precision));
+          /*min_blocks_per_sm=*/kMatmulMinBlocksPerSM, opPrecision);
       if (!config) {
         failedAny = true;
         return;

@@ -142,6 +142,10 @@ struct TileCopy {
   SmallVector<Value> row, col, sOff;
 };
 
+/// Builds the kernel. No call takes two IR-building calls as arguments: C++
+/// leaves their order unspecified, and the op order changes ptxas's register
+/// allocation (the bf16 kernel is at 255 registers). The order kept is the
+/// one g++ gave the nested form (right to left), which does not spill.
 class MmaEmitter {
 public:
   MmaEmitter(MatmulOp op, const MmaTiling &t, gpu::GPUFuncOp kernel)
@@ -176,14 +180,16 @@ public:
     g = arith::DivUIOp::create(b, loc, lane, c64(4));
     tq = arith::RemUIOp::create(b, loc, lane, c64(4));
     int64_t warpCols = t.bn / t.wn;
-    warpRow0 = mul(arith::DivUIOp::create(b, loc, warp, c64(warpCols)),
-                   c64(t.wm));
-    warpCol0 = mul(arith::RemUIOp::create(b, loc, warp, c64(warpCols)),
-                   c64(t.wn));
-    blockM = mul(toI64(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x)),
-                 c64(t.bm));
-    blockN = mul(toI64(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y)),
-                 c64(t.bn));
+    Value cWm = c64(t.wm);
+    warpRow0 = mul(arith::DivUIOp::create(b, loc, warp, c64(warpCols)), cWm);
+    Value cWn = c64(t.wn);
+    warpCol0 = mul(arith::RemUIOp::create(b, loc, warp, c64(warpCols)), cWn);
+    Value cBm = c64(t.bm);
+    blockM =
+        mul(toI64(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x)), cBm);
+    Value cBn = c64(t.bn);
+    blockN =
+        mul(toI64(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y)), cBn);
     auto smemTy = MemRefType::get(
         {ShapedType::kDynamic}, b.getI8Type(), AffineMap(),
         gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
@@ -208,18 +214,23 @@ public:
       {
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointToStart(ifOp.thenBlock());
-        loadStage(c64(s), c64(s * t.bk), aligned);
+        Value k0 = c64(s * t.bk);
+        loadStage(c64(s), k0, aligned);
       }
       NVVM::CpAsyncCommitGroupOp::create(b, loc);
     }
 
     // 4. Lane offsets of the fragments inside a stage (elements, i32).
     Value half = elemBytesIs4() ? tq : mul(tq, c64(2));
-    aLane = toI32(add(mul(add(warpRow0, g), c64(t.aPitch())), half));
-    if (t.transB)
-      bLane = toI32(add(mul(add(warpCol0, g), c64(t.bPitch())), half));
-    else
-      bLane = toI32(add(mul(half, c64(t.bPitch())), add(warpCol0, g)));
+    Value aPitch = c64(t.aPitch());
+    aLane = toI32(add(mul(add(warpRow0, g), aPitch), half));
+    if (t.transB) {
+      Value bPitch = c64(t.bPitch());
+      bLane = toI32(add(mul(add(warpCol0, g), bPitch), half));
+    } else {
+      Value col = add(warpCol0, g);
+      bLane = toI32(add(mul(half, c64(t.bPitch())), col));
+    }
 
     // 5. The main loop, carrying the accumulators. (Loading the next mma
     // step's fragments, and the next tile's first ones across the barrier,
@@ -228,7 +239,8 @@ public:
     int64_t numAcc = t.mTiles() * t.nTiles() * 4;
     Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
     SmallVector<Value> init(numAcc, zero);
-    auto loop = scf::ForOp::create(b, loc, c64(0), numK, c64(1), init);
+    Value one = c64(1);
+    auto loop = scf::ForOp::create(b, loc, c64(0), numK, one, init);
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(loop.getBody());
@@ -240,8 +252,9 @@ public:
       {
         OpBuilder::InsertionGuard ifGuard(b);
         b.setInsertionPointToStart(ifOp.thenBlock());
-        loadStage(arith::RemUIOp::create(b, loc, nextK, c64(t.stages)),
-                  mul(nextK, c64(t.bk)), aligned);
+        Value k0 = mul(nextK, c64(t.bk));
+        loadStage(arith::RemUIOp::create(b, loc, nextK, c64(t.stages)), k0,
+                  aligned);
       }
       NVVM::CpAsyncCommitGroupOp::create(b, loc);
       Value stage = arith::RemUIOp::create(b, loc, kt, c64(t.stages));
@@ -283,9 +296,9 @@ private:
     return arith::SelectOp::create(b, loc, c, x, y);
   }
   Value isMultipleOf(Value x, int64_t d) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                 arith::RemUIOp::create(b, loc, x, c64(d)),
-                                 c64(0));
+    Value zero = c64(0);
+    Value rem = arith::RemUIOp::create(b, loc, x, c64(d));
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rem, zero);
   }
   bool elemBytesIs4() const { return t.elemBytes() == 4; }
   Value smemAt(Value base, Type ty, Value idx) {
@@ -300,8 +313,9 @@ private:
     for (int64_t i = 0; i < rows * c.chunksPerRow / t.threads(); ++i) {
       Value f = add(tid, c64(i * t.threads()));
       Value r = arith::DivUIOp::create(b, loc, f, c64(c.chunksPerRow));
-      Value col = mul(arith::RemUIOp::create(b, loc, f, c64(c.chunksPerRow)),
-                      c64(t.vec()));
+      Value vec = c64(t.vec());
+      Value col =
+          mul(arith::RemUIOp::create(b, loc, f, c64(c.chunksPerRow)), vec);
       c.row.push_back(r);
       c.col.push_back(col);
       c.sOff.push_back(toI32(add(mul(r, c64(sPitch)), col)));
@@ -508,9 +522,10 @@ private:
     scf::YieldOp::create(b, loc, v);
     b.setInsertionPointToStart(ifOp.elseBlock());
     SmallVector<Value> lanes;
-    for (int64_t e = 0; e < 2; ++e)
-      lanes.push_back(loadScalarIf(ptr, ty, add(base, c64(e)),
-                                   both(rowOk, lt(add(col, c64(e)), n))));
+    for (int64_t e = 0; e < 2; ++e) {
+      Value ok = both(rowOk, lt(add(col, c64(e)), n));
+      lanes.push_back(loadScalarIf(ptr, ty, add(base, c64(e)), ok));
+    }
     scf::YieldOp::create(
         b, loc, vector::FromElementsOp::create(b, loc, vecTy, lanes).getResult());
     return ifOp.getResult(0);
@@ -533,9 +548,9 @@ private:
       auto lane = scf::IfOp::create(b, loc, ok, /*withElse=*/false);
       OpBuilder::InsertionGuard laneGuard(b);
       b.setInsertionPointToStart(lane.thenBlock());
+      Value dst = gepElement(b, loc, cPtr, resElem, add(base, c64(e)));
       LLVM::StoreOp::create(b, loc, vector::ExtractOp::create(b, loc, v, e),
-                            gepElement(b, loc, cPtr, resElem, add(base, c64(e))),
-                            bytes);
+                            dst, bytes);
     }
   }
 
@@ -562,19 +577,24 @@ private:
                                 .getResult());
     }
     auto colOf = [&](int64_t j) {
-      return add(add(blockN, warpCol0), add(c64(j * 8), mul(tq, c64(2))));
+      Value lanePair = mul(tq, c64(2));
+      Value inWarp = add(c64(j * 8), lanePair);
+      return add(add(blockN, warpCol0), inWarp);
     };
     // Row vectors (a bias over n) are shared by all rows of a column.
     SmallVector<SmallVector<Value>> rowVecs(inputs.size());
     for (auto [e, read] : llvm::enumerate(reads))
       if (read == EpilogueRead::Row)
-        for (int64_t j = 0; j < t.nTiles(); ++j)
-          rowVecs[e].push_back(loadTwo(epiArgs[e], types[e], colOf(j), always,
-                                       colOf(j), nEven));
+        for (int64_t j = 0; j < t.nTiles(); ++j) {
+          Value col = colOf(j), base = colOf(j);
+          rowVecs[e].push_back(
+              loadTwo(epiArgs[e], types[e], base, always, col, nEven));
+        }
     auto accVecTy = VectorType::get({2}, f32);
     for (int64_t i = 0; i < t.mTiles(); ++i) {
       for (int64_t h = 0; h < 2; ++h) {
-        Value row = add(add(blockM, warpRow0), add(c64(i * 16 + h * 8), g));
+        Value inWarp = add(c64(i * 16 + h * 8), g);
+        Value row = add(add(blockM, warpRow0), inWarp);
         Value rowOk = lt(row, m);
         SmallVector<Value> colVals(inputs.size());
         for (auto [e, read] : llvm::enumerate(reads))
@@ -612,9 +632,9 @@ private:
               SmallVector<Value> lanes;
               for (int64_t l = 0; l < 2; ++l) {
                 Value c = add(col, c64(l));
+                Value ok = both(rowOk, lt(c, n));
                 lanes.push_back(loadScalarIf(epiArgs[e], types[e],
-                                             add(mul(c, m), row),
-                                             both(rowOk, lt(c, n))));
+                                             add(mul(c, m), row), ok));
               }
               in = vector::FromElementsOp::create(
                   b, loc, VectorType::get({2}, types[e]), lanes);

@@ -363,15 +363,11 @@ class ConvertGroupNormToGPUPass
           ConvertGroupNormToGPUPass> {
 public:
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    SmallVector<GroupNormOp> groups;
-    module.walk([&](GroupNormOp op) { groups.push_back(op); });
-    if (groups.empty())
-      return;
-    SymbolTable kernelSymbols(getOrCreateKernelModule(module));
-    for (GroupNormOp op : groups)
-      if (failed(lower(op, kernelSymbols)))
-        return signalPassFailure();
+    if (failed(lowerEachGroup<GroupNormOp>(
+            getOperation(), [&](GroupNormOp op, SymbolTable &kernelSymbols) {
+              return lower(op, kernelSymbols);
+            })))
+      signalPassFailure();
   }
 
 private:

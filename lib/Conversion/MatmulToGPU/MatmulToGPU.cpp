@@ -31,15 +31,11 @@ class ConvertMatmulToGPUPass
     : public fuser::impl::ConvertMatmulToGPUPassBase<ConvertMatmulToGPUPass> {
 public:
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    SmallVector<MatmulOp> groups;
-    module.walk([&](MatmulOp op) { groups.push_back(op); });
-    if (groups.empty())
-      return;
-    SymbolTable kernelSymbols(getOrCreateKernelModule(module));
-    for (MatmulOp op : groups)
-      if (failed(lower(op, kernelSymbols)))
-        return signalPassFailure();
+    if (failed(lowerEachGroup<MatmulOp>(
+            getOperation(), [&](MatmulOp op, SymbolTable &kernelSymbols) {
+              return lower(op, kernelSymbols);
+            })))
+      signalPassFailure();
   }
 
 private:

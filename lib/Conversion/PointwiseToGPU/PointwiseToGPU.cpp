@@ -294,18 +294,11 @@ class ConvertPointwiseToGPUPass
           ConvertPointwiseToGPUPass> {
 public:
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    // Other groups (fuser.matmul, fuser.group_norm) have their own passes.
-    SmallVector<PointwiseOp> groups;
-    module.walk([&](PointwiseOp op) { groups.push_back(op); });
-    if (groups.empty())
-      return;
-
-    gpu::GPUModuleOp kernels = getOrCreateKernelModule(module);
-    SymbolTable kernelSymbols(kernels);
-    for (PointwiseOp op : groups)
-      if (failed(lower(op, kernelSymbols)))
-        return signalPassFailure();
+    if (failed(lowerEachGroup<PointwiseOp>(
+            getOperation(), [&](PointwiseOp op, SymbolTable &kernelSymbols) {
+              return lower(op, kernelSymbols);
+            })))
+      signalPassFailure();
   }
 
 private:

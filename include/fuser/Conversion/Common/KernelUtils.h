@@ -24,6 +24,22 @@ constexpr unsigned kGlobalAddressSpace = 1;
 /// marks `module` as a GPU container module.
 gpu::GPUModuleOp getOrCreateKernelModule(ModuleOp module);
 
+/// Lowers every `OpT` group in `module` with `lower(op, kernelSymbols)`,
+/// collecting them first (lowering erases them); the kernel module is
+/// created only when there is a group.
+template <typename OpT, typename LowerFn>
+LogicalResult lowerEachGroup(ModuleOp module, LowerFn &&lower) {
+  SmallVector<OpT> groups;
+  module.walk([&](OpT op) { groups.push_back(op); });
+  if (groups.empty())
+    return success();
+  SymbolTable kernelSymbols(getOrCreateKernelModule(module));
+  for (OpT op : groups)
+    if (failed(lower(op, kernelSymbols)))
+      return failure();
+  return success();
+}
+
 /// Host code: dimension `d` of a ranked tensor, as a constant index when it
 /// is static, else tensor.dim.
 Value tensorDimSize(OpBuilder &b, Location loc, Value tensor, int64_t d);

@@ -4,14 +4,23 @@
 // artifact: the PTX, the cubin, the kernel manifest (JSON) or a C header
 // that embeds the PTX with a typed launcher per entry function.
 //
+// Each translation parses its input as TranslateFromMLIRRegistration does,
+// but first checks it with checkParserHazards (fuser/Tools/ParserGuard.h),
+// which reports input that would crash MLIR's parser as an ordinary error.
+// One difference: the input is always parsed with an implicit top-level
+// module (--no-implicit-module is not honoured), as every translation here
+// takes a module.
+//
 //===----------------------------------------------------------------------===//
 
 #include "fuser/InitAll.h"
 #include "fuser/Target/CHeader.h"
 #include "fuser/Target/KernelImage.h"
 #include "fuser/Target/Manifest.h"
+#include "fuser/Tools/ParserGuard.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/Support/CommandLine.h"
@@ -23,8 +32,25 @@ static llvm::cl::opt<std::string> headerPrefix(
     llvm::cl::desc("Prefix of the C symbols in --fuser-to-c-header output"),
     llvm::cl::init("fuser"));
 
-static void registerDialects(DialectRegistry &registry) {
-  fuser::registerFuserDialects(registry);
+/// Registers a translation of the module parsed from the input.
+static void registerFromModule(
+    StringRef name, StringRef description,
+    std::function<LogicalResult(ModuleOp, llvm::raw_ostream &)> translate) {
+  TranslateRegistration registration(
+      name, description,
+      [translate](const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
+                  llvm::raw_ostream &os, MLIRContext *context) {
+        DialectRegistry registry;
+        fuser::registerFuserDialects(registry);
+        context->appendDialectRegistry(registry);
+        if (failed(fuser::checkParserHazards(*sourceMgr, context)))
+          return failure();
+        OwningOpRef<ModuleOp> module =
+            parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(context));
+        if (!module)
+          return failure();
+        return translate(*module, os);
+      });
 }
 
 static LogicalResult writeImage(ModuleOp module, llvm::raw_ostream &os,
@@ -42,30 +68,28 @@ static LogicalResult writeImage(ModuleOp module, llvm::raw_ostream &os,
 }
 
 int main(int argc, char **argv) {
-  TranslateFromMLIRRegistration ptx(
-      "fuser-to-ptx", "the PTX of a module compiled with format=ptx",
-      [](ModuleOp m, llvm::raw_ostream &os) { return writeImage(m, os, true); },
-      registerDialects);
-  TranslateFromMLIRRegistration cubin(
-      "fuser-to-cubin", "the cubin of a module compiled with format=cubin",
-      [](ModuleOp m, llvm::raw_ostream &os) {
-        return writeImage(m, os, false);
-      },
-      registerDialects);
-  TranslateFromMLIRRegistration manifest(
+  registerFromModule("fuser-to-ptx",
+                     "the PTX of a module compiled with format=ptx",
+                     [](ModuleOp m, llvm::raw_ostream &os) {
+                       return writeImage(m, os, true);
+                     });
+  registerFromModule("fuser-to-cubin",
+                     "the cubin of a module compiled with format=cubin",
+                     [](ModuleOp m, llvm::raw_ostream &os) {
+                       return writeImage(m, os, false);
+                     });
+  registerFromModule(
       "fuser-to-manifest",
       "the kernel manifest (JSON): how the runtime runs each entry function",
       [](ModuleOp m, llvm::raw_ostream &os) {
         return fuser::translateToManifest(m, os);
-      },
-      registerDialects);
-  TranslateFromMLIRRegistration header(
+      });
+  registerFromModule(
       "fuser-to-c-header",
       "a C header embedding the PTX, with a typed launcher per entry "
       "function (needs only cuda.h and libcuda)",
       [](ModuleOp m, llvm::raw_ostream &os) {
         return fuser::translateToCHeader(m, headerPrefix, os);
-      },
-      registerDialects);
+      });
   return failed(mlirTranslateMain(argc, argv, "fuser translation tool"));
 }

@@ -192,6 +192,36 @@ def bench_w3(iters):
     return with_gemm_rates(res)
 
 
+def bench_w3_variants(iters):
+    """Every W3 configuration compiled as .artifacts/w3v_<tag>, with W3's
+    eager and torch.compile times (fp32) in the same run."""
+    torch.backends.cuda.matmul.allow_tf32 = False
+    lin = torch.nn.Linear(8192, 8192, device="cuda")
+    gn = torch.nn.GroupNorm(512, 8192, eps=1e-5, device="cuda")
+    x = torch.rand(1024, 8192, device="cuda")
+    w, b = lin.weight.detach(), lin.bias.detach()
+    gamma, beta = gn.weight.detach(), gn.bias.detach()
+
+    def ref(x):
+        y = F.leaky_relu(gn(lin(x)), 0.01)
+        return y + y
+
+    out = torch.empty(1024, 8192, device="cuda")
+    with torch.no_grad():
+        expected = ref(x)
+        compiled_fn = torch.compile(ref)
+        res = {"eager": time_fn(lambda: ref(x), iters),
+               "compile": time_fn(lambda: compiled_fn(x), iters)}
+        for ptx in sorted(ARTIFACTS.glob("w3v_*.ptx")):
+            mod = load(ptx.stem)
+            out.fill_(float("nan"))
+            mod.forward(x, w, b, gamma, beta, out=out)
+            err = float((out - expected).abs().max())
+            res[f"{ptx.stem} (err {err:.1e})"] = time_fn(
+                lambda: mod.forward(x, w, b, gamma, beta, out=out), iters)
+    return with_gemm_rates(res)
+
+
 def with_cublas_fraction(res, nbytes):
     """TFLOP/s for W2-shaped timings, and each fuser row's fraction of the
     cuBLAS GEMM's throughput (the row named "cuBLAS ...") in its name."""
@@ -341,6 +371,7 @@ def main():
     benches = {"w1": ("W1 LeakyReLU 4096x393216", bench_w1),
                "w2": ("W2 Linear 8192 + *2 + LeakyReLU, batch 1024", bench_w2),
                "w2v": ("W2 tile variants", bench_w2_variants),
+               "w3v": ("W3 kernel variants", bench_w3_variants),
                "w3": ("W3 Linear + GroupNorm(512) + LeakyReLU + x+x, batch 1024", bench_w3),
                "chain": ("seed chain (7 ops) 65536x1000", bench_chain),
                "w2tf32": ("W2 on tensor cores, TF32 (PyTorch with TF32 allowed)", bench_w2_tf32),

@@ -72,6 +72,7 @@ void mlir::fuser::buildFusionPipeline(OpPassManager &pm,
   FuserConfigureKernelsPassOptions configOpts;
   configOpts.chip = opts.chip;
   configOpts.precision = opts.precision;
+  configOpts.fp32Kernel = opts.fp32Kernel;
   pm.addPass(createFuserConfigureKernelsPass(configOpts));
   pm.addPass(createCSEPass());
 }

@@ -9,10 +9,14 @@
 // Other chips: sm_80 without the sm_90a features.
 // RUN: fuser-opt %fuser_src/examples/pointwise_chain.mlir --fuser-gpu-pipeline="chip=sm_80 features=+ptx70" | fuser-translate --fuser-to-ptx -o %t.sm80.ptx
 // RUN: %ptxas -arch=sm_80 %t.sm80.ptx -o %t.sm80.cubin
-// W2 from linalg: one FFMA GEMM kernel with the epilogue fused.
+// W2 from linalg: one GEMM kernel with the epilogue fused, on fp64 tensor
+// cores by default (sm_90a), on FFMA with fp32-kernel=ffma.
 // RUN: fuser-opt %fuser_src/examples/w2_linear_scale_leaky.mlir --fuser-gpu-pipeline | fuser-translate --fuser-to-ptx -o %t.w2.ptx
-// RUN: FileCheck %s --check-prefix=W2PTX < %t.w2.ptx
+// RUN: FileCheck %s --check-prefix=W2DMMA < %t.w2.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.w2.ptx -o %t.w2.cubin 2>&1 | FileCheck %s --check-prefix=W2
+// RUN: fuser-opt %fuser_src/examples/w2_linear_scale_leaky.mlir --fuser-gpu-pipeline="fp32-kernel=ffma" | fuser-translate --fuser-to-ptx -o %t.w2f.ptx
+// RUN: FileCheck %s --check-prefix=W2PTX < %t.w2f.ptx
+// RUN: %ptxas -arch=sm_90a -v %t.w2f.ptx -o %t.w2f.cubin 2>&1 | FileCheck %s --check-prefix=W2
 // W3 from linalg: the GEMM with the group norm in its epilogue, one kernel
 // (group sums by shuffles), no spills.
 // RUN: fuser-opt %fuser_src/examples/w3_linear_groupnorm.mlir --fuser-gpu-pipeline | fuser-translate --fuser-to-ptx -o %t.w3.ptx
@@ -20,6 +24,7 @@
 // RUN: %ptxas -arch=sm_90a -v %t.w3.ptx -o %t.w3.cubin 2>&1 | FileCheck %s --check-prefix=W3
 // W3PTX-COUNT-1: .entry forward_matmul(
 // W3PTX-NOT: .entry
+// W3PTX: mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64
 // W3PTX: shfl.sync.bfly
 // W3PTX: rsqrt.approx
 // W3: Compiling entry function 'forward_matmul' for 'sm_90a'
@@ -49,6 +54,13 @@
 // W1: 0 bytes spill stores, 0 bytes spill loads
 // CHAIN: Compiling entry function 'forward_pointwise' for 'sm_90a'
 // CHAIN: 0 bytes spill stores, 0 bytes spill loads
+// W2DMMA-COUNT-1: .entry forward_matmul(
+// W2DMMA-NOT: .entry
+// W2DMMA: cp.async.cg.shared.global
+// W2DMMA: ld.shared.v2.b32
+// W2DMMA: cvt.f64.f32
+// W2DMMA: mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64
+// W2DMMA: cvt.rn.f32.f64
 // W2PTX-COUNT-1: .entry forward_matmul(
 // W2PTX-NOT: .entry
 // W2PTX: ld.global.v4

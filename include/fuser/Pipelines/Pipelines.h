@@ -34,6 +34,11 @@ struct FuserPipelineOptions
       *this, "precision",
       llvm::cl::desc("Arithmetic precision: fp32 (default), tf32, 3xtf32, bf16"),
       llvm::cl::init("fp32")};
+  PassOptions::Option<std::string> fp32Kernel{
+      *this, "fp32-kernel",
+      llvm::cl::desc("Kernel of fp32 matmuls: auto (default: fp64 tensor "
+                     "cores on sm_90, else FFMA), ffma or fp64"),
+      llvm::cl::init("auto")};
   PassOptions::Option<bool> report{
       *this, "report",
       llvm::cl::desc("Emit remarks on fusion decisions and unfused ops"),

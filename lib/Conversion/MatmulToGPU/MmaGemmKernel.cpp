@@ -11,6 +11,7 @@
 //       load the warp's A and B fragments from shared memory (32-bit
 //       loads, conflict free thanks to padded rows), round f32 to tf32
 //       (cvt.rna; 3xtf32 also keeps the rounding error as a second tf32)
+//       or widen it to f64 (exact; precision fp64)
 //       mma.sync every (16 x 8) piece of the warp's WM x WN tile
 //   epilogue on the accumulators in registers, two columns at a time
 //
@@ -21,8 +22,8 @@
 // B) is not a multiple of 16 bytes the chunks are not aligned; the kernel
 // then fills the stages with predicated scalar loads and shared stores.
 //
-// Fragment layouts (PTX ISA, mma.m16n8k8 .tf32 and mma.m16n8k16 .bf16),
-// with g = lane / 4 and t = lane % 4:
+// Fragment layouts (PTX ISA, mma.m16n8k8 .tf32/.f64 and mma.m16n8k16
+// .bf16), with g = lane / 4 and t = lane % 4 (f64 takes the tf32 positions):
 //   tf32 A: a0 (g, t) a1 (g+8, t) a2 (g, t+4) a3 (g+8, t+4); B: b0 (k t, n g)
 //     b1 (k t+4, n g).
 //   bf16 A: 32-bit pairs at (g, 2t) (g+8, 2t) (g, 2t+8) (g+8, 2t+8); B: pairs
@@ -40,6 +41,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -57,7 +59,7 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
   MLIRContext *ctx = op.getContext();
   StringRef precision = config.getPrecision();
   Type want;
-  if (precision == "tf32" || precision == "3xtf32")
+  if (precision == "tf32" || precision == "3xtf32" || precision == "fp64")
     want = Float32Type::get(ctx);
   else if (precision == "bf16")
     want = BFloat16Type::get(ctx);
@@ -66,14 +68,15 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
   else
     return op.emitOpError() << "precision '" << precision
                             << "' has no tensor-core ('mma') kernel; use "
-                               "tf32, 3xtf32, bf16 or f16";
+                               "tf32, 3xtf32, fp64, bf16 or f16";
   Type a = elementTypeOf(op.getLhs().getType());
   Type bt = elementTypeOf(op.getRhs().getType());
   if (a != want || bt != want)
     return op.emitOpError()
            << "precision '" << precision << "' needs " << want
            << " operands, got " << a << " x " << bt
-           << " (tf32 and 3xtf32 take f32; bf16 and f16 take their own type)";
+           << " (tf32, 3xtf32 and fp64 take f32; bf16 and f16 take their own "
+              "type)";
   Type c = elementTypeOf(op.getResult().getType());
   if (!isa<Float32Type, BFloat16Type, Float16Type>(c))
     return op.emitOpError() << "the tensor-core kernel writes f32, bf16 or "
@@ -82,10 +85,6 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
   for (Value in : op.getEpilogueInputs())
     if (failed(checkLoadableElementType(op, in.getType())))
       return failure();
-  // The group statistics of a `then` region live in the FFMA kernel only.
-  if (op.hasGroupNorm())
-    return op.emitOpError() << "the tensor-core kernel has no group-norm "
-                               "epilogue yet; use precision=fp32";
 
   ArrayRef<int64_t> tile = config.getTile();
   if (tile.size() != 6)
@@ -93,7 +92,8 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
                                "[BM, BN, BK, WM, WN, STAGES], got "
                             << tile.size() << " sizes";
   MmaTiling t{tile[0], tile[1], tile[2], tile[3], tile[4], tile[5], want,
-              precision == "3xtf32", op.getTransposeB()};
+              precision == "3xtf32", op.getTransposeB(),
+              precision == "fp64"};
   auto describe = [&](InFlightDiagnostic diag) {
     diag << "mma tile [" << t.bm << ", " << t.bn << ", " << t.bk << ", "
          << t.wm << ", " << t.wn << ", " << t.stages << "] ";
@@ -105,6 +105,18 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
            << "unsupported: WM must be a multiple of 16 and WN of 8, "
               "dividing BM and BN; BK a multiple of "
            << t.kStep() << "; at least 2 stages";
+  if (op.hasGroupNorm()) {
+    // Each group: whole m16n8 pieces of one warp's row (normalizeGroups).
+    int64_t groupSize = *op.getNormGroupSize();
+    if (groupSize % 8 || t.wn % groupSize || !llvm::isPowerOf2_64(groupSize))
+      return describe(op.emitOpError())
+             << "cannot hold group_norm(size = " << groupSize
+             << "): a group must be a power of two of whole 8-column pieces "
+                "of a warp's "
+             << t.wn << " columns";
+    if (!elementTypeOf(op.getResult().getType()).isF32())
+      return op.emitOpError() << "the group-norm epilogue needs an f32 result";
+  }
   if (t.threads() > 1024)
     return describe(op.emitOpError()) << "needs " << t.threads()
                                       << " threads; the limit is 1024";
@@ -221,7 +233,7 @@ public:
     }
 
     // 4. Lane offsets of the fragments inside a stage (elements, i32).
-    Value half = elemBytesIs4() ? tq : mul(tq, c64(2));
+    Value half = elemBytesIs4() && !t.pairedK() ? tq : mul(tq, c64(2));
     Value aPitch = c64(t.aPitch());
     aLane = toI32(add(mul(add(warpRow0, g), aPitch), half));
     if (t.transB) {
@@ -237,7 +249,7 @@ public:
     // before the current step's mma.syncs measured slower on an H100: 76
     // against 129 TFLOP/s in tf32, bench/results/mma-*.md.)
     int64_t numAcc = t.mTiles() * t.nTiles() * 4;
-    Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(accTy()));
     SmallVector<Value> init(numAcc, zero);
     Value one = c64(1);
     auto loop = scf::ForOp::create(b, loc, c64(0), numK, one, init);
@@ -301,6 +313,7 @@ private:
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rem, zero);
   }
   bool elemBytesIs4() const { return t.elemBytes() == 4; }
+  Type accTy() { return t.f64Math ? Type(b.getF64Type()) : f32; }
   Value smemAt(Value base, Type ty, Value idx) {
     return gepElement(b, loc, base, ty, idx);
   }
@@ -389,6 +402,15 @@ private:
     return LLVM::LoadOp::create(b, loc, ty, p, 4);
   }
 
+  /// Two adjacent f32 elements at `lane + off` of region `base`, one
+  /// 64-bit shared load.
+  std::pair<Value, Value> loadPair(Value base, Value lane, int64_t off) {
+    Value p = smemAt(base, elem, add(lane, c32(off)));
+    Value v = LLVM::LoadOp::create(b, loc, VectorType::get({2}, f32), p, 8);
+    return {vector::ExtractOp::create(b, loc, v, 0),
+            vector::ExtractOp::create(b, loc, v, 1)};
+  }
+
   /// Two consecutive 16-bit elements along k (rows `off` and `off + pitch`
   /// of an N-major B tile) packed into one 32-bit register, low half first.
   Value loadPairAlongRows(Value base, Value lane, int64_t off) {
@@ -423,6 +445,10 @@ private:
                                   : x);
         continue;
       }
+      if (t.f64Math) {
+        hi.push_back(arith::ExtFOp::create(b, loc, b.getF64Type(), x));
+        continue;
+      }
       Value h = toTf32(x);
       hi.push_back(h);
       if (t.split3) {
@@ -434,7 +460,22 @@ private:
 
   void mma(ArrayRef<Value> a, ArrayRef<Value> bv, MutableArrayRef<Value> c) {
     MLIRContext *ctx = b.getContext();
-    auto resTy = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
+    Type acc = accTy();
+    auto resTy = LLVM::LLVMStructType::getLiteral(ctx, {acc, acc, acc, acc});
+    if (t.f64Math) {
+      // nvvm.mma.sync knows only m8n8k4 for f64; sm_80+ has m16n8k8, whose
+      // fragments sit where tf32's do, so the loads serve both.
+      SmallVector<Value> args(a);
+      args.append(bv.begin(), bv.end());
+      args.append(c.begin(), c.end());
+      Value r = LLVM::CallIntrinsicOp::create(
+                    b, loc, resTy,
+                    b.getStringAttr("llvm.nvvm.mma.m16n8k8.row.col.f64"), args)
+                    ->getResult(0);
+      for (int64_t e = 0; e < 4; ++e)
+        c[e] = LLVM::ExtractValueOp::create(b, loc, r, e);
+      return;
+    }
     NVVM::MMATypes type = elemBytesIs4()  ? NVVM::MMATypes::tf32
                           : elem.isBF16() ? NVVM::MMATypes::bf16
                                           : NVVM::MMATypes::f16;
@@ -458,6 +499,19 @@ private:
     Type fragTy = elemBytesIs4() ? f32 : i32;
     int64_t halfK = t.kStep() / 2, k0 = kk * t.kStep();
     SmallVector<Value> raw;
+    if (t.pairedK()) { // (k t, k t+4) = one 64-bit load (MmaTiling::pairedK)
+      for (int64_t i = 0; i < t.mTiles(); ++i) {
+        auto [r0, r2] = loadPair(aBase, aLane, i * 16 * t.aPitch() + k0);
+        auto [r1, r3] =
+            loadPair(aBase, aLane, (i * 16 + 8) * t.aPitch() + k0);
+        raw.append({r0, r1, r2, r3});
+      }
+      for (int64_t j = 0; j < t.nTiles(); ++j) {
+        auto [b0, b1] = loadPair(bBase, bLane, j * 8 * t.bPitch() + k0);
+        raw.append({b0, b1});
+      }
+      return raw;
+    }
     for (int64_t i = 0; i < t.mTiles(); ++i)
       for (int64_t r = 0; r < 4; ++r)
         raw.push_back(loadShared(
@@ -591,6 +645,7 @@ private:
               loadTwo(epiArgs[e], types[e], base, always, col, nEven));
         }
     auto accVecTy = VectorType::get({2}, f32);
+    Block *norm = op.hasGroupNorm() ? &op.getNormEpilogue().front() : nullptr;
     for (int64_t i = 0; i < t.mTiles(); ++i) {
       for (int64_t h = 0; h < 2; ++h) {
         Value inWarp = add(c64(i * 16 + h * 8), g);
@@ -601,32 +656,37 @@ private:
           if (read == EpilogueRead::Column)
             colVals[e] =
                 splat2(loadScalarIf(epiArgs[e], types[e], row, rowOk));
+        // The whole row of the warp tile first: a group norm needs every
+        // column of its groups before it can scale any.
+        SmallVector<Value> vals;
+        SmallVector<SmallVector<Value>> ins(t.nTiles());
         for (int64_t j = 0; j < t.nTiles(); ++j) {
           Value col = colOf(j);
           int64_t a0 = (i * t.nTiles() + j) * 4 + 2 * h;
           Value v = vector::FromElementsOp::create(
-              b, loc, accVecTy, ValueRange{acc[a0], acc[a0 + 1]});
+              b, loc, VectorType::get({2}, accTy()),
+              ValueRange{acc[a0], acc[a0 + 1]});
+          if (t.f64Math) // the epilogue computes in the result's f32
+            v = arith::TruncFOp::create(b, loc, accVecTy, v);
           if (resElem != f32)
             v = arith::TruncFOp::create(
                 b, loc, VectorType::get({2}, resElem), v);
-          IRMapping mapping;
-          mapping.map(body.getArgument(0), v);
           for (auto [e, read] : llvm::enumerate(reads)) {
-            Value in;
             switch (read) {
             case EpilogueRead::Scalar:
             case EpilogueRead::SingleValue:
-              in = singles[e];
+              ins[j].push_back(singles[e]);
               break;
             case EpilogueRead::Row:
-              in = rowVecs[e][j];
+              ins[j].push_back(rowVecs[e][j]);
               break;
             case EpilogueRead::Column:
-              in = colVals[e];
+              ins[j].push_back(colVals[e]);
               break;
             case EpilogueRead::Full:
-              in = loadTwo(epiArgs[e], types[e], add(mul(row, n), col), rowOk,
-                           col, nEven);
+              ins[j].push_back(loadTwo(epiArgs[e], types[e],
+                                       add(mul(row, n), col), rowOk, col,
+                                       nEven));
               break;
             case EpilogueRead::Transposed: {
               SmallVector<Value> lanes;
@@ -636,21 +696,93 @@ private:
                 lanes.push_back(loadScalarIf(epiArgs[e], types[e],
                                              add(mul(c, m), row), ok));
               }
-              in = vector::FromElementsOp::create(
-                  b, loc, VectorType::get({2}, types[e]), lanes);
+              ins[j].push_back(vector::FromElementsOp::create(
+                  b, loc, VectorType::get({2}, types[e]), lanes));
               break;
             }
             }
-            mapping.map(body.getArgument(e + 1), in);
           }
-          auto out = emitBodyWidened(b, body, mapping, 2);
+          FailureOr<Value> out = applyBody(body, v, ins[j]);
           if (failed(out))
             return failure();
-          storeTwo((*out)[0], row, rowOk, col, nEven);
+          vals.push_back(*out);
         }
+        if (norm) {
+          normalizeGroups(vals);
+          for (int64_t j = 0; j < t.nTiles(); ++j) {
+            FailureOr<Value> out = applyBody(*norm, vals[j], ins[j]);
+            if (failed(out))
+              return failure();
+            vals[j] = *out;
+          }
+        }
+        for (int64_t j = 0; j < t.nTiles(); ++j)
+          storeTwo(vals[j], row, rowOk, colOf(j), nEven);
       }
     }
     return success();
+  }
+
+  /// The 2-wide result of `body` on `value` and the epilogue inputs.
+  FailureOr<Value> applyBody(Block &body, Value value, ArrayRef<Value> in) {
+    IRMapping mapping;
+    mapping.map(body.getArgument(0), value);
+    for (auto [e, v] : llvm::enumerate(in))
+      mapping.map(body.getArgument(e + 1), v);
+    auto out = emitBodyWidened(b, body, mapping, 2);
+    if (failed(out))
+      return failure();
+    return (*out)[0];
+  }
+
+  /// (v - mean) / sqrt(var + eps) over each group of one row of the warp
+  /// tile, in place. A group of G columns is G / 8 neighbouring m16n8
+  /// pieces; in each, the row's 8 columns sit in the 4 lanes of one quad
+  /// (t = lane % 4), 2 per lane. So a group sum is the lane's own sum, then
+  /// butterfly shuffles over the quad; two passes (mean, then squared
+  /// deviations) avoid E[x^2] - E[x]^2 cancellation. Every lane takes part,
+  /// in bounds or not (the shuffles need the whole warp); a group never
+  /// straddles N (G divides it).
+  void normalizeGroups(MutableArrayRef<Value> vals) {
+    int64_t groupSize = *op.getNormGroupSize();
+    int64_t pieces = groupSize / 8;
+    // G is a power of two (getMmaTiling): 1 / G is exact.
+    Value invG = arith::ConstantOp::create(
+        b, loc, b.getF32FloatAttr(1.0f / static_cast<float>(groupSize)));
+    Value eps = arith::ConstantOp::create(
+        b, loc,
+        b.getF32FloatAttr(
+            static_cast<float>(op.getNormEpsilon()->convertToDouble())));
+    auto quadSum = [&](ArrayRef<Value> xs) {
+      Value s;
+      for (Value x : xs) {
+        Value r = vector::ReductionOp::create(b, loc,
+                                              vector::CombiningKind::ADD, x);
+        s = s ? arith::AddFOp::create(b, loc, s, r).getResult() : r;
+      }
+      for (int64_t lanes = 1; lanes < 4; lanes *= 2) {
+        Value other = gpu::ShuffleOp::create(b, loc, s, lanes, /*width=*/32,
+                                             gpu::ShuffleMode::XOR)
+                          .getShuffleResult();
+        s = arith::AddFOp::create(b, loc, s, other);
+      }
+      return s;
+    };
+    for (int64_t q = 0; q * pieces < t.nTiles(); ++q) {
+      MutableArrayRef<Value> grp = vals.slice(q * pieces, pieces);
+      Value mean = arith::MulFOp::create(b, loc, quadSum(grp), invG);
+      SmallVector<Value> dev, sq;
+      for (Value v : grp) {
+        Value d = arith::SubFOp::create(b, loc, v, splat2(mean));
+        dev.push_back(d);
+        sq.push_back(arith::MulFOp::create(b, loc, d, d));
+      }
+      Value var = arith::MulFOp::create(b, loc, quadSum(sq), invG);
+      Value rstd = math::RsqrtOp::create(
+          b, loc, arith::AddFOp::create(b, loc, var, eps));
+      for (int64_t p = 0; p < pieces; ++p)
+        grp[p] = arith::MulFOp::create(b, loc, dev[p], splat2(rstd));
+    }
   }
 
   MatmulOp op;

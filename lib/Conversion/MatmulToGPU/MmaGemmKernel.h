@@ -2,9 +2,10 @@
 //
 // Builds the body of the tensor-core GEMM kernel (strategy "mma") for one
 // fuser.matmul group: mma.sync m16n8k8 on tf32 (precision tf32 or 3xtf32,
-// f32 operands) or m16n8k16 on bf16/f16 operands, fp32 accumulation, a
-// cp.async multi-stage shared-memory pipeline and the epilogue applied in
-// registers. The pass (MatmulToGPU.cpp) creates the gpu.func and the host
+// f32 operands, fp32 accumulation), m16n8k8 on f64 (precision fp64: f32
+// operands widened exactly, fp64 products and accumulation) or m16n8k16 on
+// bf16/f16 operands (fp32 accumulation), a cp.async multi-stage
+// shared-memory pipeline and the epilogue applied in registers. The pass (MatmulToGPU.cpp) creates the gpu.func and the host
 // launch; this builder only fills in the kernel.
 //
 //===----------------------------------------------------------------------===//
@@ -32,6 +33,9 @@ struct MmaTiling {
   /// Three tf32 products per step (the hi/lo split) instead of one.
   bool split3 = false;
   bool transB = false;
+  /// f32 operands widened to f64 in registers, f64 mma and accumulators
+  /// (DMMA): more accurate than FFMA, and on Hopper as fast in peak.
+  bool f64Math = false;
 
   int64_t warps() const { return (bm / wm) * (bn / wn); }
   int64_t threads() const { return 32 * warps(); }
@@ -42,11 +46,18 @@ struct MmaTiling {
   int64_t kStep() const { return elemBytes() == 4 ? 8 : 16; }
   int64_t mTiles() const { return wm / 16; }
   int64_t nTiles() const { return wn / 8; }
+  /// fp64 with both operands K-major: the mma's k = t and k = t + 4 are
+  /// read from the adjacent stage columns 2t and 2t + 1 (a permutation of
+  /// k inside each step, the same for A and B, so the sum is unchanged),
+  /// making each fragment pair one 64-bit shared load.
+  bool pairedK() const { return f64Math && transB; }
   /// Shared-memory row pitches in elements. K-major rows (A, and B when
-  /// transposed) are padded by 16 bytes, N-major B rows by 8 elements, so
-  /// that the fragment loads of a warp hit 32 distinct banks.
-  int64_t aPitch() const { return bk + vec(); }
-  int64_t bPitch() const { return transB ? bk + vec() : bn + 8; }
+  /// transposed) are padded by 16 bytes (32 for paired loads), N-major B
+  /// rows by 8 elements, so that the fragment loads of a warp (or of each
+  /// half warp, for 64-bit loads) hit 32 distinct banks.
+  int64_t kPad() const { return pairedK() ? 8 : vec(); }
+  int64_t aPitch() const { return bk + kPad(); }
+  int64_t bPitch() const { return transB ? bk + kPad() : bn + 8; }
   int64_t aStageElems() const { return bm * aPitch(); }
   int64_t bStageElems() const { return (transB ? bn : bk) * bPitch(); }
   int64_t stageBytes() const {

@@ -93,7 +93,7 @@ func.func @bf16(%a: tensor<?x64xbf16>, %b: tensor<64x128xbf16>) -> tensor<?x128x
 
 // Precision and element types must agree.
 func.func @tf32_on_bf16(%a: tensor<4x16xbf16>, %b: tensor<4x16xbf16>) -> tensor<4x4xf32> {
-  // expected-error @+1 {{precision 'tf32' needs 'f32' operands, got 'bf16' x 'bf16' (tf32 and 3xtf32 take f32; bf16 and f16 take their own type)}}
+  // expected-error @+1 {{precision 'tf32' needs 'f32' operands, got 'bf16' x 'bf16' (tf32, 3xtf32 and fp64 take f32; bf16 and f16 take their own type)}}
   %y = fuser.matmul %a, %b transpose_b epilogue_maps []
          {config = #fuser.config<strategy = "mma", block = [32, 1, 1], tile = [16, 8, 16, 16, 8, 2], precision = "tf32">}
          : tensor<4x16xbf16>, tensor<4x16xbf16> -> tensor<4x4xf32> {
@@ -119,7 +119,7 @@ func.func @bf16_on_f32(%a: tensor<4x16xf32>, %b: tensor<4x16xf32>) -> tensor<4x4
 // -----
 
 func.func @fp32_mma(%a: tensor<4x16xf32>, %b: tensor<4x16xf32>) -> tensor<4x4xf32> {
-  // expected-error @+1 {{precision 'fp32' has no tensor-core ('mma') kernel; use tf32, 3xtf32, bf16 or f16}}
+  // expected-error @+1 {{precision 'fp32' has no tensor-core ('mma') kernel; use tf32, 3xtf32, fp64, bf16 or f16}}
   %y = fuser.matmul %a, %b transpose_b epilogue_maps []
          {config = #fuser.config<strategy = "mma", block = [32, 1, 1], tile = [16, 8, 8, 16, 8, 2]>}
          : tensor<4x16xf32>, tensor<4x16xf32> -> tensor<4x4xf32> {
@@ -183,11 +183,12 @@ func.func @too_much_shared(%a: tensor<4x16xf32>, %b: tensor<4x16xf32>) -> tensor
 
 // -----
 
-// A group-norm epilogue (`then` region) runs only in the FFMA kernel.
+// A group-norm epilogue needs each group as whole 8-column pieces of one
+// warp's row: groups of 4 do not fit.
 func.func @group_norm(%a: tensor<4x16xf32>, %b: tensor<32x16xf32>) -> tensor<4x32xf32> {
-  // expected-error @+1 {{the tensor-core kernel has no group-norm epilogue yet; use precision=fp32}}
-  %y = fuser.matmul %a, %b transpose_b epilogue_maps [] group_norm(size = 16, eps = 1.0e-05)
-         {config = #fuser.config<strategy = "mma", block = [32, 1, 1], tile = [16, 32, 8, 16, 32, 2], precision = "tf32">}
+  // expected-error @+1 {{mma tile [16, 32, 8, 16, 32, 2] cannot hold group_norm(size = 4): a group must be a power of two of whole 8-column pieces of a warp's 32 columns}}
+  %y = fuser.matmul %a, %b transpose_b epilogue_maps [] group_norm(size = 4, eps = 1.0e-05)
+         {config = #fuser.config<strategy = "mma", block = [32, 1, 1], tile = [16, 32, 8, 16, 32, 2], precision = "fp64">}
          : tensor<4x16xf32>, tensor<32x16xf32> -> tensor<4x32xf32> {
   ^bb0(%acc: f32):
     fuser.yield %acc : f32
@@ -196,4 +197,68 @@ func.func @group_norm(%a: tensor<4x16xf32>, %b: tensor<32x16xf32>) -> tensor<4x3
     fuser.yield %v : f32
   }
   return %y : tensor<4x32xf32>
+}
+
+// -----
+
+// fp64 (the default fp32 kernel on sm_90a): f32 fragments widened exactly,
+// m16n8k8 f64 mma.syncs (an intrinsic call: nvvm.mma.sync has only m8n8k4
+// for f64), f64 accumulators rounded once to f32 before the epilogue. With
+// both operands K-major, each fragment pair (k t, k t+4) is one 64-bit load
+// from stage columns 2t, 2t+1; rows are padded by 8 floats.
+// CHECK-LABEL: func.func @fp64
+// 2 stages x (16 + 32 rows) x (16 + 8) floats = 9216 bytes.
+// CHECK: gpu.launch_func {{.+}} dynamic_shared_memory_size %c9216_i32
+// CHECK-LABEL: gpu.func @fp64_matmul
+// CHECK: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f64
+// CHECK: scf.for {{.+}} iter_args(%{{.+}} = %[[ZERO]],
+// CHECK: llvm.load %{{.+}} {alignment = 8 : i64} : !llvm.ptr<3> -> vector<2xf32>
+// CHECK: arith.extf %{{.+}} : f32 to f64
+// CHECK-COUNT-4: llvm.call_intrinsic "llvm.nvvm.mma.m16n8k8.row.col.f64"({{.+}}) : (f64, f64, f64, f64, f64, f64, f64, f64, f64, f64) -> !llvm.struct<(f64, f64, f64, f64)>
+// CHECK: scf.yield
+// CHECK: arith.truncf %{{.+}} : vector<2xf64> to vector<2xf32>
+// CHECK: arith.addf %{{.+}}, %{{.+}} : vector<2xf32>
+func.func @fp64(%a: tensor<?x16xf32>, %b: tensor<32x16xf32>, %bias: tensor<32xf32>) -> tensor<?x32xf32> {
+  %y = fuser.matmul %a, %b transpose_b epilogue_inputs(%bias : tensor<32xf32>)
+         epilogue_maps [affine_map<(m, n) -> (n)>]
+         {config = #fuser.config<strategy = "mma", block = [32, 1, 1], tile = [16, 32, 16, 16, 32, 2], precision = "fp64">}
+         : tensor<?x16xf32>, tensor<32x16xf32> -> tensor<?x32xf32> {
+  ^bb0(%acc: f32, %bi: f32):
+    %s = arith.addf %acc, %bi : f32
+    fuser.yield %s : f32
+  }
+  return %y : tensor<?x32xf32>
+}
+
+// -----
+
+// A group norm in the fp64 kernel's epilogue: groups of 16 are two m16n8
+// pieces, so per row a lane sums its 4 values, then 2 butterfly shuffles
+// over the quad; mean first, then the squared deviations (two passes); the
+// `then` region after the normalization.
+// CHECK-LABEL: gpu.func @gn_matmul
+// CHECK: scf.yield
+// CHECK: vector.reduction <add>, %{{.+}} : vector<2xf32> into f32
+// CHECK: gpu.shuffle  xor %{{.+}}, %c1_i32
+// CHECK: gpu.shuffle  xor %{{.+}}, %c2_i32
+// CHECK: %[[MEAN:.+]] = arith.mulf %{{.+}}, %cst{{.*}} : f32
+// CHECK: arith.subf %{{.+}}, %{{.+}} : vector<2xf32>
+// CHECK: gpu.shuffle  xor
+// CHECK: gpu.shuffle  xor
+// CHECK: math.rsqrt
+// CHECK: arith.mulf %{{.+}}, %{{.+}} : vector<2xf32>
+// CHECK: arith.maximumf
+func.func @gn(%a: tensor<?x16xf32>, %b: tensor<32x16xf32>) -> tensor<?x32xf32> {
+  %y = fuser.matmul %a, %b transpose_b epilogue_maps [] group_norm(size = 16, eps = 1.0e-05)
+         {config = #fuser.config<strategy = "mma", block = [32, 1, 1], tile = [16, 32, 16, 16, 32, 2], precision = "fp64">}
+         : tensor<?x16xf32>, tensor<32x16xf32> -> tensor<?x32xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  } then {
+  ^bb0(%v: f32):
+    %z = arith.constant 0.0 : f32
+    %r = arith.maximumf %v, %z : f32
+    fuser.yield %r : f32
+  }
+  return %y : tensor<?x32xf32>
 }

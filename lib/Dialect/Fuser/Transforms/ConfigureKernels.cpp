@@ -46,17 +46,50 @@ constexpr int64_t kMatmulMinBlocksPerSM = 1; // ~246 registers: one block
 /// fragments, so 8 warps of 64 x 32.
 constexpr StringLiteral kMmaStrategy = "mma";
 constexpr int64_t kMmaTf32Tile[] = {128, 128, 16, 64, 64, 4};
+/// fp64 (DMMA) accumulators take two registers each, so warps of 64 x 32.
+/// Best spill-free tiling of 9 on W2 and W3 (H100, 2026-11-22,
+/// bench/results/H100-2026-11-22-fp64.md): 52.8 TFLOP/s on W2 (cuBLAS SGEMM
+/// 51), 52.4 on W3; 128 x 64 and 64 x 128 tiles at 2 blocks/SM are within
+/// 1% but spill.
+constexpr int64_t kMmaFp64Tile[] = {128, 128, 32, 64, 32, 4};
 constexpr int64_t kMma3xTf32Tile[] = {128, 128, 16, 64, 32, 4};
 constexpr int64_t kMmaHalfTile[] = {128, 128, 32, 64, 64, 3};
 
+/// Chips whose fp64 tensor cores (DMMA) match their fp32 FMA peak, where
+/// f32 operands widened to f64 give fp32-or-better results fastest: DMMA
+/// issues one instruction per 512 FMAs, so the kernel is no longer bound by
+/// the issue slots that cap an FFMA main loop. W2 on an H100, 2026-11-22:
+/// cuBLAS DGEMM 63 TFLOP/s against 50 for cuBLAS SGEMM and 46 for fuser's
+/// FFMA kernel (bench/results/).
+bool hasFastFp64TensorCores(StringRef chip) {
+  return chip == "sm_90" || chip == "sm_90a";
+}
+
+/// Whether the fp64 tensor-core kernel's epilogue can normalize `op`'s
+/// groups: whole 8-column pieces of one warp's row, a power of two
+/// (MmaGemmKernel's normalizeGroups).
+bool mmaHoldsGroups(MatmulOp op) {
+  int64_t g = *op.getNormGroupSize();
+  return g % 8 == 0 && llvm::isPowerOf2_64(g) && kMmaFp64Tile[4] % g == 0;
+}
+
 /// The tensor-core precision of `op`, or "" for the fp32 FFMA kernel.
-StringRef mmaPrecision(MatmulOp op, StringRef precision) {
+/// `fp32Kernel` (auto, ffma, fp64) picks the kernel of fp32 f32 matmuls.
+StringRef mmaPrecision(MatmulOp op, StringRef precision, StringRef fp32Kernel,
+                       StringRef chip) {
   Type elem = getElementTypeOrSelf(op.getLhs().getType());
   if (elem.isBF16())
     return "bf16";
   if (elem.isF16())
     return "f16";
-  return precision == "fp32" ? StringRef() : precision;
+  if (precision != "fp32")
+    return precision;
+  if (!elem.isF32() || fp32Kernel == "ffma" ||
+      (op.hasGroupNorm() && !mmaHoldsGroups(op)))
+    return StringRef();
+  if (fp32Kernel == "fp64" || hasFastFp64TensorCores(chip))
+    return "fp64";
+  return StringRef();
 }
 
 /// GroupNorm: one block per (sample, group), threads striding over the
@@ -113,6 +146,12 @@ public:
 
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
+    if (!llvm::is_contained({"auto", "ffma", "fp64"}, fp32Kernel)) {
+      getOperation().emitError()
+          << "fp32-kernel must be auto, ffma or fp64, got '" << fp32Kernel
+          << "'";
+      return signalPassFailure();
+    }
     bool failedAny = false;
     getOperation().walk([&](PointwiseOp op) {
       if (op.getConfigAttr())
@@ -134,16 +173,24 @@ public:
     getOperation().walk([&](MatmulOp op) {
       if (op.getConfigAttr())
         return; // chosen earlier or by the user
-      // Only the FFMA kernel normalizes groups in its epilogue; it computes
-      // in fp32, more accurately than asked.
+      // A group norm divides by the spread of its group, which amplifies
+      // the GEMM's error by 1/sigma: it keeps fp32 accuracy (FFMA, or fp64
+      // tensor cores where the groups fit their epilogue).
       StringRef opPrecision = precision;
       if (op.hasGroupNorm() && opPrecision != "fp32") {
         op.emitRemark() << "precision " << opPrecision
-                        << " not applied: the group-norm epilogue runs on "
-                           "the fp32 FFMA kernel";
+                        << " not applied: a group-norm epilogue keeps fp32 "
+                           "accuracy";
         opPrecision = "fp32";
       }
-      if (StringRef mma = mmaPrecision(op, opPrecision); !mma.empty()) {
+      if (op.hasGroupNorm() && fp32Kernel == "fp64" && !mmaHoldsGroups(op))
+        op.emitRemark() << "fp32-kernel=fp64 not applied: groups of "
+                        << *op.getNormGroupSize()
+                        << " columns do not fit the tensor-core epilogue "
+                           "(a power of two, a multiple of 8 dividing "
+                        << kMmaFp64Tile[4] << "); FFMA instead";
+      if (StringRef mma = mmaPrecision(op, opPrecision, fp32Kernel, chip);
+          !mma.empty()) {
         if (!configureMma(op, mma))
           failedAny = true;
         return;
@@ -192,19 +239,24 @@ private:
   bool configureMma(MatmulOp op, StringRef mma) {
     ArrayRef<int64_t> defaults = mma == "tf32"     ? ArrayRef(kMmaTf32Tile)
                                  : mma == "3xtf32" ? ArrayRef(kMma3xTf32Tile)
+                                 : mma == "fp64"   ? ArrayRef(kMmaFp64Tile)
                                                    : ArrayRef(kMmaHalfTile);
     SmallVector<int64_t> tile(defaults);
     if (tileSizes.size() == 6) {
       tile.assign(tileSizes.begin(), tileSizes.end());
-    } else if (tileSizes.size() == 3) { // warps of up to 64 x 64
+    } else if (tileSizes.size() == 3) { // warps of at most the default's
       tile = {tileSizes[0], tileSizes[1], tileSizes[2],
-              std::min<int64_t>(tileSizes[0], 64),
-              std::min<int64_t>(tileSizes[1], 64), defaults[5]};
+              std::min<int64_t>(tileSizes[0], defaults[3]),
+              std::min<int64_t>(tileSizes[1], defaults[4]), defaults[5]};
     } else if (!tileSizes.empty()) {
       op.emitError() << "tile-sizes of a tensor-core matmul must list 3 "
                         "values (M, N, K) or 6 (M, N, K, warp M, warp N, "
                         "stages), got "
                      << tileSizes.size();
+      if (mma == "fp64")
+        op.emitRemark() << "fp32 matmuls for " << chip
+                        << " run on fp64 tensor cores; fp32-kernel=ffma "
+                           "selects the FFMA kernel and its tiles";
       return false;
     }
     int64_t block =

@@ -1,15 +1,21 @@
-// RUN: fuser-opt %s --fuser-configure-kernels="precision=tf32" -verify-diagnostics | FileCheck %s
+// RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="precision=tf32" -verify-diagnostics | FileCheck %s
+// RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="fp32-kernel=ffma" | FileCheck %s --check-prefix=FFMA
+// RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="fp32-kernel=fp64" 2>&1 | FileCheck %s --check-prefix=FORCED
 
-// A matmul with a group-norm epilogue stays on the fp32 FFMA kernel under a
-// tensor-core precision (that kernel alone normalizes in its epilogue), with
-// a remark; a plain matmul beside it gets the tensor-core configuration.
+// A matmul with a group-norm epilogue keeps fp32 accuracy under a
+// tensor-core precision, with a remark: the group norm divides by each
+// group's spread and so amplifies GEMM error. Its groups of 16 fit the fp64
+// tensor-core epilogue (whole 8-column pieces of a warp's 32 columns), so
+// it runs there on sm_90a; a plain matmul beside it gets tf32.
 #col = affine_map<(d0, d1) -> (d1)>
 // CHECK-LABEL: func.func @mixed
-// CHECK: fuser.matmul {{.+}} group_norm(size = 16, eps = 1.000000e-05) {config = #fuser.config<strategy = "ffma", block = [256, 1, 1], tile = [256, 128, 8, 16, 8], min_blocks_per_sm = 1>}
+// CHECK: fuser.matmul {{.+}} group_norm(size = 16, eps = 1.000000e-05) {config = #fuser.config<strategy = "mma", block = [256, 1, 1], tile = [128, 128, 32, 64, 32, 4], min_blocks_per_sm = 1, precision = "fp64">}
 // CHECK: fuser.matmul {{.+}} {config = #fuser.config<strategy = "mma", {{.+}}, precision = "tf32">}
+// FFMA-LABEL: func.func @mixed
+// FFMA: fuser.matmul {{.+}} group_norm(size = 16, eps = 1.000000e-05) {config = #fuser.config<strategy = "ffma", block = [256, 1, 1], tile = [256, 128, 8, 16, 8], min_blocks_per_sm = 1>}
 func.func @mixed(%x: tensor<?x32xf32>, %w: tensor<64x32xf32>, %g: tensor<64xf32>,
                  %be: tensor<64xf32>) -> (tensor<?x64xf32>, tensor<?x64xf32>) {
-  // expected-remark @+1 {{precision tf32 not applied: the group-norm epilogue runs on the fp32 FFMA kernel}}
+  // expected-remark @+1 {{precision tf32 not applied: a group-norm epilogue keeps fp32 accuracy}}
   %y = fuser.matmul %x, %w transpose_b epilogue_inputs(%g, %be : tensor<64xf32>, tensor<64xf32>)
          epilogue_maps [#col, #col] group_norm(size = 16, eps = 1.0e-05)
          : tensor<?x32xf32>, tensor<64x32xf32> -> tensor<?x64xf32> {
@@ -26,4 +32,26 @@ func.func @mixed(%x: tensor<?x32xf32>, %w: tensor<64x32xf32>, %g: tensor<64xf32>
     fuser.yield %acc : f32
   }
   return %y, %z : tensor<?x64xf32>, tensor<?x64xf32>
+}
+
+// -----
+
+// Groups of 64 columns are wider than a tensor-core warp's 32: FFMA, with a
+// remark when fp64 was asked for.
+// CHECK-LABEL: func.func @wide_groups
+// CHECK: group_norm(size = 64, eps = 1.000000e-05) {config = #fuser.config<strategy = "ffma"
+// FORCED: remark: fp32-kernel=fp64 not applied: groups of 64 columns do not fit the tensor-core epilogue (a power of two, a multiple of 8 dividing 32); FFMA instead
+// FORCED-LABEL: func.func @wide_groups
+// FORCED: strategy = "ffma"
+func.func @wide_groups(%x: tensor<?x32xf32>, %w: tensor<128x32xf32>) -> tensor<?x128xf32> {
+  // expected-remark @+1 {{precision tf32 not applied: a group-norm epilogue keeps fp32 accuracy}}
+  %y = fuser.matmul %x, %w transpose_b epilogue_maps [] group_norm(size = 64, eps = 1.0e-05)
+         : tensor<?x32xf32>, tensor<128x32xf32> -> tensor<?x128xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  } then {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  return %y : tensor<?x128xf32>
 }

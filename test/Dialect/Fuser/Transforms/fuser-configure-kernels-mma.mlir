@@ -9,9 +9,10 @@
 // The pipeline's precision option reaches the configuration.
 // RUN: fuser-opt %s -split-input-file --fuser-fusion-pipeline="precision=tf32" | FileCheck %s --check-prefix=TF32
 
-// f32: FFMA by default, tensor cores when the precision option asks.
+// f32: fp64 tensor cores by default on sm_90a (fuser-configure-kernels.mlir
+// covers the choice), tf32 / 3xtf32 ones when the precision option asks.
 // FP32-LABEL: func.func @f32
-// FP32: strategy = "ffma"
+// FP32: config = #fuser.config<strategy = "mma", block = [256, 1, 1], tile = [128, 128, 32, 64, 32, 4], min_blocks_per_sm = 1, precision = "fp64">
 // TF32-LABEL: func.func @f32
 // TF32: config = #fuser.config<strategy = "mma", block = [128, 1, 1], tile = [128, 128, 16, 64, 64, 4], min_blocks_per_sm = 1, precision = "tf32">
 // X3-LABEL: func.func @f32

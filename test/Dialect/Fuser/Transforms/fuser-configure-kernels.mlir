@@ -1,8 +1,12 @@
 // RUN: fuser-opt %s -split-input-file --fuser-configure-kernels | FileCheck %s
-// RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="block-size=128 vector-width=2 max-grid=0" | FileCheck %s --check-prefix=OVERRIDE
+// RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="block-size=128 vector-width=2 max-grid=0 fp32-kernel=ffma" | FileCheck %s --check-prefix=OVERRIDE
 // RUN: not fuser-opt %s -split-input-file --fuser-configure-kernels="vector-width=3" 2>&1 | FileCheck %s --check-prefix=BAD
-// RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="tile-sizes=64,64,8" | FileCheck %s --check-prefix=TILE
-// RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="tile-sizes=64,64" -verify-diagnostics
+// RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="tile-sizes=64,64,8 fp32-kernel=ffma" | FileCheck %s --check-prefix=TILE
+// RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="tile-sizes=64,64 fp32-kernel=ffma" -verify-diagnostics
+// RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="chip=sm_80" | FileCheck %s --check-prefix=SM80
+// RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="chip=sm_80 fp32-kernel=fp64" | FileCheck %s --check-prefix=FORCED
+// RUN: not fuser-opt %s --fuser-configure-kernels="fp32-kernel=dmma" 2>&1 | FileCheck %s --check-prefix=BADKERNEL
+// BADKERNEL: error: fp32-kernel must be auto, ffma or fp64, got 'dmma'
 
 // f32: four lanes make a 128-bit access.
 // CHECK-LABEL: func.func @f32_chain
@@ -48,11 +52,19 @@ func.func @preset(%x: tensor<?xf32>) -> tensor<?xf32> {
 
 // -----
 
-// A matmul gets the measured FFMA configuration; tile-sizes overrides its
-// tile (tensor-core precisions: fuser-configure-kernels-mma.mlir).
+// An f32 matmul for sm_90a (the default chip) runs on fp64 tensor cores;
+// elsewhere, or with fp32-kernel=ffma, it gets the measured FFMA
+// configuration, whose tile tile-sizes overrides (tensor-core precisions:
+// fuser-configure-kernels-mma.mlir).
 // CHECK-LABEL: func.func @matmul
 // CHECK: fuser.matmul
-// CHECK-SAME: {config = #fuser.config<strategy = "ffma", block = [256, 1, 1], tile = [256, 128, 8, 16, 8], min_blocks_per_sm = 1>}
+// CHECK-SAME: {config = #fuser.config<strategy = "mma", block = [256, 1, 1], tile = [128, 128, 32, 64, 32, 4], min_blocks_per_sm = 1, precision = "fp64">}
+// SM80-LABEL: func.func @matmul
+// SM80: config = #fuser.config<strategy = "ffma", block = [256, 1, 1], tile = [256, 128, 8, 16, 8], min_blocks_per_sm = 1>
+// FORCED-LABEL: func.func @matmul
+// FORCED: precision = "fp64"
+// FORCED-LABEL: func.func @f64_matmul
+// FORCED: strategy = "ffma"
 // OVERRIDE-LABEL: func.func @matmul
 // OVERRIDE: config = #fuser.config<strategy = "ffma", block = [256, 1, 1], tile = [256, 128, 8, 16, 8], min_blocks_per_sm = 1>
 // TILE-LABEL: func.func @matmul
@@ -64,4 +76,18 @@ func.func @matmul(%a: tensor<?x16xf32>, %w: tensor<8x16xf32>) -> tensor<?x8xf32>
     fuser.yield %acc : f32
   }
   return %r : tensor<?x8xf32>
+}
+
+// -----
+
+// Only f32 matmuls take the fp64 tensor-core kernel.
+// CHECK-LABEL: func.func @f64_matmul
+// CHECK: strategy = "ffma"
+func.func @f64_matmul(%a: tensor<4x16xf64>, %w: tensor<8x16xf64>) -> tensor<4x8xf64> {
+  // expected-error@below {{tile-sizes must list 3 values (M, N, K) or 5 (M, N, K, thread M, thread N), got 2}}
+  %r = fuser.matmul %a, %w transpose_b epilogue_maps [] : tensor<4x16xf64>, tensor<8x16xf64> -> tensor<4x8xf64> {
+  ^bb0(%acc: f64):
+    fuser.yield %acc : f64
+  }
+  return %r : tensor<4x8xf64>
 }

@@ -37,7 +37,8 @@ def Fuser_KernelConfigAttr : Fuser_Attr<"KernelConfig", "config"> {
     - `tile`: tile sizes for tiled strategies (empty for pointwise).
     - `min_blocks_per_sm`: blocks that must fit on one SM at once (0: no
       constraint); caps the registers per thread like `__launch_bounds__`.
-    - `precision`: the arithmetic precision policy (`fp32`, `tf32`, ...).
+    - `precision`: the arithmetic of the kernel: `fp32` (FFMA), `tf32`,
+      `3xtf32`, `fp64` (f32 operands on f64 tensor cores), `bf16`, `f16`.
 
     Example: `#fuser.config<strategy = "pointwise", block = [256, 1, 1],
     vector_width = 4, max_grid = 1048576>`

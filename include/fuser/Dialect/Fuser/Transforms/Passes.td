@@ -283,6 +283,13 @@ def FuserConfigureKernelsPass : Pass<"fuser-configure-kernels", "mlir::ModuleOp"
     cp.async pipeline depth) and one warp per warp tile; `tile-sizes` takes
     `M,N,K` (warps of up to 64 x 64) or all six.
 
+    Under the default `precision=fp32`, an f32 matmul for sm_90/sm_90a (whose
+    fp64 tensor cores match the fp32 FMA peak) gets the `mma` strategy with
+    `precision = "fp64"`: operands widened exactly to f64, fp64 products and
+    sums, so at least as accurate as FFMA and faster (Hopper's DMMA path
+    keeps the issue slots free). A matmul with a group-norm epilogue, or any
+    other chip, gets FFMA. `fp32-kernel=ffma|fp64` forces either.
+
     ```mlir
     %r = fuser.pointwise ins(%x : tensor<?xf32>) maps [...]
            {config = #fuser.config<strategy = "pointwise", block = [256, 1, 1],
@@ -302,6 +309,9 @@ def FuserConfigureKernelsPass : Pass<"fuser-configure-kernels", "mlir::ModuleOp"
            "Arithmetic precision policy of f32 matmuls: fp32 (FFMA), tf32 or "
            "3xtf32 (tensor cores); bf16/f16 matmuls always run on tensor "
            "cores in their own type">,
+    Option<"fp32Kernel", "fp32-kernel", "std::string", /*default=*/"\"auto\"",
+           "Kernel of fp32-precision f32 matmuls: auto (by chip), ffma (fp32 "
+           "FMA on CUDA cores) or fp64 (f64 tensor cores, exact products)">,
     ListOption<"tileSizes", "tile-sizes", "int64_t",
                "Override: matmul tile sizes M,N,K or M,N,K,TM,TN (empty: heuristic)">
   ];

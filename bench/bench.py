@@ -136,6 +136,14 @@ def bench_w2(iters):
                "compile": time_fn(lambda: compiled_fn(x), iters),
                "cuBLAS GEMM alone": time_fn(lambda: torch.mm(x, w.T), iters),
                "fuser": time_fn(ours, iters)}
+        if (ARTIFACTS / "w2_linear_scale_leaky_ffma.ptx").exists():
+            ffma = load("w2_linear_scale_leaky_ffma")
+            res["fuser FFMA (fp32-kernel=ffma)"] = time_fn(
+                lambda: ffma.forward(x, w, b, out=out), iters)
+        # The fp64 tensor-core rate the default kernel draws on.
+        x64, w64 = x.double(), w.double()
+        res["cuBLAS DGEMM alone (f64 tensors)"] = time_fn(lambda: torch.mm(x64, w64.T), iters)
+        del x64, w64
         torch.backends.cuda.matmul.allow_tf32 = True
         res["eager TF32"] = time_fn(lambda: ref(x), iters)
         torch.backends.cuda.matmul.allow_tf32 = False
@@ -184,6 +192,10 @@ def bench_w3(iters):
         res = {"eager": time_fn(lambda: ref(x), iters),
                "compile": time_fn(lambda: compiled_fn(x), iters),
                "fuser": time_fn(ours, iters)}
+        if (ARTIFACTS / "w3_linear_groupnorm_ffma.ptx").exists():
+            ffma = load("w3_linear_groupnorm_ffma")
+            res["fuser FFMA (fp32-kernel=ffma)"] = time_fn(
+                lambda: ffma.forward(x, w, b, gamma, beta, out=out), iters)
         # Issue #5's yardstick: W3 should cost what fuser's own W2 costs.
         w2 = load("w2_linear_scale_leaky")
         res["fuser W2, same run"] = time_fn(lambda: w2.forward(x, w, b, out=out), iters)

@@ -15,5 +15,15 @@ for src in examples/*.mlir test/gpu/Inputs/*.mlir; do
   rm "$OUT/$stem.gpu.mlir"
   echo "[artifacts] $stem"
 done
-# Tensor-core GEMM variants (tf32, 3xtf32, bf16): their own script.
+# The FFMA kernel where the default is fp64 tensor cores: <stem>_ffma.
+for src in examples/w2_linear_scale_leaky.mlir examples/w3_linear_groupnorm.mlir \
+           test/gpu/Inputs/matmul_w2.mlir test/gpu/Inputs/linear_group_norm_odd.mlir; do
+  stem=$(basename "$src" .mlir)_ffma
+  "$TOOLS/fuser-opt" "$src" --fuser-gpu-pipeline="fp32-kernel=ffma" -o "$OUT/$stem.gpu.mlir"
+  "$TOOLS/fuser-translate" "$OUT/$stem.gpu.mlir" --fuser-to-ptx -o "$OUT/$stem.ptx"
+  "$TOOLS/fuser-translate" "$OUT/$stem.gpu.mlir" --fuser-to-manifest -o "$OUT/$stem.manifest.json"
+  rm "$OUT/$stem.gpu.mlir"
+  echo "[artifacts] $stem"
+done
+# Tensor-core GEMM variants (tf32, 3xtf32, fp64, bf16): their own script.
 scripts/build-mma-artifacts.sh "$TOOLS"

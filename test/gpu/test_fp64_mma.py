@@ -116,6 +116,29 @@ def test_exact_sums(generator):
     assert torch.all(out == k - 2), out.unique()
 
 
+def test_special_values(generator):
+    """Zeros of both signs, infinities, NaNs (0 * inf too), f32 extremes
+    and denormals come out as the float64 product of the same f32 values."""
+    m, n, k = 40, 24, 70
+    x, w = randn((m, k), generator, 1.0), randn((n, k), generator, 1.0 / math.sqrt(k))
+    x[0, 3], x[1, 5], x[2, 7] = float("inf"), float("-inf"), float("nan")
+    x[3, :] = 0.0
+    x[4, :] = -0.0
+    x[5, 0], x[6, 1] = 3.0e38, -1.0e-40  # near f32 max; a denormal
+    x[7, 2] = 1.2e-38  # smallest normals survive exactly
+    w[0, 9] = float("inf")  # x[3] * w[0]: 0 * inf = NaN
+    zeros = torch.zeros
+    out = poisoned((m, n))
+    load("mma_nt_odd_fp64").forward(x, w, zeros(n, device="cuda"), torch.ones(m, device="cuda"),
+                                    zeros(m, n, device="cuda"), zeros((), device="cuda"), out=out)
+    ref = torch.clamp(x.double() @ w.double().T, min=0)
+    assert torch.equal(torch.isnan(out), torch.isnan(ref)), "NaN positions differ"
+    assert torch.equal(torch.isinf(out), torch.isinf(ref.float())), "Inf positions differ"
+    finite = torch.isfinite(ref.float())
+    check("fp64 special values (finite part)", out[finite].reshape(1, -1),
+          ref[finite].reshape(1, -1), TOL)
+
+
 def test_zero_k(generator):
     """K = 0: the product is empty, so the epilogue sees zeros."""
     t = randn((4, 3), generator)

@@ -31,6 +31,7 @@ def inputs(m, n, k, generator, mean=0.0):
 
 
 @pytest.mark.parametrize("stem,n,k,groups", [("linear_group_norm_odd", 80, 37, 5),
+                                             ("linear_group_norm_odd_ffma", 80, 37, 5),
                                              ("linear_group_norm_wide", 96, 33, 1)])
 @pytest.mark.parametrize("m", [1, 7, 300])
 def test_linear_group_norm(stem, n, k, groups, m, generator):
@@ -43,6 +44,7 @@ def test_linear_group_norm(stem, n, k, groups, m, generator):
 
 
 @pytest.mark.parametrize("stem,n,k,groups", [("linear_group_norm_odd", 80, 37, 5),
+                                             ("linear_group_norm_odd_ffma", 80, 37, 5),
                                              ("linear_group_norm_wide", 96, 33, 1)])
 def test_large_mean_small_variance(stem, n, k, groups, generator):
     """Groups with mean ~30 and deviation ~0.3: E[x^2] - E[x]^2 in fp32 loses

@@ -1,4 +1,5 @@
-"""fuser.matmul groups (the FFMA GEMM kernel) against float64 references."""
+"""fuser.matmul groups (the FFMA GEMM kernel, and W2 on the default fp64
+tensor-core one) against float64 references."""
 
 import math
 
@@ -23,10 +24,12 @@ def w2_ref(x, w, b):
     return F.leaky_relu((x.double() @ w.double().T + b.double()) * 2.0, 0.1)
 
 
+@pytest.mark.parametrize("stem", ["matmul_w2", "matmul_w2_ffma"])
 @pytest.mark.parametrize("batch", [1024, 77])
-def test_w2(batch, generator):
-    """W2 itself (batch 1024) and a dynamic batch that is no tile multiple."""
-    mod = load("matmul_w2")
+def test_w2(stem, batch, generator):
+    """W2 itself (batch 1024) and a dynamic batch that is no tile multiple,
+    on the default kernel (fp64 tensor cores) and on FFMA."""
+    mod = load(stem)
     w, b = linear_weights(8192, 8192, generator)
     for trial in range(5 if batch == 1024 else 1):  # the users' 5 fresh trials
         x = torch.rand(batch, 8192, device="cuda", generator=generator) * 2 - 1

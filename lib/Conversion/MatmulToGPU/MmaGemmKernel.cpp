@@ -446,6 +446,9 @@ private:
         continue;
       }
       if (t.f64Math) {
+        // cvt.f64.f32 shares the FP64 pipe with the f64 mma.syncs, but
+        // building the f64 from the bits on the integer pipe measured 21%
+        // slower on W2 (H100, bench/results/H100-2026-11-22-fp64.md).
         hi.push_back(arith::ExtFOp::create(b, loc, b.getF64Type(), x));
         continue;
       }

@@ -11,6 +11,23 @@
 // RUN: fuser-opt %fuser_src/test/gpu/Inputs/mma/w2_bf16.mlir --fuser-gpu-pipeline | fuser-translate --fuser-to-ptx -o %t.bf16.ptx
 // RUN: FileCheck %s --check-prefix=BF16PTX < %t.bf16.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.bf16.ptx -o %t.bf16.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL
+// The default fp32 kernel (fp64 tensor cores) on every operand layout and
+// epilogue read kind, dynamic sizes: nn (B as K x N), nt (nn.Linear's), and
+// the group-norm epilogue with odd sizes.
+// RUN: fuser-opt %fuser_src/test/gpu/Inputs/mma/nn_odd.mlir --fuser-gpu-pipeline | fuser-translate --fuser-to-ptx -o %t.nn64.ptx
+// RUN: FileCheck %s --check-prefix=F64PTX < %t.nn64.ptx
+// RUN: %ptxas -arch=sm_90a -v %t.nn64.ptx -o %t.nn64.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL
+// RUN: fuser-opt %fuser_src/test/gpu/Inputs/mma/nt_odd.mlir --fuser-gpu-pipeline | fuser-translate --fuser-to-ptx -o %t.nt64.ptx
+// RUN: FileCheck %s --check-prefix=F64PTX < %t.nt64.ptx
+// RUN: %ptxas -arch=sm_90a -v %t.nt64.ptx -o %t.nt64.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL
+// RUN: fuser-opt %fuser_src/test/gpu/Inputs/linear_group_norm_odd.mlir --fuser-gpu-pipeline | fuser-translate --fuser-to-ptx -o %t.gn64.ptx
+// RUN: FileCheck %s --check-prefix=F64PTX < %t.gn64.ptx
+// RUN: %ptxas -arch=sm_90a -v %t.gn64.ptx -o %t.gn64.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL
+
+// F64PTX-COUNT-1: .entry forward_matmul(
+// F64PTX-NOT: .entry
+// F64PTX: cvt.f64.f32
+// F64PTX: mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64
 
 // TF32PTX-COUNT-1: .entry forward_matmul(
 // TF32PTX-NOT: .entry

@@ -12,9 +12,10 @@ mkdir -p "$OUT"
 # default fp32 kernel on sm_90); inputs named *bf16* / *f16*
 # get their own precision by default (mma_<stem>). Then W2 tile variants
 # (mma_w2v_<precision>_<tile>) for bench.py's "mmav" case.
-mma() { # mma <src> <out stem> <precision> [tile-sizes]
+mma() { # mma <src> <out stem> <precision> [tile-sizes] [tensor-core-kernel]
   local pre="" tiles=${4:-} opts="precision=$3"
   [ "$3" = fp64 ] && opts="precision=fp32 fp32-kernel=fp64"
+  [ -n "${5:-}" ] && opts="$opts tensor-core-kernel=$5"
   [ -n "$tiles" ] && pre="--pass-pipeline=builtin.module(func.func(fuser-fuse-matmul),fuser-configure-kernels{$opts tile-sizes=$tiles})"
   if [ -n "$pre" ]; then
     "$TOOLS/fuser-opt" "$1" "$pre" | "$TOOLS/fuser-opt" --fuser-gpu-pipeline="$opts" -o "$OUT/$2.gpu.mlir"
@@ -36,10 +37,16 @@ for src in test/gpu/Inputs/mma/*.mlir; do
     *) for p in tf32 3xtf32 fp64; do mma "$src" "mma_${stem}_$p" $p; done ;;
   esac
 done
-for v in tf32:128,128,32,64,32,3 tf32:256,128,16,64,64,4 bf16:128,256,16,64,64,4 \
-         bf16:128,128,32,64,32,4 bf16:128,256,32,64,64,3; do
-  p=${v%%:*} t=${v#*:}
+# The other kernel on W2: mma.sync for bf16 (wgmma is its default on
+# sm_90a), wgmma for tf32 (opt-in: it truncates operands to tf32).
+mma test/gpu/Inputs/mma/w2_bf16.mlir mma_w2_bf16_mmasync bf16 "" mma
+mma examples/w2_linear_scale_leaky.mlir mma_w2_tf32_wgmma tf32 "" wgmma
+mma test/gpu/Inputs/mma/nt_odd.mlir mma_nt_odd_tf32_wgmma tf32 "" wgmma
+for v in wgmma:tf32:128,128,32,16,128,4 wgmma:tf32:256,128,32,16,128,4 wgmma:tf32:128,256,32,16,256,4 \
+         wgmma:bf16:128,128,64,16,128,4 wgmma:bf16:256,128,64,16,128,4 wgmma:bf16:256,128,64,16,128,3 \
+         wgmma:bf16:128,256,64,16,256,4; do
+  k=${v%%:*} v=${v#*:}; p=${v%%:*} t=${v#*:}
   src=examples/w2_linear_scale_leaky.mlir
   [ $p = bf16 ] && src=test/gpu/Inputs/mma/w2_bf16.mlir
-  mma "$src" "mma_w2v_${p}_${t//,/x}" $p "$t"
+  mma "$src" "mma_w2v_${k}_${p}_${t//,/x}" $p "$t" $k
 done

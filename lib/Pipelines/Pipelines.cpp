@@ -73,6 +73,7 @@ void mlir::fuser::buildFusionPipeline(OpPassManager &pm,
   configOpts.chip = opts.chip;
   configOpts.precision = opts.precision;
   configOpts.fp32Kernel = opts.fp32Kernel;
+  configOpts.tensorCoreKernel = opts.tensorCoreKernel;
   pm.addPass(createFuserConfigureKernelsPass(configOpts));
   pm.addPass(createCSEPass());
 }
@@ -122,6 +123,8 @@ void mlir::fuser::buildGpuPipeline(OpPassManager &pm,
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.indexBitwidth = 64; // W1 indexes past 2^32 bytes
   kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  // NVVM ops that lower to inline PTX (wgmma.mma_async).
+  kernels.addPass(createConvertNVVMToLLVMPass());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());

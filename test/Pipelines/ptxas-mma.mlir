@@ -7,10 +7,28 @@
 // RUN: fuser-opt %fuser_src/examples/w2_linear_scale_leaky.mlir --fuser-gpu-pipeline="precision=3xtf32" | fuser-translate --fuser-to-ptx -o %t.3x.ptx
 // RUN: FileCheck %s --check-prefix=TF32PTX < %t.3x.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.3x.ptx -o %t.3x.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL
-// W2 with bf16 tensors (precision chosen from the element type).
+// W2 with bf16 tensors (precision chosen from the element type): wgmma by
+// default on sm_90a, mma.sync on request; tf32 on wgmma on request.
 // RUN: fuser-opt %fuser_src/test/gpu/Inputs/mma/w2_bf16.mlir --fuser-gpu-pipeline | fuser-translate --fuser-to-ptx -o %t.bf16.ptx
-// RUN: FileCheck %s --check-prefix=BF16PTX < %t.bf16.ptx
+// RUN: FileCheck %s --check-prefix=WGMMABF16 < %t.bf16.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.bf16.ptx -o %t.bf16.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL
+// RUN: fuser-opt %fuser_src/test/gpu/Inputs/mma/w2_bf16.mlir --fuser-gpu-pipeline="tensor-core-kernel=mma" | fuser-translate --fuser-to-ptx -o %t.bf16m.ptx
+// RUN: FileCheck %s --check-prefix=BF16PTX < %t.bf16m.ptx
+// RUN: %ptxas -arch=sm_90a -v %t.bf16m.ptx -o %t.bf16m.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL
+// RUN: fuser-opt %fuser_src/examples/w2_linear_scale_leaky.mlir --fuser-gpu-pipeline="precision=tf32 tensor-core-kernel=wgmma" | fuser-translate --fuser-to-ptx -o %t.tf32w.ptx
+// RUN: FileCheck %s --check-prefix=WGMMATF32 < %t.tf32w.ptx
+// RUN: %ptxas -arch=sm_90a -v %t.tf32w.ptx -o %t.tf32w.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL
+// RUN: fuser-opt %fuser_src/test/gpu/Inputs/mma/nt_odd_bf16.mlir --fuser-gpu-pipeline | fuser-translate --fuser-to-ptx -o %t.ntbf16.ptx
+// RUN: %ptxas -arch=sm_90a -v %t.ntbf16.ptx -o %t.ntbf16.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL
+
+// WGMMABF16-COUNT-1: .entry forward_matmul(
+// WGMMABF16: cp.async.cg.shared.global
+// WGMMABF16: wgmma.fence.sync.aligned
+// WGMMABF16-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// WGMMABF16: wgmma.commit_group.sync.aligned
+// WGMMABF16: wgmma.wait_group.sync.aligned{{[[:space:]]+}}1;
+// WGMMABF16: fence.proxy.async.shared::cta
+// WGMMATF32-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32
 // The default fp32 kernel (fp64 tensor cores) on every operand layout and
 // epilogue read kind, dynamic sizes: nn (B as K x N), nt (nn.Linear's), and
 // the group-norm epilogue with odd sizes.

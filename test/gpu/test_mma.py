@@ -1,4 +1,5 @@
-"""fuser.matmul on tensor cores (MmaGemmKernel: precision tf32, 3xtf32, bf16)
+"""fuser.matmul on tensor cores (MmaGemmKernel: precision tf32, 3xtf32, bf16;
+mma.sync, and wgmma for K-major bf16 by default and tf32 on request)
 against float64 references.
 
 Inputs: test/gpu/Inputs/mma/*.mlir and W2, compiled by
@@ -36,6 +37,7 @@ def w2_ref(x, w, b):
 
 
 @pytest.mark.parametrize("stem", ["mma_w2_tf32", "mma_w2_3xtf32", "mma_w2_bf16",
+                                  "mma_w2_bf16_mmasync", "mma_w2_tf32_wgmma",
                                   "mma_nt_odd_tf32", "mma_nn_odd_bf16"])
 def test_one_launch(stem):
     """Every tensor-core group is one kernel launch (epilogue fused)."""
@@ -109,6 +111,26 @@ def test_nn_odd_tf32(m, n, k, generator):
         check(f"nn_odd {p} {m}x{n}x{k}", out, ref, TOL)
 
 
+def test_tf32_wgmma(generator):
+    """tf32 on wgmma (tensor-core-kernel=wgmma): W2 within the users' 1e-2,
+    and odd shapes within 3e-2 (wgmma truncates operands to tf32 where
+    mma.sync rounds them, about twice the error; the default stays
+    mma.sync)."""
+    mod = load("mma_w2_tf32_wgmma")
+    w, b = linear_weights(8192, 8192, generator)
+    x = torch.rand(1024, 8192, device="cuda", generator=generator)
+    out = poisoned((1024, 8192))
+    mod.forward(x, w, b, out=out)
+    check("w2 tf32 wgmma", out, w2_ref(x, w, b), TOL)
+    for m, n, k in NT_SHAPES:
+        x, w = randn((m, k), generator, 1.0), randn((n, k), generator, 1.0 / math.sqrt(k))
+        b, s = randn((n,), generator), randn((m,), generator)
+        r, kk = randn((m, n), generator), randn((), generator)
+        out = poisoned((m, n))
+        load("mma_nt_odd_tf32_wgmma").forward(x, w, b, s, r, kk, out=out)
+        check(f"nt_odd tf32 wgmma {m}x{n}x{k}", out, nt_ref(x, w, b, s, r, kk), 3 * TOL)
+
+
 def test_zero_k_tf32(generator):
     """K = 0: the product is empty, so the epilogue sees zeros."""
     t = randn((4, 3), generator)
@@ -118,11 +140,13 @@ def test_zero_k_tf32(generator):
         check(f"nn {p} K=0", y, -t.double().T, TOL)
 
 
+@pytest.mark.parametrize("stem", ["mma_w2_bf16", "mma_w2_bf16_mmasync"])
 @pytest.mark.parametrize("batch", [1024, 77])
-def test_w2_bf16(batch, generator):
+def test_w2_bf16(stem, batch, generator):
     """W2 in bf16 from linalg (all tensors bf16, dynamic batch): fp32
-    accumulation, epilogue in bf16, bf16 result."""
-    mod = load("mma_w2_bf16")
+    accumulation, epilogue in bf16, bf16 result; on wgmma (the default on
+    sm_90a) and on mma.sync."""
+    mod = load(stem)
     w, b = linear_weights(8192, 8192, generator, torch.bfloat16)
     for trial in range(3 if batch == 1024 else 1):
         x = (torch.rand(batch, 8192, device="cuda", generator=generator) * 2 - 1).to(torch.bfloat16)

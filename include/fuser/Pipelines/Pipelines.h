@@ -34,6 +34,12 @@ struct FuserPipelineOptions
       *this, "precision",
       llvm::cl::desc("Arithmetic precision: fp32 (default), tf32, 3xtf32, bf16"),
       llvm::cl::init("fp32")};
+  PassOptions::Option<std::string> tensorCoreKernel{
+      *this, "tensor-core-kernel",
+      llvm::cl::desc("Kernel of tf32/bf16/f16 matmuls: auto (default: wgmma "
+                     "for bf16/f16 on sm_90a, K-major operands), mma or "
+                     "wgmma"),
+      llvm::cl::init("auto")};
   PassOptions::Option<std::string> fp32Kernel{
       *this, "fp32-kernel",
       llvm::cl::desc("Kernel of fp32 matmuls: auto (default: fp64 tensor "

@@ -43,12 +43,14 @@ private:
     if (!config)
       return op.emitOpError()
              << "has no #fuser.config; run -fuser-configure-kernels first";
-    if (config.getStrategy() == kMmaStrategy)
+    if (config.getStrategy() == kMmaStrategy ||
+        config.getStrategy() == kWgmmaStrategy)
       return success(); // getMmaTiling checks types and tile
     if (config.getStrategy() != "ffma")
       return op.emitOpError() << "has strategy '" << config.getStrategy()
-                              << "'; this lowering implements 'ffma' and '"
-                              << kMmaStrategy << "'";
+                              << "'; this lowering implements 'ffma', '"
+                              << kMmaStrategy << "' and '" << kWgmmaStrategy
+                              << "'";
     if (config.getPrecision() != "fp32")
       return op.emitOpError()
              << "precision '" << config.getPrecision()
@@ -69,7 +71,8 @@ private:
       return failure();
     // The tensor-core kernel (MmaGemmKernel.cpp) or the FFMA one: block
     // tile, threads and dynamic shared memory for the launch.
-    bool useMma = config.getStrategy() == kMmaStrategy;
+    bool useMma = config.getStrategy() == kMmaStrategy ||
+                  config.getStrategy() == kWgmmaStrategy;
     FailureOr<MmaTiling> mmaTiling =
         useMma ? getMmaTiling(op, config) : FailureOr<MmaTiling>(MmaTiling{});
     FailureOr<GemmTiling> tiling =

@@ -93,12 +93,21 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
                             << tile.size() << " sizes";
   MmaTiling t{tile[0], tile[1], tile[2], tile[3], tile[4], tile[5], want,
               precision == "3xtf32", op.getTransposeB(),
-              precision == "fp64"};
+              precision == "fp64", config.getStrategy() == kWgmmaStrategy};
   auto describe = [&](InFlightDiagnostic diag) {
-    diag << "mma tile [" << t.bm << ", " << t.bn << ", " << t.bk << ", "
+    diag << (t.wgmma ? "wgmma" : "mma") << " tile [" << t.bm << ", " << t.bn << ", " << t.bk << ", "
          << t.wm << ", " << t.wn << ", " << t.stages << "] ";
     return diag;
   };
+  if (t.wgmma &&
+      (!t.transB || t.split3 || t.f64Math || t.wm != 16 || t.wn != t.bn ||
+       t.bm % 64 || t.bn % 8 || t.bn > 256 || t.bk * t.elemBytes() != 128 ||
+       t.stages < 3))
+    return describe(op.emitOpError())
+           << "unsupported: wgmma needs transpose_b (both operands K-major), "
+              "tf32, bf16 or f16, WM = 16, WN = BN (at most 256, a multiple "
+              "of 8), BM a multiple of 64, BK of 128 bytes and at least 3 "
+              "stages";
   if (t.wm % 16 || t.wn % 8 || t.bm % t.wm || t.bn % t.wn ||
       t.bk % t.kStep() || t.stages < 2)
     return describe(op.emitOpError())
@@ -208,6 +217,10 @@ public:
     Value smem = gpu::DynamicSharedMemoryOp::create(b, loc, smemTy);
     Value smemAddr = toI64(
         memref::ExtractAlignedPointerAsIndexOp::create(b, loc, smem));
+    if (t.wgmma) { // swizzle atoms are 1024-byte aligned
+      Value up = add(smemAddr, c64(1023));
+      smemAddr = arith::AndIOp::create(b, loc, up, c64(~int64_t(1023)));
+    }
     smemBase = LLVM::IntToPtrOp::create(b, loc, smemPtrTy, smemAddr);
 
     // 2. The copies: A (M x K); B (N x K) or (K x N). Chunks are 16-byte
@@ -219,9 +232,9 @@ public:
     bCopy = t.transB ? makeCopy(bPtr, t.bn, t.bk, t.bPitch(), n, k, k)
                      : makeCopy(bPtr, t.bk, t.bn, t.bPitch(), k, n, n);
 
-    // 3. Prologue: k tiles 0 .. STAGES-2, one commit group each.
+    // 3. Prologue: k tiles 0 .. ahead-1, one commit group each.
     Value numK = arith::CeilDivUIOp::create(b, loc, k, c64(t.bk));
-    for (int64_t s = 0; s + 1 < t.stages; ++s) {
+    for (int64_t s = 0; s < copiesAhead(); ++s) {
       auto ifOp = scf::IfOp::create(b, loc, lt(c64(s), numK), false);
       {
         OpBuilder::InsertionGuard guard(b);
@@ -249,6 +262,8 @@ public:
     // before the current step's mma.syncs measured slower on an H100: 76
     // against 129 TFLOP/s in tf32, bench/results/mma-*.md.)
     int64_t numAcc = t.mTiles() * t.nTiles() * 4;
+    if (t.wgmma)
+      return emitWgmmaLoopAndEpilogue(numK, aligned, numAcc);
     Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(accTy()));
     SmallVector<Value> init(numAcc, zero);
     Value one = c64(1);
@@ -257,9 +272,9 @@ public:
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(loop.getBody());
       Value kt = loop.getInductionVar();
-      NVVM::CpAsyncWaitGroupOp::create(b, loc, t.stages - 2);
+      NVVM::CpAsyncWaitGroupOp::create(b, loc, copiesAhead() - 1);
       gpu::BarrierOp::create(b, loc);
-      Value nextK = add(kt, c64(t.stages - 1));
+      Value nextK = add(kt, c64(copiesAhead()));
       auto ifOp = scf::IfOp::create(b, loc, lt(nextK, numK), false);
       {
         OpBuilder::InsertionGuard ifGuard(b);
@@ -285,6 +300,109 @@ public:
   }
 
 private:
+  /// The wgmma main loop: per k tile, wait for its copies, make them
+  /// visible to the async proxy that wgmma reads through, barrier, issue
+  /// the copies STAGES - 1 tiles ahead, then BK / kStep wgmma.mma_async on
+  /// the warpgroup's 64 x BN accumulators, waited for before the stage is
+  /// reused. The accumulators come out in the mma.sync C layout of one
+  /// 16-row piece per warp (warp w: rows 16 w ..), so the epilogue is the
+  /// same.
+  LogicalResult emitWgmmaLoopAndEpilogue(Value numK, Value aligned,
+                                         int64_t numAcc) {
+    MLIRContext *ctx = b.getContext();
+    auto structTy = LLVM::LLVMStructType::getLiteral(
+        ctx, SmallVector<Type>(numAcc, f32));
+    Value init = LLVM::ZeroOp::create(b, loc, structTy);
+    // Warpgroup g's A rows start 64 g rows into the stage.
+    Value tid = toI64(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+    Value group = arith::DivUIOp::create(b, loc, tid, c64(128));
+    Value aGroupOff = mul(group, c64(64 * 128));
+    auto loop = scf::ForOp::create(b, loc, c64(0), numK, c64(1),
+                                   ValueRange{init});
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value kt = loop.getInductionVar();
+      NVVM::CpAsyncWaitGroupOp::create(b, loc, copiesAhead() - 1);
+      NVVM::FenceProxyOp::create(
+          b, loc, NVVM::ProxyKind::async_shared,
+          NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+      gpu::BarrierOp::create(b, loc);
+      // The stage refilled here was read by tile kt - 2's wgmmas, which
+      // the wait at the end of iteration kt - 1 completed.
+      Value nextK = add(kt, c64(copiesAhead()));
+      auto ifOp = scf::IfOp::create(b, loc, lt(nextK, numK), false);
+      {
+        OpBuilder::InsertionGuard ifGuard(b);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        Value k0 = mul(nextK, c64(t.bk));
+        loadStage(arith::RemUIOp::create(b, loc, nextK, c64(t.stages)), k0,
+                  aligned);
+      }
+      NVVM::CpAsyncCommitGroupOp::create(b, loc);
+      Value stage = arith::RemUIOp::create(b, loc, kt, c64(t.stages));
+      Value stageOff = mul(stage, c64(t.stageBytes()));
+      Value aAddr = add(add(sharedAddress(), stageOff), aGroupOff);
+      Value bAddr = add(add(sharedAddress(), stageOff),
+                        c64(t.aStageElems() * t.elemBytes()));
+      NVVM::WgmmaFenceAlignedOp::create(b, loc);
+      Value acc = loop.getRegionIterArgs()[0];
+      auto type = elemBytesIs4()  ? NVVM::WGMMATypes::tf32
+                  : elem.isBF16() ? NVVM::WGMMATypes::bf16
+                                  : NVVM::WGMMATypes::f16;
+      for (int64_t kk = 0; kk < t.bk / t.kStep(); ++kk) {
+        // Each step starts kStep elements (32 bytes) further along the
+        // swizzled rows; the hardware applies the swizzle to the address.
+        int64_t off = kk * t.kStep() * t.elemBytes();
+        acc = NVVM::WgmmaMmaAsyncOp::create(
+            b, loc, structTy, acc, descriptor(add(aAddr, c64(off))),
+            descriptor(add(bAddr, c64(off))),
+            NVVM::MMAShapeAttr::get(ctx, 64, t.bn, t.kStep()), type, type,
+            NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+            NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+            NVVM::MMALayout::row, NVVM::MMALayout::col,
+            /*satfinite=*/nullptr);
+      }
+      NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+      // One group stays in flight, overlapping the next tile's barrier.
+      NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+      scf::YieldOp::create(b, loc, acc);
+    }
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+    SmallVector<Value> acc;
+    for (int64_t e = 0; e < numAcc; ++e)
+      acc.push_back(
+          LLVM::ExtractValueOp::create(b, loc, loop.getResult(0), e));
+    if (failed(emitEpilogue(acc)))
+      return failure();
+    gpu::ReturnOp::create(b, loc);
+    return success();
+  }
+
+  /// k tiles whose copies are in flight ahead of the one computed: all
+  /// other stages, less one for wgmma, whose previous tile may still be
+  /// reading its stage.
+  int64_t copiesAhead() const { return t.stages - (t.wgmma ? 2 : 1); }
+
+  /// The shared-memory (not generic) address of the aligned stages, i64.
+  Value sharedAddress() {
+    return LLVM::PtrToIntOp::create(b, loc, i64, smemBase);
+  }
+
+  /// A wgmma shared-memory matrix descriptor for a K-major operand in
+  /// 128-byte swizzle mode starting at shared address `addr`: address / 16
+  /// in bits 0-13, leading byte offset 16 (unused by this mode) in 16-29,
+  /// stride byte offset 1024 (8 rows of 128 bytes) in 32-45, swizzle mode 1
+  /// (128 bytes) in 62-63.
+  Value descriptor(Value addr) {
+    Value field = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, addr, c64(4)), c64(0x3FFF));
+    int64_t fixed = (int64_t(16 >> 4) << 16) | (int64_t(1024 >> 4) << 32) |
+                    (int64_t(1) << 62);
+    return arith::OrIOp::create(b, loc, field, c64(fixed));
+  }
+
   // Small arithmetic helpers, on i64 unless named otherwise.
   Value c64(int64_t v) { return constI64(b, loc, v); }
   Value c32(int64_t v) {
@@ -331,7 +449,13 @@ private:
           mul(arith::RemUIOp::create(b, loc, f, c64(c.chunksPerRow)), vec);
       c.row.push_back(r);
       c.col.push_back(col);
-      c.sOff.push_back(toI32(add(mul(r, c64(sPitch)), col)));
+      Value sCol = col;
+      if (t.wgmma) { // 128-byte swizzle: 16-byte chunk c of row r at c ^ r % 8
+        Value chunk = arith::RemUIOp::create(b, loc, f, c64(c.chunksPerRow));
+        Value r8 = arith::RemUIOp::create(b, loc, r, c64(8));
+        sCol = mul(arith::XOrIOp::create(b, loc, chunk, r8), vec);
+      }
+      c.sOff.push_back(toI32(add(mul(r, c64(sPitch)), sCol)));
     }
     return c;
   }

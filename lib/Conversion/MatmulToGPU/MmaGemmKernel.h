@@ -19,8 +19,12 @@
 
 namespace mlir::fuser {
 
-/// The strategy name ConfigureKernels gives tensor-core GEMMs.
+/// The strategy names ConfigureKernels gives tensor-core GEMMs: warp-level
+/// mma.sync, or Hopper's warpgroup-level wgmma.mma_async (sm_90a; both
+/// operands K-major; tile [BM, BN, BK, 16, BN, STAGES]: BM / 64 warpgroups
+/// of 64 x BN, BK spanning one 128-byte swizzled row).
 constexpr StringLiteral kMmaStrategy = "mma";
+constexpr StringLiteral kWgmmaStrategy = "wgmma";
 
 /// The tiling of the mma kernel, from the config's
 /// tile = [BM, BN, BK, WM, WN, STAGES]: a BM x BN block tile, BK deep per
@@ -36,6 +40,9 @@ struct MmaTiling {
   /// f32 operands widened to f64 in registers, f64 mma and accumulators
   /// (DMMA): more accurate than FFMA, and on Hopper as fast in peak.
   bool f64Math = false;
+  /// wgmma.mma_async from 128-byte-swizzled shared memory instead of
+  /// mma.sync from registers.
+  bool wgmma = false;
 
   int64_t warps() const { return (bm / wm) * (bn / wn); }
   int64_t threads() const { return 32 * warps(); }
@@ -55,7 +62,7 @@ struct MmaTiling {
   /// transposed) are padded by 16 bytes (32 for paired loads), N-major B
   /// rows by 8 elements, so that the fragment loads of a warp (or of each
   /// half warp, for 64-bit loads) hit 32 distinct banks.
-  int64_t kPad() const { return pairedK() ? 8 : vec(); }
+  int64_t kPad() const { return wgmma ? 0 : pairedK() ? 8 : vec(); }
   int64_t aPitch() const { return bk + kPad(); }
   int64_t bPitch() const { return transB ? bk + kPad() : bn + 8; }
   int64_t aStageElems() const { return bm * aPitch(); }
@@ -63,8 +70,11 @@ struct MmaTiling {
   int64_t stageBytes() const {
     return (aStageElems() + bStageElems()) * elemBytes();
   }
-  /// Dynamic shared memory of one block.
-  int64_t sharedBytes() const { return stages * stageBytes(); }
+  /// Dynamic shared memory of one block (wgmma: and room to align the
+  /// stages to the 1024-byte swizzle atom).
+  int64_t sharedBytes() const {
+    return stages * stageBytes() + (wgmma ? 1024 : 0);
+  }
 };
 
 /// Checks that `op`'s element types suit `config`'s precision and that the

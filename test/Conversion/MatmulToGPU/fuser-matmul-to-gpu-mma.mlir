@@ -262,3 +262,51 @@ func.func @gn(%a: tensor<?x16xf32>, %b: tensor<32x16xf32>) -> tensor<?x32xf32> {
   }
   return %y : tensor<?x32xf32>
 }
+
+// -----
+
+// wgmma (sm_90a): one warpgroup of 64 x 32, K-major bf16 operands in
+// 128-byte swizzled rows (16-byte chunk c of row r at c ^ r % 8), filled by
+// cp.async STAGES - 2 tiles ahead; per k tile the copies are made visible
+// to the async proxy, then BK / 16 = 4 wgmma.mma_async on descriptors, one
+// group left in flight. 3 stages x (64 + 32 rows) x 128 bytes + 1024 bytes
+// of alignment slack = 37888 bytes.
+// CHECK-LABEL: func.func @wgmma
+// CHECK: gpu.launch_func {{.+}} threads in (%c128{{[^)]*}}) dynamic_shared_memory_size %c37888_i32
+// CHECK-LABEL: gpu.func @wgmma_matmul
+// CHECK: arith.xori
+// CHECK: nvvm.cp.async.shared.global
+// CHECK: scf.for
+// CHECK: nvvm.cp.async.wait.group 0
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: gpu.barrier
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.+}}, <m = 64, n = 32, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: scf.yield
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: llvm.extractvalue
+func.func @wgmma(%a: tensor<?x64xbf16>, %b: tensor<32x64xbf16>) -> tensor<?x32xf32> {
+  %y = fuser.matmul %a, %b transpose_b epilogue_maps []
+         {config = #fuser.config<strategy = "wgmma", block = [128, 1, 1], tile = [64, 32, 64, 16, 32, 3], precision = "bf16">}
+         : tensor<?x64xbf16>, tensor<32x64xbf16> -> tensor<?x32xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<?x32xf32>
+}
+
+// -----
+
+// wgmma reads both operands K-major: B as K x N needs mma.sync.
+func.func @wgmma_nn(%a: tensor<?x64xbf16>, %b: tensor<64x32xbf16>) -> tensor<?x32xf32> {
+  // expected-error @+1 {{wgmma tile [64, 32, 64, 16, 32, 3] unsupported: wgmma needs transpose_b (both operands K-major), tf32, bf16 or f16, WM = 16, WN = BN (at most 256, a multiple of 8), BM a multiple of 64, BK of 128 bytes and at least 3 stages}}
+  %y = fuser.matmul %a, %b epilogue_maps []
+         {config = #fuser.config<strategy = "wgmma", block = [128, 1, 1], tile = [64, 32, 64, 16, 32, 3], precision = "bf16">}
+         : tensor<?x64xbf16>, tensor<64x32xbf16> -> tensor<?x32xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<?x32xf32>
+}

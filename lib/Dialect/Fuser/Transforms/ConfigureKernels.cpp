@@ -55,6 +55,17 @@ constexpr int64_t kMmaFp64Tile[] = {128, 128, 32, 64, 32, 4};
 constexpr int64_t kMma3xTf32Tile[] = {128, 128, 16, 64, 32, 4};
 constexpr int64_t kMmaHalfTile[] = {128, 128, 32, 64, 64, 3};
 
+/// wgmma (sm_90a, K-major operands): two warpgroups of 64 x 128, BK one
+/// 128-byte swizzled row, 4 stages (128 KiB); the default for bf16/f16
+/// only. W2 on an H100 (bench/results/H100-2026-11-22-wgmma.md): bf16 418
+/// TFLOP/s (mma.sync: 286; 128 x 256 reaches 494 but spills). tf32 through
+/// wgmma truncates operands instead of rounding them (cvt.rna), which
+/// doubles the error (2.5e-3 on W2, 2e-2 on the odd-shape tests), so tf32
+/// keeps mma.sync unless tensor-core-kernel=wgmma.
+constexpr StringLiteral kWgmmaStrategy = "wgmma";
+constexpr int64_t kWgmmaTf32Tile[] = {128, 128, 32, 16, 128, 4};
+constexpr int64_t kWgmmaHalfTile[] = {128, 128, 64, 16, 128, 4};
+
 /// Chips whose fp64 tensor cores (DMMA) match their fp32 FMA peak, where
 /// f32 operands widened to f64 give fp32-or-better results fastest: DMMA
 /// issues one instruction per 512 FMAs, so the kernel is no longer bound by
@@ -146,6 +157,12 @@ public:
 
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
+    if (!llvm::is_contained({"auto", "mma", "wgmma"}, tensorCoreKernel)) {
+      getOperation().emitError()
+          << "tensor-core-kernel must be auto, mma or wgmma, got '"
+          << tensorCoreKernel << "'";
+      return signalPassFailure();
+    }
     if (!llvm::is_contained({"auto", "ffma", "fp64"}, fp32Kernel)) {
       getOperation().emitError()
           << "fp32-kernel must be auto, ffma or fp64, got '" << fp32Kernel
@@ -237,6 +254,27 @@ public:
 private:
   /// Attaches the tensor-core config of `op`; false after a diagnostic.
   bool configureMma(MatmulOp op, StringRef mma) {
+    bool wgmmaOk = mma != "fp64" && mma != "3xtf32" && op.getTransposeB() &&
+                   !op.hasGroupNorm();
+    bool wgmma = wgmmaOk && (tensorCoreKernel == "wgmma" ||
+                             (tensorCoreKernel == "auto" && chip == "sm_90a" &&
+                              mma != "tf32"));
+    if (wgmma) {
+      SmallVector<int64_t> tile(mma == "tf32" ? ArrayRef(kWgmmaTf32Tile)
+                                              : ArrayRef(kWgmmaHalfTile));
+      if (tileSizes.size() == 6)
+        tile.assign(tileSizes.begin(), tileSizes.end());
+      auto config = KernelConfigAttr::getChecked(
+          [&] { return op.emitError(); }, &getContext(),
+          StringRef(kWgmmaStrategy),
+          ArrayRef<int64_t>{std::max<int64_t>(32 * tile[0] / 16, 1), 1, 1},
+          /*vector_width=*/int64_t(1), /*max_grid=*/int64_t(0),
+          ArrayRef<int64_t>(tile), /*min_blocks_per_sm=*/int64_t(1), mma);
+      if (!config)
+        return false;
+      op.setConfigAttr(config);
+      return true;
+    }
     ArrayRef<int64_t> defaults = mma == "tf32"     ? ArrayRef(kMmaTf32Tile)
                                  : mma == "3xtf32" ? ArrayRef(kMma3xTf32Tile)
                                  : mma == "fp64"   ? ArrayRef(kMmaFp64Tile)

@@ -6,6 +6,11 @@
 // RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="precision=tf32 tile-sizes=128,128,32,64,32,3" | FileCheck %s --check-prefix=TILE6
 // RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="precision=tf32 tile-sizes=64,64,8" | FileCheck %s --check-prefix=TILE3
 // RUN: not fuser-opt %s -split-input-file --fuser-configure-kernels="precision=tf32 tile-sizes=64,64,8,32" 2>&1 | FileCheck %s --check-prefix=BADTILE
+// RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="tensor-core-kernel=mma" | FileCheck %s --check-prefix=MMA
+// RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="chip=sm_90" | FileCheck %s --check-prefix=SM90
+// RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="precision=tf32 tensor-core-kernel=wgmma" | FileCheck %s --check-prefix=WGMMA
+// RUN: not fuser-opt %s --fuser-configure-kernels="tensor-core-kernel=tma" 2>&1 | FileCheck %s --check-prefix=BADTC
+// BADTC: error: tensor-core-kernel must be auto, mma or wgmma, got 'tma'
 // The pipeline's precision option reaches the configuration.
 // RUN: fuser-opt %s -split-input-file --fuser-fusion-pipeline="precision=tf32" | FileCheck %s --check-prefix=TF32
 
@@ -32,10 +37,18 @@ func.func @f32(%a: tensor<?x64xf32>, %w: tensor<32x64xf32>) -> tensor<?x32xf32> 
 
 // -----
 
-// bf16 and f16 operands take their own type, whatever the option.
+// bf16 and f16 operands take their own type, whatever the option; K-major
+// on sm_90a, they get wgmma (two warpgroups of 64 x 128), else mma.sync.
 // FP32-LABEL: func.func @half
-// FP32: config = #fuser.config<strategy = "mma", block = [128, 1, 1], tile = [128, 128, 32, 64, 64, 3], min_blocks_per_sm = 1, precision = "bf16">
-// FP32: config = #fuser.config<strategy = "mma", block = [128, 1, 1], tile = [128, 128, 32, 64, 64, 3], min_blocks_per_sm = 1, precision = "f16">
+// FP32: config = #fuser.config<strategy = "wgmma", block = [256, 1, 1], tile = [128, 128, 64, 16, 128, 4], min_blocks_per_sm = 1, precision = "bf16">
+// FP32: config = #fuser.config<strategy = "wgmma", block = [256, 1, 1], tile = [128, 128, 64, 16, 128, 4], min_blocks_per_sm = 1, precision = "f16">
+// MMA-LABEL: func.func @half
+// MMA: config = #fuser.config<strategy = "mma", block = [128, 1, 1], tile = [128, 128, 32, 64, 64, 3], min_blocks_per_sm = 1, precision = "bf16">
+// MMA: config = #fuser.config<strategy = "mma", block = [128, 1, 1], tile = [128, 128, 32, 64, 64, 3], min_blocks_per_sm = 1, precision = "f16">
+// SM90-LABEL: func.func @half
+// SM90: strategy = "mma"
+// WGMMA-LABEL: func.func @f32
+// WGMMA: config = #fuser.config<strategy = "wgmma", block = [256, 1, 1], tile = [128, 128, 32, 16, 128, 4], min_blocks_per_sm = 1, precision = "tf32">
 // TF32-LABEL: func.func @half
 // TF32: precision = "bf16"
 // TF32: precision = "f16"

@@ -283,6 +283,12 @@ def FuserConfigureKernelsPass : Pass<"fuser-configure-kernels", "mlir::ModuleOp"
     cp.async pipeline depth) and one warp per warp tile; `tile-sizes` takes
     `M,N,K` (warps of up to 64 x 64) or all six.
 
+    On sm_90a, bf16 and f16 matmuls whose operands are both K-major
+    (x * W^T) get the strategy `wgmma` instead (warpgroup MMAs from
+    128-byte-swizzled shared memory, `tile = [BM, BN, BK, 16, BN, STAGES]`);
+    `tensor-core-kernel=mma|wgmma` forces one (wgmma also takes tf32, but
+    truncates the operands to tf32 where mma.sync rounds them).
+
     Under the default `precision=fp32`, an f32 matmul for sm_90/sm_90a (whose
     fp64 tensor cores match the fp32 FMA peak) gets the `mma` strategy with
     `precision = "fp64"`: operands widened exactly to f64, fp64 products and
@@ -312,6 +318,11 @@ def FuserConfigureKernelsPass : Pass<"fuser-configure-kernels", "mlir::ModuleOp"
     Option<"fp32Kernel", "fp32-kernel", "std::string", /*default=*/"\"auto\"",
            "Kernel of fp32-precision f32 matmuls: auto (by chip), ffma (fp32 "
            "FMA on CUDA cores) or fp64 (f64 tensor cores, exact products)">,
+    Option<"tensorCoreKernel", "tensor-core-kernel", "std::string",
+           /*default=*/"\"auto\"",
+           "Kernel of tf32/bf16/f16 matmuls: auto (wgmma for bf16/f16 on "
+           "sm_90a when both operands are K-major, else mma.sync), mma or "
+           "wgmma">,
     ListOption<"tileSizes", "tile-sizes", "int64_t",
                "Override: matmul tile sizes M,N,K or M,N,K,TM,TN (empty: heuristic)">
   ];

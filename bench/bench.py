@@ -169,21 +169,26 @@ def bench_w2_variants(iters):
     return with_gemm_rates(res)
 
 
-def bench_w3(iters):
-    """W3: GroupNorm(512) after the linear layer, LeakyReLU, x + x (fp32)."""
+def w3_problem():
+    """W3's PyTorch module pieces, input, fuser arguments and reference (fp32,
+    no TF32): (x, (w, b, gamma, beta), ref, out)."""
     torch.backends.cuda.matmul.allow_tf32 = False
-    mod = load("w3_linear_groupnorm")
     lin = torch.nn.Linear(8192, 8192, device="cuda")
     gn = torch.nn.GroupNorm(512, 8192, eps=1e-5, device="cuda")
     x = torch.rand(1024, 8192, device="cuda")
-    w, b = lin.weight.detach(), lin.bias.detach()
-    gamma, beta = gn.weight.detach(), gn.bias.detach()
+    params = (lin.weight.detach(), lin.bias.detach(), gn.weight.detach(), gn.bias.detach())
 
     def ref(x):
         y = F.leaky_relu(gn(lin(x)), 0.01)
         return y + y
 
-    out = torch.empty(1024, 8192, device="cuda")
+    return x, params, ref, torch.empty(1024, 8192, device="cuda")
+
+
+def bench_w3(iters):
+    """W3: GroupNorm(512) after the linear layer, LeakyReLU, x + x (fp32)."""
+    mod = load("w3_linear_groupnorm")
+    x, (w, b, gamma, beta), ref, out = w3_problem()
     with torch.no_grad():
         compiled_fn = torch.compile(ref)
         ours = lambda: mod.forward(x, w, b, gamma, beta, out=out)
@@ -207,18 +212,7 @@ def bench_w3(iters):
 def bench_w3_variants(iters):
     """Every W3 configuration compiled as .artifacts/w3v_<tag>, with W3's
     eager and torch.compile times (fp32) in the same run."""
-    torch.backends.cuda.matmul.allow_tf32 = False
-    lin = torch.nn.Linear(8192, 8192, device="cuda")
-    gn = torch.nn.GroupNorm(512, 8192, eps=1e-5, device="cuda")
-    x = torch.rand(1024, 8192, device="cuda")
-    w, b = lin.weight.detach(), lin.bias.detach()
-    gamma, beta = gn.weight.detach(), gn.bias.detach()
-
-    def ref(x):
-        y = F.leaky_relu(gn(lin(x)), 0.01)
-        return y + y
-
-    out = torch.empty(1024, 8192, device="cuda")
+    x, (w, b, gamma, beta), ref, out = w3_problem()
     with torch.no_grad():
         expected = ref(x)
         compiled_fn = torch.compile(ref)

@@ -1,5 +1,6 @@
 """Helpers shared by the GPU tests: artifact loading, inputs, checks."""
 
+import math
 import os
 from pathlib import Path
 
@@ -18,6 +19,14 @@ def load(stem):
         pytest.skip(f"{path} missing: run scripts/build-gpu-artifacts.sh")
     return fuser.load(fuser.Artifact.from_files(
         path, ARTIFACTS / f"{stem}.manifest.json"))
+
+
+def linear_weights(n_out, n_in, generator, dtype=torch.float32):
+    """nn.Linear's default init: U(-1/sqrt(in), 1/sqrt(in)), both signs."""
+    bound = 1.0 / math.sqrt(n_in)
+    w = (torch.rand(n_out, n_in, device="cuda", generator=generator) * 2 - 1) * bound
+    b = (torch.rand(n_out, device="cuda", generator=generator) * 2 - 1) * bound
+    return w.to(dtype), b.to(dtype)
 
 
 def randn(shape, generator, scale=3.0):

@@ -16,20 +16,13 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from gpu_util import ARTIFACTS, check, load, poisoned, randn
+from gpu_util import ARTIFACTS, check, linear_weights, load, poisoned, randn
 
 TOL = 1e-4  # the users' fp32 rule (atol = rtol = 1e-4)
 # Round-off of an f32 result (2^-24 relative) after an f64 sum, plus the
 # fp32 epilogue's few operations: anything near fp32 GEMM error (about 1e-6
 # relative for K = 8192) means the products or sums were not done in f64.
 F64_REL = 2e-6
-
-
-def linear_weights(n_out, n_in, generator):
-    bound = 1.0 / math.sqrt(n_in)
-    w = (torch.rand(n_out, n_in, device="cuda", generator=generator) * 2 - 1) * bound
-    b = (torch.rand(n_out, device="cuda", generator=generator) * 2 - 1) * bound
-    return w, b
 
 
 def w2_ref(x, w, b):

@@ -7,17 +7,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from gpu_util import check, load, poisoned, randn
+from gpu_util import check, linear_weights, load, poisoned, randn
 
 TOL = 1e-4  # the users' fp32 rule (atol = rtol = 1e-4)
-
-
-def linear_weights(n_out, n_in, generator):
-    # nn.Linear's default init: U(-1/sqrt(in), 1/sqrt(in)), both signs.
-    bound = 1.0 / math.sqrt(n_in)
-    w = (torch.rand(n_out, n_in, device="cuda", generator=generator) * 2 - 1) * bound
-    b = (torch.rand(n_out, device="cuda", generator=generator) * 2 - 1) * bound
-    return w, b
 
 
 def w2_ref(x, w, b):

@@ -15,7 +15,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from gpu_util import ARTIFACTS, check, load, randn
+from gpu_util import ARTIFACTS, check, linear_weights, load, randn
 
 TOL = 1e-2  # tf32 / bf16: the users' reduced-precision rule
 FP32_TOL = 1e-4  # what 3xtf32 aims at
@@ -23,13 +23,6 @@ FP32_TOL = 1e-4  # what 3xtf32 aims at
 
 def poisoned(shape, dtype=torch.float32):
     return torch.full(shape, float("nan"), device="cuda", dtype=dtype)
-
-
-def linear_weights(n_out, n_in, generator, dtype=torch.float32):
-    bound = 1.0 / math.sqrt(n_in)
-    w = (torch.rand(n_out, n_in, device="cuda", generator=generator) * 2 - 1) * bound
-    b = (torch.rand(n_out, device="cuda", generator=generator) * 2 - 1) * bound
-    return w.to(dtype), b.to(dtype)
 
 
 def w2_ref(x, w, b):

@@ -147,3 +147,17 @@ mlir::fuser::emitBodyWidened(OpBuilder &b, Block &body, IRMapping &mapping,
     yielded.push_back(mapping.lookup(v));
   return yielded;
 }
+
+FailureOr<Value> mlir::fuser::applyBodyWidened(OpBuilder &b, Block &body,
+                                               Value value,
+                                               ArrayRef<Value> inputs,
+                                               int64_t width) {
+  IRMapping mapping;
+  mapping.map(body.getArgument(0), value);
+  for (auto [j, v] : llvm::enumerate(inputs))
+    mapping.map(body.getArgument(j + 1), v);
+  auto out = emitBodyWidened(b, body, mapping, width);
+  if (failed(out))
+    return failure();
+  return (*out)[0];
+}

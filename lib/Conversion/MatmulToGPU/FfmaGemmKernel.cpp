@@ -408,14 +408,7 @@ private:
 
   /// The 4-wide result of `body` on `value` and the epilogue inputs.
   FailureOr<Value> applyBody(Block &body, Value value, ArrayRef<Value> in) {
-    IRMapping mapping;
-    mapping.map(body.getArgument(0), value);
-    for (auto [j, v] : llvm::enumerate(in))
-      mapping.map(body.getArgument(j + 1), v);
-    auto out = emitBodyWidened(b, body, mapping, 4);
-    if (failed(out))
-      return failure();
-    return (*out)[0];
+    return applyBodyWidened(b, body, value, in, 4);
   }
 
   /// (v - mean) / sqrt(var + eps) over the group holding this 4-wide piece.

@@ -272,18 +272,7 @@ public:
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(loop.getBody());
       Value kt = loop.getInductionVar();
-      NVVM::CpAsyncWaitGroupOp::create(b, loc, copiesAhead() - 1);
-      gpu::BarrierOp::create(b, loc);
-      Value nextK = add(kt, c64(copiesAhead()));
-      auto ifOp = scf::IfOp::create(b, loc, lt(nextK, numK), false);
-      {
-        OpBuilder::InsertionGuard ifGuard(b);
-        b.setInsertionPointToStart(ifOp.thenBlock());
-        Value k0 = mul(nextK, c64(t.bk));
-        loadStage(arith::RemUIOp::create(b, loc, nextK, c64(t.stages)), k0,
-                  aligned);
-      }
-      NVVM::CpAsyncCommitGroupOp::create(b, loc);
+      waitThenCopyAhead(kt, numK, aligned, /*asyncProxy=*/false);
       Value stage = arith::RemUIOp::create(b, loc, kt, c64(t.stages));
       SmallVector<Value> acc(loop.getRegionIterArgs());
       for (int64_t kk = 0; kk < t.bk / t.kStep(); ++kk)
@@ -323,23 +312,9 @@ private:
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(loop.getBody());
       Value kt = loop.getInductionVar();
-      NVVM::CpAsyncWaitGroupOp::create(b, loc, copiesAhead() - 1);
-      NVVM::FenceProxyOp::create(
-          b, loc, NVVM::ProxyKind::async_shared,
-          NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
-      gpu::BarrierOp::create(b, loc);
       // The stage refilled here was read by tile kt - 2's wgmmas, which
       // the wait at the end of iteration kt - 1 completed.
-      Value nextK = add(kt, c64(copiesAhead()));
-      auto ifOp = scf::IfOp::create(b, loc, lt(nextK, numK), false);
-      {
-        OpBuilder::InsertionGuard ifGuard(b);
-        b.setInsertionPointToStart(ifOp.thenBlock());
-        Value k0 = mul(nextK, c64(t.bk));
-        loadStage(arith::RemUIOp::create(b, loc, nextK, c64(t.stages)), k0,
-                  aligned);
-      }
-      NVVM::CpAsyncCommitGroupOp::create(b, loc);
+      waitThenCopyAhead(kt, numK, aligned, /*asyncProxy=*/true);
       Value stage = arith::RemUIOp::create(b, loc, kt, c64(t.stages));
       Value stageOff = mul(stage, c64(t.stageBytes()));
       Value aAddr = add(add(sharedAddress(), stageOff), aGroupOff);
@@ -378,6 +353,31 @@ private:
       return failure();
     gpu::ReturnOp::create(b, loc);
     return success();
+  }
+
+  /// The top of a k-tile iteration: wait until tile kt's copies landed
+  /// (and, for wgmma, make them visible to the async proxy it reads
+  /// through), barrier, then issue the copies copiesAhead() tiles ahead
+  /// into the stage every warp is done with.
+  void waitThenCopyAhead(Value kt, Value numK, Value aligned,
+                         bool asyncProxy) {
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, copiesAhead() - 1);
+    if (asyncProxy)
+      NVVM::FenceProxyOp::create(
+          b, loc, NVVM::ProxyKind::async_shared,
+          NVVM::SharedSpaceAttr::get(b.getContext(),
+                                     NVVM::SharedSpace::shared_cta));
+    gpu::BarrierOp::create(b, loc);
+    Value nextK = add(kt, c64(copiesAhead()));
+    auto ifOp = scf::IfOp::create(b, loc, lt(nextK, numK), false);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      Value k0 = mul(nextK, c64(t.bk));
+      loadStage(arith::RemUIOp::create(b, loc, nextK, c64(t.stages)), k0,
+                aligned);
+    }
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
   }
 
   /// k tiles whose copies are in flight ahead of the one computed: all
@@ -852,14 +852,7 @@ private:
 
   /// The 2-wide result of `body` on `value` and the epilogue inputs.
   FailureOr<Value> applyBody(Block &body, Value value, ArrayRef<Value> in) {
-    IRMapping mapping;
-    mapping.map(body.getArgument(0), value);
-    for (auto [e, v] : llvm::enumerate(in))
-      mapping.map(body.getArgument(e + 1), v);
-    auto out = emitBodyWidened(b, body, mapping, 2);
-    if (failed(out))
-      return failure();
-    return (*out)[0];
+    return applyBodyWidened(b, body, value, in, 2);
   }
 
   /// (v - mean) / sqrt(var + eps) over each group of one row of the warp

@@ -84,6 +84,12 @@ FailureOr<SmallVector<Value>> emitBodyWidened(OpBuilder &b, Block &body,
                                               IRMapping &mapping,
                                               int64_t width);
 
+/// The first result of `body` widened to `width` lanes, with `value` for
+/// its first argument and `inputs` for the rest (a GEMM epilogue or a
+/// group norm's `then` region applied to a register fragment).
+FailureOr<Value> applyBodyWidened(OpBuilder &b, Block &body, Value value,
+                                  ArrayRef<Value> inputs, int64_t width);
+
 } // namespace mlir::fuser
 
 #endif // FUSER_CONVERSION_COMMON_KERNELUTILS_H

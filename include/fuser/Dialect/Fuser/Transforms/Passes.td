@@ -312,9 +312,10 @@ def FuserConfigureKernelsPass : Pass<"fuser-configure-kernels", "mlir::ModuleOp"
     Option<"maxGrid", "max-grid", "int64_t", /*default=*/"-1",
            "Override: maximum blocks per launch; 0 means unlimited (-1: heuristic)">,
     Option<"precision", "precision", "std::string", /*default=*/"\"fp32\"",
-           "Arithmetic precision policy of f32 matmuls: fp32 (FFMA), tf32 or "
-           "3xtf32 (tensor cores); bf16/f16 matmuls always run on tensor "
-           "cores in their own type">,
+           "Arithmetic precision policy of f32 matmuls: fp32 (at least fp32 "
+           "accurate; fp32-kernel picks the kernel), tf32 or 3xtf32 (tensor "
+           "cores); bf16/f16 matmuls always run on tensor cores in their own "
+           "type">,
     Option<"fp32Kernel", "fp32-kernel", "std::string", /*default=*/"\"auto\"",
            "Kernel of fp32-precision f32 matmuls: auto (by chip), ffma (fp32 "
            "FMA on CUDA cores) or fp64 (f64 tensor cores, exact products)">,

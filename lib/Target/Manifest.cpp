@@ -248,6 +248,13 @@ private:
             return failure();
           if (!index)
             return d.emitError() << "memref.dim needs a constant index";
+          // Out-of-range indices verify (MLIR leaves them undefined at run
+          // time); the manifest has no value for them.
+          int64_t rank = static_cast<int64_t>(view->shape.size());
+          if (*index < 0 || *index >= rank)
+            return d.emitError() << "memref.dim index " << *index
+                                 << " is out of range for a rank-" << rank
+                                 << " buffer";
           exprs[d] = view->shape[*index];
           return success();
         })

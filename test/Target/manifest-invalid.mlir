@@ -91,3 +91,16 @@ module attributes {gpu.container_module} {
   // expected-error @+1 {{unsupported gpu.binary format; use format=ptx or format=cubin}}
   gpu.binary @a [#gpu.object<#nvvm.target, "fatbin-bytes">]
 }
+
+// -----
+
+// Found by the pipeline fuzzer (docs/robustness.md, F5): `tensor.dim %x, 1`
+// on a rank-1 tensor verifies and survives to the host code; the manifest
+// emitter indexed past the shape.
+func.func @dim_out_of_range(%x: memref<?xf32>) -> memref<?xf32> {
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{memref.dim index 1 is out of range for a rank-1 buffer}}
+  %d = memref.dim %x, %c1 : memref<?xf32>
+  %y = memref.alloc(%d) : memref<?xf32>
+  return %y : memref<?xf32>
+}

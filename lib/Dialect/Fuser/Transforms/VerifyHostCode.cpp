@@ -44,6 +44,19 @@ public:
     bool failedAny = false;
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+        // MLIR verifies a constant out-of-range dim index (its value is
+        // undefined at run time); the runtime has no size to give it.
+        if (auto dim = dyn_cast<memref::DimOp>(op)) {
+          std::optional<int64_t> index = dim.getConstantIndex();
+          auto type = dyn_cast<MemRefType>(dim.getSource().getType());
+          if (index && type && (*index < 0 || *index >= type.getRank())) {
+            op->emitError() << "dimension index " << *index
+                            << " is out of range for a rank-"
+                            << type.getRank() << " value";
+            failedAny = true;
+          }
+          return WalkResult::advance();
+        }
         if (isStridedView(op)) {
           op->emitError() << "this op bufferizes to a strided view of a "
                              "buffer ('"

@@ -53,3 +53,15 @@ func.func @pad(%x: memref<4x8xf32>) -> memref<6x10xf32> {
   %v = memref.subview %y[1, 1] [4, 8] [1, 1] : memref<6x10xf32> to memref<4x8xf32, strided<[10, 1], offset: 11>>
   return %y : memref<6x10xf32>
 }
+
+// -----
+
+// A constant dim index past the rank verifies in MLIR (undefined at run
+// time) but has no size the runtime could give (fuzzer finding F5).
+func.func @dim_out_of_range(%x: memref<?xf32>) -> memref<?xf32> {
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{dimension index 1 is out of range for a rank-1 value}}
+  %n = memref.dim %x, %c1 : memref<?xf32>
+  %y = memref.alloc(%n) : memref<?xf32>
+  return %y : memref<?xf32>
+}

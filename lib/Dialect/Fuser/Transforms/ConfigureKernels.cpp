@@ -259,29 +259,19 @@ private:
     bool wgmma = wgmmaOk && (tensorCoreKernel == "wgmma" ||
                              (tensorCoreKernel == "auto" && chip == "sm_90a" &&
                               mma != "tf32"));
-    if (wgmma) {
-      SmallVector<int64_t> tile(mma == "tf32" ? ArrayRef(kWgmmaTf32Tile)
-                                              : ArrayRef(kWgmmaHalfTile));
-      if (tileSizes.size() == 6)
-        tile.assign(tileSizes.begin(), tileSizes.end());
-      auto config = KernelConfigAttr::getChecked(
-          [&] { return op.emitError(); }, &getContext(),
-          StringRef(kWgmmaStrategy),
-          ArrayRef<int64_t>{std::max<int64_t>(32 * tile[0] / 16, 1), 1, 1},
-          /*vector_width=*/int64_t(1), /*max_grid=*/int64_t(0),
-          ArrayRef<int64_t>(tile), /*min_blocks_per_sm=*/int64_t(1), mma);
-      if (!config)
-        return false;
-      op.setConfigAttr(config);
-      return true;
-    }
-    ArrayRef<int64_t> defaults = mma == "tf32"     ? ArrayRef(kMmaTf32Tile)
-                                 : mma == "3xtf32" ? ArrayRef(kMma3xTf32Tile)
-                                 : mma == "fp64"   ? ArrayRef(kMmaFp64Tile)
-                                                   : ArrayRef(kMmaHalfTile);
+    ArrayRef<int64_t> defaults =
+        wgmma ? (mma == "tf32" ? ArrayRef(kWgmmaTf32Tile)
+                               : ArrayRef(kWgmmaHalfTile))
+        : mma == "tf32"   ? ArrayRef(kMmaTf32Tile)
+        : mma == "3xtf32" ? ArrayRef(kMma3xTf32Tile)
+        : mma == "fp64"   ? ArrayRef(kMmaFp64Tile)
+                          : ArrayRef(kMmaHalfTile);
     SmallVector<int64_t> tile(defaults);
     if (tileSizes.size() == 6) {
       tile.assign(tileSizes.begin(), tileSizes.end());
+    } else if (tileSizes.size() == 3 && wgmma) { // 64-row warpgroups
+      tile = {tileSizes[0], tileSizes[1], tileSizes[2], 16, tileSizes[1],
+              defaults[5]};
     } else if (tileSizes.size() == 3) { // warps of at most the default's
       tile = {tileSizes[0], tileSizes[1], tileSizes[2],
               std::min<int64_t>(tileSizes[0], defaults[3]),
@@ -297,11 +287,13 @@ private:
                            "selects the FFMA kernel and its tiles";
       return false;
     }
+    // One warp per WM x WN (wgmma: WM = 16, WN = BN, four per warpgroup).
     int64_t block =
         tile[3] > 0 && tile[4] > 0 ? 32 * (tile[0] / tile[3]) * (tile[1] / tile[4])
                                    : 0;
     auto config = KernelConfigAttr::getChecked(
-        [&] { return op.emitError(); }, &getContext(), StringRef(kMmaStrategy),
+        [&] { return op.emitError(); }, &getContext(),
+        StringRef(wgmma ? kWgmmaStrategy : kMmaStrategy),
         ArrayRef<int64_t>{std::max<int64_t>(block, 1), 1, 1},
         /*vector_width=*/int64_t(1), /*max_grid=*/int64_t(0),
         ArrayRef<int64_t>(tile), /*min_blocks_per_sm=*/int64_t(1), mma);

@@ -42,6 +42,8 @@ func.func @f32(%a: tensor<?x64xf32>, %w: tensor<32x64xf32>) -> tensor<?x32xf32> 
 // FP32-LABEL: func.func @half
 // FP32: config = #fuser.config<strategy = "wgmma", block = [256, 1, 1], tile = [128, 128, 64, 16, 128, 4], min_blocks_per_sm = 1, precision = "bf16">
 // FP32: config = #fuser.config<strategy = "wgmma", block = [256, 1, 1], tile = [128, 128, 64, 16, 128, 4], min_blocks_per_sm = 1, precision = "f16">
+// TILE3-LABEL: func.func @half
+// TILE3: config = #fuser.config<strategy = "wgmma", block = [128, 1, 1], tile = [64, 64, 8, 16, 64, 4], min_blocks_per_sm = 1, precision = "bf16">
 // MMA-LABEL: func.func @half
 // MMA: config = #fuser.config<strategy = "mma", block = [128, 1, 1], tile = [128, 128, 32, 64, 64, 3], min_blocks_per_sm = 1, precision = "bf16">
 // MMA: config = #fuser.config<strategy = "mma", block = [128, 1, 1], tile = [128, 128, 32, 64, 64, 3], min_blocks_per_sm = 1, precision = "f16">

@@ -62,6 +62,9 @@ std::unique_ptr<CudaDriver> CudaDriver::load(const std::string &library) {
   resolve(handle, library, "cuGetErrorString", d->getErrorString);
   resolve(handle, library, "cuPointerGetAttribute", d->pointerGetAttribute);
   resolve(handle, library, "cuStreamSynchronize", d->streamSynchronize);
+  // Only tensor_map launches need it; they report its absence.
+  resolve(handle, library, "cuTensorMapEncodeTiled", d->tensorMapEncodeTiled,
+          false);
   resolve(handle, library, "cuMemcpyHtoD_v2", d->memcpyHtoD);
   resolve(handle, library, "cuMemcpyDtoH_v2", d->memcpyDtoH);
 

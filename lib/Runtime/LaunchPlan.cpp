@@ -102,7 +102,56 @@ private:
     case KernelArgSpec::Kind::Memref:
       packMemref(arg, field, launch);
       return;
+    case KernelArgSpec::Kind::TensorMap:
+      packTensorMap(arg, field, launch);
+      return;
     }
+  }
+
+  /// Checks what cuTensorMapEncodeTiled needs of the view's sizes. Skipped
+  /// launches encode nothing, so their (typically zero) sizes pass.
+  void packTensorMap(const KernelArgSpec &arg, const std::string &field,
+                     PlannedLaunch &launch) {
+    size_t slot = launch.params.size();
+    launch.params.push_back(0); // The map is passed by pointer at launch.
+    std::array<int64_t, 2> sizes;
+    for (size_t d = 0; d < 2; ++d)
+      sizes[d] =
+          evaluate(arg.shape[d], field + ".shape[" + std::to_string(d) + "]");
+    if (launch.skip)
+      return;
+    for (size_t d = 0; d < 2; ++d)
+      if (sizes[d] < 1 || sizes[d] > 0xffffffffLL)
+        fail(field + ".shape[" + std::to_string(d) + "] is " +
+             std::to_string(sizes[d]) + " (" + arg.shape[d].toString() +
+             "), which TMA cannot describe (sizes must be 1 to 4294967295)");
+    const BufferSpec &buf = fn.buffers[arg.buffer];
+    int64_t pitch = sizes[1] * dtypeSize(buf.dtype);
+    std::vector<int64_t> view(sizes.begin(), sizes.end());
+    if (pitch % 16 != 0)
+      fail(field + ": tensor_map view " + shapeToString(view) + " of " +
+           dtypeName(buf.dtype) + " has a row pitch of " +
+           std::to_string(pitch) +
+           " bytes; the row pitch must be a multiple of 16 bytes for TMA");
+    // Both sizes are below 2^32, so the product cannot overflow.
+    uint64_t numel = static_cast<uint64_t>(sizes[0]) * sizes[1];
+    int64_t available = buffers[arg.buffer].numel();
+    if (numel > static_cast<uint64_t>(available))
+      fail(field + ": tensor_map view " + shapeToString(view) + " has " +
+           std::to_string(numel) + " elements but buffer " +
+           std::to_string(buf.id) + " has only " + std::to_string(available));
+
+    PlannedTensorMap map;
+    map.slot = slot;
+    map.buffer = arg.buffer;
+    map.bufferId = buf.id;
+    map.dtype = buf.dtype;
+    map.rows = static_cast<uint64_t>(sizes[0]);
+    map.cols = static_cast<uint64_t>(sizes[1]);
+    map.box = arg.box;
+    map.swizzle = arg.swizzle;
+    map.label = label + " " + field;
+    launch.tensorMaps.push_back(std::move(map));
   }
 
   /// MLIR's default memref descriptor: allocated and aligned pointer,

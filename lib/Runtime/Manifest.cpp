@@ -23,6 +23,9 @@ namespace {
 
 using Kind = JsonValue::Kind;
 
+/// TMA describes sizes of 1 to 2^32 - 1 elements per dimension.
+constexpr int64_t kMaxTensorMapDim = 0xffffffffLL;
+
 [[noreturn]] void fail(const std::string &path, const std::string &message) {
   throw Error("invalid manifest: " + (path.empty() ? "" : path + ": ") +
               message);
@@ -340,11 +343,84 @@ private:
       arg.kind = KernelArgSpec::Kind::Memref;
       arg.buffer = bufferRef(a, p);
       arg.shape = checkedExprArray(a, p, "shape");
+    } else if (kind == "tensor_map") {
+      arg.kind = KernelArgSpec::Kind::TensorMap;
+      arg.buffer = bufferRef(a, p);
+      readTensorMap(a, p, arg);
     } else {
-      fail(join(p, "kind"), "unknown kernel argument kind '" + kind +
-                                "' (expected ptr, i64, i32, f32 or memref)");
+      fail(join(p, "kind"),
+           "unknown kernel argument kind '" + kind +
+               "' (expected ptr, i64, i32, f32, memref or tensor_map)");
     }
     return arg;
+  }
+
+  /// A TMA descriptor of a 2-D view. What cuTensorMapEncodeTiled would
+  /// reject regardless of the call's sizes is rejected here.
+  void readTensorMap(const JsonValue &a, const std::string &p,
+                     KernelArgSpec &arg) {
+    DType dtype = fn.buffers[arg.buffer].dtype;
+    if (dtype != DType::F32 && dtype != DType::BF16 && dtype != DType::F16)
+      fail(join(p, "buffer"),
+           "tensor_map needs an f32, bf16 or f16 buffer, but buffer " +
+               std::to_string(fn.buffers[arg.buffer].id) + " has dtype " +
+               dtypeName(dtype));
+    int64_t elemBytes = dtypeSize(dtype);
+
+    arg.shape = checkedExprArray(a, p, "shape");
+    std::string sp = join(p, "shape");
+    if (arg.shape.size() != 2)
+      fail(sp, "expected 2 entries (rows, cols), found " +
+                   std::to_string(arg.shape.size()));
+    for (size_t d = 0; d < 2; ++d)
+      if (arg.shape[d].isConstant() &&
+          (arg.shape[d].constantValue() < 1 ||
+           arg.shape[d].constantValue() > kMaxTensorMapDim))
+        fail(index(sp, d), "size " +
+                               std::to_string(arg.shape[d].constantValue()) +
+                               " is outside TMA's range 1 to " +
+                               std::to_string(kMaxTensorMapDim));
+    if (arg.shape[1].isConstant() &&
+        arg.shape[1].constantValue() * elemBytes % 16 != 0)
+      fail(index(sp, 1), std::to_string(arg.shape[1].constantValue()) + " " +
+                             dtypeName(dtype) + " elements make a row pitch of " +
+                             std::to_string(arg.shape[1].constantValue() *
+                                            elemBytes) +
+                             " bytes; the row pitch must be a multiple of 16 "
+                             "bytes for TMA");
+
+    const auto &box = arrayField(a, p, "box");
+    std::string bp = join(p, "box");
+    if (box.size() != 2)
+      fail(bp, "expected 2 entries (rows, cols), found " +
+                   std::to_string(box.size()));
+    for (size_t d = 0; d < 2; ++d) {
+      expectKind(box[d], Kind::Int, index(bp, d));
+      int64_t v = box[d].getInt();
+      if (v < 1 || v > 256)
+        fail(index(bp, d), "must be 1 to 256, found " + std::to_string(v));
+      arg.box[d] = static_cast<uint32_t>(v);
+    }
+
+    arg.swizzle = intField(a, p, "swizzle", 0);
+    if (arg.swizzle != 0 && arg.swizzle != 32 && arg.swizzle != 64 &&
+        arg.swizzle != 128)
+      fail(join(p, "swizzle"), "unsupported swizzle " +
+                                   std::to_string(arg.swizzle) +
+                                   " (expected 0, 32, 64 or 128 bytes)");
+    // One box row is what the swizzle pattern permutes: 128-byte swizzling
+    // is used with rows of exactly one span, and TMA moves 16-byte units.
+    int64_t rowBytes = arg.box[1] * elemBytes;
+    std::string what = "box[1] = " + std::to_string(arg.box[1]) + " " +
+                       dtypeName(dtype) + " elements is " +
+                       std::to_string(rowBytes) + " bytes";
+    if (arg.swizzle == 128 && rowBytes != 128)
+      fail(bp, what + ", but swizzle 128 needs box rows of exactly 128 bytes");
+    if (arg.swizzle != 0 && rowBytes > arg.swizzle)
+      fail(bp, what + ", more than the swizzle span of " +
+                   std::to_string(arg.swizzle) + " bytes");
+    if (rowBytes % 16 != 0)
+      fail(bp, what + ", but TMA needs box rows of a multiple of 16 bytes");
   }
 
   void readLaunches() {

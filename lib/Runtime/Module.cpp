@@ -5,6 +5,7 @@
 #include "fuser/Runtime/CudaDriver.h"
 #include "fuser/Runtime/Error.h"
 #include "fuser/Runtime/LaunchPlan.h"
+#include "fuser/Runtime/TensorMap.h"
 #include "fuser/Runtime/Validate.h"
 
 #include <cstdio>
@@ -244,7 +245,23 @@ void Function::launch(const std::vector<TensorRef> &inputs,
   for (size_t r = 0; r < fn.results.size(); ++r)
     addresses[fn.results[r]] = outputs[r].data;
 
-  // 5. Launch in order on the caller's stream.
+  // 5. Encode every TMA descriptor before the first launch, so a bad one
+  //    enqueues nothing. The maps are per call (they hold addresses) and
+  //    only need to outlive cuLaunchKernel, which copies its parameters.
+  static_assert(alignof(CUtensorMap) >= 64, "TMA descriptors need 64 bytes");
+  std::vector<std::vector<CUtensorMap>> maps(plan.size());
+  for (size_t i = 0; i < plan.size(); ++i) {
+    const PlannedLaunch &launch = plan[i];
+    maps[i].resize(launch.tensorMaps.size());
+    for (size_t k = 0; k < launch.tensorMaps.size(); ++k) {
+      const PlannedTensorMap &map = launch.tensorMaps[k];
+      encodeTensorMap(driver, map,
+                      tensorMapEncoding(map, addresses[map.buffer]),
+                      maps[i][k]);
+    }
+  }
+
+  // 6. Launch in order on the caller's stream.
   for (size_t i = 0; i < plan.size(); ++i) {
     PlannedLaunch &launch = plan[i];
     if (launch.skip)
@@ -254,6 +271,8 @@ void Function::launch(const std::vector<TensorRef> &inputs,
     params.reserve(launch.params.size());
     for (uint64_t &slot : launch.params)
       params.push_back(&slot);
+    for (size_t k = 0; k < launch.tensorMaps.size(); ++k)
+      params[launch.tensorMaps[k].slot] = &maps[i][k];
     CUresult result = driver.launchKernel(
         kernels[i], launch.grid[0], launch.grid[1], launch.grid[2],
         launch.block[0], launch.block[1], launch.block[2], launch.sharedBytes,

@@ -113,8 +113,12 @@ public:
     emitDocumentation(chip, functions);
     std::string guard = "FUSER_GENERATED_" + StringRef(prefix).upper() + "_H";
     os << "#ifndef " << guard << "\n#define " << guard << "\n\n"
-       << "#include <cuda.h>\n#include <stdint.h>\n#include <string.h>\n\n"
-       << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
+       << "#include <cuda.h>\n#include <stdint.h>\n#include <string.h>\n\n";
+    if (usesTensorMaps(functions))
+      os << "#if CUDA_VERSION < 12000\n#error \"the kernels take TMA tensor "
+            "maps (cuTensorMapEncodeTiled), which need CUDA 12.0 or "
+            "newer\"\n#endif\n\n";
+    os << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
     emitPtx();
     emitModuleCache(kernelNames);
     for (const Function &fn : functions) {
@@ -126,6 +130,15 @@ public:
   }
 
 private:
+  static bool usesTensorMaps(ArrayRef<Function> functions) {
+    for (const Function &fn : functions)
+      for (const Launch &launch : fn.launches)
+        for (const KernelArg &arg : launch.args)
+          if (arg.kind == "tensor_map")
+            return true;
+    return false;
+  }
+
   /// The launcher's parameters after `stream`, as "type name" strings.
   SmallVector<std::string> launcherParams(const Function &fn) {
     SmallVector<std::string> params;
@@ -203,8 +216,16 @@ private:
           "when sizes are\n"
           " *   negative or inconsistent, or a pointer of a non-empty tensor "
           "is null or\n"
-          " *   misaligned; otherwise the first failing CUresult.\n"
-          " * - The module is loaded on first use in each CUDA context "
+          " *   misaligned; otherwise the first failing CUresult.\n";
+    if (usesTensorMaps(functions))
+      os << " * - Kernels taking TMA tensor maps (sm_90 or newer) get them "
+            "encoded on each\n"
+            " *   call. Views with sizes outside 1 to 2^32 - 1, a row pitch "
+            "that is not a\n"
+            " *   multiple of 16 bytes, or more elements than their buffer are "
+            "refused as\n"
+            " *   above, and their pointers must be 16-byte aligned.\n";
+    os << " * - The module is loaded on first use in each CUDA context "
           "(at most\n"
           " *   "
        << macroPrefix() << "_MAX_CONTEXTS). The cache is not locked: call "
@@ -473,6 +494,8 @@ private:
         os << n.text << " > 0 && (" << bad << ")";
       os << ")\n    return CUDA_ERROR_INVALID_VALUE;\n";
     }
+    for (auto [i, launch] : llvm::enumerate(fn.launches))
+      emitTensorMapChecks(os, fn, launch, i);
     if (!needsEntry && intermediates.empty()) {
       os << "  return err;\n}\n\n";
       return;
@@ -575,6 +598,10 @@ private:
         os << ind << "float " << name << " = " << formatFloat(arg.f32, prefix)
            << ";\n";
         params.push_back("&" + name);
+      } else if (arg.kind == "tensor_map") {
+        // Passed by value: the parameter points at the map itself.
+        emitTensorMapEncode(os, fn, arg, name, ind);
+        params.push_back(name);
       } else {
         // MLIR's memref descriptor: allocated and aligned pointer, offset 0,
         // sizes, then dense row-major strides.

@@ -4,6 +4,7 @@
 //   CHeaderExpr.cpp      manifest integer expressions -> C expressions
 //   CHeaderManifest.cpp  the JSON manifest, validated, -> HeaderModel
 //   CHeader.cpp          HeaderModel + PTX -> the header text
+//   CHeaderTensorMap.cpp the header text of tensor_map parameters
 // Not installed: the public interface is fuser/Target/CHeader.h.
 //
 //===----------------------------------------------------------------------===//
@@ -111,11 +112,14 @@ struct Buffer {
 };
 
 struct KernelArg {
-  StringRef kind; ///< ptr, i64, i32, f32 or memref
+  StringRef kind; ///< ptr, i64, i32, f32, memref or tensor_map
   unsigned buffer = 0;
   Term value;
   double f32 = 0;
-  SmallVector<Term, 4> shape;
+  SmallVector<Term, 4> shape; ///< memref sizes; tensor_map [rows, cols]
+  /// tensor_map: the TMA box [rows, cols] and the swizzle span in bytes.
+  int64_t box[2] = {0, 0};
+  int64_t swizzle = 0;
 };
 
 struct Launch {
@@ -155,6 +159,21 @@ struct HeaderModel {
 FailureOr<HeaderModel>
 readManifest(const llvm::json::Object &manifest, StringRef prefix,
              function_ref<InFlightDiagnostic()> emitError);
+
+//===----------------------------------------------------------------------===//
+// tensor_map parameters (CHeaderTensorMap.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The launcher's checks, before anything is enqueued, that the call's
+/// sizes suit the TMA views of launch `index`.
+void emitTensorMapChecks(raw_ostream &os, const Function &fn,
+                         const Launch &launch, size_t index);
+
+/// Declares `name`, a pointer to the encoded CUtensorMap of `arg`, at
+/// indentation `ind`, breaking out of the launch loop with `err` set if
+/// encoding fails.
+void emitTensorMapEncode(raw_ostream &os, const Function &fn,
+                         const KernelArg &arg, StringRef name, StringRef ind);
 
 } // namespace mlir::fuser::cheader
 

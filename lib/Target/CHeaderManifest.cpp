@@ -310,13 +310,68 @@ private:
     }
     // The manifest gives results no alignment since the runtime allocates
     // them; here the caller does, and kernels taking raw pointers may use
-    // 16-byte vector accesses, as the arguments' "align" says.
+    // 16-byte vector accesses, as the arguments' "align" says. TMA needs
+    // 16-byte aligned global addresses whatever the manifest says.
     for (const Launch &launch : fn.launches)
       for (const KernelArg &arg : launch.args)
-        if (arg.kind == "ptr" && fn.buffers[arg.buffer].result)
+        if ((arg.kind == "ptr" && fn.buffers[arg.buffer].result) ||
+            arg.kind == "tensor_map")
           fn.buffers[arg.buffer].align =
               std::max<int64_t>(fn.buffers[arg.buffer].align, 16);
     return success();
+  }
+
+  /// A TMA descriptor of a 2-D view, checked as the runtime's manifest
+  /// reader does; sizes known only at call time are checked by the header.
+  FailureOr<KernelArg> readTensorMap(const json::Object &a, Function &fn,
+                                     const std::string &what) {
+    KernelArg arg;
+    arg.kind = "tensor_map";
+    FailureOr<unsigned> b = bufferRef(a, what);
+    if (failed(b))
+      return failure();
+    arg.buffer = *b;
+    const DType &dtype = fn.buffers[*b].dtype;
+    if (dtype.name != "f32" && dtype.name != "bf16" && dtype.name != "f16")
+      return fail(what + " tensor_map needs an f32, bf16 or f16 buffer, not " +
+                  dtype.name);
+    const json::Array *shape = a.getArray("shape");
+    if (!shape || shape->size() != 2)
+      return fail(what + " tensor_map needs a 'shape' of 2 entries");
+    for (auto [d, s] : llvm::enumerate(*shape)) {
+      FailureOr<Term> t = expr(&s, what + " shape[" + Twine(d) + "]");
+      if (failed(t))
+        return failure();
+      if (t->constant && (*t->constant < 1 || *t->constant > 0xffffffffLL))
+        return fail(what + " shape[" + Twine(d) + "] = " + Twine(*t->constant) +
+                    " is outside TMA's range 1 to 4294967295");
+      arg.shape.push_back(std::move(*t));
+    }
+    if (arg.shape[1].constant && *arg.shape[1].constant * dtype.size % 16)
+      return fail(what + " row pitch of " +
+                  Twine(*arg.shape[1].constant * dtype.size) +
+                  " bytes is not a multiple of 16, which TMA needs");
+    const json::Array *box = a.getArray("box");
+    if (!box || box->size() != 2)
+      return fail(what + " tensor_map needs a 'box' of 2 integers");
+    for (auto [d, v] : llvm::enumerate(*box)) {
+      std::optional<int64_t> size = v.getAsInteger();
+      if (!size || *size < 1 || *size > 256)
+        return fail(what + " box[" + Twine(d) + "] must be 1 to 256");
+      arg.box[d] = *size;
+    }
+    std::optional<int64_t> swizzle = a.getInteger("swizzle");
+    if (!swizzle || !llvm::is_contained({0, 32, 64, 128}, *swizzle))
+      return fail(what + " swizzle must be 0, 32, 64 or 128");
+    arg.swizzle = *swizzle;
+    // Box rows: exactly the span for 128-byte swizzling, within it for the
+    // others, and whole 16-byte units always.
+    int64_t rowBytes = arg.box[1] * dtype.size;
+    if ((arg.swizzle == 128 && rowBytes != 128) ||
+        (arg.swizzle != 0 && rowBytes > arg.swizzle) || rowBytes % 16 != 0)
+      return fail(what + " box rows of " + Twine(rowBytes) +
+                  " bytes do not suit swizzle " + Twine(arg.swizzle));
+    return arg;
   }
 
   FailureOr<KernelArg> readKernelArg(const json::Value &v, Function &fn,
@@ -356,6 +411,8 @@ private:
       if (!f)
         return fail(what + " needs a number 'value'");
       arg.f32 = *f;
+    } else if (*kind == "tensor_map") {
+      return readTensorMap(*a, fn, what);
     } else {
       return fail(what + " has unknown kind '" + *kind + "'");
     }

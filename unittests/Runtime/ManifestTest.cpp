@@ -273,8 +273,8 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"BadArgKind", "{\"kind\": \"ptr\", \"buffer\": 0}",
                   "{\"kind\": \"tensor\", \"buffer\": 0}",
                   "functions[0].launches[0].args[0].kind: unknown kernel "
-                  "argument kind 'tensor' (expected ptr, i64, i32, f32 or "
-                  "memref)"},
+                  "argument kind 'tensor' (expected ptr, i64, i32, f32, "
+                  "memref or tensor_map)"},
         ErrorCase{"ArgMissingKind", "{\"kind\": \"ptr\", \"buffer\": 0}",
                   "{\"buffer\": 0}",
                   "functions[0].launches[0].args[0]: missing required field "

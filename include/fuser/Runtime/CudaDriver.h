@@ -56,7 +56,8 @@ public:
   /// Whether stream-ordered allocation (cuMemAllocAsync) is available.
   bool hasAsyncAlloc() const { return memAllocAsync && memFreeAsync; }
 
-  // Entry points (null only for the optional async allocator).
+  // Entry points (null only for the optional async allocator and, before
+  // CUDA 12.0, cuTensorMapEncodeTiled).
   decltype(&::cuInit) init = nullptr;
   decltype(&::cuDeviceGet) deviceGet = nullptr;
   decltype(&::cuDeviceGetCount) deviceGetCount = nullptr;
@@ -78,6 +79,7 @@ public:
   decltype(&::cuGetErrorString) getErrorString = nullptr;
   decltype(&::cuPointerGetAttribute) pointerGetAttribute = nullptr;
   decltype(&::cuStreamSynchronize) streamSynchronize = nullptr;
+  decltype(&::cuTensorMapEncodeTiled) tensorMapEncodeTiled = nullptr;
   // Host <-> device copies: not needed to launch, but they let C++ callers
   // and the GPU tests move data without linking cudart.
   decltype(&::cuMemcpyHtoD) memcpyHtoD = nullptr;

@@ -14,10 +14,31 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
 namespace fuser {
+
+/// A tensor_map parameter of one call: the 2-D view, evaluated and checked.
+/// The CUtensorMap itself bakes in the buffer's address, so it is encoded
+/// at launch time (see TensorMap.h).
+struct PlannedTensorMap {
+  /// The parameter's index in PlannedLaunch::params.
+  size_t slot = 0;
+  /// Index into FunctionSpec::buffers, and that buffer's id for messages.
+  int64_t buffer = 0;
+  int64_t bufferId = 0;
+  DType dtype = DType::F32;
+  /// The view [rows, cols] and the box [rows, cols], in elements.
+  uint64_t rows = 0, cols = 0;
+  std::array<uint32_t, 2> box{};
+  /// Swizzle span in bytes: 0, 32, 64 or 128.
+  int64_t swizzle = 0;
+  /// Names the function, launch and argument in errors, e.g.
+  /// "forward: launches[0] (kernel 'k') args[2]".
+  std::string label;
+};
 
 /// One launch with every expression evaluated.
 struct PlannedLaunch {
@@ -33,6 +54,9 @@ struct PlannedLaunch {
   std::vector<uint64_t> params;
   /// (slot, buffer index) pairs whose slot receives the buffer's address.
   std::vector<std::pair<size_t, int64_t>> addressSlots;
+  /// The tensor_map parameters; their `params` slots are placeholders, as
+  /// the kernel receives the 128-byte CUtensorMap itself. Empty when `skip`.
+  std::vector<PlannedTensorMap> tensorMaps;
 };
 
 /// Evaluates every launch of `fn` for a validated call. `buffers` comes from

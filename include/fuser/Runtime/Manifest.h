@@ -61,17 +61,23 @@ struct CheckSpec {
 
 /// One group of kernel parameters.
 struct KernelArgSpec {
-  enum class Kind { Ptr, I64, I32, F32, Memref };
+  enum class Kind { Ptr, I64, I32, F32, Memref, TensorMap };
 
   Kind kind = Kind::Ptr;
-  /// For Ptr and Memref: index into FunctionSpec::buffers (not the id).
+  /// For Ptr, Memref and TensorMap: index into FunctionSpec::buffers (not
+  /// the id).
   int64_t buffer = 0;
   /// For I64 and I32.
   Expr value;
   /// For F32.
   float f32 = 0;
-  /// For Memref: the dense row-major view of the buffer.
+  /// For Memref: the dense row-major view of the buffer. For TensorMap: the
+  /// 2-D view [rows, cols].
   std::vector<Expr> shape;
+  /// For TensorMap: the TMA box [rows, cols] in elements and the swizzle
+  /// span in bytes (0, 32, 64 or 128).
+  std::array<uint32_t, 2> box{};
+  int64_t swizzle = 0;
 };
 
 /// One kernel launch.

@@ -266,7 +266,7 @@ def bench_w2_tf32(iters):
                    "compile": time_fn(lambda: compiled_fn(x), iters),
                    f"cuBLAS TF32 GEMM alone (eager err {err:.1e})":
                        time_fn(lambda: torch.mm(x, w.T), iters)}
-            for p in ("tf32", "3xtf32"):
+            for p in ("tf32", "tf32_tma", "3xtf32"):
                 mod = load(f"mma_w2_{p}")
                 out.fill_(float("nan"))
                 mod.forward(x, w, b, out=out)

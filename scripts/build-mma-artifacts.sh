@@ -42,7 +42,13 @@ done
 mma test/gpu/Inputs/mma/w2_bf16.mlir mma_w2_bf16_mmasync bf16 "" mma
 mma examples/w2_linear_scale_leaky.mlir mma_w2_tf32_wgmma tf32 "" wgmma
 mma test/gpu/Inputs/mma/nt_odd.mlir mma_nt_odd_tf32_wgmma tf32 "" wgmma
-for v in wgmma:tf32:128,128,32,16,128,4 wgmma:tf32:256,128,32,16,128,4 wgmma:tf32:128,256,32,16,256,4 \
+# wgmma_tma (TMA copies, warp-specialized; bf16's default when K is static):
+# tf32 on request, and static-K odd shapes of both types.
+mma examples/w2_linear_scale_leaky.mlir mma_w2_tf32_tma tf32 "" wgmma-tma
+mma test/gpu/Inputs/mma/nt_k200.mlir mma_nt_k200_tf32_tma tf32 "" wgmma-tma
+for v in wgmma-tma:tf32:128,256,32,16,256,3 wgmma-tma:tf32:128,128,32,16,128,6 \
+         wgmma-tma:bf16:128,256,64,16,256,3 wgmma-tma:bf16:128,128,64,16,128,6 \
+         wgmma:tf32:128,128,32,16,128,4 wgmma:tf32:256,128,32,16,128,4 wgmma:tf32:128,256,32,16,256,4 \
          wgmma:bf16:128,128,64,16,128,4 wgmma:bf16:256,128,64,16,128,4 wgmma:bf16:256,128,64,16,128,3 \
          wgmma:bf16:128,256,64,16,256,4; do
   k=${v%%:*} v=${v#*:}; p=${v%%:*} t=${v#*:}

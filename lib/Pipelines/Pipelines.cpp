@@ -128,6 +128,7 @@ void mlir::fuser::buildGpuPipeline(OpPassManager &pm,
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());
+  kernels.addPass(createFuserLowerTensorMapParamsPass());
 
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = opts.format == "cubin" ? "bin" : "isa";

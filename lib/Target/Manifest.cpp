@@ -10,6 +10,7 @@
 #include "fuser/Target/Manifest.h"
 
 #include "fuser/Target/KernelImage.h"
+#include "fuser/Dialect/Fuser/IR/FuserOps.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -283,6 +284,21 @@ private:
           pointers[p] = it->second;
           return success();
         })
+        .Case([&](TensorMapOp t) -> LogicalResult {
+          auto view = viewOf(t, t.getSource());
+          if (failed(view))
+            return failure();
+          json::Array shape;
+          for (const Expr &e : view->shape)
+            shape.push_back(exprToJson(e));
+          tensorMaps[t] = json::Object{
+              {"kind", "tensor_map"},
+              {"buffer", view->buffer},
+              {"shape", std::move(shape)},
+              {"box", json::Array{t.getBox()[0], t.getBox()[1]}},
+              {"swizzle", t.getSwizzle()}};
+          return success();
+        })
         .Case([&](gpu::LaunchFuncOp l) -> LogicalResult { return visitLaunch(l); })
         .Case([&](func::ReturnOp r) -> LogicalResult { return visitReturn(r); })
         .Default([&](Operation *o) -> LogicalResult {
@@ -382,7 +398,11 @@ private:
     json::Array kargs;
     for (Value v : l.getKernelOperands()) {
       Type t = v.getType();
-      if (isa<MemRefType>(t)) {
+      if (auto it = tensorMaps.find(v); it != tensorMaps.end()) {
+        // The copy engine needs 16-byte aligned rows (the runtime checks).
+        alignedBuffers.insert(*it->second.getInteger("buffer"));
+        kargs.push_back(json::Object(it->second));
+      } else if (isa<MemRefType>(t)) {
         auto view = viewOf(l, v);
         if (failed(view))
           return failure();
@@ -455,6 +475,7 @@ private:
   DenseMap<Value, double> floats;
   DenseMap<Value, View> views;
   DenseMap<Value, int64_t> pointers;
+  DenseMap<Value, json::Object> tensorMaps;
   DenseMap<Value, std::pair<Expr, Expr>> equalities;
   DenseSet<int64_t> argBuffers, alignedBuffers;
 };

@@ -44,13 +44,14 @@ private:
       return op.emitOpError()
              << "has no #fuser.config; run -fuser-configure-kernels first";
     if (config.getStrategy() == kMmaStrategy ||
-        config.getStrategy() == kWgmmaStrategy)
+        config.getStrategy() == kWgmmaStrategy ||
+        config.getStrategy() == kWgmmaTmaStrategy)
       return success(); // getMmaTiling checks types and tile
     if (config.getStrategy() != "ffma")
       return op.emitOpError() << "has strategy '" << config.getStrategy()
                               << "'; this lowering implements 'ffma', '"
-                              << kMmaStrategy << "' and '" << kWgmmaStrategy
-                              << "'";
+                              << kMmaStrategy << "', '" << kWgmmaStrategy
+                              << "' and '" << kWgmmaTmaStrategy << "'";
     if (config.getPrecision() != "fp32")
       return op.emitOpError()
              << "precision '" << config.getPrecision()
@@ -72,7 +73,8 @@ private:
     // The tensor-core kernel (MmaGemmKernel.cpp) or the FFMA one: block
     // tile, threads and dynamic shared memory for the launch.
     bool useMma = config.getStrategy() == kMmaStrategy ||
-                  config.getStrategy() == kWgmmaStrategy;
+                  config.getStrategy() == kWgmmaStrategy ||
+                  config.getStrategy() == kWgmmaTmaStrategy;
     FailureOr<MmaTiling> mmaTiling =
         useMma ? getMmaTiling(op, config) : FailureOr<MmaTiling>(MmaTiling{});
     FailureOr<GemmTiling> tiling =
@@ -94,6 +96,10 @@ private:
       params.push_back(isa<RankedTensorType>(in.getType()) ? Type(ptrTy)
                                                            : in.getType());
     params.append({ptrTy, i64, i64, i64});
+    bool tma = useMma && mmaTiling->tma;
+    auto mapTy = LLVM::LLVMPointerType::get(ctx); // by value once lowered
+    if (tma)
+      params.append({mapTy, mapTy});
     auto func = op->getParentOfType<FunctionOpInterface>();
     std::string name =
         (func ? func.getName().str() : std::string("fuser")) + "_matmul";
@@ -105,6 +111,11 @@ private:
       kernel->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                       IntegerAttr::get(IntegerType::get(ctx, 32),
                                        config.getMinBlocksPerSm()));
+    if (tma)
+      kernel->setAttr(kTensorMapArgsAttr,
+                      DenseI64ArrayAttr::get(
+                          ctx, {int64_t(params.size()) - 2,
+                                int64_t(params.size()) - 1}));
     if (failed(useMma ? buildMmaGemmKernel(op, *mmaTiling, kernel)
                       : buildFfmaGemmKernel(op, *tiling, kernel)))
       return failure();
@@ -145,6 +156,21 @@ private:
     args.push_back(hostPointerToMemRef(b, loc, out));
     for (Value size : {m, n, k})
       args.push_back(arith::IndexCastUIOp::create(b, loc, i64, size));
+    if (tma) { // [BM, BK] boxes of A, [BN, BK] of B, 128-byte swizzled
+      auto map = [&](Value t, int64_t boxRows) -> Value {
+        auto tensorTy = cast<RankedTensorType>(t.getType());
+        Value buf = bufferization::ToBufferOp::create(
+            b, loc,
+            MemRefType::get(tensorTy.getShape(), tensorTy.getElementType()),
+            t, /*read_only=*/true);
+        return TensorMapOp::create(
+            b, loc, mapTy, buf,
+            b.getDenseI64ArrayAttr({boxRows, mmaTiling->bk}),
+            b.getI64IntegerAttr(mmaTiling->bk * mmaTiling->elemBytes()));
+      };
+      args.push_back(map(lhs, mmaTiling->bm));
+      args.push_back(map(rhs, mmaTiling->bn));
+    }
 
     // M tiles along x: the blocks that share a B panel run back to back.
     auto ceilDiv = [&](Value x, int64_t y) -> Value {

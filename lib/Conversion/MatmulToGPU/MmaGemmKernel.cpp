@@ -35,6 +35,7 @@
 #include "MmaGemmKernel.h"
 
 #include "EpilogueRead.h"
+#include "WgmmaTmaLoop.h"
 
 #include "fuser/Conversion/Common/KernelUtils.h"
 
@@ -93,9 +94,12 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
                             << tile.size() << " sizes";
   MmaTiling t{tile[0], tile[1], tile[2], tile[3], tile[4], tile[5], want,
               precision == "3xtf32", op.getTransposeB(),
-              precision == "fp64", config.getStrategy() == kWgmmaStrategy};
+              precision == "fp64",
+              config.getStrategy() == kWgmmaStrategy ||
+                  config.getStrategy() == kWgmmaTmaStrategy,
+              config.getStrategy() == kWgmmaTmaStrategy};
   auto describe = [&](InFlightDiagnostic diag) {
-    diag << (t.wgmma ? "wgmma" : "mma") << " tile [" << t.bm << ", " << t.bn << ", " << t.bk << ", "
+    diag << (t.tma ? "wgmma_tma" : t.wgmma ? "wgmma" : "mma") << " tile [" << t.bm << ", " << t.bn << ", " << t.bk << ", "
          << t.wm << ", " << t.wn << ", " << t.stages << "] ";
     return diag;
   };
@@ -133,11 +137,18 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
       config.getBlock()[2] != 1)
     return describe(op.emitOpError())
            << "needs a block of [" << t.threads() << ", 1, 1] (one warp per "
-           << t.wm << " x " << t.wn << " outputs)";
+           << t.wm << " x " << t.wn << " outputs"
+           << (t.tma ? ", and a producer warpgroup)" : ")");
+  if (t.tma && op.hasGroupNorm())
+    return describe(op.emitOpError())
+           << "does not hold a group norm; use the 'wgmma' or 'mma' strategy";
+  if (t.tma && (t.bm > 256 || t.bk * t.elemBytes() != 128))
+    return describe(op.emitOpError())
+           << "unsupported: a TMA box has at most 256 rows (BM) of 128 bytes";
   int64_t bRows = t.transB ? t.bn : t.bk, bCols = t.transB ? t.bk : t.bn;
-  if (t.bk % t.vec() || bCols % t.vec() ||
+  if (!t.tma && (t.bk % t.vec() || bCols % t.vec() ||
       (t.bm * t.bk / t.vec()) % t.threads() ||
-      (bRows * bCols / t.vec()) % t.threads())
+      (bRows * bCols / t.vec()) % t.threads()))
     return describe(op.emitOpError())
            << "does not split into whole 16-byte copies per thread";
   if (t.sharedBytes() > kMaxSharedBytes)
@@ -222,6 +233,9 @@ public:
       smemAddr = arith::AndIOp::create(b, loc, up, c64(~int64_t(1023)));
     }
     smemBase = LLVM::IntToPtrOp::create(b, loc, smemPtrTy, smemAddr);
+    if (t.tma)
+      return emitWarpSpecialized(entry.getArgument(arg),
+                                 entry.getArgument(arg + 1));
 
     // 2. The copies: A (M x K); B (N x K) or (K x N). Chunks are 16-byte
     // aligned when the row pitches are multiples of 16 bytes.
@@ -289,6 +303,48 @@ public:
   }
 
 private:
+  /// The wgmma_tma kernel: the consumer warpgroups run the main loop
+  /// (WgmmaTmaLoop.h) and the epilogue, the last warpgroup's first thread
+  /// the copies. setmaxnreg moves registers from the producer warpgroup to
+  /// the consumers' accumulators; each role is one branch of one if.
+  LogicalResult emitWarpSpecialized(Value mapA, Value mapB) {
+    Value tid = toI64(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+    TmaBarriers bars{smemBase, t};
+    emitTmaBarrierInit(b, loc, bars, tid);
+    Value numK = arith::CeilDivUIOp::create(b, loc, k, c64(t.bk));
+    int64_t consumers = 32 * t.warps();
+    auto role = scf::IfOp::create(b, loc, lt(tid, c64(consumers)),
+                                  /*withElse=*/true);
+    b.setInsertionPointToStart(role.elseBlock());
+    NVVM::SetMaxRegisterOp::create(
+        b, loc, b.getI32IntegerAttr(kTmaProducerRegs),
+        NVVM::SetMaxRegisterActionAttr::get(
+            b.getContext(), NVVM::SetMaxRegisterAction::decrease));
+    auto producer = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                              c64(consumers)),
+        /*withElse=*/false);
+    b.setInsertionPointToStart(producer.thenBlock());
+    emitTmaProducer(b, loc, bars, mapA, mapB, numK, blockM, blockN);
+
+    b.setInsertionPointToStart(role.thenBlock());
+    NVVM::SetMaxRegisterOp::create(
+        b, loc, b.getI32IntegerAttr(kTmaConsumerRegs),
+        NVVM::SetMaxRegisterActionAttr::get(
+            b.getContext(), NVVM::SetMaxRegisterAction::increase));
+    int64_t numAcc = t.mTiles() * t.nTiles() * 4;
+    Value accStruct = emitTmaConsumer(b, loc, bars, numK, tid, numAcc);
+    SmallVector<Value> acc;
+    for (int64_t e = 0; e < numAcc; ++e)
+      acc.push_back(LLVM::ExtractValueOp::create(b, loc, accStruct, e));
+    if (failed(emitEpilogue(acc)))
+      return failure();
+    b.setInsertionPointAfter(role);
+    gpu::ReturnOp::create(b, loc);
+    return success();
+  }
+
   /// The wgmma main loop: per k tile, wait for its copies, make them
   /// visible to the async proxy that wgmma reads through, barrier, issue
   /// the copies STAGES - 1 tiles ahead, then BK / kStep wgmma.mma_async on
@@ -321,23 +377,8 @@ private:
       Value bAddr = add(add(sharedAddress(), stageOff),
                         c64(t.aStageElems() * t.elemBytes()));
       NVVM::WgmmaFenceAlignedOp::create(b, loc);
-      Value acc = loop.getRegionIterArgs()[0];
-      auto type = elemBytesIs4()  ? NVVM::WGMMATypes::tf32
-                  : elem.isBF16() ? NVVM::WGMMATypes::bf16
-                                  : NVVM::WGMMATypes::f16;
-      for (int64_t kk = 0; kk < t.bk / t.kStep(); ++kk) {
-        // Each step starts kStep elements (32 bytes) further along the
-        // swizzled rows; the hardware applies the swizzle to the address.
-        int64_t off = kk * t.kStep() * t.elemBytes();
-        acc = NVVM::WgmmaMmaAsyncOp::create(
-            b, loc, structTy, acc, descriptor(add(aAddr, c64(off))),
-            descriptor(add(bAddr, c64(off))),
-            NVVM::MMAShapeAttr::get(ctx, 64, t.bn, t.kStep()), type, type,
-            NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
-            NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
-            NVVM::MMALayout::row, NVVM::MMALayout::col,
-            /*satfinite=*/nullptr);
-      }
+      Value acc = emitWgmmaSteps(b, loc, t, loop.getRegionIterArgs()[0],
+                                 aAddr, bAddr);
       NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
       // One group stays in flight, overlapping the next tile's barrier.
       NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
@@ -388,19 +429,6 @@ private:
   /// The shared-memory (not generic) address of the aligned stages, i64.
   Value sharedAddress() {
     return LLVM::PtrToIntOp::create(b, loc, i64, smemBase);
-  }
-
-  /// A wgmma shared-memory matrix descriptor for a K-major operand in
-  /// 128-byte swizzle mode starting at shared address `addr`: address / 16
-  /// in bits 0-13, leading byte offset 16 (unused by this mode) in 16-29,
-  /// stride byte offset 1024 (8 rows of 128 bytes) in 32-45, swizzle mode 1
-  /// (128 bytes) in 62-63.
-  Value descriptor(Value addr) {
-    Value field = arith::AndIOp::create(
-        b, loc, arith::ShRUIOp::create(b, loc, addr, c64(4)), c64(0x3FFF));
-    int64_t fixed = (int64_t(16 >> 4) << 16) | (int64_t(1024 >> 4) << 32) |
-                    (int64_t(1) << 62);
-    return arith::OrIOp::create(b, loc, field, c64(fixed));
   }
 
   // Small arithmetic helpers, on i64 unless named otherwise.
@@ -762,10 +790,13 @@ private:
       Value inWarp = add(c64(j * 8), lanePair);
       return add(add(blockN, warpCol0), inWarp);
     };
-    // Row vectors (a bias over n) are shared by all rows of a column.
+    // Row vectors (a bias over n) are shared by all rows of a column: held
+    // in registers, except beside wgmma_tma's 128 accumulators, which leave
+    // no room (the loads hit L1).
+    bool lazyRows = t.tma;
     SmallVector<SmallVector<Value>> rowVecs(inputs.size());
     for (auto [e, read] : llvm::enumerate(reads))
-      if (read == EpilogueRead::Row)
+      if (read == EpilogueRead::Row && !lazyRows)
         for (int64_t j = 0; j < t.nTiles(); ++j) {
           Value col = colOf(j), base = colOf(j);
           rowVecs[e].push_back(
@@ -805,7 +836,9 @@ private:
               ins[j].push_back(singles[e]);
               break;
             case EpilogueRead::Row:
-              ins[j].push_back(rowVecs[e][j]);
+              ins[j].push_back(lazyRows ? loadTwo(epiArgs[e], types[e], col,
+                                                  always, col, nEven)
+                                        : rowVecs[e][j]);
               break;
             case EpilogueRead::Column:
               ins[j].push_back(colVals[e]);
@@ -832,8 +865,13 @@ private:
           FailureOr<Value> out = applyBody(body, v, ins[j]);
           if (failed(out))
             return failure();
-          vals.push_back(*out);
+          if (lazyRows) // store at once: fewer values live
+            storeTwo(*out, row, rowOk, col, nEven);
+          else
+            vals.push_back(*out);
         }
+        if (lazyRows)
+          continue;
         if (norm) {
           normalizeGroups(vals);
           for (int64_t j = 0; j < t.nTiles(); ++j) {

@@ -25,6 +25,9 @@ namespace mlir::fuser {
 /// of 64 x BN, BK spanning one 128-byte swizzled row).
 constexpr StringLiteral kMmaStrategy = "mma";
 constexpr StringLiteral kWgmmaStrategy = "wgmma";
+/// wgmma fed by TMA copies from a producer warpgroup (WgmmaTmaLoop.h): the
+/// same tile, one more warpgroup; K-major operands with 16-byte row pitches.
+constexpr StringLiteral kWgmmaTmaStrategy = "wgmma_tma";
 
 /// The tiling of the mma kernel, from the config's
 /// tile = [BM, BN, BK, WM, WN, STAGES]: a BM x BN block tile, BK deep per
@@ -43,9 +46,12 @@ struct MmaTiling {
   /// wgmma.mma_async from 128-byte-swizzled shared memory instead of
   /// mma.sync from registers.
   bool wgmma = false;
+  /// wgmma with TMA copies and a producer warpgroup (implies wgmma).
+  bool tma = false;
 
+  /// The warps computing the tile (the consumers, with tma).
   int64_t warps() const { return (bm / wm) * (bn / wn); }
-  int64_t threads() const { return 32 * warps(); }
+  int64_t threads() const { return 32 * warps() + (tma ? 128 : 0); }
   int64_t elemBytes() const { return elemTy.getIntOrFloatBitWidth() / 8; }
   /// Elements per 16-byte cp.async chunk.
   int64_t vec() const { return 16 / elemBytes(); }
@@ -71,9 +77,10 @@ struct MmaTiling {
     return (aStageElems() + bStageElems()) * elemBytes();
   }
   /// Dynamic shared memory of one block (wgmma: and room to align the
-  /// stages to the 1024-byte swizzle atom).
+  /// stages to the 1024-byte swizzle atom; tma: and two 8-byte mbarriers
+  /// per stage).
   int64_t sharedBytes() const {
-    return stages * stageBytes() + (wgmma ? 1024 : 0);
+    return stages * stageBytes() + (wgmma ? 1024 : 0) + (tma ? 16 * stages : 0);
   }
 };
 
@@ -81,8 +88,16 @@ struct MmaTiling {
 /// tile is one the builder supports, with a diagnostic on `op` otherwise.
 FailureOr<MmaTiling> getMmaTiling(MatmulOp op, KernelConfigAttr config);
 
+/// BK / kStep wgmma.mma_async of a warpgroup's 64 x BN tile on `acc` (an
+/// LLVM struct of f32), A and B at the shared addresses (i64) of their
+/// 128-byte-swizzled K-major stage regions.
+Value emitWgmmaSteps(OpBuilder &b, Location loc, const MmaTiling &t,
+                     Value acc, Value aAddr, Value bAddr);
+
 /// Fills `kernel`, whose parameters are
 ///   (A ptr, B ptr, epilogue inputs (ptr or scalar)..., C ptr, M, N, K)
+/// and, with tiling.tma, the tensor maps of A ([BM, BK] boxes) and B
+/// ([BN, BK] boxes) after them,
 /// and which is launched with `tiling.sharedBytes()` of dynamic shared
 /// memory and `tiling.threads()` threads per block, on a grid of
 /// ceil(M / BM) x ceil(N / BN) blocks.

@@ -3,6 +3,7 @@
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
@@ -280,6 +281,34 @@ LogicalResult GroupNormOp::verify() {
                                      1, "epilogue input")))
     return failure();
   return verifyScalarBody(*this, body, resTy.getElementType());
+}
+
+//===----------------------------------------------------------------------===//
+// TensorMapOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TensorMapOp::verify() {
+  auto ptr = dyn_cast<LLVM::LLVMPointerType>(getMap().getType());
+  if (!ptr || ptr.getAddressSpace() != 0)
+    return emitOpError() << "result must be a generic '!llvm.ptr' (the "
+                            "kernel parameter holding the map), got "
+                         << getMap().getType();
+  ArrayRef<int64_t> box = getBox();
+  if (box.size() != 2 || llvm::any_of(box, [](int64_t b) {
+        return b < 1 || b > 256;
+      }))
+    return emitOpError() << "box must be [rows, columns], each from 1 to 256";
+  int64_t rowBytes =
+      box[1] * getSource().getType().getElementTypeBitWidth() / 8;
+  int64_t swizzle = getSwizzle();
+  if (!llvm::is_contained({0, 32, 64, 128}, swizzle))
+    return emitOpError() << "swizzle must be 0, 32, 64 or 128 bytes, got "
+                         << swizzle;
+  if (swizzle ? rowBytes != swizzle : rowBytes % 16 != 0)
+    return emitOpError() << "a box row of " << rowBytes << " bytes must "
+                         << (swizzle ? "span the swizzle exactly"
+                                     : "be a multiple of 16 bytes");
+  return success();
 }
 
 #define GET_OP_CLASSES

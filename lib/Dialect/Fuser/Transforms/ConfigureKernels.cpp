@@ -66,6 +66,23 @@ constexpr StringLiteral kWgmmaStrategy = "wgmma";
 constexpr int64_t kWgmmaTf32Tile[] = {128, 128, 32, 16, 128, 4};
 constexpr int64_t kWgmmaHalfTile[] = {128, 128, 64, 16, 128, 4};
 
+/// wgmma fed by TMA from a producer warpgroup (sm_90a, K-major operands
+/// whose rows are 16-byte multiples apart): two consumer warpgroups of
+/// 64 x 256, 4 stages of 48 KiB.
+constexpr StringLiteral kWgmmaTmaStrategy = "wgmma_tma";
+constexpr int64_t kWgmmaTmaTf32Tile[] = {128, 256, 32, 16, 256, 4};
+constexpr int64_t kWgmmaTmaHalfTile[] = {128, 256, 64, 16, 256, 4};
+
+/// Whether the copy engine can read `op`'s operands: K-major (transpose_b)
+/// with a static, non-zero K whose rows are a multiple of 16 bytes apart
+/// (the runtime checks the base addresses).
+bool tmaCanCopy(MatmulOp op) {
+  auto lhs = cast<ShapedType>(op.getLhs().getType());
+  int64_t k = lhs.getDimSize(1);
+  return op.getTransposeB() && !ShapedType::isDynamic(k) && k > 0 &&
+         k * lhs.getElementTypeBitWidth() / 8 % 16 == 0;
+}
+
 /// Chips whose fp64 tensor cores (DMMA) match their fp32 FMA peak, where
 /// f32 operands widened to f64 give fp32-or-better results fastest: DMMA
 /// issues one instruction per 512 FMAs, so the kernel is no longer bound by
@@ -157,9 +174,10 @@ public:
 
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
-    if (!llvm::is_contained({"auto", "mma", "wgmma"}, tensorCoreKernel)) {
+    if (!llvm::is_contained({"auto", "mma", "wgmma", "wgmma-tma"},
+                            tensorCoreKernel)) {
       getOperation().emitError()
-          << "tensor-core-kernel must be auto, mma or wgmma, got '"
+          << "tensor-core-kernel must be auto, mma, wgmma or wgmma-tma, got '"
           << tensorCoreKernel << "'";
       return signalPassFailure();
     }
@@ -256,12 +274,22 @@ private:
   bool configureMma(MatmulOp op, StringRef mma) {
     bool wgmmaOk = mma != "fp64" && mma != "3xtf32" && op.getTransposeB() &&
                    !op.hasGroupNorm();
-    bool wgmma = wgmmaOk && (tensorCoreKernel == "wgmma" ||
-                             (tensorCoreKernel == "auto" && chip == "sm_90a" &&
-                              mma != "tf32"));
+    bool autoHalf = tensorCoreKernel == "auto" && chip == "sm_90a" &&
+                    mma != "tf32";
+    bool tma = wgmmaOk && tmaCanCopy(op) &&
+               (tensorCoreKernel == "wgmma-tma" || autoHalf);
+    if (tensorCoreKernel == "wgmma-tma" && !tma)
+      op.emitRemark() << "tensor-core-kernel=wgmma-tma not applied: TMA "
+                         "needs K-major operands with a static K whose rows "
+                         "are a multiple of 16 bytes apart, and no group "
+                         "norm";
+    bool wgmma = wgmmaOk && (tma || tensorCoreKernel == "wgmma" ||
+                             tensorCoreKernel == "wgmma-tma" || autoHalf);
     ArrayRef<int64_t> defaults =
-        wgmma ? (mma == "tf32" ? ArrayRef(kWgmmaTf32Tile)
-                               : ArrayRef(kWgmmaHalfTile))
+        tma     ? (mma == "tf32" ? ArrayRef(kWgmmaTmaTf32Tile)
+                                 : ArrayRef(kWgmmaTmaHalfTile))
+        : wgmma ? (mma == "tf32" ? ArrayRef(kWgmmaTf32Tile)
+                                 : ArrayRef(kWgmmaHalfTile))
         : mma == "tf32"   ? ArrayRef(kMmaTf32Tile)
         : mma == "3xtf32" ? ArrayRef(kMma3xTf32Tile)
         : mma == "fp64"   ? ArrayRef(kMmaFp64Tile)
@@ -287,13 +315,16 @@ private:
                            "selects the FFMA kernel and its tiles";
       return false;
     }
-    // One warp per WM x WN (wgmma: WM = 16, WN = BN, four per warpgroup).
+    // One warp per WM x WN (wgmma: WM = 16, WN = BN, four per warpgroup);
+    // wgmma_tma adds the producer warpgroup.
     int64_t block =
         tile[3] > 0 && tile[4] > 0 ? 32 * (tile[0] / tile[3]) * (tile[1] / tile[4])
                                    : 0;
+    if (tma)
+      block += 128;
     auto config = KernelConfigAttr::getChecked(
         [&] { return op.emitError(); }, &getContext(),
-        StringRef(wgmma ? kWgmmaStrategy : kMmaStrategy),
+        StringRef(tma ? kWgmmaTmaStrategy : wgmma ? kWgmmaStrategy : kMmaStrategy),
         ArrayRef<int64_t>{std::max<int64_t>(block, 1), 1, 1},
         /*vector_width=*/int64_t(1), /*max_grid=*/int64_t(0),
         ArrayRef<int64_t>(tile), /*min_blocks_per_sm=*/int64_t(1), mma);

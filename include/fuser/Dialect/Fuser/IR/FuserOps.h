@@ -18,4 +18,11 @@
 #define GET_OP_CLASSES
 #include "fuser/Dialect/Fuser/IR/FuserOps.h.inc"
 
+namespace mlir::fuser {
+/// Kernel attribute listing the parameters that are TMA tensor maps
+/// (fuser.tensor_map on the host), passed by value once lowered
+/// (-fuser-lower-tensor-map-params).
+constexpr llvm::StringLiteral kTensorMapArgsAttr = "fuser.tensor_map_args";
+} // namespace mlir::fuser
+
 #endif // FUSER_DIALECT_FUSER_IR_FUSEROPS_H

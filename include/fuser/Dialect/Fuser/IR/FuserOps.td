@@ -200,6 +200,37 @@ def Fuser_GroupNormOp : Fuser_Op<"group_norm", [Pure, IsolatedFromAbove, SingleB
 }
 
 //===----------------------------------------------------------------------===//
+// fuser.tensor_map
+//===----------------------------------------------------------------------===//
+
+def Fuser_TensorMapOp : Fuser_Op<"tensor_map", [Pure]> {
+  let summary = "A TMA tensor map of a 2-D buffer, for one kernel launch";
+  let description = [{
+    Host code only: names the Hopper tensor map (CUtensorMap) that the
+    runtime encodes for `source`, a dense row-major 2-D buffer, before the
+    launch that takes the result (an `!llvm.ptr`) as a by-value kernel
+    parameter. One `cp.async.bulk.tensor` copies `box` = [rows, columns]
+    elements, laid out in shared memory with the given swizzle (bytes; 0
+    for none); elements outside the buffer read as zeros. The runtime
+    checks that the buffer is 16-byte aligned and its row pitch a multiple
+    of 16 bytes (docs/manifest.md).
+
+    ```mlir
+    %map = fuser.tensor_map %a box [128, 64] swizzle 128
+             : memref<?x8192xbf16> -> !llvm.ptr
+    ```
+  }];
+  let arguments = (ins MemRefRankOf<[F32, BF16, F16], [2]>:$source,
+                       DenseI64ArrayAttr:$box, I64Attr:$swizzle);
+  let results = (outs AnyType:$map);
+  let assemblyFormat = [{
+    $source `box` $box `swizzle` $swizzle attr-dict `:` type($source) `->`
+    type($map)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // fuser.yield
 //===----------------------------------------------------------------------===//
 

@@ -357,6 +357,32 @@ def FuserMergeGpuModulesPass : Pass<"fuser-merge-gpu-modules", "mlir::ModuleOp">
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def FuserLowerTensorMapParamsPass
+    : Pass<"fuser-lower-tensor-map-params", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Pass TMA tensor maps to kernels by value (__grid_constant__)";
+  let description = [{
+    A kernel that copies with `cp.async.bulk.tensor` takes each tensor map
+    (`fuser.tensor_map` on the host) as an `!llvm.ptr` parameter listed in
+    its `fuser.tensor_map_args` attribute. After the kernels are lowered to
+    `llvm.func`, this pass gives each listed parameter `llvm.byval =
+    !llvm.array<128 x i8>`, `llvm.align = 64` and `nvvm.grid_constant`, so
+    the PTX parameter is the 128-byte map itself, read in place, as CUDA's
+    `const __grid_constant__ CUtensorMap` is. It runs after
+    convert-gpu-to-nvvm, which drops argument attributes it does not know,
+    and NVVM accepts `nvvm.grid_constant` only on kernels.
+
+    ```mlir
+    // Before: llvm.func @k(%map: !llvm.ptr, ...) attributes
+    //   {fuser.tensor_map_args = array<i64: 0>, nvvm.kernel}
+    // After:
+    llvm.func @k(%map: !llvm.ptr {llvm.align = 64 : i64,
+        llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}, ...)
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect"];
+}
+
 def FuserVerifyEntryPointsPass
     : Pass<"fuser-verify-entry-points", "mlir::ModuleOp"> {
   let summary = "Reject modules whose entry functions fuser cannot compile";

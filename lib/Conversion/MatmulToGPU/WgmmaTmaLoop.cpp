@@ -1,0 +1,217 @@
+//===- WgmmaTmaLoop.cpp - warp-specialized TMA + wgmma main loop ----------===//
+//
+// Phases: k tile kt uses stage s = kt % STAGES in round r = kt / STAGES.
+// full[s] completes once per round when both tensor copies have landed
+// (one arrival, the producer's, plus the expected bytes); empty[s] once per
+// round when every consumer warp has released it. The producer waits for
+// round r - 1 of empty[s] before refilling; consumers wait for round r of
+// full[s]. Parities are r % 2.
+//
+//===----------------------------------------------------------------------===//
+
+#include "WgmmaTmaLoop.h"
+
+#include "fuser/Conversion/Common/KernelUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+/// try_wait's suspend-time hint (ns), as CUTLASS uses.
+constexpr int64_t kWaitTicks = 0x989680;
+
+namespace {
+Value c64(OpBuilder &b, Location loc, int64_t v) { return constI64(b, loc, v); }
+Value c32(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
+}
+Value toI32(OpBuilder &b, Location loc, Value x) {
+  return arith::TruncIOp::create(b, loc, b.getI32Type(), x);
+}
+/// (x / d) % 2 as the i32 parity mbarrier waits take.
+Value roundParity(OpBuilder &b, Location loc, Value x, int64_t d) {
+  Value r = arith::DivUIOp::create(b, loc, x, c64(b, loc, d));
+  return toI32(b, loc, arith::AndIOp::create(b, loc, r, c64(b, loc, 1)));
+}
+Value sharedByte(OpBuilder &b, Location loc, Value base, Value off) {
+  return gepElement(b, loc, base, b.getI8Type(), off);
+}
+} // namespace
+
+Value mlir::fuser::wgmmaDescriptor(OpBuilder &b, Location loc, Value addr) {
+  // address / 16 in bits 0-13, leading byte offset 16 (unused by this mode)
+  // in 16-29, stride byte offset 1024 (8 rows of 128 bytes) in 32-45,
+  // swizzle mode 1 (128 bytes) in 62-63.
+  Value field = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, addr, c64(b, loc, 4)),
+      c64(b, loc, 0x3FFF));
+  int64_t fixed = (int64_t(16 >> 4) << 16) | (int64_t(1024 >> 4) << 32) |
+                  (int64_t(1) << 62);
+  return arith::OrIOp::create(b, loc, field, c64(b, loc, fixed));
+}
+
+Value mlir::fuser::emitWgmmaSteps(OpBuilder &b, Location loc,
+                                  const MmaTiling &t, Value acc, Value aAddr,
+                                  Value bAddr) {
+  MLIRContext *ctx = b.getContext();
+  auto type = t.elemBytes() == 4 ? NVVM::WGMMATypes::tf32
+              : t.elemTy.isBF16() ? NVVM::WGMMATypes::bf16
+                                  : NVVM::WGMMATypes::f16;
+  for (int64_t kk = 0; kk < t.bk / t.kStep(); ++kk) {
+    // Each step starts kStep elements (32 bytes) further along the swizzled
+    // rows; the hardware applies the swizzle to the address.
+    Value off = c64(b, loc, kk * t.kStep() * t.elemBytes());
+    acc = NVVM::WgmmaMmaAsyncOp::create(
+        b, loc, acc.getType(), acc,
+        wgmmaDescriptor(b, loc, arith::AddIOp::create(b, loc, aAddr, off)),
+        wgmmaDescriptor(b, loc, arith::AddIOp::create(b, loc, bAddr, off)),
+        NVVM::MMAShapeAttr::get(ctx, 64, t.bn, t.kStep()), type, type,
+        NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+        NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+        NVVM::MMALayout::row, NVVM::MMALayout::col,
+        /*satfinite=*/nullptr);
+  }
+  return acc;
+}
+
+Value TmaBarriers::full(OpBuilder &b, Location loc, Value stage) const {
+  Value off = arith::AddIOp::create(
+      b, loc, c64(b, loc, t.stages * t.stageBytes()),
+      arith::MulIOp::create(b, loc, stage, c64(b, loc, 8)));
+  return sharedByte(b, loc, stages, off);
+}
+
+Value TmaBarriers::empty(OpBuilder &b, Location loc, Value stage) const {
+  Value s = arith::AddIOp::create(b, loc, stage, c64(b, loc, t.stages));
+  return full(b, loc, s);
+}
+
+void mlir::fuser::emitTmaBarrierInit(OpBuilder &b, Location loc,
+                                     const TmaBarriers &bars, Value tid) {
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                                      c64(b, loc, 0));
+  auto ifOp = scf::IfOp::create(b, loc, first, /*withElse=*/false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    for (int64_t s = 0; s < bars.t.stages; ++s) {
+      NVVM::MBarrierInitOp::create(b, loc, bars.full(b, loc, c64(b, loc, s)),
+                                   c32(b, loc, 1), Value());
+      NVVM::MBarrierInitOp::create(b, loc, bars.empty(b, loc, c64(b, loc, s)),
+                                   c32(b, loc, bars.t.warps()), Value());
+    }
+    NVVM::FenceMbarrierInitOp::create(b, loc);
+  }
+  gpu::BarrierOp::create(b, loc);
+}
+
+void mlir::fuser::emitTmaProducer(OpBuilder &b, Location loc,
+                                  const TmaBarriers &bars, Value mapA,
+                                  Value mapB, Value numK, Value blockM,
+                                  Value blockN) {
+  const MmaTiling &t = bars.t;
+  MLIRContext *ctx = b.getContext();
+  auto clusterPtr = LLVM::LLVMPointerType::get(ctx, 7);
+  auto loop = scf::ForOp::create(b, loc, c64(b, loc, 0), numK, c64(b, loc, 1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value kt = loop.getInductionVar();
+  Value stage = arith::RemUIOp::create(b, loc, kt, c64(b, loc, t.stages));
+  Value refill = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, kt,
+                                       c64(b, loc, t.stages));
+  auto wait = scf::IfOp::create(b, loc, refill, /*withElse=*/false);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(wait.thenBlock());
+    Value prev = arith::SubIOp::create(b, loc, kt, c64(b, loc, t.stages));
+    NVVM::MBarrierTryWaitParityOp::create(
+        b, loc, bars.empty(b, loc, stage), roundParity(b, loc, prev, t.stages),
+        c32(b, loc, kWaitTicks));
+  }
+  Value full = bars.full(b, loc, stage);
+  NVVM::MBarrierArriveExpectTxOp::create(
+      b, loc, Type(), full, c32(b, loc, t.stageBytes()),
+      NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA),
+      b.getBoolAttr(false), Value());
+  Value stageOff = arith::MulIOp::create(b, loc, stage,
+                                         c64(b, loc, t.stageBytes()));
+  Value k0 = toI32(b, loc, arith::MulIOp::create(b, loc, kt, c64(b, loc, t.bk)));
+  auto copy = [&](Value map, Value off, Value row) {
+    Value dst = LLVM::AddrSpaceCastOp::create(
+        b, loc, clusterPtr, sharedByte(b, loc, bars.stages, off));
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+        b, loc, dst, map, ValueRange{k0, toI32(b, loc, row)}, full,
+        ValueRange{}, Value(), Value(),
+        NVVM::TMALoadModeAttr::get(ctx, NVVM::TMALoadMode::TILE),
+        b.getBoolAttr(false), nullptr, Value());
+  };
+  copy(mapA, stageOff, blockM);
+  copy(mapB,
+       arith::AddIOp::create(b, loc, stageOff,
+                             c64(b, loc, t.aStageElems() * t.elemBytes())),
+       blockN);
+}
+
+Value mlir::fuser::emitTmaConsumer(OpBuilder &b, Location loc,
+                                   const TmaBarriers &bars, Value numK,
+                                   Value tid, int64_t numAcc) {
+  const MmaTiling &t = bars.t;
+  MLIRContext *ctx = b.getContext();
+  auto structTy = LLVM::LLVMStructType::getLiteral(
+      ctx, SmallVector<Type>(numAcc, b.getF32Type()));
+  Value init = LLVM::ZeroOp::create(b, loc, structTy);
+  // Warpgroup g's A rows start 64 g rows into the stage.
+  Value group = arith::DivUIOp::create(b, loc, tid, c64(b, loc, 128));
+  Value aGroupOff = arith::MulIOp::create(
+      b, loc, group, c64(b, loc, 64 * t.bk * t.elemBytes()));
+  Value lane = arith::RemUIOp::create(b, loc, tid, c64(b, loc, 32));
+  Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
+                                       c64(b, loc, 0));
+  Value base = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), bars.stages);
+  auto loop = scf::ForOp::create(b, loc, c64(b, loc, 0), numK, c64(b, loc, 1),
+                                 ValueRange{init});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value kt = loop.getInductionVar();
+    Value stage = arith::RemUIOp::create(b, loc, kt, c64(b, loc, t.stages));
+    NVVM::MBarrierTryWaitParityOp::create(b, loc, bars.full(b, loc, stage),
+                                          roundParity(b, loc, kt, t.stages),
+                                          c32(b, loc, kWaitTicks));
+    Value stageAddr = arith::AddIOp::create(
+        b, loc, base,
+        arith::MulIOp::create(b, loc, stage, c64(b, loc, t.stageBytes())));
+    Value aAddr = arith::AddIOp::create(b, loc, stageAddr, aGroupOff);
+    Value bAddr = arith::AddIOp::create(
+        b, loc, stageAddr, c64(b, loc, t.aStageElems() * t.elemBytes()));
+    NVVM::WgmmaFenceAlignedOp::create(b, loc);
+    Value acc = emitWgmmaSteps(b, loc, t, loop.getRegionIterArgs()[0], aAddr,
+                               bAddr);
+    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+    // Tile kt - 1's wgmmas are done once one group is left in flight: each
+    // warp releases that stage.
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+    Value hasPrev = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
+                                          kt, c64(b, loc, 0));
+    auto release = scf::IfOp::create(
+        b, loc, arith::AndIOp::create(b, loc, hasPrev, leader), false);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(release.thenBlock());
+      Value prev = arith::RemUIOp::create(
+          b, loc,
+          arith::AddIOp::create(b, loc, kt, c64(b, loc, t.stages - 1)),
+          c64(b, loc, t.stages));
+      NVVM::MBarrierArriveOp::create(
+          b, loc, Type(), bars.empty(b, loc, prev), Value(),
+          NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA));
+    }
+    scf::YieldOp::create(b, loc, acc);
+  }
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  return loop.getResult(0);
+}

@@ -1,0 +1,57 @@
+//===- WgmmaTmaLoop.h - warp-specialized TMA + wgmma main loop --*- C++ -*-===//
+//
+// The main loop of the "wgmma_tma" GEMM kernel. One producer thread (in the
+// last warpgroup) keeps STAGES k tiles in flight with cp.async.bulk.tensor
+// (TMA), each stage completing on its "full" mbarrier; the consumer
+// warpgroups (64 rows each) wait on it, run wgmma.mma_async from the
+// 128-byte-swizzled stage, and release the stage on its "empty" mbarrier
+// once their wgmmas have read it. No block-wide barrier in the loop: copies
+// and math only wait for each other stage by stage.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSER_LIB_CONVERSION_MATMULTOGPU_WGMMATMALOOP_H
+#define FUSER_LIB_CONVERSION_MATMULTOGPU_WGMMATMALOOP_H
+
+#include "MmaGemmKernel.h"
+
+namespace mlir::fuser {
+
+/// Registers per thread after setmaxnreg: consumers hold the accumulators
+/// (2 x 128 x 232 + 128 x 40 fits the 64K register file).
+constexpr int64_t kTmaConsumerRegs = 232;
+constexpr int64_t kTmaProducerRegs = 40;
+
+/// A wgmma shared-memory matrix descriptor of a K-major operand in 128-byte
+/// swizzle mode at shared address `addr` (i64).
+Value wgmmaDescriptor(OpBuilder &b, Location loc, Value addr);
+
+/// The stages' mbarriers, after the stages: full[s] then empty[s], 8 bytes
+/// each (MmaTiling::sharedBytes counts them). `stages` is the 1024-byte
+/// aligned shared base.
+struct TmaBarriers {
+  Value stages;
+  const MmaTiling &t;
+  Value full(OpBuilder &b, Location loc, Value stage) const;
+  Value empty(OpBuilder &b, Location loc, Value stage) const;
+};
+
+/// Thread 0 initializes the mbarriers; then a block barrier.
+void emitTmaBarrierInit(OpBuilder &b, Location loc, const TmaBarriers &bars,
+                        Value tid);
+
+/// The producer: for each k tile, wait until its stage is empty, expect the
+/// stage's bytes on full[s] and issue the two tensor copies (A at
+/// (k0, blockM), B at (k0, blockN); out-of-bounds boxes read zeros).
+void emitTmaProducer(OpBuilder &b, Location loc, const TmaBarriers &bars,
+                     Value mapA, Value mapB, Value numK, Value blockM,
+                     Value blockN);
+
+/// A consumer warpgroup's loop; returns the accumulator struct (numAcc f32
+/// in the mma.sync C layout of one 16-row piece per warp).
+Value emitTmaConsumer(OpBuilder &b, Location loc, const TmaBarriers &bars,
+                      Value numK, Value tid, int64_t numAcc);
+
+} // namespace mlir::fuser
+
+#endif // FUSER_LIB_CONVERSION_MATMULTOGPU_WGMMATMALOOP_H

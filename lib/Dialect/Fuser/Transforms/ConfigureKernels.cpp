@@ -277,8 +277,10 @@ private:
     bool autoHalf = tensorCoreKernel == "auto" && chip == "sm_90a" &&
                     mma != "tf32";
     bool tma = wgmmaOk && tmaCanCopy(op) &&
-               (tensorCoreKernel == "wgmma-tma" || autoHalf);
-    if (tensorCoreKernel == "wgmma-tma" && !tma)
+               (tensorCoreKernel == "wgmma-tma" ||
+                (tensorCoreKernel == "auto" && chip == "sm_90a"));
+    if (tensorCoreKernel == "wgmma-tma" && !tma && mma != "fp64" &&
+        mma != "3xtf32")
       op.emitRemark() << "tensor-core-kernel=wgmma-tma not applied: TMA "
                          "needs K-major operands with a static K whose rows "
                          "are a multiple of 16 bytes apart, and no group "

@@ -459,3 +459,77 @@ func.func @matmul_norm_then_args(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %g: 
   }
   return %y : tensor<4x16xf32>
 }
+
+// -----
+
+func.func @tensor_map_result_type(%a: memref<?x64xbf16>) -> !llvm.ptr<1> {
+  // expected-error @+1 {{result must be a generic '!llvm.ptr' (the kernel parameter holding the map), got '!llvm.ptr<1>'}}
+  %m = fuser.tensor_map %a box [128, 64] swizzle 128 : memref<?x64xbf16> -> !llvm.ptr<1>
+  return %m : !llvm.ptr<1>
+}
+
+// -----
+
+func.func @tensor_map_result_not_ptr(%a: memref<?x64xbf16>) -> i64 {
+  // expected-error @+1 {{result must be a generic '!llvm.ptr' (the kernel parameter holding the map), got 'i64'}}
+  %m = fuser.tensor_map %a box [128, 64] swizzle 128 : memref<?x64xbf16> -> i64
+  return %m : i64
+}
+
+// -----
+
+func.func @tensor_map_box_rank(%a: memref<?x64xbf16>) -> !llvm.ptr {
+  // expected-error @+1 {{box must be [rows, columns], each from 1 to 256}}
+  %m = fuser.tensor_map %a box [2, 128, 64] swizzle 128 : memref<?x64xbf16> -> !llvm.ptr
+  return %m : !llvm.ptr
+}
+
+// -----
+
+func.func @tensor_map_box_too_big(%a: memref<?x64xbf16>) -> !llvm.ptr {
+  // expected-error @+1 {{box must be [rows, columns], each from 1 to 256}}
+  %m = fuser.tensor_map %a box [512, 64] swizzle 128 : memref<?x64xbf16> -> !llvm.ptr
+  return %m : !llvm.ptr
+}
+
+// -----
+
+func.func @tensor_map_box_zero(%a: memref<?x64xbf16>) -> !llvm.ptr {
+  // expected-error @+1 {{box must be [rows, columns], each from 1 to 256}}
+  %m = fuser.tensor_map %a box [0, 64] swizzle 128 : memref<?x64xbf16> -> !llvm.ptr
+  return %m : !llvm.ptr
+}
+
+// -----
+
+func.func @tensor_map_swizzle(%a: memref<?x64xbf16>) -> !llvm.ptr {
+  // expected-error @+1 {{swizzle must be 0, 32, 64 or 128 bytes, got 256}}
+  %m = fuser.tensor_map %a box [128, 128] swizzle 256 : memref<?x64xbf16> -> !llvm.ptr
+  return %m : !llvm.ptr
+}
+
+// -----
+
+// A 128-byte swizzle takes rows of exactly 128 bytes: 64 f32 are 256.
+func.func @tensor_map_swizzle_span(%a: memref<?x64xf32>) -> !llvm.ptr {
+  // expected-error @+1 {{a box row of 256 bytes must span the swizzle exactly}}
+  %m = fuser.tensor_map %a box [128, 64] swizzle 128 : memref<?x64xf32> -> !llvm.ptr
+  return %m : !llvm.ptr
+}
+
+// -----
+
+func.func @tensor_map_unswizzled_row(%a: memref<?x64xf16>) -> !llvm.ptr {
+  // expected-error @+1 {{a box row of 20 bytes must be a multiple of 16 bytes}}
+  %m = fuser.tensor_map %a box [128, 10] swizzle 0 : memref<?x64xf16> -> !llvm.ptr
+  return %m : !llvm.ptr
+}
+
+// -----
+
+// Only f32, bf16 and f16 buffers of rank 2 (the operand constraint).
+func.func @tensor_map_rank(%a: memref<4x8x64xbf16>) -> !llvm.ptr {
+  // expected-error @+1 {{operand #0 must be 2D memref of 32-bit float or bfloat16 type or 16-bit float values}}
+  %m = fuser.tensor_map %a box [128, 64] swizzle 128 : memref<4x8x64xbf16> -> !llvm.ptr
+  return %m : !llvm.ptr
+}

@@ -96,3 +96,33 @@ func.func @matmul_group_norm(%x: tensor<?x8xf32>, %w: tensor<16x8xf32>, %g: tens
   }
   return %y : tensor<?x16xf32>
 }
+
+// -----
+
+// TMA tensor maps: f32 with 128-byte swizzled rows of 32 floats, bf16 with
+// rows of 64, and an unswizzled f16 box whose rows are 16-byte multiples.
+// CHECK-LABEL: func.func @tensor_maps
+// CHECK-SAME: (%[[A:.+]]: memref<?x256xf32>, %[[B:.+]]: memref<?x8192xbf16>, %[[C:.+]]: memref<64x24xf16>)
+// CHECK: %[[MA:.+]] = fuser.tensor_map %[[A]] box [128, 32] swizzle 128 : memref<?x256xf32> -> !llvm.ptr
+// CHECK: %[[MB:.+]] = fuser.tensor_map %[[B]] box [256, 64] swizzle 128 : memref<?x8192xbf16> -> !llvm.ptr
+// CHECK: %[[MC:.+]] = fuser.tensor_map %[[C]] box [1, 8] swizzle 0 : memref<64x24xf16> -> !llvm.ptr
+// CHECK: return %[[MA]], %[[MB]], %[[MC]] : !llvm.ptr, !llvm.ptr, !llvm.ptr
+func.func @tensor_maps(%a: memref<?x256xf32>, %b: memref<?x8192xbf16>, %c: memref<64x24xf16>)
+    -> (!llvm.ptr, !llvm.ptr, !llvm.ptr) {
+  %ma = fuser.tensor_map %a box [128, 32] swizzle 128 : memref<?x256xf32> -> !llvm.ptr
+  %mb = fuser.tensor_map %b box [256, 64] swizzle 128 : memref<?x8192xbf16> -> !llvm.ptr
+  %mc = fuser.tensor_map %c box [1, 8] swizzle 0 : memref<64x24xf16> -> !llvm.ptr
+  return %ma, %mb, %mc : !llvm.ptr, !llvm.ptr, !llvm.ptr
+}
+
+// -----
+
+// The generic form: box and swizzle are properties; 32- and 64-byte swizzles.
+// CHECK-LABEL: func.func @tensor_map_generic
+// CHECK: fuser.tensor_map %{{.+}} box [64, 8] swizzle 32 : memref<?x?xf32> -> !llvm.ptr
+// CHECK: fuser.tensor_map %{{.+}} box [2, 32] swizzle 64 : memref<?x?xf16> -> !llvm.ptr
+func.func @tensor_map_generic(%a: memref<?x?xf32>, %b: memref<?x?xf16>) -> (!llvm.ptr, !llvm.ptr) {
+  %ma = "fuser.tensor_map"(%a) <{box = array<i64: 64, 8>, swizzle = 32 : i64}> : (memref<?x?xf32>) -> !llvm.ptr
+  %mb = "fuser.tensor_map"(%b) <{box = array<i64: 2, 32>, swizzle = 64 : i64}> : (memref<?x?xf16>) -> !llvm.ptr
+  return %ma, %mb : !llvm.ptr, !llvm.ptr
+}

@@ -1,0 +1,183 @@
+// RUN: fuser-opt %s -split-input-file --fuser-matmul-to-gpu -verify-diagnostics | FileCheck %s
+
+// The TMA-fed, warp-specialized wgmma kernel (strategy "wgmma_tma") with the
+// config -fuser-configure-kernels gives a bf16 nn.Linear on sm_90a: two
+// consumer warpgroups of 64 x 256 outputs and one producer warpgroup
+// (3 x 128 = 384 threads), k tiles of 64 bf16 (one 128-byte swizzled row)
+// in 4 stages. Dynamic shared memory: 4 stages x (128 + 256 rows) x 128
+// bytes + 1024 bytes of alignment slack + 4 x 2 mbarriers of 8 bytes
+// = 197696 bytes.
+#w2 = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], tile = [128, 256, 64, 16, 256, 4], min_blocks_per_sm = 1, precision = "bf16">
+
+// Host code: one tensor map per operand, [BM, BK] boxes of A and [BN, BK]
+// boxes of B with the 128-byte swizzle, passed after (A, B, bias, C, M, N, K).
+// CHECK-LABEL: func.func @linear
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<?x256xbf16>, %[[W:[^:]+]]: tensor<512x256xbf16>,
+// CHECK: %[[XB:[0-9]+]] = bufferization.to_buffer %[[X]] read_only : tensor<?x256xbf16> to memref<?x256xbf16>{{[[:space:]]+}}%[[MAPA:[0-9]+]] = fuser.tensor_map %[[XB]] box [128, 64] swizzle 128 : memref<?x256xbf16> -> !llvm.ptr
+// CHECK-NEXT: %[[WB:[0-9]+]] = bufferization.to_buffer %[[W]] read_only : tensor<512x256xbf16> to memref<512x256xbf16>
+// CHECK-NEXT: %[[MAPB:[0-9]+]] = fuser.tensor_map %[[WB]] box [256, 64] swizzle 128 : memref<512x256xbf16> -> !llvm.ptr
+// CHECK: gpu.launch_func @fuser_kernels::@linear_matmul blocks in ({{[^)]+}}) threads in (%c384{{[^,]*}}, %c1{{[^,]*}}, %c1{{[^)]*}}) dynamic_shared_memory_size %c197696_i32
+// CHECK-SAME: args(%{{.+}} : !llvm.ptr<1>, %{{.+}} : !llvm.ptr<1>, %{{.+}} : !llvm.ptr<1>, %{{.+}} : !llvm.ptr<1>, %{{.+}} : i64, %{{.+}} : i64, %{{.+}} : i64, %[[MAPA]] : !llvm.ptr, %[[MAPB]] : !llvm.ptr)
+//
+// The kernel: the maps are the two trailing generic pointers, listed for
+// -fuser-lower-tensor-map-params.
+// CHECK-LABEL: gpu.func @linear_matmul
+// CHECK-SAME: (%{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %[[KMAPA:[^:]+]]: !llvm.ptr, %[[KMAPB:[^:]+]]: !llvm.ptr)
+// CHECK-SAME: kernel attributes {fuser.tensor_map_args = array<i64: 7, 8>, known_block_size = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32}
+// CHECK: gpu.dynamic_shared_memory
+// Thread 0 initializes a "full" (1 arrival: the producer's expect_tx) and
+// an "empty" mbarrier (8 arrivals: one per consumer warp) per stage.
+// CHECK: nvvm.mbarrier.init %{{.+}}, %c1_i32{{[_0-9]*}} : !llvm.ptr<3>, i32
+// CHECK: nvvm.mbarrier.init %{{.+}}, %c8_i32{{[_0-9]*}} : !llvm.ptr<3>, i32
+// CHECK: nvvm.mbarrier.init %{{.+}}, %c1_i32{{[_0-9]*}} : !llvm.ptr<3>, i32
+// CHECK: nvvm.mbarrier.init %{{.+}}, %c8_i32{{[_0-9]*}} : !llvm.ptr<3>, i32
+// CHECK: nvvm.mbarrier.init %{{.+}}, %c1_i32{{[_0-9]*}} : !llvm.ptr<3>, i32
+// CHECK: nvvm.mbarrier.init %{{.+}}, %c8_i32{{[_0-9]*}} : !llvm.ptr<3>, i32
+// CHECK: nvvm.mbarrier.init %{{.+}}, %c1_i32{{[_0-9]*}} : !llvm.ptr<3>, i32
+// CHECK: nvvm.mbarrier.init %{{.+}}, %c8_i32{{[_0-9]*}} : !llvm.ptr<3>, i32
+// CHECK-NOT: nvvm.mbarrier.init
+// CHECK: nvvm.fence.mbarrier.init
+// CHECK: gpu.barrier
+// The consumer warpgroups (threads 0..255) take 232 registers each, wait
+// for a full stage, run BK / 16 = 4 wgmmas on it, and (lane 0 of each
+// warp) release the previous k tile's stage once its wgmmas are done.
+// CHECK: arith.cmpi ult, %{{.+}}, %c256_i64
+// CHECK: nvvm.setmaxregister increase 232
+// CHECK: scf.for
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.+}}, <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK-NOT: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: nvvm.mbarrier.arrive %{{.+}} : !llvm.ptr<3>
+// CHECK: scf.yield
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// The epilogue (bias add) and the stores of C.
+// CHECK: arith.addf %{{.+}}, %{{.+}} : vector<2xf32>
+// CHECK: llvm.store %{{.+}}, %{{.+}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<1>
+// The producer warpgroup gives registers back; one thread of it waits for
+// an empty stage, expects the 128 x 128 + 256 x 128 = 49152 bytes of the
+// two boxes on the full mbarrier and issues the two tensor copies.
+// CHECK: nvvm.setmaxregister decrease 40
+// CHECK: scf.for
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.mbarrier.arrive.expect_tx %[[FULL:[^,]+]], %c49152_i32 : !llvm.ptr<3>, i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %[[KMAPA]], %[[FULL]], box[%{{.+}}, %{{.+}}] : !llvm.ptr<7>, !llvm.ptr
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %[[KMAPB]], %[[FULL]], box[%{{.+}}, %{{.+}}] : !llvm.ptr<7>, !llvm.ptr
+// CHECK: gpu.return
+func.func @linear(%x: tensor<?x256xbf16>, %w: tensor<512x256xbf16>, %b: tensor<512xf32>) -> tensor<?x512xf32> {
+  %y = fuser.matmul %x, %w transpose_b epilogue_inputs(%b : tensor<512xf32>)
+         epilogue_maps [affine_map<(m, n) -> (n)>] {config = #w2}
+         : tensor<?x256xbf16>, tensor<512x256xbf16> -> tensor<?x512xf32> {
+  ^bb0(%acc: f32, %bias: f32):
+    %s = arith.addf %acc, %bias : f32
+    fuser.yield %s : f32
+  }
+  return %y : tensor<?x512xf32>
+}
+
+// -----
+
+// tf32 with a small tile and all sizes dynamic: one consumer warpgroup of
+// 64 x 32 (256 threads with the producer), BK = 32 floats = 128 bytes, four
+// m64n32k8 wgmmas per stage. 3 x (64 + 32) x 128 + 1024 + 3 x 16 = 37936
+// bytes of shared memory; 4 arrivals on each "empty" mbarrier.
+// CHECK-LABEL: func.func @tf32
+// CHECK: fuser.tensor_map %{{.+}} box [64, 32] swizzle 128 : memref<?x?xf32> -> !llvm.ptr
+// CHECK: fuser.tensor_map %{{.+}} box [32, 32] swizzle 128 : memref<?x?xf32> -> !llvm.ptr
+// CHECK: gpu.launch_func @fuser_kernels::@tf32_matmul {{.+}} threads in (%c256{{[^,]*}}, {{.+}}) dynamic_shared_memory_size %c37936_i32
+// CHECK-LABEL: gpu.func @tf32_matmul
+// CHECK-SAME: %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: !llvm.ptr)
+// CHECK-SAME: kernel attributes {fuser.tensor_map_args = array<i64: 6, 7>, known_block_size = array<i32: 256, 1, 1>}
+// CHECK-COUNT-3: nvvm.mbarrier.init %{{.+}}, %c4_i32
+// CHECK-NOT: nvvm.mbarrier.init
+// CHECK: arith.cmpi ult, %{{.+}}, %c128_i64
+// CHECK: nvvm.setmaxregister increase 232
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.+}}, <m = 64, n = 32, k = 8>, D[<f32>, <one>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
+// CHECK-NOT: nvvm.wgmma.mma_async
+// CHECK: nvvm.setmaxregister decrease 40
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c12288_i32
+// CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.shared.cluster.global
+func.func @tf32(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %y = fuser.matmul %a, %b transpose_b epilogue_maps []
+         {config = #fuser.config<strategy = "wgmma_tma", block = [256, 1, 1], tile = [64, 32, 32, 16, 32, 3], precision = "tf32">}
+         : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<?x?xf32>
+}
+
+// -----
+
+// BK must span one 128-byte swizzled row: 32 bf16 are 64 bytes.
+func.func @half_row(%a: tensor<?x256xbf16>, %b: tensor<512x256xbf16>) -> tensor<?x512xf32> {
+  // expected-error @+1 {{wgmma_tma tile [128, 256, 32, 16, 256, 4] unsupported: wgmma needs transpose_b (both operands K-major), tf32, bf16 or f16, WM = 16, WN = BN (at most 256, a multiple of 8), BM a multiple of 64, BK of 128 bytes and at least 3 stages}}
+  %y = fuser.matmul %a, %b transpose_b epilogue_maps []
+         {config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], tile = [128, 256, 32, 16, 256, 4], precision = "bf16">}
+         : tensor<?x256xbf16>, tensor<512x256xbf16> -> tensor<?x512xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<?x512xf32>
+}
+
+// -----
+
+// B as K x N is not K-major: no TMA + wgmma.
+func.func @nn(%a: tensor<?x256xbf16>, %b: tensor<256x512xbf16>) -> tensor<?x512xf32> {
+  // expected-error @+1 {{wgmma_tma tile [128, 256, 64, 16, 256, 4] unsupported: wgmma needs transpose_b}}
+  %y = fuser.matmul %a, %b epilogue_maps []
+         {config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], tile = [128, 256, 64, 16, 256, 4], precision = "bf16">}
+         : tensor<?x256xbf16>, tensor<256x512xbf16> -> tensor<?x512xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<?x512xf32>
+}
+
+// -----
+
+// The block counts the producer warpgroup.
+func.func @no_producer(%a: tensor<?x256xbf16>, %b: tensor<512x256xbf16>) -> tensor<?x512xf32> {
+  // expected-error @+1 {{wgmma_tma tile [128, 256, 64, 16, 256, 4] needs a block of [384, 1, 1] (one warp per 16 x 256 outputs, and a producer warpgroup)}}
+  %y = fuser.matmul %a, %b transpose_b epilogue_maps []
+         {config = #fuser.config<strategy = "wgmma_tma", block = [256, 1, 1], tile = [128, 256, 64, 16, 256, 4], precision = "bf16">}
+         : tensor<?x256xbf16>, tensor<512x256xbf16> -> tensor<?x512xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<?x512xf32>
+}
+
+// -----
+
+// A TMA box has at most 256 rows.
+func.func @tall_box(%a: tensor<?x256xbf16>, %b: tensor<32x256xbf16>) -> tensor<?x32xf32> {
+  // expected-error @+1 {{wgmma_tma tile [320, 32, 64, 16, 32, 3] unsupported: a TMA box has at most 256 rows (BM) of 128 bytes}}
+  %y = fuser.matmul %a, %b transpose_b epilogue_maps []
+         {config = #fuser.config<strategy = "wgmma_tma", block = [768, 1, 1], tile = [320, 32, 64, 16, 32, 3], precision = "bf16">}
+         : tensor<?x256xbf16>, tensor<32x256xbf16> -> tensor<?x32xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<?x32xf32>
+}
+
+// -----
+
+// The group norm epilogue exists only in the wgmma and mma kernels.
+func.func @group_norm(%a: tensor<?x64xf32>, %b: tensor<32x64xf32>) -> tensor<?x32xf32> {
+  // expected-error @+1 {{wgmma_tma tile [64, 32, 32, 16, 32, 3] does not hold a group norm; use the 'wgmma' or 'mma' strategy}}
+  %y = fuser.matmul %a, %b transpose_b epilogue_maps [] group_norm(size = 16, eps = 1.0e-05)
+         {config = #fuser.config<strategy = "wgmma_tma", block = [256, 1, 1], tile = [64, 32, 32, 16, 32, 3], precision = "tf32">}
+         : tensor<?x64xf32>, tensor<32x64xf32> -> tensor<?x32xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  } then {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  return %y : tensor<?x32xf32>
+}

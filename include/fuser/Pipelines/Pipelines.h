@@ -36,9 +36,10 @@ struct FuserPipelineOptions
       llvm::cl::init("fp32")};
   PassOptions::Option<std::string> tensorCoreKernel{
       *this, "tensor-core-kernel",
-      llvm::cl::desc("Kernel of tf32/bf16/f16 matmuls: auto (default: wgmma "
-                     "for bf16/f16 on sm_90a, K-major operands), mma or "
-                     "wgmma"),
+      llvm::cl::desc("Kernel of tf32/bf16/f16 matmuls: auto (default: on "
+                     "sm_90a with K-major operands, wgmma-tma when K is "
+                     "static, else wgmma for bf16/f16), mma, wgmma or "
+                     "wgmma-tma"),
       llvm::cl::init("auto")};
   PassOptions::Option<std::string> fp32Kernel{
       *this, "fp32-kernel",

@@ -179,9 +179,18 @@ private:
     };
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
     Value threads = arith::ConstantIndexOp::create(b, loc, numThreads);
+    Value gridX = ceilDiv(m, tileM), gridY = ceilDiv(n, tileN);
+    if (tma) { // one block per tile, or max_grid blocks looping over them
+      gridX = arith::MulIOp::create(b, loc, gridX, gridY);
+      gridY = one;
+      if (config.getMaxGrid() > 0)
+        gridX = arith::MinUIOp::create(
+            b, loc, gridX,
+            arith::ConstantIndexOp::create(b, loc, config.getMaxGrid()));
+    }
     gpu::LaunchFuncOp::create(
         b, loc, kernel,
-        gpu::KernelDim3{ceilDiv(m, tileM), ceilDiv(n, tileN), one},
+        gpu::KernelDim3{gridX, gridY, one},
         gpu::KernelDim3{threads, one, one},
         /*dynamicSharedMemorySize=*/
         sharedBytes ? Value(arith::ConstantIntOp::create(b, loc, b.getI32Type(),

@@ -142,9 +142,22 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
   if (t.tma && op.hasGroupNorm())
     return describe(op.emitOpError())
            << "does not hold a group norm; use the 'wgmma' or 'mma' strategy";
-  if (t.tma && (t.bm > 256 || t.bk * t.elemBytes() != 128))
+  // setmaxnreg's split (232 / 40 registers) is sized for two consumer
+  // warpgroups and a producer: 2 x 128 x 232 + 128 x 40 fit 64K.
+  if (t.tma && t.bm != 128)
     return describe(op.emitOpError())
-           << "unsupported: a TMA box has at most 256 rows (BM) of 128 bytes";
+           << "unsupported: wgmma_tma needs BM = 128 (two consumer "
+              "warpgroups)";
+  if (t.tma) {
+    int64_t kSize = cast<ShapedType>(op.getLhs().getType()).getDimSize(1);
+    if (ShapedType::isDynamic(kSize) || kSize == 0 ||
+        kSize * t.elemBytes() % 16)
+      return describe(op.emitOpError())
+             << "needs a static, non-zero K whose rows are a multiple of 16 "
+                "bytes apart for its tensor maps, got K = "
+             << (ShapedType::isDynamic(kSize) ? std::string("?")
+                                              : std::to_string(kSize));
+  }
   int64_t bRows = t.transB ? t.bn : t.bk, bCols = t.transB ? t.bk : t.bn;
   if (!t.tma && (t.bk % t.vec() || bCols % t.vec() ||
       (t.bm * t.bk / t.vec()) % t.threads() ||
@@ -306,12 +319,31 @@ private:
   /// The wgmma_tma kernel: the consumer warpgroups run the main loop
   /// (WgmmaTmaLoop.h) and the epilogue, the last warpgroup's first thread
   /// the copies. setmaxnreg moves registers from the producer warpgroup to
-  /// the consumers' accumulators; each role is one branch of one if.
+  /// the consumers' accumulators; each role is one branch of one if. A
+  /// block walks the output tiles bid, bid + grid, ... (M fastest, so
+  /// neighbours share a B panel in L2); with a grid smaller than the tile
+  /// count (persistent), the next tile's copies overlap this one's
+  /// epilogue.
   LogicalResult emitWarpSpecialized(Value mapA, Value mapB) {
     Value tid = toI64(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
     TmaBarriers bars{smemBase, t};
     emitTmaBarrierInit(b, loc, bars, tid);
     Value numK = arith::CeilDivUIOp::create(b, loc, k, c64(t.bk));
+    Value mTiles = arith::CeilDivUIOp::create(b, loc, m, c64(t.bm));
+    Value numTiles = mul(mTiles, arith::CeilDivUIOp::create(b, loc, n, c64(t.bn)));
+    Value bid = toI64(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+    Value grid = toI64(gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
+    // Opens the loop over this block's tiles; sets blockM and blockN and
+    // returns the k iterations of the earlier tiles.
+    auto openTileLoop = [&]() {
+      auto loop = scf::ForOp::create(b, loc, bid, numTiles, grid);
+      b.setInsertionPointToStart(loop.getBody());
+      Value tile = loop.getInductionVar();
+      blockM = mul(arith::RemUIOp::create(b, loc, tile, mTiles), c64(t.bm));
+      blockN = mul(arith::DivUIOp::create(b, loc, tile, mTiles), c64(t.bn));
+      Value done = arith::DivUIOp::create(b, loc, sub(tile, bid), grid);
+      return mul(done, numK);
+    };
     int64_t consumers = 32 * t.warps();
     auto role = scf::IfOp::create(b, loc, lt(tid, c64(consumers)),
                                   /*withElse=*/true);
@@ -326,7 +358,9 @@ private:
                               c64(consumers)),
         /*withElse=*/false);
     b.setInsertionPointToStart(producer.thenBlock());
-    emitTmaProducer(b, loc, bars, mapA, mapB, numK, blockM, blockN);
+    Value producedK = openTileLoop();
+    emitTmaProducer(b, loc, bars, mapA, mapB, numK, blockM, blockN,
+                    producedK);
 
     b.setInsertionPointToStart(role.thenBlock());
     NVVM::SetMaxRegisterOp::create(
@@ -334,7 +368,9 @@ private:
         NVVM::SetMaxRegisterActionAttr::get(
             b.getContext(), NVVM::SetMaxRegisterAction::increase));
     int64_t numAcc = t.mTiles() * t.nTiles() * 4;
-    Value accStruct = emitTmaConsumer(b, loc, bars, numK, tid, numAcc);
+    Value consumedK = openTileLoop();
+    Value accStruct =
+        emitTmaConsumer(b, loc, bars, numK, tid, numAcc, consumedK);
     SmallVector<Value> acc;
     for (int64_t e = 0; e < numAcc; ++e)
       acc.push_back(LLVM::ExtractValueOp::create(b, loc, accStruct, e));

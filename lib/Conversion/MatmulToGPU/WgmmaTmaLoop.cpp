@@ -42,6 +42,22 @@ Value sharedByte(OpBuilder &b, Location loc, Value base, Value off) {
 }
 } // namespace
 
+/// If `cond`, arrives on the empty barrier of k iteration it - back.
+static void releaseStage(OpBuilder &b, Location loc, const TmaBarriers &bars,
+                         Value cond, Value it, int64_t back) {
+  const MmaTiling &t = bars.t;
+  auto ifOp = scf::IfOp::create(b, loc, cond, /*withElse=*/false);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  // (it - back) % STAGES without going below zero.
+  Value stage = arith::RemUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, it, c64(b, loc, t.stages - back)),
+      c64(b, loc, t.stages));
+  NVVM::MBarrierArriveOp::create(
+      b, loc, Type(), bars.empty(b, loc, stage), Value(),
+      NVVM::MemScopeKindAttr::get(b.getContext(), NVVM::MemScopeKind::CTA));
+}
+
 Value mlir::fuser::wgmmaDescriptor(OpBuilder &b, Location loc, Value addr) {
   // address / 16 in bits 0-13, leading byte offset 16 (unused by this mode)
   // in 16-29, stride byte offset 1024 (8 rows of 128 bytes) in 32-45,
@@ -112,7 +128,7 @@ void mlir::fuser::emitTmaBarrierInit(OpBuilder &b, Location loc,
 void mlir::fuser::emitTmaProducer(OpBuilder &b, Location loc,
                                   const TmaBarriers &bars, Value mapA,
                                   Value mapB, Value numK, Value blockM,
-                                  Value blockN) {
+                                  Value blockN, Value kBase) {
   const MmaTiling &t = bars.t;
   MLIRContext *ctx = b.getContext();
   auto clusterPtr = LLVM::LLVMPointerType::get(ctx, 7);
@@ -120,14 +136,15 @@ void mlir::fuser::emitTmaProducer(OpBuilder &b, Location loc,
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value kt = loop.getInductionVar();
-  Value stage = arith::RemUIOp::create(b, loc, kt, c64(b, loc, t.stages));
-  Value refill = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, kt,
+  Value it = arith::AddIOp::create(b, loc, kBase, kt);
+  Value stage = arith::RemUIOp::create(b, loc, it, c64(b, loc, t.stages));
+  Value refill = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, it,
                                        c64(b, loc, t.stages));
   auto wait = scf::IfOp::create(b, loc, refill, /*withElse=*/false);
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(wait.thenBlock());
-    Value prev = arith::SubIOp::create(b, loc, kt, c64(b, loc, t.stages));
+    Value prev = arith::SubIOp::create(b, loc, it, c64(b, loc, t.stages));
     NVVM::MBarrierTryWaitParityOp::create(
         b, loc, bars.empty(b, loc, stage), roundParity(b, loc, prev, t.stages),
         c32(b, loc, kWaitTicks));
@@ -158,11 +175,10 @@ void mlir::fuser::emitTmaProducer(OpBuilder &b, Location loc,
 
 Value mlir::fuser::emitTmaConsumer(OpBuilder &b, Location loc,
                                    const TmaBarriers &bars, Value numK,
-                                   Value tid, int64_t numAcc) {
+                                   Value tid, int64_t numAcc, Value kBase) {
   const MmaTiling &t = bars.t;
-  MLIRContext *ctx = b.getContext();
   auto structTy = LLVM::LLVMStructType::getLiteral(
-      ctx, SmallVector<Type>(numAcc, b.getF32Type()));
+      b.getContext(), SmallVector<Type>(numAcc, b.getF32Type()));
   Value init = LLVM::ZeroOp::create(b, loc, structTy);
   // Warpgroup g's A rows start 64 g rows into the stage.
   Value group = arith::DivUIOp::create(b, loc, tid, c64(b, loc, 128));
@@ -178,9 +194,10 @@ Value mlir::fuser::emitTmaConsumer(OpBuilder &b, Location loc,
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value kt = loop.getInductionVar();
-    Value stage = arith::RemUIOp::create(b, loc, kt, c64(b, loc, t.stages));
+    Value it = arith::AddIOp::create(b, loc, kBase, kt);
+    Value stage = arith::RemUIOp::create(b, loc, it, c64(b, loc, t.stages));
     NVVM::MBarrierTryWaitParityOp::create(b, loc, bars.full(b, loc, stage),
-                                          roundParity(b, loc, kt, t.stages),
+                                          roundParity(b, loc, it, t.stages),
                                           c32(b, loc, kWaitTicks));
     Value stageAddr = arith::AddIOp::create(
         b, loc, base,
@@ -197,21 +214,15 @@ Value mlir::fuser::emitTmaConsumer(OpBuilder &b, Location loc,
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
     Value hasPrev = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
                                           kt, c64(b, loc, 0));
-    auto release = scf::IfOp::create(
-        b, loc, arith::AndIOp::create(b, loc, hasPrev, leader), false);
-    {
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(release.thenBlock());
-      Value prev = arith::RemUIOp::create(
-          b, loc,
-          arith::AddIOp::create(b, loc, kt, c64(b, loc, t.stages - 1)),
-          c64(b, loc, t.stages));
-      NVVM::MBarrierArriveOp::create(
-          b, loc, Type(), bars.empty(b, loc, prev), Value(),
-          NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA));
-    }
+    releaseStage(b, loc, bars, arith::AndIOp::create(b, loc, hasPrev, leader),
+                 it, 1);
     scf::YieldOp::create(b, loc, acc);
   }
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  // The last k tile's stage, for the block's next output tile.
+  Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, numK,
+                                    c64(b, loc, 0));
+  releaseStage(b, loc, bars, arith::AndIOp::create(b, loc, any, leader),
+               arith::AddIOp::create(b, loc, kBase, numK), 1);
   return loop.getResult(0);
 }

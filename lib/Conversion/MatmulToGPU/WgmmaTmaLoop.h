@@ -40,17 +40,20 @@ struct TmaBarriers {
 void emitTmaBarrierInit(OpBuilder &b, Location loc, const TmaBarriers &bars,
                         Value tid);
 
-/// The producer: for each k tile, wait until its stage is empty, expect the
-/// stage's bytes on full[s] and issue the two tensor copies (A at
-/// (k0, blockM), B at (k0, blockN); out-of-bounds boxes read zeros).
+/// The producer's copies of one output tile: for each k tile, wait until
+/// its stage is empty, expect the stage's bytes on full[s] and issue the
+/// two tensor copies (A at (k0, blockM), B at (k0, blockN); out-of-bounds
+/// boxes read zeros). `kBase` counts the k tiles of the block's earlier
+/// output tiles: stages and phases run on across tiles.
 void emitTmaProducer(OpBuilder &b, Location loc, const TmaBarriers &bars,
                      Value mapA, Value mapB, Value numK, Value blockM,
-                     Value blockN);
+                     Value blockN, Value kBase);
 
-/// A consumer warpgroup's loop; returns the accumulator struct (numAcc f32
-/// in the mma.sync C layout of one 16-row piece per warp).
+/// A consumer warpgroup's main loop over one output tile, which releases
+/// every stage it used; returns the accumulator struct (numAcc f32 in the
+/// mma.sync C layout of one 16-row piece per warp).
 Value emitTmaConsumer(OpBuilder &b, Location loc, const TmaBarriers &bars,
-                      Value numK, Value tid, int64_t numAcc);
+                      Value numK, Value tid, int64_t numAcc, Value kBase);
 
 } // namespace mlir::fuser
 

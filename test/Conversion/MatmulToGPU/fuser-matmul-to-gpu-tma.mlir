@@ -79,34 +79,62 @@ func.func @linear(%x: tensor<?x256xbf16>, %w: tensor<512x256xbf16>, %b: tensor<5
 
 // -----
 
-// tf32 with a small tile and all sizes dynamic: one consumer warpgroup of
-// 64 x 32 (256 threads with the producer), BK = 32 floats = 128 bytes, four
-// m64n32k8 wgmmas per stage. 3 x (64 + 32) x 128 + 1024 + 3 x 16 = 37936
-// bytes of shared memory; 4 arrivals on each "empty" mbarrier.
+// tf32 with a narrow tile, K = 96 (not a multiple of BK: the last box reads
+// zeros past K) and dynamic M and N: two consumer warpgroups of 64 x 32
+// (384 threads with the producer), BK = 32 floats = 128 bytes, four m64n32k8
+// wgmmas per stage. 3 x (128 + 32) x 128 + 1024 + 3 x 16 = 62512 bytes of
+// shared memory; 8 arrivals (consumer warps) on each "empty" mbarrier.
 // CHECK-LABEL: func.func @tf32
-// CHECK: fuser.tensor_map %{{.+}} box [64, 32] swizzle 128 : memref<?x?xf32> -> !llvm.ptr
-// CHECK: fuser.tensor_map %{{.+}} box [32, 32] swizzle 128 : memref<?x?xf32> -> !llvm.ptr
-// CHECK: gpu.launch_func @fuser_kernels::@tf32_matmul {{.+}} threads in (%c256{{[^,]*}}, {{.+}}) dynamic_shared_memory_size %c37936_i32
+// CHECK: fuser.tensor_map %{{.+}} box [128, 32] swizzle 128 : memref<?x96xf32> -> !llvm.ptr
+// CHECK: fuser.tensor_map %{{.+}} box [32, 32] swizzle 128 : memref<?x96xf32> -> !llvm.ptr
+// CHECK: gpu.launch_func @fuser_kernels::@tf32_matmul {{.+}} threads in (%c384{{[^,]*}}, {{.+}}) dynamic_shared_memory_size %c62512_i32
 // CHECK-LABEL: gpu.func @tf32_matmul
 // CHECK-SAME: %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: !llvm.ptr)
-// CHECK-SAME: kernel attributes {fuser.tensor_map_args = array<i64: 6, 7>, known_block_size = array<i32: 256, 1, 1>}
-// CHECK-COUNT-3: nvvm.mbarrier.init %{{.+}}, %c4_i32
+// CHECK-SAME: kernel attributes {fuser.tensor_map_args = array<i64: 6, 7>, known_block_size = array<i32: 384, 1, 1>}
+// CHECK-COUNT-3: nvvm.mbarrier.init %{{.+}}, %c8_i32
 // CHECK-NOT: nvvm.mbarrier.init
-// CHECK: arith.cmpi ult, %{{.+}}, %c128_i64
+// CHECK: arith.cmpi ult, %{{.+}}, %c256_i64
 // CHECK: nvvm.setmaxregister increase 232
 // CHECK-COUNT-4: nvvm.wgmma.mma_async {{.+}}, <m = 64, n = 32, k = 8>, D[<f32>, <one>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
 // CHECK-NOT: nvvm.wgmma.mma_async
 // CHECK: nvvm.setmaxregister decrease 40
-// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c12288_i32
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c20480_i32
 // CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.shared.cluster.global
-func.func @tf32(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
+func.func @tf32(%a: tensor<?x96xf32>, %b: tensor<?x96xf32>) -> tensor<?x?xf32> {
   %y = fuser.matmul %a, %b transpose_b epilogue_maps []
-         {config = #fuser.config<strategy = "wgmma_tma", block = [256, 1, 1], tile = [64, 32, 32, 16, 32, 3], precision = "tf32">}
-         : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf32> {
+         {config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], tile = [128, 32, 32, 16, 32, 3], precision = "tf32">}
+         : tensor<?x96xf32>, tensor<?x96xf32> -> tensor<?x?xf32> {
   ^bb0(%acc: f32):
     fuser.yield %acc : f32
   }
   return %y : tensor<?x?xf32>
+}
+
+// -----
+
+// The tensor maps need a static K with 16-byte rows.
+func.func @dynamic_k(%a: tensor<?x?xbf16>, %b: tensor<512x?xbf16>) -> tensor<?x512xf32> {
+  // expected-error @+1 {{wgmma_tma tile [128, 256, 64, 16, 256, 4] needs a static, non-zero K whose rows are a multiple of 16 bytes apart for its tensor maps, got K = ?}}
+  %y = fuser.matmul %a, %b transpose_b epilogue_maps []
+         {config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], tile = [128, 256, 64, 16, 256, 4], precision = "bf16">}
+         : tensor<?x?xbf16>, tensor<512x?xbf16> -> tensor<?x512xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<?x512xf32>
+}
+
+// -----
+
+func.func @odd_pitch(%a: tensor<?x10xbf16>, %b: tensor<512x10xbf16>) -> tensor<?x512xf32> {
+  // expected-error @+1 {{got K = 10}}
+  %y = fuser.matmul %a, %b transpose_b epilogue_maps []
+         {config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], tile = [128, 256, 64, 16, 256, 4], precision = "bf16">}
+         : tensor<?x10xbf16>, tensor<512x10xbf16> -> tensor<?x512xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<?x512xf32>
 }
 
 // -----
@@ -155,7 +183,7 @@ func.func @no_producer(%a: tensor<?x256xbf16>, %b: tensor<512x256xbf16>) -> tens
 
 // A TMA box has at most 256 rows.
 func.func @tall_box(%a: tensor<?x256xbf16>, %b: tensor<32x256xbf16>) -> tensor<?x32xf32> {
-  // expected-error @+1 {{wgmma_tma tile [320, 32, 64, 16, 32, 3] unsupported: a TMA box has at most 256 rows (BM) of 128 bytes}}
+  // expected-error @+1 {{wgmma_tma tile [320, 32, 64, 16, 32, 3] unsupported: wgmma_tma needs BM = 128 (two consumer warpgroups)}}
   %y = fuser.matmul %a, %b transpose_b epilogue_maps []
          {config = #fuser.config<strategy = "wgmma_tma", block = [768, 1, 1], tile = [320, 32, 64, 16, 32, 3], precision = "bf16">}
          : tensor<?x256xbf16>, tensor<32x256xbf16> -> tensor<?x32xf32> {

@@ -533,3 +533,20 @@ func.func @tensor_map_rank(%a: memref<4x8x64xbf16>) -> !llvm.ptr {
   %m = fuser.tensor_map %a box [128, 64] swizzle 128 : memref<4x8x64xbf16> -> !llvm.ptr
   return %m : !llvm.ptr
 }
+
+// -----
+
+// The copy engine reads dense row-major rows from global memory.
+func.func @tensor_map_strided(%a: memref<?x64xbf16, strided<[128, 1]>>) -> !llvm.ptr {
+  // expected-error @+1 {{source must be a dense row-major buffer in the default memory space}}
+  %m = fuser.tensor_map %a box [128, 64] swizzle 128 : memref<?x64xbf16, strided<[128, 1]>> -> !llvm.ptr
+  return %m : !llvm.ptr
+}
+
+// -----
+
+func.func @tensor_map_shared(%a: memref<?x64xbf16, 3>) -> !llvm.ptr {
+  // expected-error @+1 {{source must be a dense row-major buffer in the default memory space}}
+  %m = fuser.tensor_map %a box [128, 64] swizzle 128 : memref<?x64xbf16, 3> -> !llvm.ptr
+  return %m : !llvm.ptr
+}

@@ -288,6 +288,11 @@ LogicalResult GroupNormOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult TensorMapOp::verify() {
+  MemRefType source = getSource().getType();
+  if (!source.getLayout().isIdentity() || source.getMemorySpace())
+    return emitOpError() << "source must be a dense row-major buffer in the "
+                            "default memory space, got "
+                         << source;
   auto ptr = dyn_cast<LLVM::LLVMPointerType>(getMap().getType());
   if (!ptr || ptr.getAddressSpace() != 0)
     return emitOpError() << "result must be a generic '!llvm.ptr' (the "

@@ -72,6 +72,10 @@ constexpr int64_t kWgmmaHalfTile[] = {128, 128, 64, 16, 128, 4};
 constexpr StringLiteral kWgmmaTmaStrategy = "wgmma_tma";
 constexpr int64_t kWgmmaTmaTf32Tile[] = {128, 256, 32, 16, 256, 4};
 constexpr int64_t kWgmmaTmaHalfTile[] = {128, 256, 64, 16, 256, 4};
+/// Its grid: at most one block per SM of an H100 SXM or H200 (132), each
+/// looping over output tiles, so that a tile's epilogue overlaps the next
+/// one's copies.
+constexpr int64_t kWgmmaTmaMaxGrid = 132;
 
 /// Whether the copy engine can read `op`'s operands: K-major (transpose_b)
 /// with a static, non-zero K whose rows are a multiple of 16 bytes apart
@@ -328,7 +332,8 @@ private:
         [&] { return op.emitError(); }, &getContext(),
         StringRef(tma ? kWgmmaTmaStrategy : wgmma ? kWgmmaStrategy : kMmaStrategy),
         ArrayRef<int64_t>{std::max<int64_t>(block, 1), 1, 1},
-        /*vector_width=*/int64_t(1), /*max_grid=*/int64_t(0),
+        /*vector_width=*/int64_t(1),
+        /*max_grid=*/tma ? kWgmmaTmaMaxGrid : int64_t(0),
         ArrayRef<int64_t>(tile), /*min_blocks_per_sm=*/int64_t(1), mma);
     if (!config)
       return false;

@@ -41,9 +41,10 @@ public:
                          << "' on a function that is not a kernel";
         return WalkResult::interrupt();
       }
+      ArrayRef<Type> params = func.getFunctionType().getParams();
       for (int64_t i : args.asArrayRef()) {
-        if (i < 0 || i >= func.getNumArguments() ||
-            !isa<LLVM::LLVMPointerType>(func.getArgument(i).getType())) {
+        if (i < 0 || i >= static_cast<int64_t>(params.size()) ||
+            !isa<LLVM::LLVMPointerType>(params[i])) {
           func.emitError() << "'" << kTensorMapArgsAttr << "' lists #" << i
                            << ", which is not an !llvm.ptr parameter";
           return WalkResult::interrupt();

@@ -74,3 +74,13 @@ gpu.module @kernels {
     llvm.return
   }
 }
+
+// -----
+
+// A kernel that is only declared has no body to read the parameters from;
+// its signature is enough.
+// CHECK-LABEL: llvm.func @declared
+// CHECK-SAME: (!llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant})
+gpu.module @declared_kernel {
+  llvm.func @declared(!llvm.ptr) attributes {fuser.tensor_map_args = array<i64: 0>, nvvm.kernel}
+}

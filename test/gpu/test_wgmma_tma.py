@@ -78,10 +78,11 @@ K200_SHAPES = [(1, 1), (5, 7), (130, 129), (129, 257), (256, 512), (300, 600), (
 def test_nt_k200(m, n, dtype, generator):
     """Static K = 200: the last k tile's box reaches past K and reads zeros;
     boxes past M and N too. bf16 operands are exact in the reference, so
-    only accumulation order differs. tf32: wgmma truncates the operands, and
-    this epilogue scales the product's error by s (N(0, 9)) while r * k can
-    cancel the result, so the bound is 3e-2 and at most 4x the error of
-    PyTorch's own TF32 matmul on the same data."""
+    only accumulation order differs. tf32: wgmma truncates each operand to
+    tf32 (relative error below 2^-10), so each element of x * W^T is off by
+    at most 2^-9 (|x| * |W|^T) plus fp32 rounding, and this epilogue scales
+    that by |s| (relu is 1-Lipschitz): checked element by element (an
+    allclose at 1e-2 can fail where s is large and r * k cancels)."""
     k = 200
     x, w = randn((m, k), generator, 1.0), randn((n, k), generator, 1.0 / math.sqrt(k))
     if dtype == "bf16":
@@ -92,20 +93,18 @@ def test_nt_k200(m, n, dtype, generator):
     stem = "mma_nt_k200_bf16" if dtype == "bf16" else "mma_nt_k200_tf32_tma"
     load(stem).forward(x, w, b, s, r, kk, out=out)
     ref = nt_ref(x, w, b, s, r, kk)
-    err = check(f"nt_k200 {dtype} {m}x{n}", out, ref, TOL if dtype == "bf16" else 3 * TOL)
     if dtype == "bf16":
+        err = check(f"nt_k200 {dtype} {m}x{n}", out, ref, TOL)
         assert err < 1e-3, "bf16 operands with fp32 accumulation should be fp32-accurate"
-    elif m * n:
-        prev = torch.backends.cuda.matmul.allow_tf32
-        torch.backends.cuda.matmul.allow_tf32 = True
-        try:
-            acc = x @ w.T
-        finally:
-            torch.backends.cuda.matmul.allow_tf32 = prev
-        torch_out = torch.clamp(acc + b, min=0) * s[:, None] + r * kk
-        torch_err = float((torch_out.double() - ref).abs().max())
-        print(f"[gpu tests] nt_k200 tf32 {m}x{n}: PyTorch TF32 max abs error {torch_err:.3e}")
-        assert err <= 4 * torch_err + 1e-6, (err, torch_err)
+        return
+    err = check(f"nt_k200 {dtype} {m}x{n}", out, ref, 1.0)
+    spread = x.abs().double() @ w.abs().double().T
+    bound = s.abs().double()[:, None] * 2.0**-9 * spread * 1.05 + 1e-5 * ref.abs() + 1e-5
+    excess = (out.double() - ref).abs() - bound
+    worst = float(excess.max()) if excess.numel() else -1.0
+    print(f"[gpu tests] nt_k200 tf32 {m}x{n}: max error {err:.3e}, "
+          f"worst margin to the truncation bound {worst:.3e}")
+    assert worst <= 0, f"an element exceeds the tf32 truncation bound by {worst:.3e}"
 
 
 def test_misaligned_operand_is_refused(generator):

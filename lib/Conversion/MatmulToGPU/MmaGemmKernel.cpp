@@ -28,21 +28,24 @@
 //     b1 (k t+4, n g).
 //   bf16 A: 32-bit pairs at (g, 2t) (g+8, 2t) (g, 2t+8) (g+8, 2t+8); B: pairs
 //     along k at (2t, g) and (2t+8, g).
-//   C: c0 c1 at (g, 2t..2t+1), c2 c3 at (g+8, 2t..2t+1).
+// (C's layout: MmaEpilogue.cpp.)
+//
+// This file: getMmaTiling, buildMmaGemmKernel and the members of
+// MmaEmitter (MmaEmitter.h) for the kernel's entry and the cp.async /
+// mma.sync main loop. The epilogue is in MmaEpilogue.cpp, the wgmma and
+// wgmma_tma kernels in WgmmaKernel.cpp.
 //
 //===----------------------------------------------------------------------===//
 
 #include "MmaGemmKernel.h"
 
-#include "EpilogueRead.h"
-#include "WgmmaTmaLoop.h"
+#include "MmaEmitter.h"
 
 #include "fuser/Conversion/Common/KernelUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -51,6 +54,7 @@
 
 using namespace mlir;
 using namespace mlir::fuser;
+using namespace mlir::fuser::detail;
 
 /// Largest dynamic shared memory a Hopper block may opt into (227 KiB).
 constexpr int64_t kMaxSharedBytes = 232448;
@@ -171,827 +175,409 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
   return t;
 }
 
-namespace {
+LogicalResult MmaEmitter::emit() {
+  MLIRContext *ctx = kernel.getContext();
+  Block &entry = kernel.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  f32 = b.getF32Type();
+  i32 = b.getI32Type();
+  i64 = b.getI64Type();
+  elem = t.elemTy;
+  resElem = elementTypeOf(op.getResult().getType());
+  smemPtrTy = LLVM::LLVMPointerType::get(ctx, 3);
 
-/// One operand tile's copy from global to shared memory: R rows of C
-/// 16-byte chunks, row r / chunk c of the tile being global element
-/// (rowStart + r, colStart + c * vec) of a row-major matrix of pitch
-/// `pitch`, valid below (rowLimit, colLimit), and shared element
-/// r * sPitch + c * vec of its stage region.
-struct TileCopy {
-  Value ptr;
-  int64_t rows, chunksPerRow, sPitch;
-  Value rowLimit, colLimit, pitch;
-  /// Per thread chunk i: its row and first column inside the tile (i64),
-  /// and its shared element offset (i32).
-  SmallVector<Value> row, col, sOff;
-};
+  unsigned arg = 0;
+  aPtr = entry.getArgument(arg++);
+  bPtr = entry.getArgument(arg++);
+  for (size_t j = 0; j < op.getEpilogueInputs().size(); ++j)
+    epiArgs.push_back(entry.getArgument(arg++));
+  cPtr = entry.getArgument(arg++);
+  m = entry.getArgument(arg++);
+  n = entry.getArgument(arg++);
+  k = entry.getArgument(arg++);
 
-/// Builds the kernel. No call takes two IR-building calls as arguments: C++
-/// leaves their order unspecified, and the op order changes ptxas's register
-/// allocation (the bf16 kernel is at 255 registers). The order kept is the
-/// one g++ gave the nested form (right to left), which does not spill.
-class MmaEmitter {
-public:
-  MmaEmitter(MatmulOp op, const MmaTiling &t, gpu::GPUFuncOp kernel)
-      : op(op), t(t), kernel(kernel), b(kernel.getContext()),
-        loc(op.getLoc()) {}
-
-  LogicalResult emit() {
-    MLIRContext *ctx = kernel.getContext();
-    Block &entry = kernel.getBody().front();
-    b.setInsertionPointToStart(&entry);
-    f32 = b.getF32Type();
-    i32 = b.getI32Type();
-    i64 = b.getI64Type();
-    elem = t.elemTy;
-    resElem = elementTypeOf(op.getResult().getType());
-    smemPtrTy = LLVM::LLVMPointerType::get(ctx, 3);
-
-    unsigned arg = 0;
-    aPtr = entry.getArgument(arg++);
-    bPtr = entry.getArgument(arg++);
-    for (size_t j = 0; j < op.getEpilogueInputs().size(); ++j)
-      epiArgs.push_back(entry.getArgument(arg++));
-    cPtr = entry.getArgument(arg++);
-    m = entry.getArgument(arg++);
-    n = entry.getArgument(arg++);
-    k = entry.getArgument(arg++);
-
-    // 1. Thread coordinates and the shared-memory base.
-    Value tid = toI64(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
-    Value warp = arith::DivUIOp::create(b, loc, tid, c64(32));
-    Value lane = arith::RemUIOp::create(b, loc, tid, c64(32));
-    g = arith::DivUIOp::create(b, loc, lane, c64(4));
-    tq = arith::RemUIOp::create(b, loc, lane, c64(4));
-    int64_t warpCols = t.bn / t.wn;
-    Value cWm = c64(t.wm);
-    warpRow0 = mul(arith::DivUIOp::create(b, loc, warp, c64(warpCols)), cWm);
-    Value cWn = c64(t.wn);
-    warpCol0 = mul(arith::RemUIOp::create(b, loc, warp, c64(warpCols)), cWn);
-    Value cBm = c64(t.bm);
-    blockM =
-        mul(toI64(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x)), cBm);
-    Value cBn = c64(t.bn);
-    blockN =
-        mul(toI64(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y)), cBn);
-    auto smemTy = MemRefType::get(
-        {ShapedType::kDynamic}, b.getI8Type(), AffineMap(),
-        gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
-    Value smem = gpu::DynamicSharedMemoryOp::create(b, loc, smemTy);
-    Value smemAddr = toI64(
-        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, smem));
-    if (t.wgmma) { // swizzle atoms are 1024-byte aligned
-      Value up = add(smemAddr, c64(1023));
-      smemAddr = arith::AndIOp::create(b, loc, up, c64(~int64_t(1023)));
-    }
-    smemBase = LLVM::IntToPtrOp::create(b, loc, smemPtrTy, smemAddr);
-    if (t.tma)
-      return emitWarpSpecialized(entry.getArgument(arg),
-                                 entry.getArgument(arg + 1));
-
-    // 2. The copies: A (M x K); B (N x K) or (K x N). Chunks are 16-byte
-    // aligned when the row pitches are multiples of 16 bytes.
-    Value aligned = isMultipleOf(k, t.vec());
-    if (!t.transB)
-      aligned = both(aligned, isMultipleOf(n, t.vec()));
-    aCopy = makeCopy(aPtr, t.bm, t.bk, t.aPitch(), m, k, k);
-    bCopy = t.transB ? makeCopy(bPtr, t.bn, t.bk, t.bPitch(), n, k, k)
-                     : makeCopy(bPtr, t.bk, t.bn, t.bPitch(), k, n, n);
-
-    // 3. Prologue: k tiles 0 .. ahead-1, one commit group each.
-    Value numK = arith::CeilDivUIOp::create(b, loc, k, c64(t.bk));
-    for (int64_t s = 0; s < copiesAhead(); ++s) {
-      auto ifOp = scf::IfOp::create(b, loc, lt(c64(s), numK), false);
-      {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(ifOp.thenBlock());
-        Value k0 = c64(s * t.bk);
-        loadStage(c64(s), k0, aligned);
-      }
-      NVVM::CpAsyncCommitGroupOp::create(b, loc);
-    }
-
-    // 4. Lane offsets of the fragments inside a stage (elements, i32).
-    Value half = elemBytesIs4() && !t.pairedK() ? tq : mul(tq, c64(2));
-    Value aPitch = c64(t.aPitch());
-    aLane = toI32(add(mul(add(warpRow0, g), aPitch), half));
-    if (t.transB) {
-      Value bPitch = c64(t.bPitch());
-      bLane = toI32(add(mul(add(warpCol0, g), bPitch), half));
-    } else {
-      Value col = add(warpCol0, g);
-      bLane = toI32(add(mul(half, c64(t.bPitch())), col));
-    }
-
-    // 5. The main loop, carrying the accumulators. (Loading the next mma
-    // step's fragments, and the next tile's first ones across the barrier,
-    // before the current step's mma.syncs measured slower on an H100: 76
-    // against 129 TFLOP/s in tf32, bench/results/mma-*.md.)
-    int64_t numAcc = t.mTiles() * t.nTiles() * 4;
-    if (t.wgmma)
-      return emitWgmmaLoopAndEpilogue(numK, aligned, numAcc);
-    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(accTy()));
-    SmallVector<Value> init(numAcc, zero);
-    Value one = c64(1);
-    auto loop = scf::ForOp::create(b, loc, c64(0), numK, one, init);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(loop.getBody());
-      Value kt = loop.getInductionVar();
-      waitThenCopyAhead(kt, numK, aligned, /*asyncProxy=*/false);
-      Value stage = arith::RemUIOp::create(b, loc, kt, c64(t.stages));
-      SmallVector<Value> acc(loop.getRegionIterArgs());
-      for (int64_t kk = 0; kk < t.bk / t.kStep(); ++kk)
-        multiplyAccumulate(loadFragments(stage, kk), acc);
-      scf::YieldOp::create(b, loc, acc);
-    }
-    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
-
-    // 6. The epilogue in registers.
-    if (failed(emitEpilogue(loop.getResults())))
-      return failure();
-    gpu::ReturnOp::create(b, loc);
-    return success();
+  // 1. Thread coordinates and the shared-memory base.
+  Value tid = toI64(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+  Value warp = arith::DivUIOp::create(b, loc, tid, c64(32));
+  Value lane = arith::RemUIOp::create(b, loc, tid, c64(32));
+  g = arith::DivUIOp::create(b, loc, lane, c64(4));
+  tq = arith::RemUIOp::create(b, loc, lane, c64(4));
+  int64_t warpCols = t.bn / t.wn;
+  Value cWm = c64(t.wm);
+  warpRow0 = mul(arith::DivUIOp::create(b, loc, warp, c64(warpCols)), cWm);
+  Value cWn = c64(t.wn);
+  warpCol0 = mul(arith::RemUIOp::create(b, loc, warp, c64(warpCols)), cWn);
+  Value cBm = c64(t.bm);
+  blockM =
+      mul(toI64(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x)), cBm);
+  Value cBn = c64(t.bn);
+  blockN =
+      mul(toI64(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y)), cBn);
+  auto smemTy = MemRefType::get(
+      {ShapedType::kDynamic}, b.getI8Type(), AffineMap(),
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
+  Value smem = gpu::DynamicSharedMemoryOp::create(b, loc, smemTy);
+  Value smemAddr = toI64(
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, smem));
+  if (t.wgmma) { // swizzle atoms are 1024-byte aligned
+    Value up = add(smemAddr, c64(1023));
+    smemAddr = arith::AndIOp::create(b, loc, up, c64(~int64_t(1023)));
   }
+  smemBase = LLVM::IntToPtrOp::create(b, loc, smemPtrTy, smemAddr);
+  if (t.tma)
+    return emitWarpSpecialized(entry.getArgument(arg),
+                               entry.getArgument(arg + 1));
 
-private:
-  /// The wgmma_tma kernel: the consumer warpgroups run the main loop
-  /// (WgmmaTmaLoop.h) and the epilogue, the last warpgroup's first thread
-  /// the copies. setmaxnreg moves registers from the producer warpgroup to
-  /// the consumers' accumulators; each role is one branch of one if. A
-  /// block walks the output tiles bid, bid + grid, ... (M fastest, so
-  /// neighbours share a B panel in L2); with a grid smaller than the tile
-  /// count (persistent), the next tile's copies overlap this one's
-  /// epilogue.
-  LogicalResult emitWarpSpecialized(Value mapA, Value mapB) {
-    Value tid = toI64(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
-    TmaBarriers bars{smemBase, t};
-    emitTmaBarrierInit(b, loc, bars, tid);
-    Value numK = arith::CeilDivUIOp::create(b, loc, k, c64(t.bk));
-    Value mTiles = arith::CeilDivUIOp::create(b, loc, m, c64(t.bm));
-    Value numTiles = mul(mTiles, arith::CeilDivUIOp::create(b, loc, n, c64(t.bn)));
-    Value bid = toI64(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
-    Value grid = toI64(gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
-    // Opens the loop over this block's tiles; sets blockM and blockN and
-    // returns the k iterations of the earlier tiles.
-    auto openTileLoop = [&]() {
-      auto loop = scf::ForOp::create(b, loc, bid, numTiles, grid);
-      b.setInsertionPointToStart(loop.getBody());
-      Value tile = loop.getInductionVar();
-      blockM = mul(arith::RemUIOp::create(b, loc, tile, mTiles), c64(t.bm));
-      blockN = mul(arith::DivUIOp::create(b, loc, tile, mTiles), c64(t.bn));
-      Value done = arith::DivUIOp::create(b, loc, sub(tile, bid), grid);
-      return mul(done, numK);
-    };
-    int64_t consumers = 32 * t.warps();
-    auto role = scf::IfOp::create(b, loc, lt(tid, c64(consumers)),
-                                  /*withElse=*/true);
-    b.setInsertionPointToStart(role.elseBlock());
-    NVVM::SetMaxRegisterOp::create(
-        b, loc, b.getI32IntegerAttr(kTmaProducerRegs),
-        NVVM::SetMaxRegisterActionAttr::get(
-            b.getContext(), NVVM::SetMaxRegisterAction::decrease));
-    auto producer = scf::IfOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
-                              c64(consumers)),
-        /*withElse=*/false);
-    b.setInsertionPointToStart(producer.thenBlock());
-    Value producedK = openTileLoop();
-    emitTmaProducer(b, loc, bars, mapA, mapB, numK, blockM, blockN,
-                    producedK);
+  // 2. The copies: A (M x K); B (N x K) or (K x N). Chunks are 16-byte
+  // aligned when the row pitches are multiples of 16 bytes.
+  Value aligned = isMultipleOf(k, t.vec());
+  if (!t.transB)
+    aligned = both(aligned, isMultipleOf(n, t.vec()));
+  aCopy = makeCopy(aPtr, t.bm, t.bk, t.aPitch(), m, k, k);
+  bCopy = t.transB ? makeCopy(bPtr, t.bn, t.bk, t.bPitch(), n, k, k)
+                   : makeCopy(bPtr, t.bk, t.bn, t.bPitch(), k, n, n);
 
-    b.setInsertionPointToStart(role.thenBlock());
-    NVVM::SetMaxRegisterOp::create(
-        b, loc, b.getI32IntegerAttr(kTmaConsumerRegs),
-        NVVM::SetMaxRegisterActionAttr::get(
-            b.getContext(), NVVM::SetMaxRegisterAction::increase));
-    int64_t numAcc = t.mTiles() * t.nTiles() * 4;
-    Value consumedK = openTileLoop();
-    Value accStruct =
-        emitTmaConsumer(b, loc, bars, numK, tid, numAcc, consumedK);
-    SmallVector<Value> acc;
-    for (int64_t e = 0; e < numAcc; ++e)
-      acc.push_back(LLVM::ExtractValueOp::create(b, loc, accStruct, e));
-    if (failed(emitEpilogue(acc)))
-      return failure();
-    b.setInsertionPointAfter(role);
-    gpu::ReturnOp::create(b, loc);
-    return success();
-  }
-
-  /// The wgmma main loop: per k tile, wait for its copies, make them
-  /// visible to the async proxy that wgmma reads through, barrier, issue
-  /// the copies STAGES - 1 tiles ahead, then BK / kStep wgmma.mma_async on
-  /// the warpgroup's 64 x BN accumulators, waited for before the stage is
-  /// reused. The accumulators come out in the mma.sync C layout of one
-  /// 16-row piece per warp (warp w: rows 16 w ..), so the epilogue is the
-  /// same.
-  LogicalResult emitWgmmaLoopAndEpilogue(Value numK, Value aligned,
-                                         int64_t numAcc) {
-    MLIRContext *ctx = b.getContext();
-    auto structTy = LLVM::LLVMStructType::getLiteral(
-        ctx, SmallVector<Type>(numAcc, f32));
-    Value init = LLVM::ZeroOp::create(b, loc, structTy);
-    // Warpgroup g's A rows start 64 g rows into the stage.
-    Value tid = toI64(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
-    Value group = arith::DivUIOp::create(b, loc, tid, c64(128));
-    Value aGroupOff = mul(group, c64(64 * 128));
-    auto loop = scf::ForOp::create(b, loc, c64(0), numK, c64(1),
-                                   ValueRange{init});
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(loop.getBody());
-      Value kt = loop.getInductionVar();
-      // The stage refilled here was read by tile kt - 2's wgmmas, which
-      // the wait at the end of iteration kt - 1 completed.
-      waitThenCopyAhead(kt, numK, aligned, /*asyncProxy=*/true);
-      Value stage = arith::RemUIOp::create(b, loc, kt, c64(t.stages));
-      Value stageOff = mul(stage, c64(t.stageBytes()));
-      Value aAddr = add(add(sharedAddress(), stageOff), aGroupOff);
-      Value bAddr = add(add(sharedAddress(), stageOff),
-                        c64(t.aStageElems() * t.elemBytes()));
-      NVVM::WgmmaFenceAlignedOp::create(b, loc);
-      Value acc = emitWgmmaSteps(b, loc, t, loop.getRegionIterArgs()[0],
-                                 aAddr, bAddr);
-      NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-      // One group stays in flight, overlapping the next tile's barrier.
-      NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
-      scf::YieldOp::create(b, loc, acc);
-    }
-    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
-    SmallVector<Value> acc;
-    for (int64_t e = 0; e < numAcc; ++e)
-      acc.push_back(
-          LLVM::ExtractValueOp::create(b, loc, loop.getResult(0), e));
-    if (failed(emitEpilogue(acc)))
-      return failure();
-    gpu::ReturnOp::create(b, loc);
-    return success();
-  }
-
-  /// The top of a k-tile iteration: wait until tile kt's copies landed
-  /// (and, for wgmma, make them visible to the async proxy it reads
-  /// through), barrier, then issue the copies copiesAhead() tiles ahead
-  /// into the stage every warp is done with.
-  void waitThenCopyAhead(Value kt, Value numK, Value aligned,
-                         bool asyncProxy) {
-    NVVM::CpAsyncWaitGroupOp::create(b, loc, copiesAhead() - 1);
-    if (asyncProxy)
-      NVVM::FenceProxyOp::create(
-          b, loc, NVVM::ProxyKind::async_shared,
-          NVVM::SharedSpaceAttr::get(b.getContext(),
-                                     NVVM::SharedSpace::shared_cta));
-    gpu::BarrierOp::create(b, loc);
-    Value nextK = add(kt, c64(copiesAhead()));
-    auto ifOp = scf::IfOp::create(b, loc, lt(nextK, numK), false);
+  // 3. Prologue: k tiles 0 .. ahead-1, one commit group each.
+  Value numK = arith::CeilDivUIOp::create(b, loc, k, c64(t.bk));
+  for (int64_t s = 0; s < copiesAhead(); ++s) {
+    auto ifOp = scf::IfOp::create(b, loc, lt(c64(s), numK), false);
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(ifOp.thenBlock());
-      Value k0 = mul(nextK, c64(t.bk));
-      loadStage(arith::RemUIOp::create(b, loc, nextK, c64(t.stages)), k0,
-                aligned);
+      Value k0 = c64(s * t.bk);
+      loadStage(c64(s), k0, aligned);
     }
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
   }
 
-  /// k tiles whose copies are in flight ahead of the one computed: all
-  /// other stages, less one for wgmma, whose previous tile may still be
-  /// reading its stage.
-  int64_t copiesAhead() const { return t.stages - (t.wgmma ? 2 : 1); }
-
-  /// The shared-memory (not generic) address of the aligned stages, i64.
-  Value sharedAddress() {
-    return LLVM::PtrToIntOp::create(b, loc, i64, smemBase);
+  // 4. Lane offsets of the fragments inside a stage (elements, i32).
+  Value half = elemBytesIs4() && !t.pairedK() ? tq : mul(tq, c64(2));
+  Value aPitch = c64(t.aPitch());
+  aLane = toI32(add(mul(add(warpRow0, g), aPitch), half));
+  if (t.transB) {
+    Value bPitch = c64(t.bPitch());
+    bLane = toI32(add(mul(add(warpCol0, g), bPitch), half));
+  } else {
+    Value col = add(warpCol0, g);
+    bLane = toI32(add(mul(half, c64(t.bPitch())), col));
   }
 
-  // Small arithmetic helpers, on i64 unless named otherwise.
-  Value c64(int64_t v) { return constI64(b, loc, v); }
-  Value c32(int64_t v) {
-    return arith::ConstantIntOp::create(b, loc, i32, v);
+  // 5. The main loop, carrying the accumulators. (Loading the next mma
+  // step's fragments, and the next tile's first ones across the barrier,
+  // before the current step's mma.syncs measured slower on an H100: 76
+  // against 129 TFLOP/s in tf32, bench/results/mma-*.md.)
+  int64_t numAcc = t.mTiles() * t.nTiles() * 4;
+  if (t.wgmma)
+    return emitWgmmaLoopAndEpilogue(numK, aligned, numAcc);
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(accTy()));
+  SmallVector<Value> init(numAcc, zero);
+  Value one = c64(1);
+  auto loop = scf::ForOp::create(b, loc, c64(0), numK, one, init);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value kt = loop.getInductionVar();
+    waitThenCopyAhead(kt, numK, aligned, /*asyncProxy=*/false);
+    Value stage = arith::RemUIOp::create(b, loc, kt, c64(t.stages));
+    SmallVector<Value> acc(loop.getRegionIterArgs());
+    for (int64_t kk = 0; kk < t.bk / t.kStep(); ++kk)
+      multiplyAccumulate(loadFragments(stage, kk), acc);
+    scf::YieldOp::create(b, loc, acc);
   }
-  Value toI64(Value idx) {
-    return arith::IndexCastUIOp::create(b, loc, i64, idx);
-  }
-  Value toI32(Value x) { return arith::TruncIOp::create(b, loc, i32, x); }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
-  Value lt(Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
-  }
-  Value le(Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, x, y);
-  }
-  Value both(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
-  Value select(Value c, Value x, Value y) {
-    return arith::SelectOp::create(b, loc, c, x, y);
-  }
-  Value isMultipleOf(Value x, int64_t d) {
-    Value zero = c64(0);
-    Value rem = arith::RemUIOp::create(b, loc, x, c64(d));
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rem, zero);
-  }
-  bool elemBytesIs4() const { return t.elemBytes() == 4; }
-  Type accTy() { return t.f64Math ? Type(b.getF64Type()) : f32; }
-  Value smemAt(Value base, Type ty, Value idx) {
-    return gepElement(b, loc, base, ty, idx);
-  }
+  NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
 
-  TileCopy makeCopy(Value ptr, int64_t rows, int64_t cols, int64_t sPitch,
-                    Value rowLimit, Value colLimit, Value pitch) {
-    TileCopy c{ptr, rows, cols / t.vec(), sPitch, rowLimit, colLimit, pitch,
-               {}, {}, {}};
-    Value tid = toI64(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
-    for (int64_t i = 0; i < rows * c.chunksPerRow / t.threads(); ++i) {
-      Value f = add(tid, c64(i * t.threads()));
-      Value r = arith::DivUIOp::create(b, loc, f, c64(c.chunksPerRow));
-      Value vec = c64(t.vec());
-      Value col =
-          mul(arith::RemUIOp::create(b, loc, f, c64(c.chunksPerRow)), vec);
-      c.row.push_back(r);
-      c.col.push_back(col);
-      Value sCol = col;
-      if (t.wgmma) { // 128-byte swizzle: 16-byte chunk c of row r at c ^ r % 8
-        Value chunk = arith::RemUIOp::create(b, loc, f, c64(c.chunksPerRow));
-        Value r8 = arith::RemUIOp::create(b, loc, r, c64(8));
-        sCol = mul(arith::XOrIOp::create(b, loc, chunk, r8), vec);
-      }
-      c.sOff.push_back(toI32(add(mul(r, c64(sPitch)), sCol)));
+  // 6. The epilogue in registers.
+  if (failed(emitEpilogue(loop.getResults())))
+    return failure();
+  gpu::ReturnOp::create(b, loc);
+  return success();
+}
+
+/// The top of a k-tile iteration: wait until tile kt's copies landed
+/// (and, for wgmma, make them visible to the async proxy it reads
+/// through), barrier, then issue the copies copiesAhead() tiles ahead
+/// into the stage every warp is done with.
+void MmaEmitter::waitThenCopyAhead(Value kt, Value numK, Value aligned,
+                                   bool asyncProxy) {
+  NVVM::CpAsyncWaitGroupOp::create(b, loc, copiesAhead() - 1);
+  if (asyncProxy)
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(b.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+  gpu::BarrierOp::create(b, loc);
+  Value nextK = add(kt, c64(copiesAhead()));
+  auto ifOp = scf::IfOp::create(b, loc, lt(nextK, numK), false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    Value k0 = mul(nextK, c64(t.bk));
+    loadStage(arith::RemUIOp::create(b, loc, nextK, c64(t.stages)), k0,
+              aligned);
+  }
+  NVVM::CpAsyncCommitGroupOp::create(b, loc);
+}
+
+/// k tiles whose copies are in flight ahead of the one computed: all
+/// other stages, less one for wgmma, whose previous tile may still be
+/// reading its stage.
+int64_t MmaEmitter::copiesAhead() const { return t.stages - (t.wgmma ? 2 : 1); }
+
+/// The shared-memory (not generic) address of the aligned stages, i64.
+Value MmaEmitter::sharedAddress() {
+  return LLVM::PtrToIntOp::create(b, loc, i64, smemBase);
+}
+
+TileCopy MmaEmitter::makeCopy(Value ptr, int64_t rows, int64_t cols,
+                              int64_t sPitch, Value rowLimit, Value colLimit,
+                              Value pitch) {
+  TileCopy c{ptr, rows, cols / t.vec(), sPitch, rowLimit, colLimit, pitch,
+             {}, {}, {}};
+  Value tid = toI64(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+  for (int64_t i = 0; i < rows * c.chunksPerRow / t.threads(); ++i) {
+    Value f = add(tid, c64(i * t.threads()));
+    Value r = arith::DivUIOp::create(b, loc, f, c64(c.chunksPerRow));
+    Value vec = c64(t.vec());
+    Value col =
+        mul(arith::RemUIOp::create(b, loc, f, c64(c.chunksPerRow)), vec);
+    c.row.push_back(r);
+    c.col.push_back(col);
+    Value sCol = col;
+    if (t.wgmma) { // 128-byte swizzle: 16-byte chunk c of row r at c ^ r % 8
+      Value chunk = arith::RemUIOp::create(b, loc, f, c64(c.chunksPerRow));
+      Value r8 = arith::RemUIOp::create(b, loc, r, c64(8));
+      sCol = mul(arith::XOrIOp::create(b, loc, chunk, r8), vec);
     }
-    return c;
+    c.sOff.push_back(toI32(add(mul(r, c64(sPitch)), sCol)));
   }
+  return c;
+}
 
-  /// Fills stage `stage` with the k tile starting at k0: cp.async when the
-  /// chunks are aligned, else predicated scalar loads.
-  void loadStage(Value stage, Value k0, Value aligned) {
-    Value base = smemAt(smemBase, b.getI8Type(),
-                        toI32(mul(stage, c64(t.stageBytes()))));
-    Value bBase = smemAt(base, elem, c32(t.aStageElems()));
-    auto ifOp = scf::IfOp::create(b, loc, aligned, /*withElse=*/true);
-    for (bool async : {true, false}) {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(async ? ifOp.thenBlock() : ifOp.elseBlock());
-      copyTile(aCopy, blockM, k0, base, async);
-      if (t.transB)
-        copyTile(bCopy, blockN, k0, bBase, async);
-      else
-        copyTile(bCopy, k0, blockN, bBase, async);
+/// Fills stage `stage` with the k tile starting at k0: cp.async when the
+/// chunks are aligned, else predicated scalar loads.
+void MmaEmitter::loadStage(Value stage, Value k0, Value aligned) {
+  Value base = smemAt(smemBase, b.getI8Type(),
+                      toI32(mul(stage, c64(t.stageBytes()))));
+  Value bBase = smemAt(base, elem, c32(t.aStageElems()));
+  auto ifOp = scf::IfOp::create(b, loc, aligned, /*withElse=*/true);
+  for (bool async : {true, false}) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(async ? ifOp.thenBlock() : ifOp.elseBlock());
+    copyTile(aCopy, blockM, k0, base, async);
+    if (t.transB)
+      copyTile(bCopy, blockN, k0, bBase, async);
+    else
+      copyTile(bCopy, k0, blockN, bBase, async);
+  }
+}
+
+void MmaEmitter::copyTile(const TileCopy &c, Value rowStart, Value colStart,
+                          Value base, bool async) {
+  Value zero = c64(0);
+  for (size_t i = 0; i < c.row.size(); ++i) {
+    Value gr = add(rowStart, c.row[i]), gc = add(colStart, c.col[i]);
+    Value rowOk = lt(gr, c.rowLimit);
+    Value dst = smemAt(base, elem, c.sOff[i]);
+    Value idx = add(mul(gr, c.pitch), gc);
+    if (async) {
+      // Valid elements of the chunk: clamp(colLimit - gc, 0, vec), or 0
+      // past the last row; the rest is zero-filled.
+      Value rem = sub(c.colLimit, gc);
+      Value valid = arith::MaxSIOp::create(
+          b, loc, arith::MinSIOp::create(b, loc, rem, c64(t.vec())), zero);
+      valid = select(rowOk, valid, zero);
+      Value any = lt(zero, valid);
+      Value src = gepElement(b, loc, c.ptr, elem, select(any, idx, zero));
+      Value bytes = toI32(mul(valid, c64(t.elemBytes())));
+      NVVM::CpAsyncOp::create(b, loc, dst, src, 16,
+                              NVVM::LoadCacheModifierKind::CG, bytes);
+      continue;
     }
-  }
-
-  void copyTile(const TileCopy &c, Value rowStart, Value colStart,
-                Value base, bool async) {
-    Value zero = c64(0);
-    for (size_t i = 0; i < c.row.size(); ++i) {
-      Value gr = add(rowStart, c.row[i]), gc = add(colStart, c.col[i]);
-      Value rowOk = lt(gr, c.rowLimit);
-      Value dst = smemAt(base, elem, c.sOff[i]);
-      Value idx = add(mul(gr, c.pitch), gc);
-      if (async) {
-        // Valid elements of the chunk: clamp(colLimit - gc, 0, vec), or 0
-        // past the last row; the rest is zero-filled.
-        Value rem = sub(c.colLimit, gc);
-        Value valid = arith::MaxSIOp::create(
-            b, loc, arith::MinSIOp::create(b, loc, rem, c64(t.vec())), zero);
-        valid = select(rowOk, valid, zero);
-        Value any = lt(zero, valid);
-        Value src = gepElement(b, loc, c.ptr, elem, select(any, idx, zero));
-        Value bytes = toI32(mul(valid, c64(t.elemBytes())));
-        NVVM::CpAsyncOp::create(b, loc, dst, src, 16,
-                                NVVM::LoadCacheModifierKind::CG, bytes);
-        continue;
-      }
-      SmallVector<Value> lanes;
-      for (int64_t e = 0; e < t.vec(); ++e) {
-        Value ok = both(rowOk, lt(add(gc, c64(e)), c.colLimit));
-        lanes.push_back(loadScalarIf(c.ptr, elem, add(idx, c64(e)), ok));
-      }
-      auto vecTy = VectorType::get({t.vec()}, elem);
-      Value v = vector::FromElementsOp::create(b, loc, vecTy, lanes);
-      LLVM::StoreOp::create(b, loc, v, dst, 16);
+    SmallVector<Value> lanes;
+    for (int64_t e = 0; e < t.vec(); ++e) {
+      Value ok = both(rowOk, lt(add(gc, c64(e)), c.colLimit));
+      lanes.push_back(loadScalarIf(c.ptr, elem, add(idx, c64(e)), ok));
     }
+    auto vecTy = VectorType::get({t.vec()}, elem);
+    Value v = vector::FromElementsOp::create(b, loc, vecTy, lanes);
+    LLVM::StoreOp::create(b, loc, v, dst, 16);
   }
+}
 
-  /// ptr[idx] (elements of `ty`) if `ok`, else 0, never out of bounds.
-  Value loadScalarIf(Value ptr, Type ty, Value idx, Value ok) {
-    Value safe = select(ok, idx, c64(0));
-    Value v = LLVM::LoadOp::create(b, loc, ty, gepElement(b, loc, ptr, ty, safe),
-                                   ty.getIntOrFloatBitWidth() / 8);
-    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(ty));
-    return select(ok, v, zero);
-  }
+/// ptr[idx] (elements of `ty`) if `ok`, else 0, never out of bounds.
+Value MmaEmitter::loadScalarIf(Value ptr, Type ty, Value idx, Value ok) {
+  Value safe = select(ok, idx, c64(0));
+  Value v = LLVM::LoadOp::create(b, loc, ty, gepElement(b, loc, ptr, ty, safe),
+                                 ty.getIntOrFloatBitWidth() / 8);
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(ty));
+  return select(ok, v, zero);
+}
 
-  /// A 32-bit shared load at element `lane + off` of region `base`.
-  Value loadShared(Value base, Value lane, int64_t off, Type ty) {
-    Value p = smemAt(base, elem, add(lane, c32(off)));
-    return LLVM::LoadOp::create(b, loc, ty, p, 4);
-  }
+/// A 32-bit shared load at element `lane + off` of region `base`.
+Value MmaEmitter::loadShared(Value base, Value lane, int64_t off, Type ty) {
+  Value p = smemAt(base, elem, add(lane, c32(off)));
+  return LLVM::LoadOp::create(b, loc, ty, p, 4);
+}
 
-  /// Two adjacent f32 elements at `lane + off` of region `base`, one
-  /// 64-bit shared load.
-  std::pair<Value, Value> loadPair(Value base, Value lane, int64_t off) {
-    Value p = smemAt(base, elem, add(lane, c32(off)));
-    Value v = LLVM::LoadOp::create(b, loc, VectorType::get({2}, f32), p, 8);
-    return {vector::ExtractOp::create(b, loc, v, 0),
-            vector::ExtractOp::create(b, loc, v, 1)};
-  }
+/// Two adjacent f32 elements at `lane + off` of region `base`, one
+/// 64-bit shared load.
+std::pair<Value, Value> MmaEmitter::loadPair(Value base, Value lane,
+                                             int64_t off) {
+  Value p = smemAt(base, elem, add(lane, c32(off)));
+  Value v = LLVM::LoadOp::create(b, loc, VectorType::get({2}, f32), p, 8);
+  return {vector::ExtractOp::create(b, loc, v, 0),
+          vector::ExtractOp::create(b, loc, v, 1)};
+}
 
-  /// Two consecutive 16-bit elements along k (rows `off` and `off + pitch`
-  /// of an N-major B tile) packed into one 32-bit register, low half first.
-  Value loadPairAlongRows(Value base, Value lane, int64_t off) {
-    auto i16 = b.getI16Type();
-    Value lo = arith::ExtUIOp::create(
-        b, loc, i32,
-        LLVM::LoadOp::create(b, loc, i16,
-                             smemAt(base, elem, add(lane, c32(off))), 2));
-    Value hi = arith::ExtUIOp::create(
-        b, loc, i32,
-        LLVM::LoadOp::create(
-            b, loc, i16, smemAt(base, elem, add(lane, c32(off + t.bPitch()))),
-            2));
-    return arith::OrIOp::create(
-        b, loc, lo, arith::ShLIOp::create(b, loc, hi, c32(16)));
-  }
+/// Two consecutive 16-bit elements along k (rows `off` and `off + pitch`
+/// of an N-major B tile) packed into one 32-bit register, low half first.
+Value MmaEmitter::loadPairAlongRows(Value base, Value lane, int64_t off) {
+  auto i16 = b.getI16Type();
+  Value lo = arith::ExtUIOp::create(
+      b, loc, i32,
+      LLVM::LoadOp::create(b, loc, i16,
+                           smemAt(base, elem, add(lane, c32(off))), 2));
+  Value hi = arith::ExtUIOp::create(
+      b, loc, i32,
+      LLVM::LoadOp::create(
+          b, loc, i16, smemAt(base, elem, add(lane, c32(off + t.bPitch()))),
+          2));
+  return arith::OrIOp::create(
+      b, loc, lo, arith::ShLIOp::create(b, loc, hi, c32(16)));
+}
 
-  /// cvt.rna.tf32.f32: `x` rounded to tf32, as the i32 mma.sync takes.
-  Value toTf32(Value x) {
-    return NVVM::ConvertFloatToTF32Op::create(b, loc, i32, x,
-                                              NVVM::FPRoundingMode::RNA);
-  }
+/// cvt.rna.tf32.f32: `x` rounded to tf32, as the i32 mma.sync takes.
+Value MmaEmitter::toTf32(Value x) {
+  return NVVM::ConvertFloatToTF32Op::create(b, loc, i32, x,
+                                            NVVM::FPRoundingMode::RNA);
+}
 
-  /// The mma operands of 32-bit fragment values: one tf32 (hi) or for
-  /// 3xtf32 also the rounding error (lo); bf16/f16 words pass as they are.
-  void splitOperands(ArrayRef<Value> raw, SmallVector<Value> &hi,
-                     SmallVector<Value> &lo) {
-    for (Value x : raw) {
-      if (!elemBytesIs4()) {
-        hi.push_back(elem.isF16() ? Value(LLVM::BitcastOp::create(
-                                        b, loc, VectorType::get({2}, elem), x))
-                                  : x);
-        continue;
-      }
-      if (t.f64Math) {
-        // cvt.f64.f32 shares the FP64 pipe with the f64 mma.syncs, but
-        // building the f64 from the bits on the integer pipe measured 21%
-        // slower on W2 (H100, bench/results/H100-2026-11-22-fp64.md).
-        hi.push_back(arith::ExtFOp::create(b, loc, b.getF64Type(), x));
-        continue;
-      }
-      Value h = toTf32(x);
-      hi.push_back(h);
-      if (t.split3) {
-        Value hf = LLVM::BitcastOp::create(b, loc, f32, h);
-        lo.push_back(toTf32(arith::SubFOp::create(b, loc, x, hf)));
-      }
+/// The mma operands of 32-bit fragment values: one tf32 (hi) or for
+/// 3xtf32 also the rounding error (lo); bf16/f16 words pass as they are.
+void MmaEmitter::splitOperands(ArrayRef<Value> raw, SmallVector<Value> &hi,
+                               SmallVector<Value> &lo) {
+  for (Value x : raw) {
+    if (!elemBytesIs4()) {
+      hi.push_back(elem.isF16() ? Value(LLVM::BitcastOp::create(
+                                      b, loc, VectorType::get({2}, elem), x))
+                                : x);
+      continue;
     }
-  }
-
-  void mma(ArrayRef<Value> a, ArrayRef<Value> bv, MutableArrayRef<Value> c) {
-    MLIRContext *ctx = b.getContext();
-    Type acc = accTy();
-    auto resTy = LLVM::LLVMStructType::getLiteral(ctx, {acc, acc, acc, acc});
     if (t.f64Math) {
-      // nvvm.mma.sync knows only m8n8k4 for f64; sm_80+ has m16n8k8, whose
-      // fragments sit where tf32's do, so the loads serve both.
-      SmallVector<Value> args(a);
-      args.append(bv.begin(), bv.end());
-      args.append(c.begin(), c.end());
-      Value r = LLVM::CallIntrinsicOp::create(
-                    b, loc, resTy,
-                    b.getStringAttr("llvm.nvvm.mma.m16n8k8.row.col.f64"), args)
-                    ->getResult(0);
-      for (int64_t e = 0; e < 4; ++e)
-        c[e] = LLVM::ExtractValueOp::create(b, loc, r, e);
-      return;
+      // cvt.f64.f32 shares the FP64 pipe with the f64 mma.syncs, but
+      // building the f64 from the bits on the integer pipe measured 21%
+      // slower on W2 (H100, bench/results/H100-2026-11-22-fp64.md).
+      hi.push_back(arith::ExtFOp::create(b, loc, b.getF64Type(), x));
+      continue;
     }
-    NVVM::MMATypes type = elemBytesIs4()  ? NVVM::MMATypes::tf32
-                          : elem.isBF16() ? NVVM::MMATypes::bf16
-                                          : NVVM::MMATypes::f16;
-    Value r = NVVM::MmaOp::create(
-        b, loc, resTy, a, bv, SmallVector<Value>(c.begin(), c.end()),
-        ArrayRef<int64_t>{16, 8, t.kStep()}, std::nullopt, std::nullopt,
-        std::array<NVVM::MMATypes, 2>{type, type},
-        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                       NVVM::MMALayout::col});
+    Value h = toTf32(x);
+    hi.push_back(h);
+    if (t.split3) {
+      Value hf = LLVM::BitcastOp::create(b, loc, f32, h);
+      lo.push_back(toTf32(arith::SubFOp::create(b, loc, x, hf)));
+    }
+  }
+}
+
+void MmaEmitter::mma(ArrayRef<Value> a, ArrayRef<Value> bv,
+                     MutableArrayRef<Value> c) {
+  MLIRContext *ctx = b.getContext();
+  Type acc = accTy();
+  auto resTy = LLVM::LLVMStructType::getLiteral(ctx, {acc, acc, acc, acc});
+  if (t.f64Math) {
+    // nvvm.mma.sync knows only m8n8k4 for f64; sm_80+ has m16n8k8, whose
+    // fragments sit where tf32's do, so the loads serve both.
+    SmallVector<Value> args(a);
+    args.append(bv.begin(), bv.end());
+    args.append(c.begin(), c.end());
+    Value r = LLVM::CallIntrinsicOp::create(
+                  b, loc, resTy,
+                  b.getStringAttr("llvm.nvvm.mma.m16n8k8.row.col.f64"), args)
+                  ->getResult(0);
     for (int64_t e = 0; e < 4; ++e)
       c[e] = LLVM::ExtractValueOp::create(b, loc, r, e);
+    return;
   }
+  NVVM::MMATypes type = elemBytesIs4()  ? NVVM::MMATypes::tf32
+                        : elem.isBF16() ? NVVM::MMATypes::bf16
+                                        : NVVM::MMATypes::f16;
+  Value r = NVVM::MmaOp::create(
+      b, loc, resTy, a, bv, SmallVector<Value>(c.begin(), c.end()),
+      ArrayRef<int64_t>{16, 8, t.kStep()}, std::nullopt, std::nullopt,
+      std::array<NVVM::MMATypes, 2>{type, type},
+      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                     NVVM::MMALayout::col});
+  for (int64_t e = 0; e < 4; ++e)
+    c[e] = LLVM::ExtractValueOp::create(b, loc, r, e);
+}
 
-  /// The raw 32-bit fragments of mma step kk of stage `stage`: A's
-  /// (4 per 16-row piece: row +8 when r is odd, k + kStep/2 when r >= 2),
-  /// then B's (2 per 8-column piece).
-  SmallVector<Value> loadFragments(Value stage, int64_t kk) {
-    Value aBase = smemAt(smemBase, b.getI8Type(),
-                         toI32(mul(stage, c64(t.stageBytes()))));
-    Value bBase = smemAt(aBase, elem, c32(t.aStageElems()));
-    Type fragTy = elemBytesIs4() ? f32 : i32;
-    int64_t halfK = t.kStep() / 2, k0 = kk * t.kStep();
-    SmallVector<Value> raw;
-    if (t.pairedK()) { // (k t, k t+4) = one 64-bit load (MmaTiling::pairedK)
-      for (int64_t i = 0; i < t.mTiles(); ++i) {
-        auto [r0, r2] = loadPair(aBase, aLane, i * 16 * t.aPitch() + k0);
-        auto [r1, r3] =
-            loadPair(aBase, aLane, (i * 16 + 8) * t.aPitch() + k0);
-        raw.append({r0, r1, r2, r3});
-      }
-      for (int64_t j = 0; j < t.nTiles(); ++j) {
-        auto [b0, b1] = loadPair(bBase, bLane, j * 8 * t.bPitch() + k0);
-        raw.append({b0, b1});
-      }
-      return raw;
+/// The raw 32-bit fragments of mma step kk of stage `stage`: A's
+/// (4 per 16-row piece: row +8 when r is odd, k + kStep/2 when r >= 2),
+/// then B's (2 per 8-column piece).
+SmallVector<Value> MmaEmitter::loadFragments(Value stage, int64_t kk) {
+  Value aBase = smemAt(smemBase, b.getI8Type(),
+                       toI32(mul(stage, c64(t.stageBytes()))));
+  Value bBase = smemAt(aBase, elem, c32(t.aStageElems()));
+  Type fragTy = elemBytesIs4() ? f32 : i32;
+  int64_t halfK = t.kStep() / 2, k0 = kk * t.kStep();
+  SmallVector<Value> raw;
+  if (t.pairedK()) { // (k t, k t+4) = one 64-bit load (MmaTiling::pairedK)
+    for (int64_t i = 0; i < t.mTiles(); ++i) {
+      auto [r0, r2] = loadPair(aBase, aLane, i * 16 * t.aPitch() + k0);
+      auto [r1, r3] =
+          loadPair(aBase, aLane, (i * 16 + 8) * t.aPitch() + k0);
+      raw.append({r0, r1, r2, r3});
     }
-    for (int64_t i = 0; i < t.mTiles(); ++i)
-      for (int64_t r = 0; r < 4; ++r)
-        raw.push_back(loadShared(
-            aBase, aLane,
-            (i * 16 + (r % 2) * 8) * t.aPitch() + k0 + (r / 2) * halfK,
-            fragTy));
     for (int64_t j = 0; j < t.nTiles(); ++j) {
-      for (int64_t r = 0; r < 2; ++r) {
-        if (t.transB)
-          raw.push_back(loadShared(bBase, bLane,
-                                   j * 8 * t.bPitch() + k0 + r * halfK,
-                                   fragTy));
-        else if (elemBytesIs4())
-          raw.push_back(loadShared(
-              bBase, bLane, (k0 + r * halfK) * t.bPitch() + j * 8, fragTy));
-        else
-          raw.push_back(loadPairAlongRows(
-              bBase, bLane, (k0 + r * halfK) * t.bPitch() + j * 8));
-      }
+      auto [b0, b1] = loadPair(bBase, bLane, j * 8 * t.bPitch() + k0);
+      raw.append({b0, b1});
     }
     return raw;
   }
+  for (int64_t i = 0; i < t.mTiles(); ++i)
+    for (int64_t r = 0; r < 4; ++r)
+      raw.push_back(loadShared(
+          aBase, aLane,
+          (i * 16 + (r % 2) * 8) * t.aPitch() + k0 + (r / 2) * halfK,
+          fragTy));
+  for (int64_t j = 0; j < t.nTiles(); ++j) {
+    for (int64_t r = 0; r < 2; ++r) {
+      if (t.transB)
+        raw.push_back(loadShared(bBase, bLane,
+                                 j * 8 * t.bPitch() + k0 + r * halfK,
+                                 fragTy));
+      else if (elemBytesIs4())
+        raw.push_back(loadShared(
+            bBase, bLane, (k0 + r * halfK) * t.bPitch() + j * 8, fragTy));
+      else
+        raw.push_back(loadPairAlongRows(
+            bBase, bLane, (k0 + r * halfK) * t.bPitch() + j * 8));
+    }
+  }
+  return raw;
+}
 
-  /// The mma.syncs of one step on raw fragments from loadFragments.
-  void multiplyAccumulate(ArrayRef<Value> raw, SmallVector<Value> &acc) {
-    SmallVector<SmallVector<Value>> aHi(t.mTiles()), aLo(t.mTiles());
-    for (int64_t i = 0; i < t.mTiles(); ++i)
-      splitOperands(raw.slice(i * 4, 4), aHi[i], aLo[i]);
-    ArrayRef<Value> bRaw = raw.drop_front(t.mTiles() * 4);
-    SmallVector<SmallVector<Value>> bHi(t.nTiles()), bLo(t.nTiles());
-    for (int64_t j = 0; j < t.nTiles(); ++j)
-      splitOperands(bRaw.slice(j * 2, 2), bHi[j], bLo[j]);
-    for (int64_t i = 0; i < t.mTiles(); ++i) {
-      for (int64_t j = 0; j < t.nTiles(); ++j) {
-        MutableArrayRef<Value> c(&acc[(i * t.nTiles() + j) * 4], 4);
-        if (t.split3) { // small terms first
-          mma(aLo[i], bHi[j], c);
-          mma(aHi[i], bLo[j], c);
-        }
-        mma(aHi[i], bHi[j], c);
+/// The mma.syncs of one step on raw fragments from loadFragments.
+void MmaEmitter::multiplyAccumulate(ArrayRef<Value> raw,
+                                    SmallVector<Value> &acc) {
+  SmallVector<SmallVector<Value>> aHi(t.mTiles()), aLo(t.mTiles());
+  for (int64_t i = 0; i < t.mTiles(); ++i)
+    splitOperands(raw.slice(i * 4, 4), aHi[i], aLo[i]);
+  ArrayRef<Value> bRaw = raw.drop_front(t.mTiles() * 4);
+  SmallVector<SmallVector<Value>> bHi(t.nTiles()), bLo(t.nTiles());
+  for (int64_t j = 0; j < t.nTiles(); ++j)
+    splitOperands(bRaw.slice(j * 2, 2), bHi[j], bLo[j]);
+  for (int64_t i = 0; i < t.mTiles(); ++i) {
+    for (int64_t j = 0; j < t.nTiles(); ++j) {
+      MutableArrayRef<Value> c(&acc[(i * t.nTiles() + j) * 4], 4);
+      if (t.split3) { // small terms first
+        mma(aLo[i], bHi[j], c);
+        mma(aHi[i], bLo[j], c);
       }
+      mma(aHi[i], bHi[j], c);
     }
   }
-
-  Value splat2(Value s) {
-    return vector::BroadcastOp::create(
-        b, loc, VectorType::get({2}, s.getType()), s);
-  }
-
-  /// ptr[base], ptr[base + 1] (elements of `ty`), lane e valid when `rowOk`
-  /// and col + e < n: one load when both are and `alignedOk`.
-  Value loadTwo(Value ptr, Type ty, Value base, Value rowOk, Value col,
-                Value alignedOk) {
-    auto vecTy = VectorType::get({2}, ty);
-    int64_t bytes = ty.getIntOrFloatBitWidth() / 8;
-    Value whole = both(both(rowOk, le(add(col, c64(2)), n)), alignedOk);
-    auto ifOp = scf::IfOp::create(b, loc, TypeRange{vecTy}, whole, true);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    Value v = LLVM::LoadOp::create(b, loc, vecTy,
-                                   gepElement(b, loc, ptr, ty, base), 2 * bytes);
-    scf::YieldOp::create(b, loc, v);
-    b.setInsertionPointToStart(ifOp.elseBlock());
-    SmallVector<Value> lanes;
-    for (int64_t e = 0; e < 2; ++e) {
-      Value ok = both(rowOk, lt(add(col, c64(e)), n));
-      lanes.push_back(loadScalarIf(ptr, ty, add(base, c64(e)), ok));
-    }
-    scf::YieldOp::create(
-        b, loc, vector::FromElementsOp::create(b, loc, vecTy, lanes).getResult());
-    return ifOp.getResult(0);
-  }
-
-  /// Stores 2 results at C[row, col..col+1]: one store when both are in
-  /// bounds and aligned, else lane by lane.
-  void storeTwo(Value v, Value row, Value rowOk, Value col, Value alignedOk) {
-    int64_t bytes = resElem.getIntOrFloatBitWidth() / 8;
-    Value base = add(mul(row, n), col);
-    Value whole = both(both(rowOk, le(add(col, c64(2)), n)), alignedOk);
-    auto ifOp = scf::IfOp::create(b, loc, whole, /*withElse=*/true);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    LLVM::StoreOp::create(b, loc, v, gepElement(b, loc, cPtr, resElem, base),
-                          2 * bytes);
-    b.setInsertionPointToStart(ifOp.elseBlock());
-    for (int64_t e = 0; e < 2; ++e) {
-      Value ok = both(rowOk, lt(add(col, c64(e)), n));
-      auto lane = scf::IfOp::create(b, loc, ok, /*withElse=*/false);
-      OpBuilder::InsertionGuard laneGuard(b);
-      b.setInsertionPointToStart(lane.thenBlock());
-      Value dst = gepElement(b, loc, cPtr, resElem, add(base, c64(e)));
-      LLVM::StoreOp::create(b, loc, vector::ExtractOp::create(b, loc, v, e),
-                            dst, bytes);
-    }
-  }
-
-  /// Applies the epilogue to each pair of accumulators (c0 c1 or c2 c3 of
-  /// an m16n8 piece: one row, two columns) and stores it.
-  LogicalResult emitEpilogue(ValueRange acc) {
-    ValueRange inputs = op.getEpilogueInputs();
-    Block &body = op.getEpilogue().front();
-    Value nEven = isMultipleOf(n, 2);
-    Value always = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
-    SmallVector<EpilogueRead> reads;
-    SmallVector<Type> types;
-    SmallVector<Value> singles(inputs.size());
-    for (auto [j, in] : llvm::enumerate(inputs)) {
-      auto map = cast<AffineMapAttr>(op.getEpilogueMaps()[j]).getValue();
-      reads.push_back(classifyEpilogueRead(in, map));
-      types.push_back(elementTypeOf(in.getType()));
-      if (reads.back() == EpilogueRead::Scalar)
-        singles[j] = splat2(epiArgs[j]);
-      if (reads.back() == EpilogueRead::SingleValue)
-        singles[j] = splat2(LLVM::LoadOp::create(
-                                b, loc, types[j], epiArgs[j],
-                                types[j].getIntOrFloatBitWidth() / 8)
-                                .getResult());
-    }
-    auto colOf = [&](int64_t j) {
-      Value lanePair = mul(tq, c64(2));
-      Value inWarp = add(c64(j * 8), lanePair);
-      return add(add(blockN, warpCol0), inWarp);
-    };
-    // Row vectors (a bias over n) are shared by all rows of a column: held
-    // in registers, except beside wgmma_tma's 128 accumulators, which leave
-    // no room (the loads hit L1).
-    bool lazyRows = t.tma;
-    SmallVector<SmallVector<Value>> rowVecs(inputs.size());
-    for (auto [e, read] : llvm::enumerate(reads))
-      if (read == EpilogueRead::Row && !lazyRows)
-        for (int64_t j = 0; j < t.nTiles(); ++j) {
-          Value col = colOf(j), base = colOf(j);
-          rowVecs[e].push_back(
-              loadTwo(epiArgs[e], types[e], base, always, col, nEven));
-        }
-    auto accVecTy = VectorType::get({2}, f32);
-    Block *norm = op.hasGroupNorm() ? &op.getNormEpilogue().front() : nullptr;
-    for (int64_t i = 0; i < t.mTiles(); ++i) {
-      for (int64_t h = 0; h < 2; ++h) {
-        Value inWarp = add(c64(i * 16 + h * 8), g);
-        Value row = add(add(blockM, warpRow0), inWarp);
-        Value rowOk = lt(row, m);
-        SmallVector<Value> colVals(inputs.size());
-        for (auto [e, read] : llvm::enumerate(reads))
-          if (read == EpilogueRead::Column)
-            colVals[e] =
-                splat2(loadScalarIf(epiArgs[e], types[e], row, rowOk));
-        // The whole row of the warp tile first: a group norm needs every
-        // column of its groups before it can scale any.
-        SmallVector<Value> vals;
-        SmallVector<SmallVector<Value>> ins(t.nTiles());
-        for (int64_t j = 0; j < t.nTiles(); ++j) {
-          Value col = colOf(j);
-          int64_t a0 = (i * t.nTiles() + j) * 4 + 2 * h;
-          Value v = vector::FromElementsOp::create(
-              b, loc, VectorType::get({2}, accTy()),
-              ValueRange{acc[a0], acc[a0 + 1]});
-          if (t.f64Math) // the epilogue computes in the result's f32
-            v = arith::TruncFOp::create(b, loc, accVecTy, v);
-          if (resElem != f32)
-            v = arith::TruncFOp::create(
-                b, loc, VectorType::get({2}, resElem), v);
-          for (auto [e, read] : llvm::enumerate(reads)) {
-            switch (read) {
-            case EpilogueRead::Scalar:
-            case EpilogueRead::SingleValue:
-              ins[j].push_back(singles[e]);
-              break;
-            case EpilogueRead::Row:
-              ins[j].push_back(lazyRows ? loadTwo(epiArgs[e], types[e], col,
-                                                  always, col, nEven)
-                                        : rowVecs[e][j]);
-              break;
-            case EpilogueRead::Column:
-              ins[j].push_back(colVals[e]);
-              break;
-            case EpilogueRead::Full:
-              ins[j].push_back(loadTwo(epiArgs[e], types[e],
-                                       add(mul(row, n), col), rowOk, col,
-                                       nEven));
-              break;
-            case EpilogueRead::Transposed: {
-              SmallVector<Value> lanes;
-              for (int64_t l = 0; l < 2; ++l) {
-                Value c = add(col, c64(l));
-                Value ok = both(rowOk, lt(c, n));
-                lanes.push_back(loadScalarIf(epiArgs[e], types[e],
-                                             add(mul(c, m), row), ok));
-              }
-              ins[j].push_back(vector::FromElementsOp::create(
-                  b, loc, VectorType::get({2}, types[e]), lanes));
-              break;
-            }
-            }
-          }
-          FailureOr<Value> out = applyBody(body, v, ins[j]);
-          if (failed(out))
-            return failure();
-          if (lazyRows) // store at once: fewer values live
-            storeTwo(*out, row, rowOk, col, nEven);
-          else
-            vals.push_back(*out);
-        }
-        if (lazyRows)
-          continue;
-        if (norm) {
-          normalizeGroups(vals);
-          for (int64_t j = 0; j < t.nTiles(); ++j) {
-            FailureOr<Value> out = applyBody(*norm, vals[j], ins[j]);
-            if (failed(out))
-              return failure();
-            vals[j] = *out;
-          }
-        }
-        for (int64_t j = 0; j < t.nTiles(); ++j)
-          storeTwo(vals[j], row, rowOk, colOf(j), nEven);
-      }
-    }
-    return success();
-  }
-
-  /// The 2-wide result of `body` on `value` and the epilogue inputs.
-  FailureOr<Value> applyBody(Block &body, Value value, ArrayRef<Value> in) {
-    return applyBodyWidened(b, body, value, in, 2);
-  }
-
-  /// (v - mean) / sqrt(var + eps) over each group of one row of the warp
-  /// tile, in place. A group of G columns is G / 8 neighbouring m16n8
-  /// pieces; in each, the row's 8 columns sit in the 4 lanes of one quad
-  /// (t = lane % 4), 2 per lane. So a group sum is the lane's own sum, then
-  /// butterfly shuffles over the quad; two passes (mean, then squared
-  /// deviations) avoid E[x^2] - E[x]^2 cancellation. Every lane takes part,
-  /// in bounds or not (the shuffles need the whole warp); a group never
-  /// straddles N (G divides it).
-  void normalizeGroups(MutableArrayRef<Value> vals) {
-    int64_t groupSize = *op.getNormGroupSize();
-    int64_t pieces = groupSize / 8;
-    // G is a power of two (getMmaTiling): 1 / G is exact.
-    Value invG = arith::ConstantOp::create(
-        b, loc, b.getF32FloatAttr(1.0f / static_cast<float>(groupSize)));
-    Value eps = arith::ConstantOp::create(
-        b, loc,
-        b.getF32FloatAttr(
-            static_cast<float>(op.getNormEpsilon()->convertToDouble())));
-    auto quadSum = [&](ArrayRef<Value> xs) {
-      Value s;
-      for (Value x : xs) {
-        Value r = vector::ReductionOp::create(b, loc,
-                                              vector::CombiningKind::ADD, x);
-        s = s ? arith::AddFOp::create(b, loc, s, r).getResult() : r;
-      }
-      for (int64_t lanes = 1; lanes < 4; lanes *= 2) {
-        Value other = gpu::ShuffleOp::create(b, loc, s, lanes, /*width=*/32,
-                                             gpu::ShuffleMode::XOR)
-                          .getShuffleResult();
-        s = arith::AddFOp::create(b, loc, s, other);
-      }
-      return s;
-    };
-    for (int64_t q = 0; q * pieces < t.nTiles(); ++q) {
-      MutableArrayRef<Value> grp = vals.slice(q * pieces, pieces);
-      Value mean = arith::MulFOp::create(b, loc, quadSum(grp), invG);
-      SmallVector<Value> dev, sq;
-      for (Value v : grp) {
-        Value d = arith::SubFOp::create(b, loc, v, splat2(mean));
-        dev.push_back(d);
-        sq.push_back(arith::MulFOp::create(b, loc, d, d));
-      }
-      Value var = arith::MulFOp::create(b, loc, quadSum(sq), invG);
-      Value rstd = math::RsqrtOp::create(
-          b, loc, arith::AddFOp::create(b, loc, var, eps));
-      for (int64_t p = 0; p < pieces; ++p)
-        grp[p] = arith::MulFOp::create(b, loc, dev[p], splat2(rstd));
-    }
-  }
-
-  MatmulOp op;
-  MmaTiling t;
-  gpu::GPUFuncOp kernel;
-  OpBuilder b;
-  Location loc;
-  Type f32, i32, i64, elem, resElem, smemPtrTy;
-  Value aPtr, bPtr, cPtr, m, n, k, smemBase;
-  SmallVector<Value> epiArgs;
-  Value g, tq, warpRow0, warpCol0, blockM, blockN, aLane, bLane;
-  TileCopy aCopy, bCopy;
-};
-
-} // namespace
+}
 
 LogicalResult mlir::fuser::buildMmaGemmKernel(MatmulOp op,
                                               const MmaTiling &tiling,

@@ -1,0 +1,135 @@
+//===- MmaEmitter.h - builder of the tensor-core GEMM kernels ---*- C++ -*-===//
+//
+// Internal to MatmulToGPU: the class behind buildMmaGemmKernel, which fills
+// the mma.sync, wgmma and wgmma_tma kernels. Its members are defined in
+// MmaGemmKernel.cpp (entry, cp.async copies, mma.sync main loop),
+// WgmmaKernel.cpp (the wgmma and wgmma_tma kernels) and MmaEpilogue.cpp
+// (the epilogue in registers, which all three share).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSER_LIB_CONVERSION_MATMULTOGPU_MMAEMITTER_H
+#define FUSER_LIB_CONVERSION_MATMULTOGPU_MMAEMITTER_H
+
+#include "MmaGemmKernel.h"
+
+#include "fuser/Conversion/Common/KernelUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+namespace mlir::fuser::detail {
+
+/// One operand tile's copy from global to shared memory: R rows of C
+/// 16-byte chunks, row r / chunk c of the tile being global element
+/// (rowStart + r, colStart + c * vec) of a row-major matrix of pitch
+/// `pitch`, valid below (rowLimit, colLimit), and shared element
+/// r * sPitch + c * vec of its stage region.
+struct TileCopy {
+  Value ptr;
+  int64_t rows, chunksPerRow, sPitch;
+  Value rowLimit, colLimit, pitch;
+  /// Per thread chunk i: its row and first column inside the tile (i64),
+  /// and its shared element offset (i32).
+  SmallVector<Value> row, col, sOff;
+};
+
+/// Builds the kernel. No call takes two IR-building calls as arguments: C++
+/// leaves their order unspecified, and the op order changes ptxas's register
+/// allocation (the bf16 kernel is at 255 registers). The order kept is the
+/// one g++ gave the nested form (right to left), which does not spill.
+class MmaEmitter {
+public:
+  MmaEmitter(MatmulOp op, const MmaTiling &t, gpu::GPUFuncOp kernel)
+      : op(op), t(t), kernel(kernel), b(kernel.getContext()),
+        loc(op.getLoc()) {}
+
+  LogicalResult emit();
+
+private:
+  // The wgmma and wgmma_tma kernels (WgmmaKernel.cpp).
+  LogicalResult emitWarpSpecialized(Value mapA, Value mapB);
+  LogicalResult emitWgmmaLoopAndEpilogue(Value numK, Value aligned,
+                                         int64_t numAcc);
+
+  // cp.async copies, fragment loads and mma.sync (MmaGemmKernel.cpp).
+  void waitThenCopyAhead(Value kt, Value numK, Value aligned,
+                         bool asyncProxy);
+  int64_t copiesAhead() const;
+  Value sharedAddress();
+  TileCopy makeCopy(Value ptr, int64_t rows, int64_t cols, int64_t sPitch,
+                    Value rowLimit, Value colLimit, Value pitch);
+  void loadStage(Value stage, Value k0, Value aligned);
+  void copyTile(const TileCopy &c, Value rowStart, Value colStart,
+                Value base, bool async);
+  Value loadScalarIf(Value ptr, Type ty, Value idx, Value ok);
+  Value loadShared(Value base, Value lane, int64_t off, Type ty);
+  std::pair<Value, Value> loadPair(Value base, Value lane, int64_t off);
+  Value loadPairAlongRows(Value base, Value lane, int64_t off);
+  Value toTf32(Value x);
+  void splitOperands(ArrayRef<Value> raw, SmallVector<Value> &hi,
+                     SmallVector<Value> &lo);
+  void mma(ArrayRef<Value> a, ArrayRef<Value> bv, MutableArrayRef<Value> c);
+  SmallVector<Value> loadFragments(Value stage, int64_t kk);
+  void multiplyAccumulate(ArrayRef<Value> raw, SmallVector<Value> &acc);
+
+  // The epilogue (MmaEpilogue.cpp).
+  Value loadTwo(Value ptr, Type ty, Value base, Value rowOk, Value col,
+                Value alignedOk);
+  void storeTwo(Value v, Value row, Value rowOk, Value col, Value alignedOk);
+  LogicalResult emitEpilogue(ValueRange acc);
+  FailureOr<Value> applyBody(Block &body, Value value, ArrayRef<Value> in);
+  void normalizeGroups(MutableArrayRef<Value> vals);
+
+  // Small arithmetic helpers, on i64 unless named otherwise.
+  Value c64(int64_t v) { return constI64(b, loc, v); }
+  Value c32(int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i32, v);
+  }
+  Value toI64(Value idx) {
+    return arith::IndexCastUIOp::create(b, loc, i64, idx);
+  }
+  Value toI32(Value x) { return arith::TruncIOp::create(b, loc, i32, x); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value lt(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
+  }
+  Value le(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, x, y);
+  }
+  Value both(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
+  Value select(Value c, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, c, x, y);
+  }
+  Value isMultipleOf(Value x, int64_t d) {
+    Value zero = c64(0);
+    Value rem = arith::RemUIOp::create(b, loc, x, c64(d));
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rem, zero);
+  }
+  bool elemBytesIs4() const { return t.elemBytes() == 4; }
+  Type accTy() { return t.f64Math ? Type(b.getF64Type()) : f32; }
+  Value smemAt(Value base, Type ty, Value idx) {
+    return gepElement(b, loc, base, ty, idx);
+  }
+  Value splat2(Value s) {
+    return vector::BroadcastOp::create(
+        b, loc, VectorType::get({2}, s.getType()), s);
+  }
+
+  MatmulOp op;
+  MmaTiling t;
+  gpu::GPUFuncOp kernel;
+  OpBuilder b;
+  Location loc;
+  Type f32, i32, i64, elem, resElem, smemPtrTy;
+  Value aPtr, bPtr, cPtr, m, n, k, smemBase;
+  SmallVector<Value> epiArgs;
+  Value g, tq, warpRow0, warpCol0, blockM, blockN, aLane, bLane;
+  TileCopy aCopy, bCopy;
+};
+
+} // namespace mlir::fuser::detail
+
+#endif // FUSER_LIB_CONVERSION_MATMULTOGPU_MMAEMITTER_H

@@ -1,0 +1,251 @@
+//===- MmaEpilogue.cpp - the tensor-core GEMM epilogue in registers -------===//
+//
+// The epilogue of the mma.sync, wgmma and wgmma_tma kernels (MmaEmitter),
+// applied to the accumulators in registers, two columns at a time. All
+// three leave them in the mma.sync C layout (wgmma: one 16-row piece per
+// warp), so they share it: with g = lane / 4 and t = lane % 4, an m16n8
+// piece holds c0 c1 at (g, 2t..2t+1) and c2 c3 at (g+8, 2t..2t+1).
+//
+//===----------------------------------------------------------------------===//
+
+#include "MmaEmitter.h"
+
+#include "EpilogueRead.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::fuser;
+using namespace mlir::fuser::detail;
+
+/// ptr[base], ptr[base + 1] (elements of `ty`), lane e valid when `rowOk`
+/// and col + e < n: one load when both are and `alignedOk`.
+Value MmaEmitter::loadTwo(Value ptr, Type ty, Value base, Value rowOk,
+                          Value col, Value alignedOk) {
+  auto vecTy = VectorType::get({2}, ty);
+  int64_t bytes = ty.getIntOrFloatBitWidth() / 8;
+  Value whole = both(both(rowOk, le(add(col, c64(2)), n)), alignedOk);
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{vecTy}, whole, true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  Value v = LLVM::LoadOp::create(b, loc, vecTy,
+                                 gepElement(b, loc, ptr, ty, base), 2 * bytes);
+  scf::YieldOp::create(b, loc, v);
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  SmallVector<Value> lanes;
+  for (int64_t e = 0; e < 2; ++e) {
+    Value ok = both(rowOk, lt(add(col, c64(e)), n));
+    lanes.push_back(loadScalarIf(ptr, ty, add(base, c64(e)), ok));
+  }
+  scf::YieldOp::create(
+      b, loc, vector::FromElementsOp::create(b, loc, vecTy, lanes).getResult());
+  return ifOp.getResult(0);
+}
+
+/// Stores 2 results at C[row, col..col+1]: one store when both are in
+/// bounds and aligned, else lane by lane.
+void MmaEmitter::storeTwo(Value v, Value row, Value rowOk, Value col,
+                          Value alignedOk) {
+  int64_t bytes = resElem.getIntOrFloatBitWidth() / 8;
+  Value base = add(mul(row, n), col);
+  Value whole = both(both(rowOk, le(add(col, c64(2)), n)), alignedOk);
+  auto ifOp = scf::IfOp::create(b, loc, whole, /*withElse=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  LLVM::StoreOp::create(b, loc, v, gepElement(b, loc, cPtr, resElem, base),
+                        2 * bytes);
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  for (int64_t e = 0; e < 2; ++e) {
+    Value ok = both(rowOk, lt(add(col, c64(e)), n));
+    auto lane = scf::IfOp::create(b, loc, ok, /*withElse=*/false);
+    OpBuilder::InsertionGuard laneGuard(b);
+    b.setInsertionPointToStart(lane.thenBlock());
+    Value dst = gepElement(b, loc, cPtr, resElem, add(base, c64(e)));
+    LLVM::StoreOp::create(b, loc, vector::ExtractOp::create(b, loc, v, e),
+                          dst, bytes);
+  }
+}
+
+/// Applies the epilogue to each pair of accumulators (c0 c1 or c2 c3 of
+/// an m16n8 piece: one row, two columns) and stores it.
+LogicalResult MmaEmitter::emitEpilogue(ValueRange acc) {
+  ValueRange inputs = op.getEpilogueInputs();
+  Block &body = op.getEpilogue().front();
+  Value nEven = isMultipleOf(n, 2);
+  Value always = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+  SmallVector<EpilogueRead> reads;
+  SmallVector<Type> types;
+  SmallVector<Value> singles(inputs.size());
+  for (auto [j, in] : llvm::enumerate(inputs)) {
+    auto map = cast<AffineMapAttr>(op.getEpilogueMaps()[j]).getValue();
+    reads.push_back(classifyEpilogueRead(in, map));
+    types.push_back(elementTypeOf(in.getType()));
+    if (reads.back() == EpilogueRead::Scalar)
+      singles[j] = splat2(epiArgs[j]);
+    if (reads.back() == EpilogueRead::SingleValue)
+      singles[j] = splat2(LLVM::LoadOp::create(
+                              b, loc, types[j], epiArgs[j],
+                              types[j].getIntOrFloatBitWidth() / 8)
+                              .getResult());
+  }
+  auto colOf = [&](int64_t j) {
+    Value lanePair = mul(tq, c64(2));
+    Value inWarp = add(c64(j * 8), lanePair);
+    return add(add(blockN, warpCol0), inWarp);
+  };
+  // Row vectors (a bias over n) are shared by all rows of a column: held
+  // in registers, except beside wgmma_tma's 128 accumulators, which leave
+  // no room (the loads hit L1).
+  bool lazyRows = t.tma;
+  SmallVector<SmallVector<Value>> rowVecs(inputs.size());
+  for (auto [e, read] : llvm::enumerate(reads))
+    if (read == EpilogueRead::Row && !lazyRows)
+      for (int64_t j = 0; j < t.nTiles(); ++j) {
+        Value col = colOf(j), base = colOf(j);
+        rowVecs[e].push_back(
+            loadTwo(epiArgs[e], types[e], base, always, col, nEven));
+      }
+  auto accVecTy = VectorType::get({2}, f32);
+  Block *norm = op.hasGroupNorm() ? &op.getNormEpilogue().front() : nullptr;
+  for (int64_t i = 0; i < t.mTiles(); ++i) {
+    for (int64_t h = 0; h < 2; ++h) {
+      Value inWarp = add(c64(i * 16 + h * 8), g);
+      Value row = add(add(blockM, warpRow0), inWarp);
+      Value rowOk = lt(row, m);
+      SmallVector<Value> colVals(inputs.size());
+      for (auto [e, read] : llvm::enumerate(reads))
+        if (read == EpilogueRead::Column)
+          colVals[e] =
+              splat2(loadScalarIf(epiArgs[e], types[e], row, rowOk));
+      // The whole row of the warp tile first: a group norm needs every
+      // column of its groups before it can scale any.
+      SmallVector<Value> vals;
+      SmallVector<SmallVector<Value>> ins(t.nTiles());
+      for (int64_t j = 0; j < t.nTiles(); ++j) {
+        Value col = colOf(j);
+        int64_t a0 = (i * t.nTiles() + j) * 4 + 2 * h;
+        Value v = vector::FromElementsOp::create(
+            b, loc, VectorType::get({2}, accTy()),
+            ValueRange{acc[a0], acc[a0 + 1]});
+        if (t.f64Math) // the epilogue computes in the result's f32
+          v = arith::TruncFOp::create(b, loc, accVecTy, v);
+        if (resElem != f32)
+          v = arith::TruncFOp::create(
+              b, loc, VectorType::get({2}, resElem), v);
+        for (auto [e, read] : llvm::enumerate(reads)) {
+          switch (read) {
+          case EpilogueRead::Scalar:
+          case EpilogueRead::SingleValue:
+            ins[j].push_back(singles[e]);
+            break;
+          case EpilogueRead::Row:
+            ins[j].push_back(lazyRows ? loadTwo(epiArgs[e], types[e], col,
+                                                always, col, nEven)
+                                      : rowVecs[e][j]);
+            break;
+          case EpilogueRead::Column:
+            ins[j].push_back(colVals[e]);
+            break;
+          case EpilogueRead::Full:
+            ins[j].push_back(loadTwo(epiArgs[e], types[e],
+                                     add(mul(row, n), col), rowOk, col,
+                                     nEven));
+            break;
+          case EpilogueRead::Transposed: {
+            SmallVector<Value> lanes;
+            for (int64_t l = 0; l < 2; ++l) {
+              Value c = add(col, c64(l));
+              Value ok = both(rowOk, lt(c, n));
+              lanes.push_back(loadScalarIf(epiArgs[e], types[e],
+                                           add(mul(c, m), row), ok));
+            }
+            ins[j].push_back(vector::FromElementsOp::create(
+                b, loc, VectorType::get({2}, types[e]), lanes));
+            break;
+          }
+          }
+        }
+        FailureOr<Value> out = applyBody(body, v, ins[j]);
+        if (failed(out))
+          return failure();
+        if (lazyRows) // store at once: fewer values live
+          storeTwo(*out, row, rowOk, col, nEven);
+        else
+          vals.push_back(*out);
+      }
+      if (lazyRows)
+        continue;
+      if (norm) {
+        normalizeGroups(vals);
+        for (int64_t j = 0; j < t.nTiles(); ++j) {
+          FailureOr<Value> out = applyBody(*norm, vals[j], ins[j]);
+          if (failed(out))
+            return failure();
+          vals[j] = *out;
+        }
+      }
+      for (int64_t j = 0; j < t.nTiles(); ++j)
+        storeTwo(vals[j], row, rowOk, colOf(j), nEven);
+    }
+  }
+  return success();
+}
+
+/// The 2-wide result of `body` on `value` and the epilogue inputs.
+FailureOr<Value> MmaEmitter::applyBody(Block &body, Value value,
+                                       ArrayRef<Value> in) {
+  return applyBodyWidened(b, body, value, in, 2);
+}
+
+/// (v - mean) / sqrt(var + eps) over each group of one row of the warp
+/// tile, in place. A group of G columns is G / 8 neighbouring m16n8
+/// pieces; in each, the row's 8 columns sit in the 4 lanes of one quad
+/// (t = lane % 4), 2 per lane. So a group sum is the lane's own sum, then
+/// butterfly shuffles over the quad; two passes (mean, then squared
+/// deviations) avoid E[x^2] - E[x]^2 cancellation. Every lane takes part,
+/// in bounds or not (the shuffles need the whole warp); a group never
+/// straddles N (G divides it).
+void MmaEmitter::normalizeGroups(MutableArrayRef<Value> vals) {
+  int64_t groupSize = *op.getNormGroupSize();
+  int64_t pieces = groupSize / 8;
+  // G is a power of two (getMmaTiling): 1 / G is exact.
+  Value invG = arith::ConstantOp::create(
+      b, loc, b.getF32FloatAttr(1.0f / static_cast<float>(groupSize)));
+  Value eps = arith::ConstantOp::create(
+      b, loc,
+      b.getF32FloatAttr(
+          static_cast<float>(op.getNormEpsilon()->convertToDouble())));
+  auto quadSum = [&](ArrayRef<Value> xs) {
+    Value s;
+    for (Value x : xs) {
+      Value r = vector::ReductionOp::create(b, loc,
+                                            vector::CombiningKind::ADD, x);
+      s = s ? arith::AddFOp::create(b, loc, s, r).getResult() : r;
+    }
+    for (int64_t lanes = 1; lanes < 4; lanes *= 2) {
+      Value other = gpu::ShuffleOp::create(b, loc, s, lanes, /*width=*/32,
+                                           gpu::ShuffleMode::XOR)
+                        .getShuffleResult();
+      s = arith::AddFOp::create(b, loc, s, other);
+    }
+    return s;
+  };
+  for (int64_t q = 0; q * pieces < t.nTiles(); ++q) {
+    MutableArrayRef<Value> grp = vals.slice(q * pieces, pieces);
+    Value mean = arith::MulFOp::create(b, loc, quadSum(grp), invG);
+    SmallVector<Value> dev, sq;
+    for (Value v : grp) {
+      Value d = arith::SubFOp::create(b, loc, v, splat2(mean));
+      dev.push_back(d);
+      sq.push_back(arith::MulFOp::create(b, loc, d, d));
+    }
+    Value var = arith::MulFOp::create(b, loc, quadSum(sq), invG);
+    Value rstd = math::RsqrtOp::create(
+        b, loc, arith::AddFOp::create(b, loc, var, eps));
+    for (int64_t p = 0; p < pieces; ++p)
+      grp[p] = arith::MulFOp::create(b, loc, dev[p], splat2(rstd));
+  }
+}

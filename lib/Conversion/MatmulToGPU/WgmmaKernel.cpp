@@ -1,0 +1,138 @@
+//===- WgmmaKernel.cpp - the wgmma and wgmma_tma GEMM kernels -------------===//
+//
+// The Hopper variants of the tensor-core kernel (MmaEmitter): wgmma, whose
+// main loop keeps the cp.async stages of the mma.sync kernel but runs
+// wgmma.mma_async from 128-byte-swizzled shared memory, and wgmma_tma,
+// warp-specialized around WgmmaTmaLoop.h's TMA producer and consumer loop.
+// Both end in the shared epilogue (MmaEpilogue.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "MmaEmitter.h"
+
+#include "WgmmaTmaLoop.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::fuser;
+using namespace mlir::fuser::detail;
+
+/// The wgmma_tma kernel: the consumer warpgroups run the main loop
+/// (WgmmaTmaLoop.h) and the epilogue, the last warpgroup's first thread
+/// the copies. setmaxnreg moves registers from the producer warpgroup to
+/// the consumers' accumulators; each role is one branch of one if. A
+/// block walks the output tiles bid, bid + grid, ... (M fastest, so
+/// neighbours share a B panel in L2); with a grid smaller than the tile
+/// count (persistent), the next tile's copies overlap this one's
+/// epilogue.
+LogicalResult MmaEmitter::emitWarpSpecialized(Value mapA, Value mapB) {
+  Value tid = toI64(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+  TmaBarriers bars{smemBase, t};
+  emitTmaBarrierInit(b, loc, bars, tid);
+  Value numK = arith::CeilDivUIOp::create(b, loc, k, c64(t.bk));
+  Value mTiles = arith::CeilDivUIOp::create(b, loc, m, c64(t.bm));
+  Value numTiles = mul(mTiles, arith::CeilDivUIOp::create(b, loc, n, c64(t.bn)));
+  Value bid = toI64(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+  Value grid = toI64(gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
+  // Opens the loop over this block's tiles; sets blockM and blockN and
+  // returns the k iterations of the earlier tiles.
+  auto openTileLoop = [&]() {
+    auto loop = scf::ForOp::create(b, loc, bid, numTiles, grid);
+    b.setInsertionPointToStart(loop.getBody());
+    Value tile = loop.getInductionVar();
+    blockM = mul(arith::RemUIOp::create(b, loc, tile, mTiles), c64(t.bm));
+    blockN = mul(arith::DivUIOp::create(b, loc, tile, mTiles), c64(t.bn));
+    Value done = arith::DivUIOp::create(b, loc, sub(tile, bid), grid);
+    return mul(done, numK);
+  };
+  int64_t consumers = 32 * t.warps();
+  auto role = scf::IfOp::create(b, loc, lt(tid, c64(consumers)),
+                                /*withElse=*/true);
+  b.setInsertionPointToStart(role.elseBlock());
+  NVVM::SetMaxRegisterOp::create(
+      b, loc, b.getI32IntegerAttr(kTmaProducerRegs),
+      NVVM::SetMaxRegisterActionAttr::get(
+          b.getContext(), NVVM::SetMaxRegisterAction::decrease));
+  auto producer = scf::IfOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                            c64(consumers)),
+      /*withElse=*/false);
+  b.setInsertionPointToStart(producer.thenBlock());
+  Value producedK = openTileLoop();
+  emitTmaProducer(b, loc, bars, mapA, mapB, numK, blockM, blockN,
+                  producedK);
+
+  b.setInsertionPointToStart(role.thenBlock());
+  NVVM::SetMaxRegisterOp::create(
+      b, loc, b.getI32IntegerAttr(kTmaConsumerRegs),
+      NVVM::SetMaxRegisterActionAttr::get(
+          b.getContext(), NVVM::SetMaxRegisterAction::increase));
+  int64_t numAcc = t.mTiles() * t.nTiles() * 4;
+  Value consumedK = openTileLoop();
+  Value accStruct =
+      emitTmaConsumer(b, loc, bars, numK, tid, numAcc, consumedK);
+  SmallVector<Value> acc;
+  for (int64_t e = 0; e < numAcc; ++e)
+    acc.push_back(LLVM::ExtractValueOp::create(b, loc, accStruct, e));
+  if (failed(emitEpilogue(acc)))
+    return failure();
+  b.setInsertionPointAfter(role);
+  gpu::ReturnOp::create(b, loc);
+  return success();
+}
+
+/// The wgmma main loop: per k tile, wait for its copies, make them
+/// visible to the async proxy that wgmma reads through, barrier, issue
+/// the copies STAGES - 1 tiles ahead, then BK / kStep wgmma.mma_async on
+/// the warpgroup's 64 x BN accumulators, waited for before the stage is
+/// reused. The accumulators come out in the mma.sync C layout of one
+/// 16-row piece per warp (warp w: rows 16 w ..), so the epilogue is the
+/// same.
+LogicalResult MmaEmitter::emitWgmmaLoopAndEpilogue(Value numK, Value aligned,
+                                                   int64_t numAcc) {
+  MLIRContext *ctx = b.getContext();
+  auto structTy = LLVM::LLVMStructType::getLiteral(
+      ctx, SmallVector<Type>(numAcc, f32));
+  Value init = LLVM::ZeroOp::create(b, loc, structTy);
+  // Warpgroup g's A rows start 64 g rows into the stage.
+  Value tid = toI64(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+  Value group = arith::DivUIOp::create(b, loc, tid, c64(128));
+  Value aGroupOff = mul(group, c64(64 * 128));
+  auto loop = scf::ForOp::create(b, loc, c64(0), numK, c64(1),
+                                 ValueRange{init});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value kt = loop.getInductionVar();
+    // The stage refilled here was read by tile kt - 2's wgmmas, which
+    // the wait at the end of iteration kt - 1 completed.
+    waitThenCopyAhead(kt, numK, aligned, /*asyncProxy=*/true);
+    Value stage = arith::RemUIOp::create(b, loc, kt, c64(t.stages));
+    Value stageOff = mul(stage, c64(t.stageBytes()));
+    Value aAddr = add(add(sharedAddress(), stageOff), aGroupOff);
+    Value bAddr = add(add(sharedAddress(), stageOff),
+                      c64(t.aStageElems() * t.elemBytes()));
+    NVVM::WgmmaFenceAlignedOp::create(b, loc);
+    Value acc = emitWgmmaSteps(b, loc, t, loop.getRegionIterArgs()[0],
+                               aAddr, bAddr);
+    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+    // One group stays in flight, overlapping the next tile's barrier.
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+    scf::YieldOp::create(b, loc, acc);
+  }
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+  SmallVector<Value> acc;
+  for (int64_t e = 0; e < numAcc; ++e)
+    acc.push_back(
+        LLVM::ExtractValueOp::create(b, loc, loop.getResult(0), e));
+  if (failed(emitEpilogue(acc)))
+    return failure();
+  gpu::ReturnOp::create(b, loc);
+  return success();
+}

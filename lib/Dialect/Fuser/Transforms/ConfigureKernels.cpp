@@ -81,10 +81,7 @@ constexpr int64_t kWgmmaTmaMaxGrid = 132;
 /// with a static, non-zero K whose rows are a multiple of 16 bytes apart
 /// (the runtime checks the base addresses).
 bool tmaCanCopy(MatmulOp op) {
-  auto lhs = cast<ShapedType>(op.getLhs().getType());
-  int64_t k = lhs.getDimSize(1);
-  return op.getTransposeB() && !ShapedType::isDynamic(k) && k > 0 &&
-         k * lhs.getElementTypeBitWidth() / 8 % 16 == 0;
+  return op.getTransposeB() && op.hasTmaCopyableK();
 }
 
 /// Chips whose fp64 tensor cores (DMMA) match their fp32 FMA peak, where

@@ -153,6 +153,14 @@ def Fuser_MatmulOp : Fuser_Op<"matmul", [Pure, IsolatedFromAbove, SingleBlock]> 
   let extraClassDeclaration = [{
     /// True when the epilogue ends in a group normalization (`then` region).
     bool hasGroupNorm() { return getNormGroupSize().has_value(); }
+    /// True when K is static, non-zero and K-long rows are a multiple of 16
+    /// bytes apart: what a TMA tensor map of the operands needs.
+    bool hasTmaCopyableK() {
+      auto lhs = ::llvm::cast<::mlir::ShapedType>(getLhs().getType());
+      int64_t k = lhs.getDimSize(1);
+      return !::mlir::ShapedType::isDynamic(k) && k > 0 &&
+             k * lhs.getElementTypeBitWidth() / 8 % 16 == 0;
+    }
   }];
 }
 

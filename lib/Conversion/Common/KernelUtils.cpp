@@ -89,14 +89,18 @@ Value mlir::fuser::hostPointerToMemRef(OpBuilder &b, Location loc,
   return LLVM::IntToPtrOp::create(b, loc, ptrTy, i64);
 }
 
-Value mlir::fuser::hostPointerToTensor(OpBuilder &b, Location loc,
-                                       Value tensor) {
+Value mlir::fuser::hostBufferOfTensor(OpBuilder &b, Location loc,
+                                      Value tensor) {
   auto tensorTy = cast<RankedTensorType>(tensor.getType());
   auto memrefTy =
       MemRefType::get(tensorTy.getShape(), tensorTy.getElementType());
-  Value buf = bufferization::ToBufferOp::create(b, loc, memrefTy, tensor,
-                                                /*read_only=*/true);
-  return hostPointerToMemRef(b, loc, buf);
+  return bufferization::ToBufferOp::create(b, loc, memrefTy, tensor,
+                                           /*read_only=*/true);
+}
+
+Value mlir::fuser::hostPointerToTensor(OpBuilder &b, Location loc,
+                                       Value tensor) {
+  return hostPointerToMemRef(b, loc, hostBufferOfTensor(b, loc, tensor));
 }
 
 Value mlir::fuser::gepElement(OpBuilder &b, Location loc, Value ptr,

@@ -20,6 +20,7 @@
 #include "FfmaGemmKernel.h"
 
 #include "EpilogueRead.h"
+#include "GemmKernelArgs.h"
 
 #include "fuser/Conversion/Common/KernelUtils.h"
 
@@ -101,15 +102,14 @@ public:
     v4 = VectorType::get({4}, f32);
     transB = op.getTransposeB();
 
-    unsigned arg = 0;
-    aPtr = entry.getArgument(arg++);
-    bPtr = entry.getArgument(arg++);
-    for (size_t j = 0; j < op.getEpilogueInputs().size(); ++j)
-      epiArgs.push_back(entry.getArgument(arg++));
-    cPtr = entry.getArgument(arg++);
-    m = entry.getArgument(arg++);
-    n = entry.getArgument(arg++);
-    k = entry.getArgument(arg++);
+    GemmKernelArgs args = GemmKernelArgs::of(op, kernel);
+    aPtr = args.a;
+    bPtr = args.b;
+    epiArgs = args.epilogue;
+    cPtr = args.c;
+    m = args.m;
+    n = args.n;
+    k = args.k;
     aSmem = kernel.getWorkgroupAttributions()[0];
     bSmem = kernel.getWorkgroupAttributions()[1];
 

@@ -42,8 +42,7 @@ FailureOr<GemmTiling> getGemmTiling(MatmulOp op, KernelConfigAttr config);
 SmallVector<Type> getGemmWorkgroupBuffers(MLIRContext *ctx,
                                           const GemmTiling &tiling);
 
-/// Fills `kernel`, whose parameters are
-///   (A ptr, B ptr, epilogue inputs (ptr or scalar)..., C ptr, M, N, K)
+/// Fills `kernel`, whose parameters are GemmKernelArgs.h's (no tensor maps)
 /// and whose workgroup attributions come from getGemmWorkgroupBuffers.
 LogicalResult buildFfmaGemmKernel(MatmulOp op, const GemmTiling &tiling,
                                   gpu::GPUFuncOp kernel);

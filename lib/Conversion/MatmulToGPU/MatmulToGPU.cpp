@@ -8,6 +8,7 @@
 #include "fuser/Conversion/Passes.h"
 
 #include "FfmaGemmKernel.h"
+#include "GemmKernelArgs.h"
 #include "MmaGemmKernel.h"
 #include "fuser/Conversion/Common/KernelUtils.h"
 
@@ -87,19 +88,11 @@ private:
     int64_t numThreads = useMma ? mmaTiling->threads() : tiling->threads();
     int64_t sharedBytes = useMma ? mmaTiling->sharedBytes() : 0;
 
-    // 1. The kernel: (A, B, epilogue inputs..., C, M, N, K).
+    // 1. The kernel (GemmKernelArgs.h).
     MLIRContext *ctx = op.getContext();
-    auto ptrTy = LLVM::LLVMPointerType::get(ctx, kGlobalAddressSpace);
     auto i64 = IntegerType::get(ctx, 64);
-    SmallVector<Type> params{ptrTy, ptrTy};
-    for (Value in : op.getEpilogueInputs())
-      params.push_back(isa<RankedTensorType>(in.getType()) ? Type(ptrTy)
-                                                           : in.getType());
-    params.append({ptrTy, i64, i64, i64});
     bool tma = useMma && mmaTiling->tma;
-    auto mapTy = LLVM::LLVMPointerType::get(ctx); // by value once lowered
-    if (tma)
-      params.append({mapTy, mapTy});
+    SmallVector<Type> params = gemmKernelParamTypes(op, tma);
     auto func = op->getParentOfType<FunctionOpInterface>();
     std::string name =
         (func ? func.getName().str() : std::string("fuser")) + "_matmul";
@@ -158,13 +151,8 @@ private:
       args.push_back(arith::IndexCastUIOp::create(b, loc, i64, size));
     if (tma) { // [BM, BK] boxes of A, [BN, BK] of B, 128-byte swizzled
       auto map = [&](Value t, int64_t boxRows) -> Value {
-        auto tensorTy = cast<RankedTensorType>(t.getType());
-        Value buf = bufferization::ToBufferOp::create(
-            b, loc,
-            MemRefType::get(tensorTy.getShape(), tensorTy.getElementType()),
-            t, /*read_only=*/true);
         return TensorMapOp::create(
-            b, loc, mapTy, buf,
+            b, loc, params.back(), hostBufferOfTensor(b, loc, t),
             b.getDenseI64ArrayAttr({boxRows, mmaTiling->bk}),
             b.getI64IntegerAttr(mmaTiling->bk * mmaTiling->elemBytes()));
       };

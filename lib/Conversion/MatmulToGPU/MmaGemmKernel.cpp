@@ -39,6 +39,7 @@
 
 #include "MmaGemmKernel.h"
 
+#include "GemmKernelArgs.h"
 #include "MmaEmitter.h"
 
 #include "fuser/Conversion/Common/KernelUtils.h"
@@ -152,15 +153,13 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
     return describe(op.emitOpError())
            << "unsupported: wgmma_tma needs BM = 128 (two consumer "
               "warpgroups)";
-  if (t.tma) {
+  if (t.tma && !op.hasTmaCopyableK()) {
     int64_t kSize = cast<ShapedType>(op.getLhs().getType()).getDimSize(1);
-    if (ShapedType::isDynamic(kSize) || kSize == 0 ||
-        kSize * t.elemBytes() % 16)
-      return describe(op.emitOpError())
-             << "needs a static, non-zero K whose rows are a multiple of 16 "
-                "bytes apart for its tensor maps, got K = "
-             << (ShapedType::isDynamic(kSize) ? std::string("?")
-                                              : std::to_string(kSize));
+    return describe(op.emitOpError())
+           << "needs a static, non-zero K whose rows are a multiple of 16 "
+              "bytes apart for its tensor maps, got K = "
+           << (ShapedType::isDynamic(kSize) ? std::string("?")
+                                            : std::to_string(kSize));
   }
   int64_t bRows = t.transB ? t.bn : t.bk, bCols = t.transB ? t.bk : t.bn;
   if (!t.tma && (t.bk % t.vec() || bCols % t.vec() ||
@@ -186,15 +185,14 @@ LogicalResult MmaEmitter::emit() {
   resElem = elementTypeOf(op.getResult().getType());
   smemPtrTy = LLVM::LLVMPointerType::get(ctx, 3);
 
-  unsigned arg = 0;
-  aPtr = entry.getArgument(arg++);
-  bPtr = entry.getArgument(arg++);
-  for (size_t j = 0; j < op.getEpilogueInputs().size(); ++j)
-    epiArgs.push_back(entry.getArgument(arg++));
-  cPtr = entry.getArgument(arg++);
-  m = entry.getArgument(arg++);
-  n = entry.getArgument(arg++);
-  k = entry.getArgument(arg++);
+  GemmKernelArgs args = GemmKernelArgs::of(op, kernel);
+  aPtr = args.a;
+  bPtr = args.b;
+  epiArgs = args.epilogue;
+  cPtr = args.c;
+  m = args.m;
+  n = args.n;
+  k = args.k;
 
   // 1. Thread coordinates and the shared-memory base.
   Value tid = toI64(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
@@ -225,8 +223,7 @@ LogicalResult MmaEmitter::emit() {
   }
   smemBase = LLVM::IntToPtrOp::create(b, loc, smemPtrTy, smemAddr);
   if (t.tma)
-    return emitWarpSpecialized(entry.getArgument(arg),
-                               entry.getArgument(arg + 1));
+    return emitWarpSpecialized(args.mapA, args.mapB);
 
   // 2. The copies: A (M x K); B (N x K) or (K x N). Chunks are 16-byte
   // aligned when the row pitches are multiples of 16 bytes.

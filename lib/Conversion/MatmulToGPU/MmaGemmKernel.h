@@ -88,16 +88,8 @@ struct MmaTiling {
 /// tile is one the builder supports, with a diagnostic on `op` otherwise.
 FailureOr<MmaTiling> getMmaTiling(MatmulOp op, KernelConfigAttr config);
 
-/// BK / kStep wgmma.mma_async of a warpgroup's 64 x BN tile on `acc` (an
-/// LLVM struct of f32), A and B at the shared addresses (i64) of their
-/// 128-byte-swizzled K-major stage regions.
-Value emitWgmmaSteps(OpBuilder &b, Location loc, const MmaTiling &t,
-                     Value acc, Value aAddr, Value bAddr);
-
-/// Fills `kernel`, whose parameters are
-///   (A ptr, B ptr, epilogue inputs (ptr or scalar)..., C ptr, M, N, K)
-/// and, with tiling.tma, the tensor maps of A ([BM, BK] boxes) and B
-/// ([BN, BK] boxes) after them,
+/// Fills `kernel`, whose parameters are GemmKernelArgs.h's (with tiling.tma,
+/// the tensor maps of A, [BM, BK] boxes, and B, [BN, BK] boxes),
 /// and which is launched with `tiling.sharedBytes()` of dynamic shared
 /// memory and `tiling.threads()` threads per block, on a grid of
 /// ceil(M / BM) x ceil(N / BN) blocks.

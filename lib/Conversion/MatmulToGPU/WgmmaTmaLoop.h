@@ -22,6 +22,12 @@ namespace mlir::fuser {
 constexpr int64_t kTmaConsumerRegs = 232;
 constexpr int64_t kTmaProducerRegs = 40;
 
+/// BK / kStep wgmma.mma_async of a warpgroup's 64 x BN tile on `acc` (an
+/// LLVM struct of f32), A and B at the shared addresses (i64) of their
+/// 128-byte-swizzled K-major stage regions (also the cp.async wgmma loop's).
+Value emitWgmmaSteps(OpBuilder &b, Location loc, const MmaTiling &t,
+                     Value acc, Value aAddr, Value bAddr);
+
 /// A wgmma shared-memory matrix descriptor of a K-major operand in 128-byte
 /// swizzle mode at shared address `addr` (i64).
 Value wgmmaDescriptor(OpBuilder &b, Location loc, Value addr);

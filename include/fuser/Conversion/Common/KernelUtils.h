@@ -63,6 +63,9 @@ Type elementTypeOf(Type t);
 /// int or float of whole bytes, which the lowerings load and store.
 LogicalResult checkLoadableElementType(Operation *op, Type t);
 
+/// Host side: a tensor's (read-only) buffer, a dense row-major memref.
+Value hostBufferOfTensor(OpBuilder &b, Location loc, Value tensor);
+
 /// Host side: the `!llvm.ptr<1>` device address of a tensor's buffer.
 Value hostPointerToTensor(OpBuilder &b, Location loc, Value tensor);
 

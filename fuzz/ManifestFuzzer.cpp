@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "fuser/Runtime/Error.h"
-#include "fuser/Runtime/Manifest.h"
+#include "fuser/Manifest/Error.h"
+#include "fuser/Manifest/Manifest.h"
 #include "fuser/Runtime/Validate.h"
 
 #include <cstddef>

@@ -17,8 +17,8 @@
 
 #include "fuser/InitAll.h"
 #include "fuser/Pipelines/Pipelines.h"
-#include "fuser/Runtime/Error.h"
-#include "fuser/Runtime/Manifest.h"
+#include "fuser/Manifest/Error.h"
+#include "fuser/Manifest/Manifest.h"
 #include "fuser/Target/CHeader.h"
 #include "fuser/Target/Manifest.h"
 #include "fuser/Tools/ParserGuard.h"

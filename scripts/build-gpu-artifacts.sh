@@ -15,6 +15,9 @@ for src in examples/*.mlir test/gpu/Inputs/*.mlir; do
   rm "$OUT/$stem.gpu.mlir"
   echo "[artifacts] $stem"
 done
+# The C header of the host-constants input, for test/gpu/test_host_constants.py.
+"$TOOLS/fuser-opt" test/gpu/Inputs/host_constants.mlir --fuser-gpu-pipeline \
+  | "$TOOLS/fuser-translate" --fuser-to-c-header --fuser-header-prefix=hc -o "$OUT/host_constants.h"
 # The FFMA kernel where the default is fp64 tensor cores: <stem>_ffma.
 for src in examples/w2_linear_scale_leaky.mlir examples/w3_linear_groupnorm.mlir \
            test/gpu/Inputs/matmul_w2.mlir test/gpu/Inputs/linear_group_norm_odd.mlir; do

@@ -1,7 +1,7 @@
 //===- CudaDriver.cpp - libcuda loaded at run time --------------*- C++ -*-===//
 
 #include "fuser/Runtime/CudaDriver.h"
-#include "fuser/Runtime/Error.h"
+#include "fuser/Manifest/Error.h"
 
 #include <cstdio>
 #include <cstdlib>

@@ -1,7 +1,7 @@
 //===- LaunchPlan.cpp - Concrete kernel launches for one call ---*- C++ -*-===//
 
 #include "fuser/Runtime/LaunchPlan.h"
-#include "fuser/Runtime/Error.h"
+#include "fuser/Manifest/Error.h"
 
 #include <cstring>
 #include <limits>

@@ -3,7 +3,7 @@
 #include "fuser/Runtime/Module.h"
 #include "Workspace.h"
 #include "fuser/Runtime/CudaDriver.h"
-#include "fuser/Runtime/Error.h"
+#include "fuser/Manifest/Error.h"
 #include "fuser/Runtime/LaunchPlan.h"
 #include "fuser/Runtime/TensorMap.h"
 #include "fuser/Runtime/Validate.h"
@@ -16,9 +16,13 @@ namespace fuser {
 
 namespace detail {
 
-/// The CUDA module loaded into one context, and its resolved kernels.
+/// The CUDA module loaded into one context, its resolved kernels and the
+/// device copies of the manifest's constant buffers.
 struct LoadedImage {
   CUmodule module = nullptr;
+  /// constants[f][b]: the address of buffer b of function f when it is a
+  /// constant (0 otherwise, or when it has no elements).
+  std::vector<std::vector<CUdeviceptr>> constants;
   std::map<std::string, CUfunction> kernels;
   /// The dynamic shared memory limit last set on each kernel.
   std::map<CUfunction, uint32_t> sharedLimits;
@@ -36,8 +40,17 @@ struct ModuleState {
     // The driver was loaded, or nothing could have been loaded. Unloading
     // may fail at process exit when the driver is shutting down; ignore it.
     CudaDriver &driver = CudaDriver::get();
-    for (auto &entry : loaded)
+    CUcontext previous = nullptr;
+    (void)driver.ctxGetCurrent(&previous);
+    for (auto &entry : loaded) {
+      if (driver.ctxSetCurrent(entry.first) == CUDA_SUCCESS)
+        for (const auto &fn : entry.second.constants)
+          for (CUdeviceptr ptr : fn)
+            if (ptr)
+              (void)driver.memFree(ptr);
       (void)driver.moduleUnload(entry.second.module);
+    }
+    (void)driver.ctxSetCurrent(previous);
   }
 };
 
@@ -94,6 +107,43 @@ CUmodule loadImage(CudaDriver &driver, const detail::ModuleState &state,
   if (!log.empty())
     message += "\nJIT error log:\n" + log;
   throw Error(message);
+}
+
+/// Copies the constant buffers of every function to the current context's
+/// device: once per context, when the image is loaded there. On failure
+/// nothing stays allocated.
+std::vector<std::vector<CUdeviceptr>>
+uploadConstants(CudaDriver &driver, const ManifestModule &manifest,
+                int device) {
+  std::vector<std::vector<CUdeviceptr>> constants;
+  auto freeAll = [&] {
+    for (const auto &fn : constants)
+      for (CUdeviceptr ptr : fn)
+        if (ptr)
+          (void)driver.memFree(ptr);
+  };
+  try {
+    for (const FunctionSpec &fn : manifest.functions) {
+      constants.emplace_back(fn.buffers.size(), 0);
+      for (size_t b = 0; b < fn.buffers.size(); ++b) {
+        const BufferSpec &buf = fn.buffers[b];
+        if (buf.kind != BufferSpec::Kind::Constant || buf.data.empty())
+          continue;
+        std::string what = fn.name + ": uploading constant buffer " +
+                           std::to_string(buf.id) + " (" +
+                           std::to_string(buf.data.size()) + " bytes) to cuda:" +
+                           std::to_string(device);
+        CUdeviceptr &ptr = constants.back()[b];
+        driver.check(driver.memAlloc(&ptr, buf.data.size()), what);
+        driver.check(driver.memcpyHtoD(ptr, buf.data.data(), buf.data.size()),
+                     what);
+      }
+    }
+  } catch (...) {
+    freeAll();
+    throw;
+  }
+  return constants;
 }
 
 /// Rejects pointers the driver does not know or that live on another
@@ -189,11 +239,21 @@ void Function::launch(const std::vector<TensorRef> &inputs,
 
   // 3. Resolve the kernels of the image loaded in this context.
   std::vector<CUfunction> kernels(plan.size(), nullptr);
+  const std::vector<CUdeviceptr> *constants = nullptr;
   {
     std::lock_guard<std::mutex> lock(state->mutex);
     detail::LoadedImage &image = state->loaded[scope.context()];
-    if (!image.module)
-      image.module = loadImage(driver, *state, device);
+    if (!image.module) {
+      CUmodule module = loadImage(driver, *state, device);
+      try {
+        image.constants = uploadConstants(driver, state->manifest, device);
+      } catch (...) {
+        (void)driver.moduleUnload(module);
+        throw;
+      }
+      image.module = module;
+    }
+    constants = &image.constants[fnSpec - state->manifest.functions.data()];
     for (size_t i = 0; i < plan.size(); ++i) {
       if (plan[i].skip)
         continue;
@@ -226,13 +286,18 @@ void Function::launch(const std::vector<TensorRef> &inputs,
     }
   }
 
-  // 4. Bind buffer addresses: caller tensors, then per-call intermediates.
+  // 4. Bind buffer addresses: caller tensors, the module's constants, then
+  //    per-call intermediates.
   Workspace workspace(driver, stream);
   std::vector<uint64_t> addresses(fn.buffers.size(), 0);
   for (size_t b = 0; b < fn.buffers.size(); ++b) {
     const BufferSpec &buf = fn.buffers[b];
     if (buf.kind == BufferSpec::Kind::Arg) {
       addresses[b] = inputs[buf.arg].data;
+      continue;
+    }
+    if (buf.kind == BufferSpec::Kind::Constant) {
+      addresses[b] = (*constants)[b];
       continue;
     }
     if (buf.isResult)

@@ -4,39 +4,6 @@
 
 namespace fuser {
 
-namespace {
-struct DTypeInfo {
-  DType dtype;
-  const char *name;
-  int64_t size;
-};
-} // namespace
-
-static constexpr DTypeInfo kDTypes[] = {
-    {DType::F32, "f32", 4}, {DType::F16, "f16", 2}, {DType::BF16, "bf16", 2},
-    {DType::F64, "f64", 8}, {DType::I32, "i32", 4}, {DType::I64, "i64", 8},
-    {DType::I8, "i8", 1},   {DType::I1, "i1", 1},
-};
-
-static const DTypeInfo &info(DType dtype) {
-  return kDTypes[static_cast<int>(dtype)];
-}
-
-std::optional<DType> dtypeFromString(std::string_view name) {
-  for (const DTypeInfo &i : kDTypes)
-    if (name == i.name)
-      return i.dtype;
-  return std::nullopt;
-}
-
-const char *dtypeName(DType dtype) { return info(dtype).name; }
-
-int64_t dtypeSize(DType dtype) { return info(dtype).size; }
-
-const char *supportedDTypeNames() {
-  return "f32, f16, bf16, f64, i32, i64, i8, i1";
-}
-
 std::string deviceDescription(DeviceKind kind, int deviceId) {
   switch (kind) {
   case DeviceKind::CPU:

@@ -2,7 +2,7 @@
 
 #include "fuser/Runtime/TensorMap.h"
 #include "fuser/Runtime/CudaDriver.h"
-#include "fuser/Runtime/Error.h"
+#include "fuser/Manifest/Error.h"
 
 #include <cstdio>
 

@@ -1,7 +1,7 @@
 //===- Validate.cpp - Check call arguments against a function ---*- C++ -*-===//
 
 #include "fuser/Runtime/Validate.h"
-#include "fuser/Runtime/Error.h"
+#include "fuser/Manifest/Error.h"
 
 #include <cstdio>
 

@@ -3,8 +3,8 @@
 // Turns a kernel manifest and its PTX into one header that C and C++
 // programs include to run the entry functions with nothing but the CUDA
 // driver API. This file writes the header from the HeaderModel that
-// CHeaderManifest.cpp reads; CHeaderExpr.cpp turns the manifest's size
-// expressions into C.
+// CHeaderManifest.cpp translates from the manifest model; CHeaderExpr.cpp
+// turns the manifest's size expressions into C.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,7 +25,7 @@
 using namespace mlir;
 using namespace mlir::fuser;
 using namespace mlir::fuser::cheader;
-namespace json = llvm::json;
+using ArgKind = ::fuser::KernelArgSpec::Kind;
 
 /// A float literal that reads back as the same float, or a bit pattern for
 /// infinities and NaNs, which C has no portable literal for.
@@ -108,8 +108,9 @@ public:
   HeaderEmitter(StringRef ptx, StringRef prefix, raw_ostream &os)
       : ptx(ptx), prefix(prefix), os(os) {}
 
-  void emit(StringRef chip, ArrayRef<Function> functions,
-            ArrayRef<std::string> kernelNames) {
+  void emit(const HeaderModel &model) {
+    StringRef chip = model.chip;
+    ArrayRef<Function> functions = model.functions;
     emitDocumentation(chip, functions);
     std::string guard = "FUSER_GENERATED_" + StringRef(prefix).upper() + "_H";
     os << "#ifndef " << guard << "\n#define " << guard << "\n\n"
@@ -120,7 +121,8 @@ public:
             "newer\"\n#endif\n\n";
     os << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
     emitPtx();
-    emitModuleCache(kernelNames);
+    emitConstants(model.constants);
+    emitModuleCache(model.kernelNames, model.constants.size());
     for (const Function &fn : functions) {
       emitResultShapes(fn);
       emitLauncher(fn);
@@ -134,7 +136,7 @@ private:
     for (const Function &fn : functions)
       for (const Launch &launch : fn.launches)
         for (const KernelArg &arg : launch.args)
-          if (arg.kind == "tensor_map")
+          if (arg.kind == ArgKind::TensorMap)
             return true;
     return false;
   }
@@ -249,7 +251,7 @@ private:
         const Buffer &buf = fn.buffers[b];
         os << " *     result" << r << ": "
            << commentSafe(buf.dtype.name.str() + "[" +
-                          join(buf.shapeJson, ", ") + "]")
+                          join(buf.shapeText, ", ") + "]")
            << "\n";
       }
     }
@@ -292,7 +294,41 @@ private:
     os << ";\n#if defined(__GNUC__)\n#pragma GCC diagnostic pop\n#endif\n\n";
   }
 
-  void emitModuleCache(ArrayRef<std::string> kernelNames) {
+  /// The constant buffers' bytes, uploaded to each context with the module.
+  void emitConstants(ArrayRef<std::string> constants) {
+    if (constants.empty())
+      return;
+    std::string p = prefix.str();
+    os << "/* Constant buffers (row-major, little-endian), uploaded when the "
+          "module loads. */\n";
+    for (auto [i, data] : llvm::enumerate(constants)) {
+      // C has no zero-length arrays; an empty constant has no data.
+      if (data.empty())
+        continue;
+      os << "static const unsigned char " << p << "_constant_" << i << "_["
+         << data.size() << "] = {";
+      for (auto [k, c] : llvm::enumerate(data)) {
+        if (k % 16 == 0)
+          os << "\n   ";
+        char buf[8];
+        std::snprintf(buf, sizeof(buf), " 0x%02x", static_cast<unsigned char>(c));
+        os << buf << (k + 1 == data.size() ? "" : ",");
+      }
+      os << "};\n";
+    }
+    os << "static const unsigned char *const " << p << "_constants_["
+       << constants.size() << "] = {";
+    for (auto [i, data] : llvm::enumerate(constants))
+      os << (i ? ", " : "")
+         << (data.empty() ? "NULL" : p + "_constant_" + std::to_string(i) + "_");
+    os << "};\nstatic const size_t " << p << "_constant_sizes_["
+       << constants.size() << "] = {";
+    for (auto [i, data] : llvm::enumerate(constants))
+      os << (i ? ", " : "") << data.size();
+    os << "};\n\n";
+  }
+
+  void emitModuleCache(ArrayRef<std::string> kernelNames, size_t numConstants) {
     std::string p = prefix.str(), m = macroPrefix();
     // C has no zero-length arrays.
     size_t n = std::max<size_t>(kernelNames.size(), 1);
@@ -309,8 +345,10 @@ private:
     os << "/* The module and kernels loaded in one CUDA context. */\n"
        << "typedef struct " << p << "_context_entry_ {\n"
        << "  CUcontext context;\n  CUmodule module;\n"
-       << "  CUfunction functions[" << n << "];\n} " << p
-       << "_context_entry_;\n\n"
+       << "  CUfunction functions[" << n << "];\n";
+    if (numConstants)
+      os << "  CUdeviceptr constants[" << numConstants << "];\n";
+    os << "} " << p << "_context_entry_;\n\n"
        << "static " << p << "_context_entry_ " << p << "_contexts_[" << m
        << "_MAX_CONTEXTS];\n\n";
 
@@ -344,6 +382,23 @@ private:
          << "    if (err != CUDA_SUCCESS) {\n"
          << "      cuModuleUnload(entry->module);\n"
          << "      entry->module = NULL;\n      return err;\n    }\n  }\n";
+    if (numConstants)
+      os << "  for (i = 0; i < " << numConstants << "; ++i) {\n"
+         << "    entry->constants[i] = 0;\n"
+         << "    if (" << p << "_constant_sizes_[i] == 0)\n      continue;\n"
+         << "    err = cuMemAlloc(&entry->constants[i], " << p
+         << "_constant_sizes_[i]);\n"
+         << "    if (err == CUDA_SUCCESS)\n"
+         << "      err = cuMemcpyHtoD(entry->constants[i], " << p
+         << "_constants_[i],\n"
+         << "                         " << p << "_constant_sizes_[i]);\n"
+         << "    if (err != CUDA_SUCCESS) {\n"
+         << "      for (; i >= 0; --i)\n"
+         << "        if (entry->constants[i] != 0)\n"
+         << "          cuMemFree(entry->constants[i]);\n"
+         << "      cuModuleUnload(entry->module);\n"
+         << "      memset(entry, 0, sizeof(*entry));\n      return err;\n"
+         << "    }\n  }\n";
     os << "  /* Claimed last, so a failed load leaves the slot free. */\n"
        << "  entry->context = ctx;\n  *out = entry;\n"
        << "  return CUDA_SUCCESS;\n}\n\n";
@@ -362,8 +417,13 @@ private:
        << "  CUresult err = cuCtxGetCurrent(&ctx);\n  int i;\n"
        << "  if (err != CUDA_SUCCESS || ctx == NULL)\n    return err;\n"
        << "  for (i = 0; i < " << m << "_MAX_CONTEXTS; ++i) {\n"
-       << "    if (" << p << "_contexts_[i].context == ctx) {\n"
-       << "      err = cuModuleUnload(" << p << "_contexts_[i].module);\n"
+       << "    if (" << p << "_contexts_[i].context == ctx) {\n";
+    if (numConstants)
+      os << "      int k;\n"
+         << "      for (k = 0; k < " << numConstants << "; ++k)\n"
+         << "        if (" << p << "_contexts_[i].constants[k] != 0)\n"
+         << "          cuMemFree(" << p << "_contexts_[i].constants[k]);\n";
+    os << "      err = cuModuleUnload(" << p << "_contexts_[i].module);\n"
        << "      memset(&" << p << "_contexts_[i], 0, sizeof(" << p
        << "_contexts_[i]));\n"
        << "      return err;\n    }\n  }\n  return CUDA_SUCCESS;\n}\n\n";
@@ -433,6 +493,8 @@ private:
         os << "(CUdeviceptr)(uintptr_t)arg" << *buf.arg << ";\n";
       else if (buf.result)
         os << "(CUdeviceptr)(uintptr_t)result" << *buf.result << ";\n";
+      else if (buf.constant)
+        os << "0; /* constant, bound once the module is loaded */\n";
       else {
         os << "0; /* intermediate */\n";
         intermediates.push_back(i);
@@ -458,7 +520,7 @@ private:
          << ")\n    return CUDA_ERROR_INVALID_VALUE;\n";
     }
     for (const Buffer &buf : fn.buffers) {
-      if (buf.arg || buf.result)
+      if (buf.arg || buf.result || buf.constant)
         continue;
       for (auto [d, t] : llvm::enumerate(buf.shape))
         if (!t.nonNegative)
@@ -506,6 +568,10 @@ private:
     if (needsEntry)
       os << "    err = " << prefix << "_context_(&entry);\n"
          << "    if (err != CUDA_SUCCESS)\n      break;\n";
+    for (const Buffer &buf : fn.buffers)
+      if (buf.constant && needsEntry)
+        os << "    " << buf.var << " = entry->constants[" << *buf.constant
+           << "];\n";
     for (unsigned i : intermediates) {
       const Buffer &buf = fn.buffers[i];
       const Term &n = buf.numel;
@@ -585,20 +651,20 @@ private:
     for (auto [k, arg] : llvm::enumerate(launch.args)) {
       std::string name = "p" + std::to_string(k);
       const Buffer &buf = fn.buffers[arg.buffer];
-      if (arg.kind == "ptr") {
+      if (arg.kind == ArgKind::Ptr) {
         params.push_back("&" + buf.var);
-      } else if (arg.kind == "i64") {
+      } else if (arg.kind == ArgKind::I64) {
         os << ind << "int64_t " << name << " = " << arg.value.text << ";\n";
         params.push_back("&" + name);
-      } else if (arg.kind == "i32") {
+      } else if (arg.kind == ArgKind::I32) {
         os << ind << "int32_t " << name << " = (int32_t)" << arg.value.text
            << ";\n";
         params.push_back("&" + name);
-      } else if (arg.kind == "f32") {
+      } else if (arg.kind == ArgKind::F32) {
         os << ind << "float " << name << " = " << formatFloat(arg.f32, prefix)
            << ";\n";
         params.push_back("&" + name);
-      } else if (arg.kind == "tensor_map") {
+      } else if (arg.kind == ArgKind::TensorMap) {
         // Passed by value: the parameter points at the map itself.
         emitTensorMapEncode(os, fn, arg, name, ind);
         params.push_back(name);
@@ -671,17 +737,16 @@ private:
 } // namespace
 
 LogicalResult
-mlir::fuser::emitCHeader(const json::Object &manifest, StringRef ptx,
+mlir::fuser::emitCHeader(const ::fuser::ManifestModule &manifest, StringRef ptx,
                          StringRef prefix, raw_ostream &os,
                          function_ref<InFlightDiagnostic()> emitError) {
   if (!isIdentifier(prefix))
     return emitError() << "the header prefix '" << prefix
                        << "' is not a C identifier";
-  FailureOr<HeaderModel> model = readManifest(manifest, prefix, emitError);
+  FailureOr<HeaderModel> model = buildHeaderModel(manifest, prefix, emitError);
   if (failed(model))
     return failure();
-  HeaderEmitter(ptx, prefix, os)
-      .emit(model->chip, model->functions, model->kernelNames);
+  HeaderEmitter(ptx, prefix, os).emit(*model);
   return success();
 }
 
@@ -694,12 +759,9 @@ LogicalResult mlir::fuser::translateToCHeader(ModuleOp module, StringRef prefix,
     return module.emitError()
            << "the C header embeds PTX, but the module holds a cubin; compile "
               "with --fuser-gpu-pipeline=\"format=ptx\"";
-  FailureOr<json::Value> manifest = buildManifest(module);
+  FailureOr<::fuser::ManifestModule> manifest = buildManifest(module);
   if (failed(manifest))
     return failure();
-  const json::Object *obj = manifest->getAsObject();
-  if (!obj)
-    return module.emitError() << "the manifest is not a JSON object";
-  return emitCHeader(*obj, image->bytes, prefix, os,
+  return emitCHeader(*manifest, image->bytes, prefix, os,
                      [&] { return module.emitError(); });
 }

@@ -2,7 +2,7 @@
 //
 // Shared by the files of the C header emitter, in the order the work flows:
 //   CHeaderExpr.cpp      manifest integer expressions -> C expressions
-//   CHeaderManifest.cpp  the JSON manifest, validated, -> HeaderModel
+//   CHeaderManifest.cpp  the manifest model (fuser/Manifest) -> HeaderModel
 //   CHeader.cpp          HeaderModel + PTX -> the header text
 //   CHeaderTensorMap.cpp the header text of tensor_map parameters
 // Not installed: the public interface is fuser/Target/CHeader.h.
@@ -12,11 +12,12 @@
 #ifndef FUSER_LIB_TARGET_CHEADERINTERNAL_H
 #define FUSER_LIB_TARGET_CHEADERINTERNAL_H
 
+#include "fuser/Manifest/Manifest.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
-#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <optional>
 #include <string>
@@ -29,6 +30,10 @@ struct DType {
   StringRef name;  ///< the manifest spelling, e.g. "f32"
   StringRef cType; ///< e.g. "float"
   int64_t size;    ///< bytes per element
+
+  explicit DType(::fuser::DType d = ::fuser::DType::F32)
+      : name(::fuser::dtypeName(d)), cType(::fuser::dtypeCType(d)),
+        size(::fuser::dtypeSize(d)) {}
 };
 
 /// An integer expression translated to C: folded to a constant where
@@ -62,31 +67,25 @@ public:
                  function_ref<InFlightDiagnostic()> emitError)
       : argShapes(argShapes), emitError(emitError) {}
 
-  /// Translates a JSON integer or expression string; `where` names it in
-  /// diagnostics.
-  FailureOr<Term> translate(const llvm::json::Value *value, const Twine &where);
+  /// Translates `e`, whose dim() references name existing dimensions;
+  /// `where` names it in diagnostics.
+  FailureOr<Term> translate(const ::fuser::Expr &e, const Twine &where);
 
   /// The size `d` of argument `arg`: a literal when static.
   FailureOr<Term> dim(int64_t arg, int64_t d);
 
-  /// `op(a, b)` for the manifest operators, folding constants with the
-  /// runtime's semantics and simplifying identities.
-  FailureOr<Term> apply(StringRef op, const Term &a, const Term &b,
+  /// `op(a, b)`, folding constants with the runtime's semantics and
+  /// simplifying identities.
+  FailureOr<Term> apply(::fuser::Expr::Kind op, const Term &a, const Term &b,
                         const Twine &where);
 
 private:
-  FailureOr<Term> apply(StringRef op, const Term &a, const Term &b);
-  FailureOr<Term> fold(StringRef op, int64_t x, int64_t y);
+  FailureOr<Term> translate(const ::fuser::Expr &e);
+  FailureOr<Term> apply(::fuser::Expr::Kind op, const Term &a, const Term &b);
   FailureOr<Term> fail(const Twine &message);
-  void skipSpace();
-  bool consume(char c);
-  std::optional<int64_t> parseInt();
-  FailureOr<Term> parseExpr();
 
   ArrayRef<Shape> argShapes;
   function_ref<InFlightDiagnostic()> emitError;
-  StringRef text;
-  size_t pos = 0;
   std::string context;
 };
 
@@ -101,18 +100,19 @@ struct Arg {
 };
 
 struct Buffer {
-  std::optional<int64_t> arg;     ///< for `arg` buffers
-  std::optional<unsigned> result; ///< for `alloc` buffers that are results
+  std::optional<int64_t> arg;       ///< for `arg` buffers
+  std::optional<unsigned> result;   ///< for `alloc` buffers that are results
+  std::optional<unsigned> constant; ///< HeaderModel::constants index
   DType dtype;
   int64_t align;
   SmallVector<Term, 4> shape;
   Term numel;
-  SmallVector<std::string> shapeJson; ///< the manifest's spelling, for docs
+  SmallVector<std::string> shapeText; ///< the manifest's spelling, for docs
   std::string var;                    ///< the launcher's CUdeviceptr local
 };
 
 struct KernelArg {
-  StringRef kind; ///< ptr, i64, i32, f32, memref or tensor_map
+  ::fuser::KernelArgSpec::Kind kind = ::fuser::KernelArgSpec::Kind::Ptr;
   unsigned buffer = 0;
   Term value;
   double f32 = 0;
@@ -151,14 +151,18 @@ struct HeaderModel {
   std::vector<Function> functions;
   /// The kernels' .entry names; a Launch's kernelIndex indexes them.
   SmallVector<std::string> kernelNames;
+  /// The bytes of each constant buffer, uploaded when the module loads.
+  std::vector<std::string> constants;
 };
 
-/// Reads and validates every function of `manifest`, so that a manifest
-/// the header cannot express fails before any output. `prefix` starts the
-/// exported C names, which must come out unique.
+/// Translates every function of `manifest` (read by the one manifest reader
+/// or built by the compiler, so already valid as a manifest) and checks what
+/// only the header needs, so that a manifest the header cannot express fails
+/// before any output. `prefix` starts the exported C names, which must come
+/// out unique.
 FailureOr<HeaderModel>
-readManifest(const llvm::json::Object &manifest, StringRef prefix,
-             function_ref<InFlightDiagnostic()> emitError);
+buildHeaderModel(const ::fuser::ManifestModule &manifest, StringRef prefix,
+                 function_ref<InFlightDiagnostic()> emitError);
 
 //===----------------------------------------------------------------------===//
 // tensor_map parameters (CHeaderTensorMap.cpp)

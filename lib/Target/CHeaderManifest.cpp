@@ -1,9 +1,11 @@
-//===- CHeaderManifest.cpp - the manifest, for the header -------*- C++ -*-===//
-//-*-===//
+//===- CHeaderManifest.cpp - the manifest model, for the header -*- C++ -*-===//
 //
-// Reads a kernel manifest (docs/manifest.md) into the HeaderModel the
-// emitter writes from, checking everything the header relies on: a manifest
-// the header cannot express fails here, before any output.
+// Translates the manifest model (fuser/Manifest/Manifest.h) into the
+// HeaderModel the emitter writes from: expressions become C, buffers get
+// their launcher locals. The model is already a valid manifest (the one
+// reader checked it, or the compiler built it); what is checked here is
+// only what the header needs beyond that, so a manifest the header cannot
+// express fails before any output.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,26 +15,16 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
-#include "llvm/Support/MathExtras.h"
 
 #include <limits>
 
 using namespace mlir;
 using namespace mlir::fuser;
 using namespace mlir::fuser::cheader;
-namespace json = llvm::json;
-
-static std::optional<DType> lookupDType(StringRef name) {
-  // i1 memrefs hold one byte per element.
-  static const DType dtypes[] = {
-      {"f32", "float", 4},     {"f64", "double", 8},  {"f16", "uint16_t", 2},
-      {"bf16", "uint16_t", 2}, {"i64", "int64_t", 8}, {"i32", "int32_t", 4},
-      {"i8", "int8_t", 1},     {"i1", "uint8_t", 1}};
-  for (const DType &d : dtypes)
-    if (d.name == name)
-      return d;
-  return std::nullopt;
-}
+using ::fuser::BufferSpec;
+using ::fuser::Expr;
+using ::fuser::FunctionSpec;
+using ::fuser::KernelArgSpec;
 
 /// Symbol names may hold characters C identifiers cannot.
 static std::string sanitize(StringRef name) {
@@ -42,35 +34,34 @@ static std::string sanitize(StringRef name) {
   return s;
 }
 
-/// An expression as the manifest spells it, for the header's comments.
-static std::string describe(const json::Value &v) {
-  if (std::optional<int64_t> i = v.getAsInteger())
-    return std::to_string(*i);
-  if (std::optional<StringRef> s = v.getAsString())
-    return s->str();
-  return "?";
-}
-
 namespace {
 
-/// Reads and validates one function of the manifest.
-class FunctionReader {
+/// Translates one function of the manifest.
+class FunctionTranslator {
 public:
-  FunctionReader(function_ref<InFlightDiagnostic()> emitError,
-                 llvm::StringMap<unsigned> &kernels)
-      : emitError(emitError), kernels(kernels) {}
+  FunctionTranslator(function_ref<InFlightDiagnostic()> emitError,
+                     llvm::StringMap<unsigned> &kernels,
+                     std::vector<std::string> &constants)
+      : emitError(emitError), kernels(kernels), constants(constants) {}
 
-  FailureOr<Function> read(const json::Object &obj, StringRef prefix) {
+  FailureOr<Function> translate(const FunctionSpec &spec, StringRef prefix) {
     Function fn;
-    std::optional<StringRef> name = obj.getString("name");
-    if (!name)
-      return fail("a function has no name");
-    fn.name = name->str();
-    fn.cName = (prefix + "_" + sanitize(*name)).str();
+    fn.name = spec.name;
+    fn.cName = (prefix + "_" + sanitize(spec.name)).str();
     where = "function '" + fn.name + "'";
-    if (failed(readArgs(obj, fn)) || failed(readBuffers(obj, fn)) ||
-        failed(readResults(obj, fn)) || failed(readChecks(obj, fn)) ||
-        failed(readLaunches(obj, fn)))
+    for (const ::fuser::ArgSpec &a : spec.args) {
+      Arg arg{DType(a.dtype), a.align, {}};
+      for (int64_t d : a.shape)
+        arg.shape.push_back(d == ::fuser::ArgSpec::kDynamic
+                                ? std::nullopt
+                                : std::optional<int64_t>(d));
+      argShapes.push_back(arg.shape);
+      fn.args.push_back(std::move(arg));
+    }
+    translator.emplace(argShapes, emitError);
+    if (failed(translateBuffers(spec, fn)) ||
+        failed(translateChecks(spec, fn)) ||
+        failed(translateLaunches(spec, fn)))
       return failure();
     return fn;
   }
@@ -81,208 +72,84 @@ private:
     return failure();
   }
 
-  const json::Array *array(const json::Object &obj, StringRef key) {
-    const json::Array *a = obj.getArray(key);
-    if (!a)
-      (void)fail("'" + key + "' must be an array");
-    return a;
+  FailureOr<Term> expr(const Expr &e, const Twine &what) {
+    return translator->translate(e, where + " " + what);
   }
 
-  FailureOr<DType> dtype(const json::Object &obj, const Twine &what) {
-    std::optional<StringRef> name = obj.getString("dtype");
-    if (!name)
-      return fail(what + " has no dtype");
-    std::optional<DType> d = lookupDType(*name);
-    if (!d)
-      return fail(what + " has unknown dtype '" + *name + "'");
-    return *d;
-  }
-
-  FailureOr<Term> expr(const json::Value *v, const Twine &what) {
-    return translator->translate(v, where + " " + what);
-  }
-
-  LogicalResult readArgs(const json::Object &obj, Function &fn) {
-    const json::Array *args = array(obj, "args");
-    if (!args)
-      return failure();
-    SmallVector<ExprTranslator::Shape> shapes;
-    for (auto [i, v] : llvm::enumerate(*args)) {
-      std::string what = "argument " + std::to_string(i);
-      const json::Object *a = v.getAsObject();
-      const json::Array *shape = a ? a->getArray("shape") : nullptr;
-      if (!shape)
-        return fail(what + " needs an object with a 'shape' array");
-      FailureOr<DType> d = dtype(*a, what);
-      if (failed(d))
-        return failure();
-      Arg arg{*d, a->getInteger("align").value_or(d->size), {}};
-      if (arg.align <= 0 || !llvm::isPowerOf2_64(arg.align))
-        return fail(what + " alignment must be a power of two");
-      for (const json::Value &s : *shape) {
-        if (std::optional<int64_t> size = s.getAsInteger(); size && *size >= 0)
-          arg.shape.push_back(*size);
-        else if (s.getAsString() == "?")
-          arg.shape.push_back(std::nullopt);
-        else
-          return fail(what + " shape entries must be sizes or \"?\"");
-      }
-      shapes.push_back(arg.shape);
-      fn.args.push_back(std::move(arg));
-    }
-    argShapes = std::move(shapes);
-    translator.emplace(argShapes, emitError);
-    return success();
-  }
-
-  LogicalResult readBuffers(const json::Object &obj, Function &fn) {
-    const json::Array *buffers = array(obj, "buffers");
-    if (!buffers)
-      return failure();
-    for (auto [i, v] : llvm::enumerate(*buffers)) {
-      std::string what = "buffer " + std::to_string(i);
-      const json::Object *b = v.getAsObject();
-      std::optional<int64_t> id = b ? b->getInteger("id") : std::nullopt;
-      std::optional<StringRef> kind = b ? b->getString("kind") : std::nullopt;
-      if (!id || !kind)
-        return fail(what + " needs an integer 'id' and a 'kind'");
-      if (!bufferIndex.try_emplace(*id, fn.buffers.size()).second)
-        return fail("duplicate buffer id " + Twine(*id));
+  LogicalResult translateBuffers(const FunctionSpec &spec, Function &fn) {
+    for (auto [i, b] : llvm::enumerate(spec.buffers)) {
+      std::string what = "buffer " + std::to_string(b.id);
       Buffer buf;
       buf.var = "buf" + std::to_string(i);
-      if (*kind == "arg") {
-        std::optional<int64_t> arg = b->getInteger("arg");
-        if (!arg || *arg < 0 || *arg >= static_cast<int64_t>(fn.args.size()))
-          return fail(what + " refers to a missing argument");
-        buf.arg = *arg;
-        buf.dtype = fn.args[*arg].dtype;
-        buf.align = fn.args[*arg].align;
-        for (size_t k = 0; k < fn.args[*arg].shape.size(); ++k)
-          buf.shape.push_back(*translator->dim(*arg, k));
-      } else if (*kind == "alloc") {
-        FailureOr<DType> d = dtype(*b, what);
-        const json::Array *shape = b->getArray("shape");
-        if (failed(d))
-          return failure();
-        if (!shape)
-          return fail(what + " has no 'shape' array");
-        buf.dtype = *d;
-        buf.align = b->getInteger("align").value_or(d->size);
-        if (buf.align <= 0 || !llvm::isPowerOf2_64(buf.align))
-          return fail(what + " alignment must be a power of two");
-        for (auto [k, s] : llvm::enumerate(*shape)) {
-          FailureOr<Term> t = expr(&s, what + " shape[" + Twine(k) + "]");
+      buf.dtype = DType(b.dtype);
+      buf.align = b.align;
+      if (b.kind == BufferSpec::Kind::Arg) {
+        buf.arg = b.arg;
+        buf.align = spec.args[b.arg].align;
+        for (size_t k = 0; k < spec.args[b.arg].shape.size(); ++k)
+          buf.shape.push_back(*translator->dim(b.arg, k));
+      } else {
+        if (b.kind == BufferSpec::Kind::Constant) {
+          buf.constant = constants.size();
+          constants.push_back(b.data);
+        }
+        for (auto [k, e] : llvm::enumerate(b.shape)) {
+          FailureOr<Term> t = expr(e, what + " shape[" + Twine(k) + "]");
           if (failed(t))
             return failure();
           buf.shape.push_back(std::move(*t));
-          buf.shapeJson.push_back(describe(s));
+          buf.shapeText.push_back(e.toString());
         }
-      } else {
-        return fail(what + " has unknown kind '" + *kind + "'");
       }
       // The element count guards null pointers and sizes allocations.
       buf.numel = constantTerm(1);
       for (const Term &t : buf.shape) {
-        FailureOr<Term> n =
-            translator->apply("mul", buf.numel, t, where + " " + what);
+        FailureOr<Term> n = translator->apply(Expr::Kind::Mul, buf.numel, t,
+                                              where + " " + what);
         if (failed(n))
           return failure();
         buf.numel = std::move(*n);
       }
       fn.buffers.push_back(std::move(buf));
     }
-    return success();
-  }
-
-  FailureOr<unsigned> bufferRef(const json::Object &obj, const Twine &what) {
-    std::optional<int64_t> id = obj.getInteger("buffer");
-    auto it = id ? bufferIndex.find(*id) : bufferIndex.end();
-    if (it == bufferIndex.end())
-      return fail(what + " refers to a missing buffer");
-    return it->second;
-  }
-
-  LogicalResult readResults(const json::Object &obj, Function &fn) {
-    const json::Array *results = array(obj, "results");
-    if (!results)
-      return failure();
-    for (auto [i, v] : llvm::enumerate(*results)) {
-      std::string what = "result " + std::to_string(i);
-      const json::Object *r = v.getAsObject();
-      if (!r)
-        return fail(what + " must be an object");
-      FailureOr<unsigned> b = bufferRef(*r, what);
-      if (failed(b))
-        return failure();
-      Buffer &buf = fn.buffers[*b];
-      // The caller allocates results, so they must be fresh buffers.
-      if (buf.arg || buf.result)
-        return fail(what + " must be an 'alloc' buffer returned once");
-      buf.result = i;
-      fn.results.push_back(*b);
+    for (auto [r, b] : llvm::enumerate(spec.results)) {
+      fn.buffers[b].result = r;
+      fn.results.push_back(b);
     }
     return success();
   }
 
-  LogicalResult readChecks(const json::Object &obj, Function &fn) {
-    const json::Array *checks = array(obj, "checks");
-    if (!checks)
-      return failure();
-    for (auto [i, v] : llvm::enumerate(*checks)) {
+  LogicalResult translateChecks(const FunctionSpec &spec, Function &fn) {
+    for (auto [i, c] : llvm::enumerate(spec.checks)) {
       std::string what = "check " + std::to_string(i);
-      const json::Object *c = v.getAsObject();
-      if (!c)
-        return fail(what + " must be an object");
-      FailureOr<Term> lhs = expr(c->get("lhs"), what + " lhs");
+      FailureOr<Term> lhs = expr(c.lhs, what + " lhs");
       if (failed(lhs))
         return failure();
-      FailureOr<Term> rhs = expr(c->get("rhs"), what + " rhs");
+      FailureOr<Term> rhs = expr(c.rhs, what + " rhs");
       if (failed(rhs))
         return failure();
-      fn.checks.push_back(
-          {*lhs, *rhs, c->getString("message").value_or("").str()});
+      fn.checks.push_back({*lhs, *rhs, c.message});
     }
     return success();
   }
 
-  LogicalResult readTriple(const json::Object &l, StringRef key,
-                           const Twine &what, SmallVectorImpl<Term> &out) {
-    const json::Array *a = l.getArray(key);
-    if (!a || a->size() != 3)
-      return fail(what + " '" + key + "' must hold three entries");
-    for (auto [d, v] : llvm::enumerate(*a)) {
-      FailureOr<Term> t = expr(&v, what + " " + key + "[" + Twine(d) + "]");
-      if (failed(t))
-        return failure();
-      out.push_back(std::move(*t));
-    }
-    return success();
-  }
-
-  LogicalResult readLaunches(const json::Object &obj, Function &fn) {
-    const json::Array *launches = array(obj, "launches");
-    if (!launches)
-      return failure();
-    for (auto [i, v] : llvm::enumerate(*launches)) {
+  LogicalResult translateLaunches(const FunctionSpec &spec, Function &fn) {
+    for (auto [i, l] : llvm::enumerate(spec.launches)) {
       std::string what = "launch " + std::to_string(i);
-      const json::Object *l = v.getAsObject();
-      std::optional<StringRef> kernel =
-          l ? l->getString("kernel") : std::nullopt;
-      if (!kernel)
-        return fail(what + " names no kernel");
       Launch launch;
-      launch.kernel = kernel->str();
+      launch.kernel = l.kernel;
       launch.kernelIndex =
-          kernels.try_emplace(*kernel, kernels.size()).first->second;
-      if (failed(readTriple(*l, "grid", what, launch.grid)) ||
-          failed(readTriple(*l, "block", what, launch.block)))
-        return failure();
-      const json::Value *shared = l->get("shared_bytes");
-      json::Value zero(0);
-      FailureOr<Term> s = expr(shared ? shared : &zero, what + " shared_bytes");
-      if (failed(s))
-        return failure();
-      launch.shared = *s;
+          kernels.try_emplace(l.kernel, kernels.size()).first->second;
+      for (int d = 0; d < 3; ++d) {
+        FailureOr<Term> g = expr(l.grid[d], what + " grid[" + Twine(d) + "]");
+        FailureOr<Term> b =
+            expr(l.block[d], what + " block[" + Twine(d) + "]");
+        if (failed(g) || failed(b))
+          return failure();
+        launch.grid.push_back(std::move(*g));
+        launch.block.push_back(std::move(*b));
+      }
+      launch.shared = constantTerm(l.sharedBytes);
       // Constants are passed to cuLaunchKernel as they are.
       constexpr int64_t maxU32 = std::numeric_limits<uint32_t>::max();
       for (auto [d, t] : llvm::enumerate(launch.grid))
@@ -293,15 +160,12 @@ private:
         if (t.constant && (*t.constant <= 0 || *t.constant > maxU32))
           return fail(what + " block[" + Twine(d) +
                       "] = " + Twine(*t.constant) + " is out of range");
-      if (s->constant && (*s->constant < 0 || *s->constant > maxU32))
-        return fail(what + " shared_bytes = " + Twine(*s->constant) +
+      if (l.sharedBytes > maxU32)
+        return fail(what + " shared_bytes = " + Twine(l.sharedBytes) +
                     " is out of range");
-      const json::Array *args = array(*l, "args");
-      if (!args)
-        return failure();
-      for (auto [k, a] : llvm::enumerate(*args)) {
+      for (auto [k, a] : llvm::enumerate(l.args)) {
         FailureOr<KernelArg> arg =
-            readKernelArg(a, fn, what + " arg " + std::to_string(k));
+            translateKernelArg(a, what + " arg " + std::to_string(k));
         if (failed(arg))
           return failure();
         launch.args.push_back(std::move(*arg));
@@ -314,140 +178,60 @@ private:
     // 16-byte aligned global addresses whatever the manifest says.
     for (const Launch &launch : fn.launches)
       for (const KernelArg &arg : launch.args)
-        if ((arg.kind == "ptr" && fn.buffers[arg.buffer].result) ||
-            arg.kind == "tensor_map")
+        if ((arg.kind == KernelArgSpec::Kind::Ptr &&
+             fn.buffers[arg.buffer].result) ||
+            arg.kind == KernelArgSpec::Kind::TensorMap)
           fn.buffers[arg.buffer].align =
               std::max<int64_t>(fn.buffers[arg.buffer].align, 16);
     return success();
   }
 
-  /// A TMA descriptor of a 2-D view, checked as the runtime's manifest
-  /// reader does; sizes known only at call time are checked by the header.
-  FailureOr<KernelArg> readTensorMap(const json::Object &a, Function &fn,
-                                     const std::string &what) {
+  FailureOr<KernelArg> translateKernelArg(const KernelArgSpec &a,
+                                          const std::string &what) {
     KernelArg arg;
-    arg.kind = "tensor_map";
-    FailureOr<unsigned> b = bufferRef(a, what);
-    if (failed(b))
-      return failure();
-    arg.buffer = *b;
-    const DType &dtype = fn.buffers[*b].dtype;
-    if (dtype.name != "f32" && dtype.name != "bf16" && dtype.name != "f16")
-      return fail(what + " tensor_map needs an f32, bf16 or f16 buffer, not " +
-                  dtype.name);
-    const json::Array *shape = a.getArray("shape");
-    if (!shape || shape->size() != 2)
-      return fail(what + " tensor_map needs a 'shape' of 2 entries");
-    for (auto [d, s] : llvm::enumerate(*shape)) {
-      FailureOr<Term> t = expr(&s, what + " shape[" + Twine(d) + "]");
-      if (failed(t))
-        return failure();
-      if (t->constant && (*t->constant < 1 || *t->constant > 0xffffffffLL))
-        return fail(what + " shape[" + Twine(d) + "] = " + Twine(*t->constant) +
-                    " is outside TMA's range 1 to 4294967295");
-      arg.shape.push_back(std::move(*t));
-    }
-    if (arg.shape[1].constant && *arg.shape[1].constant * dtype.size % 16)
-      return fail(what + " row pitch of " +
-                  Twine(*arg.shape[1].constant * dtype.size) +
-                  " bytes is not a multiple of 16, which TMA needs");
-    const json::Array *box = a.getArray("box");
-    if (!box || box->size() != 2)
-      return fail(what + " tensor_map needs a 'box' of 2 integers");
-    for (auto [d, v] : llvm::enumerate(*box)) {
-      std::optional<int64_t> size = v.getAsInteger();
-      if (!size || *size < 1 || *size > 256)
-        return fail(what + " box[" + Twine(d) + "] must be 1 to 256");
-      arg.box[d] = *size;
-    }
-    std::optional<int64_t> swizzle = a.getInteger("swizzle");
-    if (!swizzle || !llvm::is_contained({0, 32, 64, 128}, *swizzle))
-      return fail(what + " swizzle must be 0, 32, 64 or 128");
-    arg.swizzle = *swizzle;
-    // Box rows: exactly the span for 128-byte swizzling, within it for the
-    // others, and whole 16-byte units always.
-    int64_t rowBytes = arg.box[1] * dtype.size;
-    if ((arg.swizzle == 128 && rowBytes != 128) ||
-        (arg.swizzle != 0 && rowBytes > arg.swizzle) || rowBytes % 16 != 0)
-      return fail(what + " box rows of " + Twine(rowBytes) +
-                  " bytes do not suit swizzle " + Twine(arg.swizzle));
-    return arg;
-  }
-
-  FailureOr<KernelArg> readKernelArg(const json::Value &v, Function &fn,
-                                     const std::string &what) {
-    const json::Object *a = v.getAsObject();
-    std::optional<StringRef> kind = a ? a->getString("kind") : std::nullopt;
-    if (!kind)
-      return fail(what + " has no kind");
-    KernelArg arg;
-    if (*kind == "ptr" || *kind == "memref") {
-      arg.kind = *kind == "ptr" ? "ptr" : "memref";
-      FailureOr<unsigned> b = bufferRef(*a, what);
-      if (failed(b))
-        return failure();
-      arg.buffer = *b;
-      if (arg.kind == "memref") {
-        const json::Array *shape = a->getArray("shape");
-        if (!shape)
-          return fail(what + " has no 'shape' array");
-        for (auto [d, s] : llvm::enumerate(*shape)) {
-          FailureOr<Term> t = expr(&s, what + " shape[" + Twine(d) + "]");
-          if (failed(t))
-            return failure();
-          arg.shape.push_back(std::move(*t));
-        }
-      }
-    } else if (*kind == "i64" || *kind == "i32") {
-      arg.kind = *kind == "i64" ? "i64" : "i32";
-      FailureOr<Term> t = expr(a->get("value"), what + " value");
+    arg.kind = a.kind;
+    arg.buffer = static_cast<unsigned>(a.buffer);
+    arg.f32 = a.f32;
+    arg.box[0] = a.box[0];
+    arg.box[1] = a.box[1];
+    arg.swizzle = a.swizzle;
+    if (a.kind == KernelArgSpec::Kind::I64 ||
+        a.kind == KernelArgSpec::Kind::I32) {
+      FailureOr<Term> t = expr(a.value, what + " value");
       if (failed(t))
         return failure();
       arg.value = std::move(*t);
-    } else if (*kind == "f32") {
-      arg.kind = "f32";
-      const json::Value *value = a->get("value");
-      std::optional<double> f = value ? value->getAsNumber() : std::nullopt;
-      if (!f)
-        return fail(what + " needs a number 'value'");
-      arg.f32 = *f;
-    } else if (*kind == "tensor_map") {
-      return readTensorMap(*a, fn, what);
-    } else {
-      return fail(what + " has unknown kind '" + *kind + "'");
+    }
+    for (auto [d, e] : llvm::enumerate(a.shape)) {
+      FailureOr<Term> t = expr(e, what + " shape[" + Twine(d) + "]");
+      if (failed(t))
+        return failure();
+      arg.shape.push_back(std::move(*t));
     }
     return arg;
   }
 
   function_ref<InFlightDiagnostic()> emitError;
   llvm::StringMap<unsigned> &kernels;
+  std::vector<std::string> &constants;
   std::string where;
   SmallVector<ExprTranslator::Shape> argShapes;
   std::optional<ExprTranslator> translator;
-  DenseMap<int64_t, unsigned> bufferIndex;
 };
 
 } // namespace
 
 FailureOr<HeaderModel>
-cheader::readManifest(const json::Object &manifest, StringRef prefix,
-                      function_ref<InFlightDiagnostic()> emitError) {
-  if (manifest.getString("format") != "fuser-manifest" ||
-      manifest.getInteger("version") != 1)
-    return emitError() << "expected a version 1 fuser manifest";
-  const json::Array *functions = manifest.getArray("functions");
-  if (!functions)
-    return emitError() << "manifest: 'functions' must be an array";
-
-  // 1. Read every function, so a failure emits nothing.
+cheader::buildHeaderModel(const ::fuser::ManifestModule &manifest,
+                          StringRef prefix,
+                          function_ref<InFlightDiagnostic()> emitError) {
+  // 1. Translate every function, so a failure emits nothing.
   llvm::StringMap<unsigned> kernels;
+  std::vector<std::string> constants;
   std::vector<Function> fns;
-  for (const json::Value &v : *functions) {
-    const json::Object *obj = v.getAsObject();
-    if (!obj)
-      return emitError() << "manifest: a function must be an object";
-    FailureOr<Function> fn =
-        FunctionReader(emitError, kernels).read(*obj, prefix);
+  for (const FunctionSpec &spec : manifest.functions) {
+    FailureOr<Function> fn = FunctionTranslator(emitError, kernels, constants)
+                                 .translate(spec, prefix);
     if (failed(fn))
       return failure();
     fns.push_back(std::move(*fn));
@@ -467,7 +251,8 @@ cheader::readManifest(const json::Object &manifest, StringRef prefix,
   llvm::StringSet<> names;
   for (StringRef helper :
        {"ptx", "load", "unload", "kernel_names_", "context_entry_", "contexts_",
-        "context_", "alloc_", "free_", "f32_from_bits_"})
+        "context_", "alloc_", "free_", "f32_from_bits_", "constants_",
+        "constant_sizes_"})
     names.insert((prefix + "_" + helper).str());
   for (const Function &fn : fns) {
     SmallVector<std::string> symbols = {fn.cName};
@@ -479,6 +264,6 @@ cheader::readManifest(const json::Object &manifest, StringRef prefix,
                            << s << "', which is already used";
   }
 
-  return HeaderModel{manifest.getString("chip").value_or("").str(),
-                     std::move(fns), std::move(kernelNames)};
+  return HeaderModel{manifest.chip, std::move(fns), std::move(kernelNames),
+                     std::move(constants)};
 }

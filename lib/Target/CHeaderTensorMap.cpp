@@ -26,7 +26,7 @@ void cheader::emitTensorMapChecks(raw_ostream &os, const Function &fn,
     if (!g.constant)
       runs.push_back(g.text + " > 0");
   for (auto [k, arg] : llvm::enumerate(launch.args)) {
-    if (arg.kind != "tensor_map")
+    if (arg.kind != ::fuser::KernelArgSpec::Kind::TensorMap)
       continue;
     const Buffer &buf = fn.buffers[arg.buffer];
     const Term &rows = arg.shape[0], &cols = arg.shape[1];

@@ -7,7 +7,7 @@
 
 #include "TensorConversion.h"
 #include "fuser/Runtime/CudaDriver.h"
-#include "fuser/Runtime/Error.h"
+#include "fuser/Manifest/Error.h"
 #include "fuser/Runtime/Module.h"
 
 #include <nanobind/nanobind.h>

@@ -1,7 +1,7 @@
 //===- TensorConversion.cpp - Python tensors to TensorRef -------*- C++ -*-===//
 
 #include "TensorConversion.h"
-#include "fuser/Runtime/Error.h"
+#include "fuser/Manifest/Error.h"
 
 #include <nanobind/ndarray.h>
 

@@ -17,6 +17,14 @@
 // RUN: c++ -std=c++17 -Wall -Wextra -pedantic -Werror -isystem %cuda_include \
 // RUN:   -I%t.dir -x c++ %S/Inputs/use_header.c -L%cuda_stubs -lcuda \
 // RUN:   -o %t.dir/use_header_cxx
+// A header embedding constant buffers (manifest-constants.mlir's input) is
+// strict C99 and C++17 too.
+// RUN: fuser-opt %S/manifest-constants.mlir --fuser-gpu-pipeline \
+// RUN:   | fuser-translate --fuser-to-c-header -o %t.dir/constants.h
+// RUN: cc -std=c99 -Wall -Wextra -pedantic -Werror -isystem %cuda_include \
+// RUN:   -fsyntax-only -x c %t.dir/constants.h
+// RUN: c++ -std=c++17 -Wall -Wextra -pedantic -Werror -isystem %cuda_include \
+// RUN:   -fsyntax-only -x c++ %t.dir/constants.h
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 func.func @scale(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {

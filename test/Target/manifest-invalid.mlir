@@ -104,3 +104,22 @@ func.func @dim_out_of_range(%x: memref<?xf32>) -> memref<?xf32> {
   %y = memref.alloc(%d) : memref<?xf32>
   return %y : memref<?xf32>
 }
+
+// -----
+
+memref.global "private" @state : memref<4xf32> = dense<0.0>
+func.func @mutable_global() -> memref<4xf32> {
+  // expected-error @+1 {{only constant globals can be described by the kernel manifest; 'state' is not one}}
+  %g = memref.get_global @state : memref<4xf32>
+  %y = memref.alloc() : memref<4xf32>
+  return %y : memref<4xf32>
+}
+
+// -----
+
+memref.global "private" constant @w : memref<2xf32> = dense<[1.0, 2.0]>
+func.func @constant_result() -> memref<2xf32> {
+  %g = memref.get_global @w : memref<2xf32>
+  // expected-error @+1 {{result #0 is a constant returned unchanged; fuser entry functions must compute their results}}
+  return %g : memref<2xf32>
+}

@@ -41,7 +41,7 @@
 // CHECK: "results": [
 // CHECK-NEXT: {
 // CHECK-NEXT: "buffer": 2
-// CHECK: "version": 1
+// CHECK: "version": 2
 func.func @bias(%x: tensor<?x?xf32>, %b: tensor<?xf32>) -> tensor<?x?xf32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -41,9 +41,9 @@ static void registerFromModule(
       [translate](const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
                   llvm::raw_ostream &os, MLIRContext *context) {
         DialectRegistry registry;
-        fuser::registerFuserDialects(registry);
+        mlir::fuser::registerFuserDialects(registry);
         context->appendDialectRegistry(registry);
-        if (failed(fuser::checkParserHazards(*sourceMgr, context)))
+        if (failed(mlir::fuser::checkParserHazards(*sourceMgr, context)))
           return failure();
         OwningOpRef<ModuleOp> module =
             parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(context));
@@ -55,7 +55,7 @@ static void registerFromModule(
 
 static LogicalResult writeImage(ModuleOp module, llvm::raw_ostream &os,
                                 bool wantPtx) {
-  auto image = fuser::getKernelImage(module);
+  auto image = mlir::fuser::getKernelImage(module);
   if (failed(image))
     return failure();
   if (image->isPtx != wantPtx)
@@ -82,14 +82,14 @@ int main(int argc, char **argv) {
       "fuser-to-manifest",
       "the kernel manifest (JSON): how the runtime runs each entry function",
       [](ModuleOp m, llvm::raw_ostream &os) {
-        return fuser::translateToManifest(m, os);
+        return mlir::fuser::translateToManifest(m, os);
       });
   registerFromModule(
       "fuser-to-c-header",
       "a C header embedding the PTX, with a typed launcher per entry "
       "function (needs only cuda.h and libcuda)",
       [](ModuleOp m, llvm::raw_ostream &os) {
-        return fuser::translateToCHeader(m, headerPrefix, os);
+        return mlir::fuser::translateToCHeader(m, headerPrefix, os);
       });
   return failed(mlirTranslateMain(argc, argv, "fuser translation tool"));
 }

@@ -9,7 +9,7 @@
 #ifndef FUSER_RUNTIME_LAUNCHPLAN_H
 #define FUSER_RUNTIME_LAUNCHPLAN_H
 
-#include "fuser/Runtime/Manifest.h"
+#include "fuser/Manifest/Manifest.h"
 #include "fuser/Runtime/Tensor.h"
 
 #include <array>

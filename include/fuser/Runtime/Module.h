@@ -10,7 +10,7 @@
 #ifndef FUSER_RUNTIME_MODULE_H
 #define FUSER_RUNTIME_MODULE_H
 
-#include "fuser/Runtime/Manifest.h"
+#include "fuser/Manifest/Manifest.h"
 #include "fuser/Runtime/Tensor.h"
 
 #include <cuda.h>

@@ -9,6 +9,8 @@
 #ifndef FUSER_RUNTIME_TENSOR_H
 #define FUSER_RUNTIME_TENSOR_H
 
+#include "fuser/Manifest/DType.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -16,22 +18,6 @@
 #include <vector>
 
 namespace fuser {
-
-/// Element types named by the manifest. `I1` is stored as one byte per
-/// element, like PyTorch's and NumPy's bool.
-enum class DType { F32, F16, BF16, F64, I32, I64, I8, I1 };
-
-/// Parses a manifest dtype name (`f32`, `bf16`, ...); nullopt if unknown.
-std::optional<DType> dtypeFromString(std::string_view name);
-
-/// The manifest name of `dtype` (`f32`, ...).
-const char *dtypeName(DType dtype);
-
-/// Bytes per element.
-int64_t dtypeSize(DType dtype);
-
-/// The comma-separated list of supported dtype names, for error messages.
-const char *supportedDTypeNames();
 
 /// Where a tensor's memory lives. Kernels can only read CUDA and CUDA-managed
 /// memory; everything else is rejected by validation.

@@ -10,14 +10,15 @@
 #ifndef FUSER_TARGET_CHEADER_H
 #define FUSER_TARGET_CHEADER_H
 
+#include "fuser/Manifest/Manifest.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "llvm/Support/JSON.h"
 
 namespace mlir::fuser {
 
-/// Writes the header for a manifest and its PTX. `prefix` starts every
+/// Writes the header for a manifest model and its PTX. `prefix` starts every
 /// exported symbol (`<prefix>_<function>`).
-LogicalResult emitCHeader(const llvm::json::Object &manifest, StringRef ptx,
+LogicalResult emitCHeader(const ::fuser::ManifestModule &manifest,
+                          StringRef ptx,
                           StringRef prefix, llvm::raw_ostream &os,
                           function_ref<InFlightDiagnostic()> emitError);
 

@@ -10,14 +10,14 @@
 #ifndef FUSER_TARGET_MANIFEST_H
 #define FUSER_TARGET_MANIFEST_H
 
+#include "fuser/Manifest/Manifest.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "llvm/Support/JSON.h"
 
 namespace mlir::fuser {
 
-/// Builds the manifest of every public function of `module`. Emits a
+/// Builds the manifest model of every public function of `module`. Emits a
 /// diagnostic and fails on host code the runtime cannot execute.
-FailureOr<llvm::json::Value> buildManifest(ModuleOp module);
+FailureOr<::fuser::ManifestModule> buildManifest(ModuleOp module);
 
 /// Prints the manifest of `module` as JSON.
 LogicalResult translateToManifest(ModuleOp module, llvm::raw_ostream &os);

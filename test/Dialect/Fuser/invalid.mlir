@@ -479,7 +479,7 @@ func.func @tensor_map_result_not_ptr(%a: memref<?x64xbf16>) -> i64 {
 // -----
 
 func.func @tensor_map_box_rank(%a: memref<?x64xbf16>) -> !llvm.ptr {
-  // expected-error @+1 {{box must be [rows, columns], each from 1 to 256}}
+  // expected-error @+1 {{box must be [rows, columns], got 3 entries}}
   %m = fuser.tensor_map %a box [2, 128, 64] swizzle 128 : memref<?x64xbf16> -> !llvm.ptr
   return %m : !llvm.ptr
 }
@@ -487,7 +487,7 @@ func.func @tensor_map_box_rank(%a: memref<?x64xbf16>) -> !llvm.ptr {
 // -----
 
 func.func @tensor_map_box_too_big(%a: memref<?x64xbf16>) -> !llvm.ptr {
-  // expected-error @+1 {{box must be [rows, columns], each from 1 to 256}}
+  // expected-error @+1 {{box[0] must be 1 to 256, found 512}}
   %m = fuser.tensor_map %a box [512, 64] swizzle 128 : memref<?x64xbf16> -> !llvm.ptr
   return %m : !llvm.ptr
 }
@@ -495,7 +495,7 @@ func.func @tensor_map_box_too_big(%a: memref<?x64xbf16>) -> !llvm.ptr {
 // -----
 
 func.func @tensor_map_box_zero(%a: memref<?x64xbf16>) -> !llvm.ptr {
-  // expected-error @+1 {{box must be [rows, columns], each from 1 to 256}}
+  // expected-error @+1 {{box[0] must be 1 to 256, found 0}}
   %m = fuser.tensor_map %a box [0, 64] swizzle 128 : memref<?x64xbf16> -> !llvm.ptr
   return %m : !llvm.ptr
 }
@@ -503,7 +503,7 @@ func.func @tensor_map_box_zero(%a: memref<?x64xbf16>) -> !llvm.ptr {
 // -----
 
 func.func @tensor_map_swizzle(%a: memref<?x64xbf16>) -> !llvm.ptr {
-  // expected-error @+1 {{swizzle must be 0, 32, 64 or 128 bytes, got 256}}
+  // expected-error @+1 {{unsupported swizzle 256 (expected 0, 32, 64 or 128 bytes)}}
   %m = fuser.tensor_map %a box [128, 128] swizzle 256 : memref<?x64xbf16> -> !llvm.ptr
   return %m : !llvm.ptr
 }
@@ -512,7 +512,7 @@ func.func @tensor_map_swizzle(%a: memref<?x64xbf16>) -> !llvm.ptr {
 
 // A 128-byte swizzle takes rows of exactly 128 bytes: 64 f32 are 256.
 func.func @tensor_map_swizzle_span(%a: memref<?x64xf32>) -> !llvm.ptr {
-  // expected-error @+1 {{a box row of 256 bytes must span the swizzle exactly}}
+  // expected-error @+1 {{box[1] = 64 f32 elements is 256 bytes, but swizzle 128 needs box rows of exactly 128 bytes}}
   %m = fuser.tensor_map %a box [128, 64] swizzle 128 : memref<?x64xf32> -> !llvm.ptr
   return %m : !llvm.ptr
 }
@@ -520,8 +520,18 @@ func.func @tensor_map_swizzle_span(%a: memref<?x64xf32>) -> !llvm.ptr {
 // -----
 
 func.func @tensor_map_unswizzled_row(%a: memref<?x64xf16>) -> !llvm.ptr {
-  // expected-error @+1 {{a box row of 20 bytes must be a multiple of 16 bytes}}
+  // expected-error @+1 {{box[1] = 10 f16 elements is 20 bytes, but TMA needs box rows of a multiple of 16 bytes}}
   %m = fuser.tensor_map %a box [128, 10] swizzle 0 : memref<?x64xf16> -> !llvm.ptr
+  return %m : !llvm.ptr
+}
+
+// -----
+
+// 32- and 64-byte swizzles take rows up to their span (as the runtime and the
+// C header do); wider rows are refused.
+func.func @tensor_map_swizzle_64_wide_row(%a: memref<?x64xbf16>) -> !llvm.ptr {
+  // expected-error @+1 {{box[1] = 64 bf16 elements is 128 bytes, more than the swizzle span of 64 bytes}}
+  %m = fuser.tensor_map %a box [128, 64] swizzle 64 : memref<?x64xbf16> -> !llvm.ptr
   return %m : !llvm.ptr
 }
 

@@ -117,6 +117,19 @@ func.func @tensor_maps(%a: memref<?x256xf32>, %b: memref<?x8192xbf16>, %c: memre
 
 // -----
 
+// Rows narrower than a 32- or 64-byte swizzle span are what TMA accepts
+// (docs/manifest.md): the verifier, the reader and the header agree.
+// CHECK-LABEL: func.func @tensor_map_narrow_swizzled_rows
+// CHECK: fuser.tensor_map %{{.+}} box [8, 4] swizzle 32 : memref<?x64xf32> -> !llvm.ptr
+// CHECK: fuser.tensor_map %{{.+}} box [8, 16] swizzle 64 : memref<?x64xbf16> -> !llvm.ptr
+func.func @tensor_map_narrow_swizzled_rows(%a: memref<?x64xf32>, %b: memref<?x64xbf16>) -> (!llvm.ptr, !llvm.ptr) {
+  %ma = fuser.tensor_map %a box [8, 4] swizzle 32 : memref<?x64xf32> -> !llvm.ptr
+  %mb = fuser.tensor_map %b box [8, 16] swizzle 64 : memref<?x64xbf16> -> !llvm.ptr
+  return %ma, %mb : !llvm.ptr, !llvm.ptr
+}
+
+// -----
+
 // The generic form: box and swizzle are properties; 32- and 64-byte swizzles.
 // CHECK-LABEL: func.func @tensor_map_generic
 // CHECK: fuser.tensor_map %{{.+}} box [64, 8] swizzle 32 : memref<?x?xf32> -> !llvm.ptr

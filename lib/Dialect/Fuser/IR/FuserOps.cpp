@@ -1,6 +1,7 @@
 //===- FuserOps.cpp - fuser op verifiers and interfaces -------------------===//
 
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
+#include "fuser/Manifest/TensorMapRules.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
@@ -298,21 +299,33 @@ LogicalResult TensorMapOp::verify() {
     return emitOpError() << "result must be a generic '!llvm.ptr' (the "
                             "kernel parameter holding the map), got "
                          << getMap().getType();
+  // The rules are the manifest's (fuser/Manifest/TensorMapRules.h), so
+  // what verifies here is what the runtime and the C header accept.
+  Type element = source.getElementType();
+  std::optional<::fuser::DType> dtype;
+  if (element.isF32())
+    dtype = ::fuser::DType::F32;
+  else if (element.isBF16())
+    dtype = ::fuser::DType::BF16;
+  else if (element.isF16())
+    dtype = ::fuser::DType::F16;
+  if (!dtype || !::fuser::isTensorMapDType(*dtype))
+    return emitOpError() << "tensor_map needs an f32, bf16 or f16 buffer, got "
+                         << element;
   ArrayRef<int64_t> box = getBox();
-  if (box.size() != 2 || llvm::any_of(box, [](int64_t b) {
-        return b < 1 || b > 256;
-      }))
-    return emitOpError() << "box must be [rows, columns], each from 1 to 256";
-  int64_t rowBytes =
-      box[1] * getSource().getType().getElementTypeBitWidth() / 8;
-  int64_t swizzle = getSwizzle();
-  if (!llvm::is_contained({0, 32, 64, 128}, swizzle))
-    return emitOpError() << "swizzle must be 0, 32, 64 or 128 bytes, got "
-                         << swizzle;
-  if (swizzle ? rowBytes != swizzle : rowBytes % 16 != 0)
-    return emitOpError() << "a box row of " << rowBytes << " bytes must "
-                         << (swizzle ? "span the swizzle exactly"
-                                     : "be a multiple of 16 bytes");
+  if (box.size() != 2)
+    return emitOpError() << "box must be [rows, columns], got " << box.size()
+                         << " entries";
+  for (int d = 0; d < 2; ++d)
+    if (std::string why = ::fuser::tensorMapBoxSizeError(box[d]); !why.empty())
+      return emitOpError() << "box[" << d << "] " << why;
+  if (std::string why = ::fuser::tensorMapSwizzleError(getSwizzle());
+      !why.empty())
+    return emitOpError() << why;
+  if (std::string why =
+          ::fuser::tensorMapBoxRowError(*dtype, box[1], getSwizzle());
+      !why.empty())
+    return emitOpError() << why;
   return success();
 }
 

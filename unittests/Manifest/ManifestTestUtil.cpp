@@ -1,6 +1,6 @@
-//===- TestUtil.cpp - Shared helpers for runtime unit tests -----*- C++ -*-===//
+//===- ManifestTestUtil.cpp - Helpers for manifest and runtime tests -===//
 
-#include "TestUtil.h"
+#include "ManifestTestUtil.h"
 
 namespace fuser::test {
 

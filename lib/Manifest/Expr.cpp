@@ -1,7 +1,7 @@
 //===- Expr.cpp - Manifest integer expressions ------------------*- C++ -*-===//
 
-#include "fuser/Runtime/Expr.h"
-#include "fuser/Runtime/Error.h"
+#include "fuser/Manifest/Expr.h"
+#include "fuser/Manifest/Error.h"
 
 #include <charconv>
 #include <limits>
@@ -111,6 +111,59 @@ static int64_t ceilDiv(int64_t x, int64_t y) {
   return q;
 }
 
+std::optional<int64_t> Expr::apply(Kind kind, int64_t x, int64_t y,
+                                   std::string *why) {
+  auto fail = [&](const std::string &message) -> std::optional<int64_t> {
+    if (why)
+      *why = message;
+    return std::nullopt;
+  };
+  auto overflows = [&]() {
+    return fail("64-bit integer overflow in " + std::string(operatorName(kind)) +
+                "(" + std::to_string(x) + "," + std::to_string(y) + ")");
+  };
+  int64_t r = 0;
+  switch (kind) {
+  case Kind::Add:
+    if (__builtin_add_overflow(x, y, &r))
+      return overflows();
+    return r;
+  case Kind::Sub:
+    if (__builtin_sub_overflow(x, y, &r))
+      return overflows();
+    return r;
+  case Kind::Mul:
+    if (__builtin_mul_overflow(x, y, &r))
+      return overflows();
+    return r;
+  case Kind::FloorDiv:
+  case Kind::CeilDiv:
+  case Kind::Rem:
+    if (y == 0)
+      return fail("division by zero in " + std::string(operatorName(kind)) +
+                  "(" + std::to_string(x) + ",0)");
+    if (x == std::numeric_limits<int64_t>::min() && y == -1) {
+      // The quotient overflows; the remainder is simply 0.
+      if (kind == Kind::Rem)
+        return 0;
+      return overflows();
+    }
+    if (kind == Kind::FloorDiv)
+      return floorDiv(x, y);
+    if (kind == Kind::CeilDiv)
+      return ceilDiv(x, y);
+    return x - floorDiv(x, y) * y;
+  case Kind::Min:
+    return x < y ? x : y;
+  case Kind::Max:
+    return x > y ? x : y;
+  case Kind::Constant:
+  case Kind::Dim:
+    break;
+  }
+  return fail("not a binary operator");
+}
+
 int64_t Expr::evaluate(const ShapeList &argShapes) const {
   switch (kind()) {
   case Kind::Constant:
@@ -131,53 +184,12 @@ int64_t Expr::evaluate(const ShapeList &argShapes) const {
   default:
     break;
   }
-
-  int64_t x = lhs().evaluate(argShapes);
-  int64_t y = rhs().evaluate(argShapes);
-  int64_t r = 0;
-  bool overflow = false;
-  switch (kind()) {
-  case Kind::Add:
-    overflow = __builtin_add_overflow(x, y, &r);
-    break;
-  case Kind::Sub:
-    overflow = __builtin_sub_overflow(x, y, &r);
-    break;
-  case Kind::Mul:
-    overflow = __builtin_mul_overflow(x, y, &r);
-    break;
-  case Kind::FloorDiv:
-  case Kind::CeilDiv:
-  case Kind::Rem:
-    if (y == 0)
-      throw Error("division by zero in " + toString() + " (" +
-                  std::to_string(x) + " / 0)");
-    if (x == std::numeric_limits<int64_t>::min() && y == -1) {
-      // The quotient overflows; the remainder is simply 0.
-      if (kind() != Kind::Rem)
-        overflow = true;
-      break;
-    }
-    if (kind() == Kind::FloorDiv)
-      r = floorDiv(x, y);
-    else if (kind() == Kind::CeilDiv)
-      r = ceilDiv(x, y);
-    else
-      r = x - floorDiv(x, y) * y;
-    break;
-  case Kind::Min:
-    r = x < y ? x : y;
-    break;
-  case Kind::Max:
-    r = x > y ? x : y;
-    break;
-  default:
-    throw Error("invalid expression node");
-  }
-  if (overflow)
-    throw Error("64-bit integer overflow in " + toString() + " with operands " +
-                std::to_string(x) + " and " + std::to_string(y));
-  return r;
+  std::string why;
+  std::optional<int64_t> r =
+      apply(kind(), lhs().evaluate(argShapes), rhs().evaluate(argShapes), &why);
+  if (!r)
+    throw Error(why + ", evaluating " + toString());
+  return *r;
 }
 
 namespace {

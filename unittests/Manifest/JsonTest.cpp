@@ -1,7 +1,7 @@
 //===- JsonTest.cpp - Tests for the strict JSON reader ----------*- C++ -*-===//
 
-#include "fuser/Runtime/Json.h"
-#include "TestUtil.h"
+#include "fuser/Manifest/Json.h"
+#include "ManifestTestUtil.h"
 
 #include <limits>
 

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef FUSER_RUNTIME_ERROR_H
-#define FUSER_RUNTIME_ERROR_H
+#ifndef FUSER_MANIFEST_ERROR_H
+#define FUSER_MANIFEST_ERROR_H
 
 #include <stdexcept>
 #include <string>
@@ -22,4 +22,4 @@ public:
 
 } // namespace fuser
 
-#endif // FUSER_RUNTIME_ERROR_H
+#endif // FUSER_MANIFEST_ERROR_H

@@ -1,7 +1,7 @@
-//===- ManifestTest.cpp - Tests for manifest parsing ------------*- C++ -*-===//
+//===- ManifestReaderTest.cpp - The one manifest reader ---------*- C++ -*-===//
 
-#include "fuser/Runtime/Manifest.h"
-#include "TestUtil.h"
+#include "fuser/Manifest/Manifest.h"
+#include "ManifestTestUtil.h"
 
 #include <cmath>
 
@@ -164,9 +164,11 @@ INSTANTIATE_TEST_SUITE_P(
                   "format: expected \"fuser-manifest\", found \"other\""},
         ErrorCase{"MissingFormat", "\"format\": \"fuser-manifest\",", "",
                   "missing required field 'format'"},
-        ErrorCase{"WrongVersion", "\"version\": 1", "\"version\": 2",
-                  "version: unsupported manifest version 2 (this runtime "
-                  "reads version 1)"},
+        ErrorCase{"WrongVersion", "\"version\": 1", "\"version\": 3",
+                  "version: unsupported manifest version 3 (this fuser reads "
+                  "versions 1 to 2; a newer fuser wrote it)"},
+        ErrorCase{"VersionZero", "\"version\": 1", "\"version\": 0",
+                  "version: unsupported manifest version 0"},
         ErrorCase{"VersionType", "\"version\": 1", "\"version\": \"1\"",
                   "version: expected an integer, found a string"},
         ErrorCase{"ChipType", "\"sm_90a\"", "90",
@@ -206,7 +208,7 @@ INSTANTIATE_TEST_SUITE_P(
                   "functions[0].args[0].align: must be at least 1, found 0"},
         ErrorCase{"BadBufferKind", "\"kind\": \"alloc\"", "\"kind\": \"heap\"",
                   "functions[0].buffers[1].kind: unknown buffer kind 'heap' "
-                  "(expected 'arg' or 'alloc')"},
+                  "(expected 'arg', 'alloc' or 'constant')"},
         ErrorCase{"BufferArgOutOfRange", "\"kind\": \"arg\", \"arg\": 0",
                   "\"kind\": \"arg\", \"arg\": 3",
                   "functions[0].buffers[0].arg: argument index 3 is out of "

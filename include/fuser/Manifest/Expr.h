@@ -14,12 +14,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef FUSER_RUNTIME_EXPR_H
-#define FUSER_RUNTIME_EXPR_H
+#ifndef FUSER_MANIFEST_EXPR_H
+#define FUSER_MANIFEST_EXPR_H
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,6 +64,12 @@ public:
   const Expr &lhs() const;
   const Expr &rhs() const;
 
+  /// The one evaluator of the binary operators, shared by evaluate() and the
+  /// C header's constant folding: `kind(x, y)`, or nullopt with `*why` set on
+  /// division by zero or 64-bit overflow.
+  static std::optional<int64_t> apply(Kind kind, int64_t x, int64_t y,
+                                      std::string *why = nullptr);
+
   /// Evaluates with `argShapes`; throws fuser::Error on division by zero,
   /// overflow, or a dim() naming a missing argument or dimension.
   int64_t evaluate(const ShapeList &argShapes) const;
@@ -89,4 +96,4 @@ Expr parseExpr(std::string_view text);
 
 } // namespace fuser
 
-#endif // FUSER_RUNTIME_EXPR_H
+#endif // FUSER_MANIFEST_EXPR_H

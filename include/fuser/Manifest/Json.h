@@ -1,14 +1,14 @@
-//===- Json.h - A minimal strict JSON reader --------------------*- C++ -*-===//
+//===- Json.h - A minimal strict JSON reader and writer ---------*- C++ -*-===//
 //
-// The runtime must not depend on LLVM, so it carries its own small JSON
-// parser. It is strict (no comments, no trailing commas, no duplicate keys,
+// The runtime must not depend on LLVM, so the manifest carries its own small
+// JSON parser and printer. It is strict (no comments, no trailing commas, no duplicate keys,
 // no NaN) because manifests are machine-written: anything unusual is a bug
 // worth reporting with its line and column.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef FUSER_RUNTIME_JSON_H
-#define FUSER_RUNTIME_JSON_H
+#ifndef FUSER_MANIFEST_JSON_H
+#define FUSER_MANIFEST_JSON_H
 
 #include <cstdint>
 #include <string>
@@ -74,6 +74,13 @@ private:
 /// "JSON error at line L, column C: ..." on malformed input.
 JsonValue parseJson(std::string_view text);
 
+/// Prints `value` with two-space indentation, one array element or object
+/// member per line and object keys sorted (the layout of LLVM's JSON printer,
+/// which earlier manifests were written with). Doubles print with 17
+/// significant digits, so they read back exactly; non-finite doubles are not
+/// JSON and must not be passed.
+std::string writeJson(const JsonValue &value);
+
 } // namespace fuser
 
-#endif // FUSER_RUNTIME_JSON_H
+#endif // FUSER_MANIFEST_JSON_H

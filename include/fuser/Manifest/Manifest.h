@@ -1,17 +1,20 @@
 //===- Manifest.h - The compiled module's launch manifest -------*- C++ -*-===//
 //
-// In-memory form of the JSON manifest described in docs/manifest.md. Parsing
-// validates everything that does not depend on call-time shapes (field
-// types, dtype names, buffer and argument references, dim() indices), so a
-// bad manifest fails at load time with the JSON path of the problem.
+// The one model of the kernel manifest (docs/manifest.md), with no MLIR or
+// CUDA dependency: the compiler builds it from host IR and writes it as JSON
+// (writeManifest), the runtime reads the JSON back into it (parseManifest)
+// and runs it, and the C header is generated from it. Parsing validates
+// everything that does not depend on call-time shapes (field types, dtype
+// names, buffer and argument references, dim() indices, tensor-map rules), so
+// a bad manifest fails at load time with the JSON path of the problem.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef FUSER_RUNTIME_MANIFEST_H
-#define FUSER_RUNTIME_MANIFEST_H
+#ifndef FUSER_MANIFEST_MANIFEST_H
+#define FUSER_MANIFEST_MANIFEST_H
 
-#include "fuser/Runtime/Expr.h"
-#include "fuser/Runtime/Tensor.h"
+#include "fuser/Manifest/Expr.h"
+#include "fuser/Manifest/DType.h"
 
 #include <array>
 #include <cstdint>
@@ -20,6 +23,10 @@
 #include <vector>
 
 namespace fuser {
+
+/// The manifest version this fuser writes; it reads 1 to this. Version 2
+/// added `constant` buffers.
+constexpr int64_t kManifestVersion = 2;
 
 /// One tensor argument of an entry function.
 struct ArgSpec {
@@ -36,21 +43,25 @@ struct ArgSpec {
   int64_t rank() const { return static_cast<int64_t>(shape.size()); }
 };
 
-/// A device buffer: a caller's argument or a runtime allocation.
+/// A device buffer: a caller's argument, a runtime allocation, or data the
+/// module carries (uploaded once per device when the module loads).
 struct BufferSpec {
-  enum class Kind { Arg, Alloc };
+  enum class Kind { Arg, Alloc, Constant };
 
   int64_t id = 0;
   Kind kind = Kind::Arg;
   /// For Arg buffers: the argument index.
   int64_t arg = 0;
-  /// For Alloc buffers: element type, shape, and the byte alignment the
-  /// kernels assume (optional `align`, default element size).
+  /// For Alloc and Constant buffers: element type, shape (constant for
+  /// Constant buffers), and the byte alignment the kernels assume (optional
+  /// `align`, default element size).
   DType dtype = DType::F32;
   std::vector<Expr> shape;
   int64_t align = 0;
   /// True for Alloc buffers listed in `results`.
   bool isResult = false;
+  /// For Constant buffers: the elements' bytes, row-major, little-endian.
+  std::string data;
 };
 
 /// An equality the runtime verifies before any launch.
@@ -111,6 +122,10 @@ struct ManifestModule {
   const FunctionSpec *lookup(std::string_view name) const;
 };
 
+/// Writes `module` as JSON (two-space indentation, keys sorted), the format
+/// parseManifest reads.
+std::string writeManifest(const ManifestModule &module);
+
 /// Parses and validates a manifest. Throws fuser::Error, e.g.
 /// "invalid manifest: functions[0].launches[1].grid[0]: unknown operator
 /// 'foo' at column 1 of 'foo(1,2)'".
@@ -118,4 +133,4 @@ ManifestModule parseManifest(std::string_view json);
 
 } // namespace fuser
 
-#endif // FUSER_RUNTIME_MANIFEST_H
+#endif // FUSER_MANIFEST_MANIFEST_H

@@ -1,9 +1,11 @@
-//===- Json.cpp - A minimal strict JSON reader ------------------*- C++ -*-===//
+//===- Json.cpp - A minimal strict JSON reader and writer -------*- C++ -*-===//
 
-#include "fuser/Runtime/Json.h"
-#include "fuser/Runtime/Error.h"
+#include "fuser/Manifest/Json.h"
+#include "fuser/Manifest/Error.h"
 
+#include <algorithm>
 #include <charconv>
+#include <cstdio>
 
 namespace fuser {
 
@@ -396,6 +398,103 @@ private:
 
 JsonValue parseJson(std::string_view text) {
   return Parser(text).parseDocument();
+}
+
+static void writeString(std::string &out, const std::string &s) {
+  out += '"';
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c >= 0x20) {
+      out += static_cast<char>(c);
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+      out += buf;
+    }
+  }
+  out += '"';
+}
+
+static void writeValue(std::string &out, const JsonValue &v, int indent) {
+  auto newline = [&](int level) {
+    out += '\n';
+    out.append(static_cast<size_t>(2 * level), ' ');
+  };
+  switch (v.kind()) {
+  case JsonValue::Kind::Null:
+    out += "null";
+    return;
+  case JsonValue::Kind::Bool:
+    out += v.getBool() ? "true" : "false";
+    return;
+  case JsonValue::Kind::Int:
+    out += std::to_string(v.getInt());
+    return;
+  case JsonValue::Kind::Double: {
+    char buf[40];
+    std::snprintf(buf, sizeof(buf), "%.17g", v.getNumber());
+    out += buf;
+    return;
+  }
+  case JsonValue::Kind::String:
+    writeString(out, v.getString());
+    return;
+  case JsonValue::Kind::Array: {
+    if (v.getArray().empty()) {
+      out += "[]";
+      return;
+    }
+    out += '[';
+    bool first = true;
+    for (const JsonValue &e : v.getArray()) {
+      out += first ? "" : ",";
+      first = false;
+      newline(indent + 1);
+      writeValue(out, e, indent + 1);
+    }
+    newline(indent);
+    out += ']';
+    return;
+  }
+  case JsonValue::Kind::Object: {
+    if (v.getObject().empty()) {
+      out += "{}";
+      return;
+    }
+    std::vector<const std::pair<std::string, JsonValue> *> members;
+    for (const auto &m : v.getObject())
+      members.push_back(&m);
+    std::sort(members.begin(), members.end(),
+              [](auto *a, auto *b) { return a->first < b->first; });
+    out += '{';
+    bool first = true;
+    for (const auto *m : members) {
+      out += first ? "" : ",";
+      first = false;
+      newline(indent + 1);
+      writeString(out, m->first);
+      out += ": ";
+      writeValue(out, m->second, indent + 1);
+    }
+    newline(indent);
+    out += '}';
+    return;
+  }
+  }
+}
+
+std::string writeJson(const JsonValue &value) {
+  std::string out;
+  writeValue(out, value, 0);
+  return out;
 }
 
 } // namespace fuser

@@ -1,8 +1,15 @@
-//===- Manifest.cpp - Parse and validate the launch manifest ----*- C++ -*-===//
+//===- ManifestReader.cpp - JSON manifest -> ManifestModule -----*- C++ -*-===//
+//
+// The one reader of manifests: the runtime loads with it, the C header tests
+// and the fuzzers feed it, and everything it accepts the runtime can run.
+//
+//===----------------------------------------------------------------------===//
 
-#include "fuser/Runtime/Manifest.h"
-#include "fuser/Runtime/Error.h"
-#include "fuser/Runtime/Json.h"
+#include "fuser/Manifest/Base64.h"
+#include "fuser/Manifest/Error.h"
+#include "fuser/Manifest/Json.h"
+#include "fuser/Manifest/Manifest.h"
+#include "fuser/Manifest/TensorMapRules.h"
 
 #include <cmath>
 #include <cstdio>
@@ -23,12 +30,15 @@ namespace {
 
 using Kind = JsonValue::Kind;
 
-/// TMA describes sizes of 1 to 2^32 - 1 elements per dimension.
-constexpr int64_t kMaxTensorMapDim = 0xffffffffLL;
-
 [[noreturn]] void fail(const std::string &path, const std::string &message) {
   throw Error("invalid manifest: " + (path.empty() ? "" : path + ": ") +
               message);
+}
+
+/// Fails with `message` unless it is empty (the rules' "fine").
+void failIf(const std::string &path, const std::string &message) {
+  if (!message.empty())
+    fail(path, message);
 }
 
 std::string join(const std::string &path, const char *key) {
@@ -259,12 +269,45 @@ private:
           if (buf.shape[d].isConstant() && buf.shape[d].constantValue() < 0)
             fail(index(join(p, "shape"), d), "size must not be negative");
         buf.align = alignField(buffers[i], p, dtypeSize(buf.dtype));
+      } else if (kind == "constant") {
+        readConstant(buffers[i], p, buf);
       } else {
-        fail(join(p, "kind"),
-             "unknown buffer kind '" + kind + "' (expected 'arg' or 'alloc')");
+        fail(join(p, "kind"), "unknown buffer kind '" + kind +
+                                  "' (expected 'arg', 'alloc' or 'constant')");
       }
       fn.buffers.push_back(std::move(buf));
     }
+  }
+
+  /// Data the module carries: a static shape and its bytes, row-major.
+  void readConstant(const JsonValue &obj, const std::string &p,
+                    BufferSpec &buf) {
+    buf.kind = BufferSpec::Kind::Constant;
+    buf.dtype = dtypeField(obj, p);
+    const auto &shape = arrayField(obj, p, "shape");
+    int64_t numel = 1;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      std::string dp = index(join(p, "shape"), d);
+      expectKind(shape[d], Kind::Int, dp);
+      int64_t size = shape[d].getInt();
+      if (size < 0 || __builtin_mul_overflow(numel, size, &numel))
+        fail(dp, "constant sizes must be non-negative and their product "
+                 "must fit in 64 bits");
+      buf.shape.push_back(Expr::constant(size));
+    }
+    std::optional<std::string> bytes =
+        decodeBase64(stringField(obj, p, "data"));
+    if (!bytes)
+      fail(join(p, "data"), "is not valid base64");
+    int64_t expected = 0;
+    if (__builtin_mul_overflow(numel, dtypeSize(buf.dtype), &expected) ||
+        static_cast<int64_t>(bytes->size()) != expected)
+      fail(join(p, "data"), "holds " + std::to_string(bytes->size()) +
+                                " bytes, but " + std::to_string(numel) + " " +
+                                dtypeName(buf.dtype) + " elements need " +
+                                std::to_string(expected));
+    buf.data = std::move(*bytes);
+    buf.align = alignField(obj, p, dtypeSize(buf.dtype));
   }
 
   void readResults() {
@@ -275,9 +318,11 @@ private:
       int64_t b = bufferRef(results[i], p);
       BufferSpec &buf = fn.buffers[b];
       if (buf.kind != BufferSpec::Kind::Alloc)
-        fail(join(p, "buffer"), "buffer " + std::to_string(buf.id) +
-                                    " is an argument; results must be "
-                                    "'alloc' buffers");
+        fail(join(p, "buffer"),
+             "buffer " + std::to_string(buf.id) + " is " +
+                 (buf.kind == BufferSpec::Kind::Arg ? "an argument"
+                                                    : "a constant") +
+                 "; results must be 'alloc' buffers");
       if (buf.isResult)
         fail(join(p, "buffer"),
              "buffer " + std::to_string(buf.id) + " is returned twice");
@@ -360,12 +405,11 @@ private:
   void readTensorMap(const JsonValue &a, const std::string &p,
                      KernelArgSpec &arg) {
     DType dtype = fn.buffers[arg.buffer].dtype;
-    if (dtype != DType::F32 && dtype != DType::BF16 && dtype != DType::F16)
+    if (!isTensorMapDType(dtype))
       fail(join(p, "buffer"),
            "tensor_map needs an f32, bf16 or f16 buffer, but buffer " +
                std::to_string(fn.buffers[arg.buffer].id) + " has dtype " +
                dtypeName(dtype));
-    int64_t elemBytes = dtypeSize(dtype);
 
     arg.shape = checkedExprArray(a, p, "shape");
     std::string sp = join(p, "shape");
@@ -373,21 +417,11 @@ private:
       fail(sp, "expected 2 entries (rows, cols), found " +
                    std::to_string(arg.shape.size()));
     for (size_t d = 0; d < 2; ++d)
-      if (arg.shape[d].isConstant() &&
-          (arg.shape[d].constantValue() < 1 ||
-           arg.shape[d].constantValue() > kMaxTensorMapDim))
-        fail(index(sp, d), "size " +
-                               std::to_string(arg.shape[d].constantValue()) +
-                               " is outside TMA's range 1 to " +
-                               std::to_string(kMaxTensorMapDim));
-    if (arg.shape[1].isConstant() &&
-        arg.shape[1].constantValue() * elemBytes % 16 != 0)
-      fail(index(sp, 1), std::to_string(arg.shape[1].constantValue()) + " " +
-                             dtypeName(dtype) + " elements make a row pitch of " +
-                             std::to_string(arg.shape[1].constantValue() *
-                                            elemBytes) +
-                             " bytes; the row pitch must be a multiple of 16 "
-                             "bytes for TMA");
+      if (arg.shape[d].isConstant())
+        failIf(index(sp, d), tensorMapSizeError(arg.shape[d].constantValue()));
+    if (arg.shape[1].isConstant())
+      failIf(index(sp, 1),
+             tensorMapPitchError(dtype, arg.shape[1].constantValue()));
 
     const auto &box = arrayField(a, p, "box");
     std::string bp = join(p, "box");
@@ -396,31 +430,13 @@ private:
                    std::to_string(box.size()));
     for (size_t d = 0; d < 2; ++d) {
       expectKind(box[d], Kind::Int, index(bp, d));
-      int64_t v = box[d].getInt();
-      if (v < 1 || v > 256)
-        fail(index(bp, d), "must be 1 to 256, found " + std::to_string(v));
-      arg.box[d] = static_cast<uint32_t>(v);
+      failIf(index(bp, d), tensorMapBoxSizeError(box[d].getInt()));
+      arg.box[d] = static_cast<uint32_t>(box[d].getInt());
     }
 
     arg.swizzle = intField(a, p, "swizzle", 0);
-    if (arg.swizzle != 0 && arg.swizzle != 32 && arg.swizzle != 64 &&
-        arg.swizzle != 128)
-      fail(join(p, "swizzle"), "unsupported swizzle " +
-                                   std::to_string(arg.swizzle) +
-                                   " (expected 0, 32, 64 or 128 bytes)");
-    // One box row is what the swizzle pattern permutes: 128-byte swizzling
-    // is used with rows of exactly one span, and TMA moves 16-byte units.
-    int64_t rowBytes = arg.box[1] * elemBytes;
-    std::string what = "box[1] = " + std::to_string(arg.box[1]) + " " +
-                       dtypeName(dtype) + " elements is " +
-                       std::to_string(rowBytes) + " bytes";
-    if (arg.swizzle == 128 && rowBytes != 128)
-      fail(bp, what + ", but swizzle 128 needs box rows of exactly 128 bytes");
-    if (arg.swizzle != 0 && rowBytes > arg.swizzle)
-      fail(bp, what + ", more than the swizzle span of " +
-                   std::to_string(arg.swizzle) + " bytes");
-    if (rowBytes % 16 != 0)
-      fail(bp, what + ", but TMA needs box rows of a multiple of 16 bytes");
+    failIf(join(p, "swizzle"), tensorMapSwizzleError(arg.swizzle));
+    failIf(bp, tensorMapBoxRowError(dtype, arg.box[1], arg.swizzle));
   }
 
   void readLaunches() {
@@ -467,10 +483,12 @@ ManifestModule parseManifest(std::string_view json) {
     fail("format",
          "expected \"fuser-manifest\", found \"" + module.format + "\"");
   module.version = intField(root, "", "version", 0);
-  if (module.version != 1)
+  if (module.version < 1 || module.version > kManifestVersion)
     fail("version", "unsupported manifest version " +
                         std::to_string(module.version) +
-                        " (this runtime reads version 1)");
+                        " (this fuser reads versions 1 to " +
+                        std::to_string(kManifestVersion) +
+                        "; a newer fuser wrote it)");
   if (root.find("chip"))
     module.chip = stringField(root, "", "chip");
 

@@ -16,9 +16,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "fuser/InitAll.h"
-#include "fuser/Pipelines/Pipelines.h"
 #include "fuser/Manifest/Error.h"
 #include "fuser/Manifest/Manifest.h"
+#include "fuser/Pipelines/Pipelines.h"
 #include "fuser/Target/CHeader.h"
 #include "fuser/Target/Manifest.h"
 #include "fuser/Tools/ParserGuard.h"

@@ -2,6 +2,7 @@
 
 #include "fuser/Runtime/LaunchPlan.h"
 #include "fuser/Manifest/Error.h"
+#include "fuser/Manifest/TensorMapRules.h"
 
 #include <cstring>
 #include <limits>
@@ -120,19 +121,16 @@ private:
           evaluate(arg.shape[d], field + ".shape[" + std::to_string(d) + "]");
     if (launch.skip)
       return;
+    // The rules the reader applied to constant sizes, now to the call's.
     for (size_t d = 0; d < 2; ++d)
-      if (sizes[d] < 1 || sizes[d] > 0xffffffffLL)
-        fail(field + ".shape[" + std::to_string(d) + "] is " +
-             std::to_string(sizes[d]) + " (" + arg.shape[d].toString() +
-             "), which TMA cannot describe (sizes must be 1 to 4294967295)");
+      if (std::string why = tensorMapSizeError(sizes[d]); !why.empty())
+        fail(field + ".shape[" + std::to_string(d) + "] (" +
+             arg.shape[d].toString() + "): " + why);
     const BufferSpec &buf = fn.buffers[arg.buffer];
-    int64_t pitch = sizes[1] * dtypeSize(buf.dtype);
     std::vector<int64_t> view(sizes.begin(), sizes.end());
-    if (pitch % 16 != 0)
-      fail(field + ": tensor_map view " + shapeToString(view) + " of " +
-           dtypeName(buf.dtype) + " has a row pitch of " +
-           std::to_string(pitch) +
-           " bytes; the row pitch must be a multiple of 16 bytes for TMA");
+    if (std::string why = tensorMapPitchError(buf.dtype, sizes[1]);
+        !why.empty())
+      fail(field + ": tensor_map view " + shapeToString(view) + ": " + why);
     // Both sizes are below 2^32, so the product cannot overflow.
     uint64_t numel = static_cast<uint64_t>(sizes[0]) * sizes[1];
     int64_t available = buffers[arg.buffer].numel();

@@ -2,8 +2,8 @@
 
 #include "fuser/Runtime/Module.h"
 #include "Workspace.h"
-#include "fuser/Runtime/CudaDriver.h"
 #include "fuser/Manifest/Error.h"
+#include "fuser/Runtime/CudaDriver.h"
 #include "fuser/Runtime/LaunchPlan.h"
 #include "fuser/Runtime/TensorMap.h"
 #include "fuser/Runtime/Validate.h"

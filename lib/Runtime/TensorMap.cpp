@@ -1,8 +1,8 @@
 //===- TensorMap.cpp - TMA descriptors for tensor_map parameters -*- C++ -*-=//
 
 #include "fuser/Runtime/TensorMap.h"
-#include "fuser/Runtime/CudaDriver.h"
 #include "fuser/Manifest/Error.h"
+#include "fuser/Runtime/CudaDriver.h"
 
 #include <cstdio>
 

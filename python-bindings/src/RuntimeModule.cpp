@@ -6,8 +6,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "TensorConversion.h"
-#include "fuser/Runtime/CudaDriver.h"
 #include "fuser/Manifest/Error.h"
+#include "fuser/Runtime/CudaDriver.h"
 #include "fuser/Runtime/Module.h"
 
 #include <nanobind/nanobind.h>

@@ -238,8 +238,8 @@ TEST(TensorMapTest, SkippedLaunchEncodesNothing) {
 TEST(TensorMapTest, PitchNotMultipleOf16) {
   expectError([] { plan(kManifest, {{300, 100}, {5}}); },
               "gemm: launches[0] (kernel 'k') args[0]: tensor_map view "
-              "[300, 100] of bf16 has a row pitch of 200 bytes; the row "
-              "pitch must be a multiple of 16 bytes for TMA");
+              "[300, 100]: 100 bf16 elements make a row pitch of 200 bytes; "
+              "the row pitch must be a multiple of 16 bytes for TMA");
 }
 
 TEST(TensorMapTest, ViewLargerThanBuffer) {
@@ -256,9 +256,8 @@ TEST(TensorMapTest, ZeroSizeInNonEmptyGrid) {
       kManifest, R"j("grid": ["ceildiv(dim(0,0),128)", 1, 1])j",
       R"j("grid": [1, 1, 1])j");
   expectError([&] { plan(json, {{0, 96}, {5}}); },
-              "gemm: launches[0] (kernel 'k') args[0].shape[0] is 0 "
-              "(dim(0,0)), which TMA cannot describe (sizes must be 1 to "
-              "4294967295)");
+              "gemm: launches[0] (kernel 'k') args[0].shape[0] (dim(0,0)): "
+              "size 0 is outside TMA's range 1 to 4294967295");
 }
 
 TEST(TensorMapTest, SizeBeyond32Bits) {
@@ -266,8 +265,8 @@ TEST(TensorMapTest, SizeBeyond32Bits) {
       R"j("buffer": 0, "shape": [1, "mul(dim(0,1),67108864)"],
          "box": [128, 64], "swizzle": 128)j");
   expectError([&] { plan(json, {{300, 96}, {5}}); },
-              "args[0].shape[1] is 6442450944 (mul(dim(0,1),67108864)), "
-              "which TMA cannot describe");
+              "args[0].shape[1] (mul(dim(0,1),67108864)): size 6442450944 "
+              "is outside TMA's range");
 }
 
 TEST(TensorMapTest, EncodingArguments) {

@@ -6,7 +6,6 @@
 
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/RegionUtils.h"
@@ -48,11 +47,8 @@ Value Epilogue::read(Value v, AffineMap map) {
     return h;
   if (!isa<ShapedType>(v.getType()) && matchPattern(v, m_Constant()))
     return hoisted[v] = builder.clone(*v.getDefiningOp())->getResult(0);
-  SplatElementsAttr splat;
-  if (matchPattern(v, m_Constant(&splat)))
-    return hoisted[v] = arith::ConstantOp::create(
-               builder, v.getLoc(),
-               cast<TypedAttr>(splat.getSplatValue<Attribute>()));
+  // A splat tensor constant stays an input here: fuser-simplify-group-bodies
+  // folds constant inputs of every group kind into immediates.
   auto key = std::make_pair(v, map);
   if (Value arg = inputArgs.lookup(key))
     return arg;

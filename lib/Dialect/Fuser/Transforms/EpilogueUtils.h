@@ -47,8 +47,10 @@ struct Epilogue {
 
   Epilogue(MLIRContext *ctx, Type accType, Location loc);
 
-  /// The body value of `v` read through `map`: a constant cloned in, or the
-  /// block argument of a (deduplicated) epilogue input.
+  /// The body value of `v` read through `map`: a scalar constant cloned in
+  /// (the body is isolated from above), or the block argument of a
+  /// (deduplicated) epilogue input. Tensor constants stay inputs until
+  /// fuser-simplify-group-bodies folds the splat ones.
   Value read(Value v, AffineMap map);
 };
 

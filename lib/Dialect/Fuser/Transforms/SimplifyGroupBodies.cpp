@@ -1,16 +1,25 @@
-//===- SimplifyGroupBodies.cpp - exact algebra in fusion bodies -*- C++ -*-===//
+//===- SimplifyGroupBodies.cpp - immediates, exact algebra ------*- C++ -*-===//
 //
-// Makes constant scalings explicit in fusion group bodies (x + x is x * 2.0;
-// two scalings by constants become one when that is exact) so that code
-// generation can fold a leading scaling of the matmul accumulator. Every
-// rewrite here must keep results bit-identical; see the pass description
-// for the one documented caveat.
+// 1. Group inputs that hold one constant value everywhere (a scalar
+//    arith.constant, a splat tensor constant of any shape, 0-d included:
+//    torch-mlir's slopes and bounds) become arith.constant immediates in
+//    every body that receives them and are dropped from the group's inputs,
+//    so no host buffer exists for them. This is the one place that does it,
+//    for every group kind, whichever pass formed the group.
+// 2. Constant scalings become explicit in the bodies (x + x is x * 2.0;
+//    two scalings by constants become one when that is exact) so that code
+//    generation can fold a leading scaling of the matmul accumulator.
+// Every rewrite here must keep results bit-identical; see the pass
+// description for the one documented caveat.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fuser/Dialect/Fuser/Transforms/Passes.h"
 
+#include "fuser/Dialect/Fuser/IR/FuserOps.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -28,6 +37,119 @@ using namespace mlir;
 using namespace mlir::fuser;
 
 namespace {
+
+/// The value every element of `v` holds, if `v` is a constant that holds
+/// one: a scalar constant, or a splat tensor constant of any shape (0-d
+/// ones included; torch-mlir prints those as dense<...>). Null otherwise:
+/// other constants (dense_resource weights, say) are data and stay inputs.
+static TypedAttr getUniformConstant(Value v) {
+  Attribute attr;
+  if (!matchPattern(v, m_Constant(&attr)))
+    return nullptr;
+  if (!isa<ShapedType>(v.getType()))
+    return dyn_cast<TypedAttr>(attr);
+  if (auto splat = dyn_cast<SplatElementsAttr>(attr))
+    return dyn_cast<TypedAttr>(splat.getSplatValue<Attribute>());
+  return nullptr;
+}
+
+/// True if tensor input `i` (of `inputs`, read through `maps`) is the only
+/// one that reads some dynamic dimension of `resultTy`: it gives that size.
+static bool suppliesDynamicSize(unsigned i, ValueRange inputs,
+                                ArrayRef<Attribute> maps,
+                                RankedTensorType resultTy) {
+  auto reads = [&](unsigned k, int64_t d) {
+    return isa<RankedTensorType>(inputs[k].getType()) &&
+           cast<AffineMapAttr>(maps[k])
+               .getValue()
+               .getResultPosition(getAffineDimExpr(d, resultTy.getContext()))
+               .has_value();
+  };
+  for (int64_t d = 0; d < resultTy.getRank(); ++d) {
+    if (!resultTy.isDynamicDim(d) || !reads(i, d))
+      continue;
+    if (llvm::none_of(llvm::seq<unsigned>(0, inputs.size()),
+                      [&](unsigned k) { return k != i && reads(k, d); }))
+      return true;
+  }
+  return false;
+}
+
+/// Folds the uniform constants among `inputs` (read through `maps`) into the
+/// `bodies` that receive input i as block argument `firstArg + i`: each
+/// becomes an arith.constant at the start of the body and leaves `inputs`
+/// and `maps`; the constant op outside goes once nothing else reads it.
+/// With `resultTy` (a pointwise group's), an input that alone gives a dynamic
+/// result size stays. Returns the new maps, or null if nothing was folded.
+static ArrayAttr foldConstantInputs(MutableOperandRange inputs, ArrayAttr maps,
+                                    ArrayRef<Region *> bodies,
+                                    unsigned firstArg,
+                                    RankedTensorType resultTy = nullptr) {
+  SmallVector<Attribute> newMaps(maps.getValue());
+  bool folded = false;
+  // Highest index first, so the indices still to visit stay valid.
+  for (int i = static_cast<int>(inputs.size()) - 1; i >= 0; --i) {
+    Value input = inputs[i].get();
+    TypedAttr value = getUniformConstant(input);
+    if (!value || llvm::any_of(bodies, [&](Region *body) {
+          return body->front().getArgument(firstArg + i).getType() !=
+                 value.getType();
+        }))
+      continue;
+    if (resultTy &&
+        suppliesDynamicSize(i, inputs.getAsOperandRange(), newMaps, resultTy))
+      continue;
+    for (Region *body : bodies) {
+      Block &block = body->front();
+      BlockArgument arg = block.getArgument(firstArg + i);
+      if (!arg.use_empty()) {
+        auto builder = OpBuilder::atBlockBegin(&block);
+        Value immediate =
+            arith::ConstantOp::create(builder, input.getLoc(), value);
+        arg.replaceAllUsesWith(immediate);
+      }
+      block.eraseArgument(firstArg + i);
+    }
+    inputs.erase(i);
+    newMaps.erase(newMaps.begin() + i);
+    folded = true;
+    // A constant no one else reads goes now, before bufferization could
+    // make it a host global.
+    if (Operation *def = input.getDefiningOp(); def && isOpTriviallyDead(def))
+      def->erase();
+  }
+  return folded ? ArrayAttr::get(maps.getContext(), newMaps) : nullptr;
+}
+
+/// Step 1 on one group op (fuser.pointwise, fuser.matmul with its `then`
+/// region, fuser.group_norm).
+static void foldConstantInputs(Operation *op) {
+  if (auto pointwise = dyn_cast<PointwiseOp>(op)) {
+    if (ArrayAttr maps = foldConstantInputs(
+            pointwise.getInputsMutable(), pointwise.getIndexingMaps(),
+            {&pointwise.getBody()}, /*firstArg=*/0,
+            pointwise.getResultTensorType()))
+      pointwise.setIndexingMapsAttr(maps);
+    return;
+  }
+  if (auto matmul = dyn_cast<MatmulOp>(op)) {
+    SmallVector<Region *> bodies{&matmul.getEpilogue()};
+    if (!matmul.getNormEpilogue().empty())
+      bodies.push_back(&matmul.getNormEpilogue());
+    // The accumulator (normalized value) comes first.
+    if (ArrayAttr maps = foldConstantInputs(matmul.getEpilogueInputsMutable(),
+                                            matmul.getEpilogueMaps(), bodies,
+                                            /*firstArg=*/1))
+      matmul.setEpilogueMapsAttr(maps);
+    return;
+  }
+  if (auto norm = dyn_cast<GroupNormOp>(op))
+    if (ArrayAttr maps =
+            foldConstantInputs(norm.getEpilogueInputsMutable(),
+                               norm.getEpilogueMaps(), {&norm.getEpilogue()},
+                               /*firstArg=*/1))
+      norm.setEpilogueMapsAttr(maps);
+}
 
 /// `addf(%v, %v)` -> `mulf(%v, 2.0)`. Both round the exact value 2v once.
 struct AddSelfToMulTwo : OpRewritePattern<arith::AddFOp> {
@@ -115,12 +237,19 @@ public:
     GreedyRewriteConfig config;
     config.enableFolding(false).enableConstantCSE(false);
 
-    SmallVector<Region *> bodies;
+    SmallVector<Operation *> groups;
     getOperation().walk([&](Operation *op) {
       if (isa<PointwiseOp, MatmulOp, GroupNormOp>(op))
-        for (Region &r : op->getRegions())
-          bodies.push_back(&r);
+        groups.push_back(op);
     });
+    SmallVector<Region *> bodies;
+    for (Operation *op : groups) {
+      // 1. Constant inputs first, so step 2 sees them as immediates.
+      foldConstantInputs(op);
+      for (Region &r : op->getRegions())
+        if (!r.empty())
+          bodies.push_back(&r);
+    }
     for (Region *body : bodies)
       if (failed(applyPatternsGreedily(*body, frozen, config)))
         return signalPassFailure();

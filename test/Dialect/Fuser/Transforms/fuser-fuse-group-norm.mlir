@@ -1,4 +1,7 @@
 // RUN: fuser-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(fuser-fuse-group-norm{report=true}))" -verify-diagnostics | FileCheck %s
+// Constant epilogue inputs become immediates in fuser-simplify-group-bodies,
+// which runs after fusion.
+// RUN: fuser-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(fuser-fuse-group-norm{report=true},fuser-simplify-group-bodies))" -verify-diagnostics | FileCheck %s --check-prefix=SIMPLIFY
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d1)>
@@ -652,4 +655,67 @@ func.func @direct_transposed_consumer(%x: tensor<8x8xf32>, %g: tensor<8xf32>) ->
     linalg.yield %p : f32
   } -> tensor<8x8xf32>
   return %t : tensor<8x8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#s = affine_map<(d0, d1) -> ()>
+
+// A group norm followed by torch-mlir's leaky_relu: the zero is a 0-d
+// constant read by two consumers through a map with no results (one epilogue
+// input), the slope an f64 constant captured from above (cloned in). After
+// fuser-simplify-group-bodies the zero is an immediate and no input is left.
+// CHECK-DAG: #[[$S:.+]] = affine_map<(d0, d1) -> ()>
+// CHECK-LABEL: func.func @direct_torch_leaky_relu
+// CHECK: %[[Z:.+]] = arith.constant dense<0.000000e+00> : tensor<f32>
+// CHECK: fuser.group_norm %{{.+}}, %{{.+}}, %{{.+}} groups = 2 eps = 1.000000e-05 epilogue_inputs(%[[Z]] : tensor<f32>) epilogue_maps [#[[$S]]]
+// CHECK-NEXT: ^bb0(%[[V:.+]]: f32, %[[ZV:.+]]: f32):
+// SIMPLIFY-LABEL: func.func @direct_torch_leaky_relu
+// SIMPLIFY-NOT: dense<
+// SIMPLIFY: fuser.group_norm %{{.+}}, %{{.+}}, %{{.+}} groups = 2 eps = 1.000000e-05 epilogue_maps []
+// SIMPLIFY-NEXT: ^bb0(%[[V:.+]]: f32):
+// SIMPLIFY-NEXT: %[[Z:.+]] = arith.constant 0.000000e+00 : f32
+// SIMPLIFY-NEXT: %[[P:.+]] = arith.cmpf ogt, %[[Z]], %[[V]] : f32
+// SIMPLIFY-NEXT: %[[MAX:.+]] = arith.select %[[P]], %[[Z]], %[[V]] : f32
+// SIMPLIFY-NEXT: %[[Q:.+]] = arith.cmpf olt, %[[Z]], %[[MAX]] : f32
+// SIMPLIFY-NEXT: %[[MIN:.+]] = arith.select %[[Q]], %[[Z]], %[[MAX]] : f32
+// SIMPLIFY-NEXT: %[[SL:.+]] = arith.constant 1.000000e-02 : f64
+// SIMPLIFY-NEXT: %[[T:.+]] = arith.truncf %[[SL]] : f64 to f32
+// SIMPLIFY-NEXT: %[[N:.+]] = arith.mulf %[[MIN]], %[[T]] : f32
+// SIMPLIFY-NEXT: fuser.yield %[[N]] : f32
+// SIMPLIFY-NOT: dense<
+func.func @direct_torch_leaky_relu(%x: tensor<4x8xf32>, %g: tensor<8xf32>) -> tensor<4x8xf32> {
+  %slope = arith.constant 1.000000e-02 : f64
+  %zero = arith.constant dense<0.000000e+00> : tensor<f32>
+  // expected-remark @+1 {{absorbed 3 elementwise op(s) into the group norm epilogue}}
+  %gn = fuser.group_norm %x, %g, %g groups = 2 eps = 1.0e-05 epilogue_maps []
+      : tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<4x8xf32> {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  %e = tensor.empty() : tensor<4x8xf32>
+  // A chain (the epilogue takes single-user chains): min(0, max(0, x)) * slope.
+  %1 = linalg.generic {indexing_maps = [#s, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%zero, %gn : tensor<f32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %5 = arith.cmpf ogt, %in, %in_1 : f32
+    %6 = arith.select %5, %in, %in_1 : f32
+    linalg.yield %6 : f32
+  } -> tensor<4x8xf32>
+  %2 = linalg.generic {indexing_maps = [#s, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%zero, %1 : tensor<f32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %5 = arith.cmpf olt, %in, %in_1 : f32
+    %6 = arith.select %5, %in, %in_1 : f32
+    linalg.yield %6 : f32
+  } -> tensor<4x8xf32>
+  %3 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%2 : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %5 = arith.truncf %slope : f64 to f32
+    %6 = arith.mulf %in, %5 : f32
+    linalg.yield %6 : f32
+  } -> tensor<4x8xf32>
+  return %3 : tensor<4x8xf32>
 }

@@ -1,4 +1,7 @@
 // RUN: fuser-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(fuser-fuse-matmul{report=true}))" -verify-diagnostics | FileCheck %s
+// Constant epilogue inputs become immediates in fuser-simplify-group-bodies,
+// which runs after fusion.
+// RUN: fuser-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(fuser-fuse-matmul{report=true},fuser-simplify-group-bodies))" -verify-diagnostics | FileCheck %s --check-prefix=SIMPLIFY
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d1)>
@@ -502,4 +505,76 @@ func.func @epilogue_not_elementwise(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>) 
     linalg.yield %r : f32
   } -> tensor<4x8xf32>
   return %two#0, %two#1, %idx : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// nn.Linear then hardtanh(-2, 3) as torch-mlir emits it: the bounds are 0-d
+// constants read through maps with no results, and an f64 scale is captured
+// from above and truncated in a body. The bounds become epilogue inputs
+// looked through as they are (one per map), the scale is cloned in; after
+// fuser-simplify-group-bodies only the bias is left as an input.
+// CHECK-DAG: #[[$S:.+]] = affine_map<(d0, d1) -> ()>
+// CHECK-DAG: #[[$ROW:.+]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @torch_linear_hardtanh
+// CHECK-SAME: (%[[X:.+]]: tensor<?x16xf32>, %[[W:.+]]: tensor<8x16xf32>, %[[B:.+]]: tensor<8xf32>)
+// CHECK-DAG: %[[HI:.+]] = arith.constant dense<3.000000e+00> : tensor<f32>
+// CHECK-DAG: %[[LO:.+]] = arith.constant dense<-2.000000e+00> : tensor<f32>
+// CHECK: fuser.matmul %[[X]], %[[W]] transpose_b epilogue_inputs(%[[B]], %[[LO]], %[[HI]] : tensor<8xf32>, tensor<f32>, tensor<f32>) epilogue_maps [#[[$ROW]], #[[$S]], #[[$S]]]
+// CHECK-NEXT: ^bb0(%[[ACC:.+]]: f32, %[[BA:.+]]: f32, %[[LA:.+]]: f32, %[[HA:.+]]: f32):
+// CHECK: arith.constant 5.000000e-01 : f64
+// SIMPLIFY-LABEL: func.func @torch_linear_hardtanh
+// SIMPLIFY-SAME: (%[[X:.+]]: tensor<?x16xf32>, %[[W:.+]]: tensor<8x16xf32>, %[[B:.+]]: tensor<8xf32>)
+// SIMPLIFY-NOT: dense<
+// SIMPLIFY: fuser.matmul %[[X]], %[[W]] transpose_b epilogue_inputs(%[[B]] : tensor<8xf32>) epilogue_maps [#{{.+}}]
+// SIMPLIFY-NEXT: ^bb0(%[[ACC:.+]]: f32, %[[BA:.+]]: f32):
+// SIMPLIFY-NEXT: %[[LO:.+]] = arith.constant -2.000000e+00 : f32
+// SIMPLIFY-NEXT: %[[HI:.+]] = arith.constant 3.000000e+00 : f32
+// SIMPLIFY-NEXT: %[[S:.+]] = arith.addf %[[ACC]], %[[BA]] : f32
+// SIMPLIFY-NEXT: %[[P:.+]] = arith.cmpf ogt, %[[S]], %[[LO]] : f32
+// SIMPLIFY-NEXT: %[[L:.+]] = arith.select %[[P]], %[[S]], %[[LO]] : f32
+// SIMPLIFY-NEXT: %[[Q:.+]] = arith.cmpf olt, %[[HI]], %[[L]] : f32
+// SIMPLIFY-NEXT: %[[H:.+]] = arith.select %[[Q]], %[[HI]], %[[L]] : f32
+// SIMPLIFY-NEXT: %[[C:.+]] = arith.constant 5.000000e-01 : f64
+// SIMPLIFY-NEXT: %[[T:.+]] = arith.truncf %[[C]] : f64 to f32
+// SIMPLIFY-NEXT: %[[Y:.+]] = arith.mulf %[[H]], %[[T]] : f32
+// SIMPLIFY-NEXT: fuser.yield %[[Y]]
+// SIMPLIFY-NOT: dense<
+func.func @torch_linear_hardtanh(%arg0: tensor<?x16xf32>, %arg1: tensor<8x16xf32>, %arg2: tensor<8xf32>) -> tensor<?x8xf32> {
+  %c0 = arith.constant 0 : index
+  %cst = arith.constant 0.000000e+00 : f32
+  %hi = arith.constant dense<3.000000e+00> : tensor<f32>
+  %lo = arith.constant dense<-2.000000e+00> : tensor<f32>
+  %half = arith.constant 5.000000e-01 : f64
+  %0 = tensor.empty() : tensor<16x8xf32>
+  %transposed = linalg.transpose ins(%arg1 : tensor<8x16xf32>) outs(%0 : tensor<16x8xf32>) permutation = [1, 0]
+  %dim = tensor.dim %arg0, %c0 : tensor<?x16xf32>
+  %1 = tensor.empty(%dim) : tensor<?x8xf32>
+  %2 = linalg.fill ins(%cst : f32) outs(%1 : tensor<?x8xf32>) -> tensor<?x8xf32>
+  // expected-remark @+1 {{fused matmul with 4 epilogue op(s)}}
+  %3 = linalg.matmul ins(%arg0, %transposed : tensor<?x16xf32>, tensor<16x8xf32>) outs(%2 : tensor<?x8xf32>) -> tensor<?x8xf32>
+  %4 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%3, %arg2 : tensor<?x8xf32>, tensor<8xf32>) outs(%1 : tensor<?x8xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %8 = arith.addf %in, %in_1 : f32
+    linalg.yield %8 : f32
+  } -> tensor<?x8xf32>
+  %5 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%4, %lo : tensor<?x8xf32>, tensor<f32>) outs(%1 : tensor<?x8xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %8 = arith.cmpf ogt, %in, %in_1 : f32
+    %9 = arith.select %8, %in, %in_1 : f32
+    linalg.yield %9 : f32
+  } -> tensor<?x8xf32>
+  %6 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%hi, %5 : tensor<f32>, tensor<?x8xf32>) outs(%1 : tensor<?x8xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %8 = arith.cmpf olt, %in, %in_1 : f32
+    %9 = arith.select %8, %in, %in_1 : f32
+    linalg.yield %9 : f32
+  } -> tensor<?x8xf32>
+  %7 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%6 : tensor<?x8xf32>) outs(%1 : tensor<?x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %8 = arith.truncf %half : f64 to f32
+    %9 = arith.mulf %in, %8 : f32
+    linalg.yield %9 : f32
+  } -> tensor<?x8xf32>
+  return %7 : tensor<?x8xf32>
 }

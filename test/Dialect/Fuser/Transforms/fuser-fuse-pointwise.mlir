@@ -1,4 +1,7 @@
 // RUN: fuser-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(fuser-fuse-pointwise{report=true}))" -verify-diagnostics | FileCheck %s
+// Constant inputs become immediates in fuser-simplify-group-bodies, which
+// runs after fusion.
+// RUN: fuser-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(fuser-fuse-pointwise{report=true},fuser-simplify-group-bodies))" -verify-diagnostics | FileCheck %s --check-prefix=SIMPLIFY
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 
@@ -219,4 +222,59 @@ func.func @transpose_add(%x: tensor<8x4xf32>, %y: tensor<4x8xf32>) -> tensor<4x8
   // expected-remark @+1 {{fused 2 elementwise op(s)}}
   %r = linalg.add ins(%t, %y : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
   return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// torch-mlir's leaky_relu: max(0, x) + min(0, x) * slope, with the zero a
+// 0-d constant read through a map with no results and the slope an f64
+// constant captured from above and truncated in the body. All four ops form
+// one group; the zero is one input (both readers share it), the slope is
+// cloned in. After fuser-simplify-group-bodies the zero is an immediate too.
+// CHECK-DAG: #[[$S:.+]] = affine_map<(d0, d1) -> ()>
+// CHECK-LABEL: func.func @torch_leaky_relu
+// CHECK-SAME: (%[[X:.+]]: tensor<4x8xf32>)
+// CHECK: %[[Z:.+]] = arith.constant dense<0.000000e+00> : tensor<f32>
+// CHECK: fuser.pointwise ins(%[[Z]], %[[X]] : tensor<f32>, tensor<4x8xf32>) maps [#[[$S]], #{{.+}}]
+// CHECK-NEXT: ^bb0(%[[ZA:.+]]: f32, %[[XA:.+]]: f32):
+// CHECK: %[[SL:.+]] = arith.constant 1.000000e-02 : f64
+// CHECK-NEXT: %[[T:.+]] = arith.truncf %[[SL]] : f64 to f32
+// SIMPLIFY-LABEL: func.func @torch_leaky_relu
+// SIMPLIFY-SAME: (%[[X:.+]]: tensor<4x8xf32>)
+// SIMPLIFY-NOT: dense<
+// SIMPLIFY: fuser.pointwise ins(%[[X]] : tensor<4x8xf32>) maps [#{{.+}}] -> tensor<4x8xf32> {
+// SIMPLIFY-NEXT: ^bb0(%[[XA:.+]]: f32):
+// SIMPLIFY-NEXT: %[[Z:.+]] = arith.constant 0.000000e+00 : f32
+// SIMPLIFY-NEXT: %[[P:.+]] = arith.cmpf ogt, %[[Z]], %[[XA]] : f32
+// SIMPLIFY: %[[SL:.+]] = arith.constant 1.000000e-02 : f64
+// SIMPLIFY-NOT: tensor<f32>
+func.func @torch_leaky_relu(%arg0: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %cst = arith.constant 1.000000e-02 : f64
+  %cst_0 = arith.constant dense<0.000000e+00> : tensor<f32>
+  %0 = tensor.empty() : tensor<4x8xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%cst_0, %arg0 : tensor<f32>, tensor<4x8xf32>) outs(%0 : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %5 = arith.cmpf ogt, %in, %in_1 : f32
+    %6 = arith.select %5, %in, %in_1 : f32
+    linalg.yield %6 : f32
+  } -> tensor<4x8xf32>
+  %2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%cst_0, %arg0 : tensor<f32>, tensor<4x8xf32>) outs(%0 : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %5 = arith.cmpf olt, %in, %in_1 : f32
+    %6 = arith.select %5, %in, %in_1 : f32
+    linalg.yield %6 : f32
+  } -> tensor<4x8xf32>
+  %3 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%2 : tensor<4x8xf32>) outs(%0 : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %5 = arith.truncf %cst : f64 to f32
+    %6 = arith.mulf %in, %5 : f32
+    linalg.yield %6 : f32
+  } -> tensor<4x8xf32>
+  // expected-remark @+1 {{fused 4 elementwise op(s) into one pointwise group}}
+  %4 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%1, %3 : tensor<4x8xf32>, tensor<4x8xf32>) outs(%0 : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %5 = arith.addf %in, %in_1 : f32
+    linalg.yield %5 : f32
+  } -> tensor<4x8xf32>
+  return %4 : tensor<4x8xf32>
 }

@@ -118,3 +118,202 @@ func.func @no_fold(%x: tensor<16xf32>) -> tensor<16xf32> {
   }
   return %r : tensor<16xf32>
 }
+
+// -----
+
+// Constant inputs become immediates: a 0-d constant read through a map with
+// no results (torch-mlir's leaky_relu slope), a splat tensor constant read
+// through a broadcast, and a scalar constant input leave the inputs and
+// their maps; the body gets an arith.constant instead. Real data (a
+// non-splat constant, an argument, a 0-d argument) stays an input.
+// CHECK-LABEL: func.func @pointwise_constant_inputs
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<4x3xf32>, %[[S:[^:]+]]: tensor<f32>)
+// CHECK-NOT: arith.constant
+// CHECK: %[[W:.+]] = arith.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00]> : tensor<3xf32>
+// CHECK: fuser.pointwise ins(%[[X]], %[[W]], %[[S]] : tensor<4x3xf32>, tensor<3xf32>, tensor<f32>)
+// CHECK-SAME: maps [#{{.+}}, #{{.+}}, #{{.+}}] -> tensor<4x3xf32>
+// CHECK-NEXT: ^bb0(%[[A:.+]]: f32, %[[WA:.+]]: f32, %[[SA:.+]]: f32):
+// CHECK-DAG: %[[SLOPE:.+]] = arith.constant 0.00999999977 : f32
+// CHECK-DAG: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG: %[[TWO:.+]] = arith.constant 2.500000e+00 : f32
+// CHECK: %[[MAX:.+]] = arith.maximumf %[[A]], %[[ZERO]] : f32
+// CHECK: %[[MIN:.+]] = arith.minimumf %[[A]], %[[ZERO]] : f32
+// CHECK: %[[NEG:.+]] = arith.mulf %[[MIN]], %[[SLOPE]] : f32
+// CHECK: %[[Y:.+]] = arith.addf %[[MAX]], %[[NEG]] : f32
+// CHECK: %[[P:.+]] = arith.mulf %[[Y]], %[[TWO]] : f32
+// CHECK: %[[Q:.+]] = arith.mulf %[[P]], %[[WA]] : f32
+// CHECK: %[[R:.+]] = arith.addf %[[Q]], %[[SA]] : f32
+// CHECK: fuser.yield %[[R]]
+func.func @pointwise_constant_inputs(%x: tensor<4x3xf32>, %s: tensor<f32>) -> tensor<4x3xf32> {
+  %slope = arith.constant dense<0.01> : tensor<f32>
+  %zero = arith.constant dense<0.0> : tensor<4x3xf32>
+  %two = arith.constant 2.5 : f32
+  %w = arith.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %r = fuser.pointwise ins(%x, %slope, %zero, %two, %w, %s
+                           : tensor<4x3xf32>, tensor<f32>, tensor<4x3xf32>, f32, tensor<3xf32>, tensor<f32>)
+         maps [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>,
+               affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>,
+               affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> ()>] -> tensor<4x3xf32> {
+  ^bb0(%a: f32, %sl: f32, %z: f32, %t: f32, %wa: f32, %sa: f32):
+    %max = arith.maximumf %a, %z : f32
+    %min = arith.minimumf %a, %z : f32
+    %neg = arith.mulf %min, %sl : f32
+    %y = arith.addf %max, %neg : f32
+    %p = arith.mulf %y, %t : f32
+    %q = arith.mulf %p, %wa : f32
+    %r = arith.addf %q, %sa : f32
+    fuser.yield %r : f32
+  }
+  return %r : tensor<4x3xf32>
+}
+
+// -----
+
+// A group whose every input is constant keeps no input at all (static
+// shape); an unused constant input just goes.
+// CHECK-LABEL: func.func @pointwise_all_constant
+// CHECK-NOT: arith.constant
+// CHECK: fuser.pointwise maps [] -> tensor<2x2xf64> {
+// CHECK-NEXT: %[[C:.+]] = arith.constant 1.500000e+00 : f64
+// CHECK-NEXT: %[[D:.+]] = arith.negf %[[C]] : f64
+func.func @pointwise_all_constant() -> tensor<2x2xf64> {
+  %c = arith.constant dense<1.5> : tensor<f64>
+  %u = arith.constant dense<7.0> : tensor<2x2xf32>
+  %r = fuser.pointwise ins(%c, %u : tensor<f64>, tensor<2x2xf32>)
+         maps [affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>] -> tensor<2x2xf64> {
+  ^bb0(%a: f64, %b: f32):
+    %d = arith.negf %a : f64
+    fuser.yield %d : f64
+  }
+  return %r : tensor<2x2xf64>
+}
+
+// -----
+
+// A 0-d constant scale read by a matmul epilogue becomes an immediate, and
+// with fold-scales it then combines with the constant after it.
+// CHECK-LABEL: func.func @matmul_constant_inputs
+// CHECK-SAME: (%[[A:[^:]+]]: tensor<4x16xf32>, %[[B:[^:]+]]: tensor<16x8xf32>, %[[BIAS:[^:]+]]: tensor<8xf32>)
+// CHECK-NOT: arith.constant
+// CHECK: fuser.matmul %[[A]], %[[B]] epilogue_inputs(%[[BIAS]] : tensor<8xf32>) epilogue_maps [#{{.+}}]
+// CHECK-NEXT: ^bb0(%[[ACC:.+]]: f32, %[[BA:.+]]: f32):
+// CHECK: %[[C6:.+]] = arith.constant 6.000000e+00 : f32
+// CHECK-NEXT: %[[M:.+]] = arith.mulf %[[ACC]], %[[C6]] : f32
+// CHECK-NEXT: %[[S:.+]] = arith.addf %[[M]], %[[BA]] : f32
+// CHECK-NEXT: fuser.yield %[[S]]
+func.func @matmul_constant_inputs(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>, %bias: tensor<8xf32>) -> tensor<4x8xf32> {
+  %three = arith.constant dense<3.0> : tensor<f32>
+  %r = fuser.matmul %a, %b epilogue_inputs(%three, %bias : tensor<f32>, tensor<8xf32>)
+         epilogue_maps [affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d1)>]
+         : tensor<4x16xf32>, tensor<16x8xf32> -> tensor<4x8xf32> {
+  ^bb0(%acc: f32, %t: f32, %bv: f32):
+    %m = arith.mulf %acc, %t : f32
+    %two = arith.constant 2.0 : f32
+    %m2 = arith.mulf %m, %two : f32
+    %s = arith.addf %m2, %bv : f32
+    fuser.yield %s : f32
+  }
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// With a group norm in the epilogue both regions receive every input: a
+// splat gamma, beta and a 0-d slope become immediates in the epilogue and in
+// the `then` region alike.
+// CHECK-LABEL: func.func @matmul_group_norm_constant_inputs
+// CHECK-SAME: %[[BIAS:[^:]+]]: tensor<64xf32>)
+// CHECK-NOT: arith.constant
+// CHECK: fuser.matmul %{{.+}}, %{{.+}} transpose_b epilogue_inputs(%[[BIAS]] : tensor<64xf32>)
+// CHECK-SAME: group_norm(size = 16, eps = 1.000000e-05)
+// CHECK-NEXT: ^bb0(%[[ACC:.+]]: f32, %[[B:.+]]: f32):
+// CHECK-NEXT: %[[S:.+]] = arith.addf %[[ACC]], %[[B]] : f32
+// CHECK-NEXT: fuser.yield %[[S]]
+// CHECK-NEXT: } then {
+// CHECK-NEXT: ^bb0(%[[XH:.+]]: f32, %{{.+}}: f32):
+// CHECK-DAG: %[[SL:.+]] = arith.constant 2.000000e-01 : f32
+// CHECK-DAG: %[[BE:.+]] = arith.constant 5.000000e-01 : f32
+// CHECK-DAG: %[[GA:.+]] = arith.constant 1.000000e+00 : f32
+// CHECK: %[[M:.+]] = arith.mulf %[[XH]], %[[GA]] : f32
+// CHECK-NEXT: %[[AF:.+]] = arith.addf %[[M]], %[[BE]] : f32
+// CHECK-NEXT: %[[L:.+]] = arith.mulf %[[AF]], %[[SL]] : f32
+// CHECK-NEXT: fuser.yield %[[L]]
+func.func @matmul_group_norm_constant_inputs(%x: tensor<?x32xf32>, %w: tensor<64x32xf32>, %bias: tensor<64xf32>) -> tensor<?x64xf32> {
+  %gamma = arith.constant dense<1.0> : tensor<64xf32>
+  %beta = arith.constant dense<0.5> : tensor<64xf32>
+  %slope = arith.constant dense<0.2> : tensor<f32>
+  %r = fuser.matmul %x, %w transpose_b
+         epilogue_inputs(%bias, %gamma, %beta, %slope : tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<f32>)
+         epilogue_maps [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1)>,
+                        affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> ()>]
+         group_norm(size = 16, eps = 1.0e-05)
+         : tensor<?x32xf32>, tensor<64x32xf32> -> tensor<?x64xf32> {
+  ^bb0(%acc: f32, %b: f32, %g: f32, %be: f32, %sl: f32):
+    %s = arith.addf %acc, %b : f32
+    fuser.yield %s : f32
+  } then {
+  ^bb0(%xh: f32, %b: f32, %g: f32, %be: f32, %sl: f32):
+    %m = arith.mulf %xh, %g : f32
+    %a = arith.addf %m, %be : f32
+    %l = arith.mulf %a, %sl : f32
+    fuser.yield %l : f32
+  }
+  return %r : tensor<?x64xf32>
+}
+
+// -----
+
+// A group norm's epilogue inputs fold too; gamma and beta, operands of the
+// op itself, stay.
+// CHECK-LABEL: func.func @group_norm_constant_inputs
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<?x8x4xf32>, %[[G:[^:]+]]: tensor<8xf32>, %[[B:[^:]+]]: tensor<8xf32>)
+// CHECK-NOT: arith.constant
+// CHECK: fuser.group_norm %[[X]], %[[G]], %[[B]] groups = 2 eps = 1.000000e-05 epilogue_maps []
+// CHECK-NEXT: ^bb0(%[[V:.+]]: f32):
+// CHECK-NEXT: %[[Z:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[C:.+]] = arith.constant 6.000000e+00 : f32
+// CHECK-NEXT: %[[LO:.+]] = arith.maximumf %[[V]], %[[Z]] : f32
+// CHECK-NEXT: %[[HI:.+]] = arith.minimumf %[[LO]], %[[C]] : f32
+// CHECK-NEXT: fuser.yield %[[HI]]
+func.func @group_norm_constant_inputs(%x: tensor<?x8x4xf32>, %g: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<?x8x4xf32> {
+  %lo = arith.constant dense<0.0> : tensor<f32>
+  %hi = arith.constant dense<6.0> : tensor<f32>
+  %r = fuser.group_norm %x, %g, %b groups = 2 eps = 1.0e-05
+         epilogue_inputs(%lo, %hi : tensor<f32>, tensor<f32>)
+         epilogue_maps [affine_map<(d0, d1, d2) -> ()>, affine_map<(d0, d1, d2) -> ()>]
+         : tensor<?x8x4xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<?x8x4xf32> {
+  ^bb0(%v: f32, %l: f32, %h: f32):
+    %a = arith.maximumf %v, %l : f32
+    %c = arith.minimumf %a, %h : f32
+    fuser.yield %c : f32
+  }
+  return %r : tensor<?x8x4xf32>
+}
+
+// -----
+
+// A splat input that alone reads a dynamic result dimension gives its size,
+// so it stays; when another input reads that dimension too, it folds.
+// CHECK-LABEL: func.func @constant_gives_dynamic_size
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<?xf32>)
+// CHECK: %[[C:.+]] = arith.constant dense<1.000000e+00> : tensor<4xf32>
+// CHECK: fuser.pointwise ins(%[[C]] : tensor<4xf32>) maps [#{{.+}}] -> tensor<?xf32>
+// CHECK: fuser.pointwise ins(%[[X]] : tensor<?xf32>) maps [#{{.+}}] -> tensor<?xf32>
+// CHECK-NEXT: ^bb0(%[[XA:.+]]: f32):
+// CHECK-NEXT: %[[ONE:.+]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: arith.subf %[[XA]], %[[ONE]] : f32
+func.func @constant_gives_dynamic_size(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
+  %c = arith.constant dense<1.0> : tensor<4xf32>
+  %a = fuser.pointwise ins(%c : tensor<4xf32>) maps [affine_map<(d0) -> (d0)>] -> tensor<?xf32> {
+  ^bb0(%v: f32):
+    %n = arith.negf %v : f32
+    fuser.yield %n : f32
+  }
+  %b = fuser.pointwise ins(%x, %c : tensor<?xf32>, tensor<4xf32>)
+         maps [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>] -> tensor<?xf32> {
+  ^bb0(%v: f32, %w: f32):
+    %s = arith.subf %v, %w : f32
+    fuser.yield %s : f32
+  }
+  return %a, %b : tensor<?xf32>, tensor<?xf32>
+}

@@ -69,7 +69,9 @@ def FuserFuseMatmulPass : Pass<"fuser-fuse-matmul", "mlir::func::FuncOp"> {
     (m, n): a bias row `(m, n) -> (n)`, a column `(m, n) -> (m)`, a full
     tensor or a scalar. Operands produced by a `linalg.broadcast`,
     `linalg.transpose` or `linalg.fill` are read from their source through
-    the composed map; constants are cloned into the epilogue.
+    the composed map; scalar constants (captured from above or filled)
+    are cloned into the epilogue. Tensor constants stay epilogue inputs:
+    `fuser-simplify-group-bodies` makes the splat ones immediates.
 
     With `report` set, a remark on each matmul says how many epilogue ops
     were fused, and on each near miss why not.
@@ -222,12 +224,47 @@ def FuserFuseGroupNormPass : Pass<"fuser-fuse-group-norm", "mlir::func::FuncOp">
 
 def FuserSimplifyGroupBodiesPass
     : Pass<"fuser-simplify-group-bodies", "mlir::func::FuncOp"> {
-  let summary = "Exact algebraic simplifications inside fusion group bodies";
+  let summary = "Constant inputs as immediates and exact algebra in fusion "
+                "group bodies";
   let description = [{
-    Rewrites the scalar bodies of `fuser.pointwise`, `fuser.matmul` and
-    `fuser.group_norm` so that a constant scaling is explicit, for code
-    generation to fold (into the matmul accumulator, say). Only rewrites that
-    give bit-identical results are applied; general folding is off.
+    First, every input of a `fuser.pointwise`, a `fuser.matmul` epilogue
+    (both regions when it ends in a group norm) or a `fuser.group_norm`
+    epilogue that holds one value everywhere becomes an `arith.constant` in
+    the bodies and leaves the group's inputs (and maps): a scalar constant,
+    or a splat tensor constant of any shape read through any map, such as
+    torch-mlir's 0-d slopes and bounds (`dense<0.0> : tensor<f32>` read
+    through `(d0, d1) -> ()`). So no host buffer (a `memref.global` after
+    bufferization) and no kernel argument exists for them. The constant op
+    outside goes when nothing else reads it. Other constants (weights) stay
+    inputs. This is the one place that does it, for groups formed by any
+    fusion pass (those clone scalar constants captured from above into the
+    isolated bodies, and leave tensor constants to this step).
+
+    ```mlir
+    %z = arith.constant dense<0.0> : tensor<f32>
+    %r = fuser.pointwise ins(%z, %x : tensor<f32>, tensor<4x8xf32>)
+           maps [affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>]
+           -> tensor<4x8xf32> {
+    ^bb0(%zv: f32, %xv: f32):
+      %m = arith.maximumf %zv, %xv : f32
+      fuser.yield %m : f32
+    }
+    ```
+    becomes
+    ```mlir
+    %r = fuser.pointwise ins(%x : tensor<4x8xf32>)
+           maps [affine_map<(d0, d1) -> (d0, d1)>] -> tensor<4x8xf32> {
+    ^bb0(%xv: f32):
+      %zv = arith.constant 0.0 : f32
+      %m = arith.maximumf %zv, %xv : f32
+      fuser.yield %m : f32
+    }
+    ```
+
+    Then it rewrites the scalar bodies so that a constant scaling is
+    explicit, for code generation to fold (into the matmul accumulator,
+    say). Only rewrites that give bit-identical results are applied; general
+    folding is off.
 
     - `addf(%v, %v)` becomes `mulf(%v, 2.0)`: both compute the exact 2v and
       round it once, so every input (NaN, infinities, signed zeros) gives
@@ -311,7 +348,8 @@ def FuserConfigureKernelsPass : Pass<"fuser-configure-kernels", "mlir::ModuleOp"
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
-           "Target chip the heuristics tune for">,
+           "Target chip: its kernels and tunings come from the chip table "
+           "(fuser/Dialect/Fuser/IR/Chips.h); unknown chips are errors">,
     Option<"blockSize", "block-size", "int64_t", /*default=*/"0",
            "Override: threads per block for pointwise groups (0: heuristic)">,
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"0",

@@ -2,6 +2,8 @@
 
 #include "fuser/Pipelines/Pipelines.h"
 
+#include "fuser/Dialect/Fuser/IR/Chips.h"
+
 #include "fuser/Conversion/Passes.h"
 #include "fuser/Dialect/Fuser/Transforms/Passes.h"
 
@@ -112,7 +114,11 @@ void mlir::fuser::buildGpuPipeline(OpPassManager &pm,
   buildKernelPipeline(pm, opts);
   GpuNVVMAttachTargetOptions target;
   target.chip = opts.chip;
-  target.features = opts.features;
+  // verifyOptions checked the chip.
+  target.features =
+      opts.features.empty()
+          ? "+ptx" + std::to_string(defaultPtxVersion(*lookupChip(opts.chip)))
+          : opts.features.getValue();
   target.optLevel = opts.optLevel;
   pm.addPass(createGpuNVVMAttachTarget(target));
 
@@ -156,24 +162,34 @@ void mlir::fuser::buildCpuReferencePipeline(OpPassManager &pm,
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
-/// Whether `chip` reads sm_<version>[a|f]. NVPTX only warns about an
-/// unknown processor, and an empty chip crashes the NVVM target verifier.
-static bool isValidChip(StringRef chip) {
-  if (!chip.consume_front("sm_"))
-    return false;
-  if (!chip.consume_back("a"))
-    chip.consume_back("f");
-  return !chip.empty() && llvm::all_of(chip, llvm::isDigit);
-}
+/// The newest PTX ISA LLVM 22's NVPTX backend emits (`llc -mattr=help`).
+static constexpr unsigned kNewestPtxVersion = 90;
 
 /// Rejects options that the passes would only report late, or not at all.
 static LogicalResult
 verifyOptions(StringRef pipeline, const FuserPipelineOptions &opts,
               function_ref<LogicalResult(const Twine &)> errorHandler) {
-  if (!isValidChip(opts.chip))
+  // NVPTX only warns about an unknown processor and compiles anyway; an empty
+  // chip crashes the NVVM target verifier.
+  const ChipInfo *chip = lookupChip(opts.chip);
+  if (!chip)
     return errorHandler(pipeline + ": unsupported chip '" + opts.chip +
-                        "': expected sm_<version> with an optional 'a' or "
-                        "'f' suffix, e.g. sm_90a or sm_80");
+                        "'; supported: " + supportedChipNames());
+  // An older PTX ISA than the chip needs is a fatal error in NVPTX.
+  if (std::optional<unsigned> ptx = ptxVersionOfFeatures(opts.features)) {
+    if (*ptx < chip->minPtxVersion)
+      return errorHandler(
+          pipeline + ": " + opts.chip + " needs PTX ISA " +
+          formatPtxVersion(chip->minPtxVersion) + " or newer, but features=" +
+          opts.features + " asks for " + formatPtxVersion(*ptx) +
+          "; use features=+ptx" + Twine(chip->minPtxVersion) +
+          " or leave features out");
+    if (*ptx > kNewestPtxVersion)
+      return errorHandler(pipeline + ": features=" + opts.features +
+                          " asks for PTX ISA " + formatPtxVersion(*ptx) +
+                          ", newer than LLVM's NVPTX backend knows (" +
+                          formatPtxVersion(kNewestPtxVersion) + ")");
+  }
   if (opts.format != "ptx" && opts.format != "cubin")
     return errorHandler(pipeline + ": unsupported format '" + opts.format +
                         "': expected ptx or cubin");

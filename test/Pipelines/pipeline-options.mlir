@@ -10,7 +10,7 @@
 // RUN: not fuser-opt %s --fuser-gpu-pipeline="format=elf" 2>&1 | FileCheck %s %{nocrash} --check-prefix=FORMAT
 // RUN: not fuser-opt %s --fuser-gpu-pipeline="opt-level=4" 2>&1 | FileCheck %s %{nocrash} --check-prefix=OPT
 // RUN: not fuser-opt %s --fuser-gpu-pipeline="opt-level=-1" 2>&1 | FileCheck %s %{nocrash} --check-prefix=NEGOPT
-// CHIP: error: fuser-gpu-pipeline: unsupported chip 'gfx90a': expected sm_<version> with an optional 'a' or 'f' suffix, e.g. sm_90a or sm_80
+// CHIP: error: fuser-gpu-pipeline: unsupported chip 'gfx90a'; supported: sm_80, sm_86, sm_87, sm_89, sm_90, sm_90a, sm_100, sm_100a, sm_100f, sm_103, sm_103a, sm_103f, sm_110, sm_110a, sm_110f, sm_120, sm_120a, sm_120f, sm_121, sm_121a, sm_121f
 // NOCHIP: error: fuser-gpu-pipeline: unsupported chip ''
 // SMONLY: error: fuser-kernel-pipeline: unsupported chip 'sm_'
 // SUFFIX: error: fuser-fusion-pipeline: unsupported chip 'sm_90x'

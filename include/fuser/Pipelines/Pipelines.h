@@ -17,12 +17,20 @@ namespace mlir::fuser {
 struct FuserPipelineOptions
     : public PassPipelineOptions<FuserPipelineOptions> {
   PassOptions::Option<std::string> chip{
-      *this, "chip", llvm::cl::desc("Target GPU architecture (e.g. sm_90a, sm_80)"),
+      *this, "chip",
+      llvm::cl::desc(
+          "Target GPU: sm_80, sm_86, sm_87, sm_89, sm_90, sm_90a, sm_100, "
+          "sm_100a, sm_100f, sm_103[a|f], sm_110[a|f], sm_120[a|f], "
+          "sm_121[a|f] (README: which kernels each gets). 'a' enables the "
+          "chip-specific features fuser uses on sm_90a (wgmma, TMA)"),
       llvm::cl::init("sm_90a")};
   PassOptions::Option<std::string> features{
       *this, "features",
-      llvm::cl::desc("PTX features; wgmma and sm_90a need +ptx80"),
-      llvm::cl::init("+ptx80")};
+      llvm::cl::desc("PTX features, e.g. +ptx88. Default: the oldest PTX ISA "
+                     "the chip accepts, at least 8.0 (8.6 for sm_100, 8.7 "
+                     "for sm_120); an older one than the chip needs is an "
+                     "error"),
+      llvm::cl::init("")};
   PassOptions::Option<std::string> format{
       *this, "format",
       llvm::cl::desc("Kernel image: ptx (no CUDA needed) or cubin (runs ptxas)"),
@@ -32,7 +40,10 @@ struct FuserPipelineOptions
       llvm::cl::init(3)};
   PassOptions::Option<std::string> precision{
       *this, "precision",
-      llvm::cl::desc("Arithmetic precision: fp32 (default), tf32, 3xtf32, bf16"),
+      llvm::cl::desc("Arithmetic precision of f32 matmuls: fp32 (default; at "
+                     "least fp32-accurate, fp32-kernel picks the kernel), "
+                     "tf32 or 3xtf32 (tensor cores). bf16 and f16 matmuls "
+                     "always compute in their own type"),
       llvm::cl::init("fp32")};
   PassOptions::Option<std::string> tensorCoreKernel{
       *this, "tensor-core-kernel",

@@ -7,6 +7,8 @@
 
 #include "fuser/Dialect/Fuser/Transforms/Passes.h"
 
+#include "fuser/Dialect/Fuser/IR/Chips.h"
+
 namespace mlir::fuser {
 #define GEN_PASS_DEF_FUSERCONFIGUREKERNELSPASS
 #include "fuser/Dialect/Fuser/Transforms/Passes.h.inc"
@@ -84,15 +86,6 @@ bool tmaCanCopy(MatmulOp op) {
   return op.getTransposeB() && op.hasTmaCopyableK();
 }
 
-/// Chips whose fp64 tensor cores (DMMA) match their fp32 FMA peak, where
-/// f32 operands widened to f64 give fp32-or-better results fastest: DMMA
-/// issues one instruction per 512 FMAs, so the kernel is no longer bound by
-/// the issue slots that cap an FFMA main loop. W2 on an H100, 2026-11-22:
-/// cuBLAS DGEMM 63 TFLOP/s against 50 for cuBLAS SGEMM and 46 for fuser's
-/// FFMA kernel (bench/results/).
-bool hasFastFp64TensorCores(StringRef chip) {
-  return chip == "sm_90" || chip == "sm_90a";
-}
 
 /// Whether the fp64 tensor-core kernel's epilogue can normalize `op`'s
 /// groups: whole 8-column pieces of one warp's row, a power of two
@@ -104,8 +97,14 @@ bool mmaHoldsGroups(MatmulOp op) {
 
 /// The tensor-core precision of `op`, or "" for the fp32 FFMA kernel.
 /// `fp32Kernel` (auto, ffma, fp64) picks the kernel of fp32 f32 matmuls.
+/// On chips whose fp64 tensor cores (DMMA) match their fp32 FMA peak
+/// (Hopper), f32 operands widened to f64 give fp32-or-better results
+/// fastest: DMMA issues one instruction per 512 FMAs, so the kernel is no
+/// longer bound by the issue slots that cap an FFMA main loop. W2 on an
+/// H100, 2026-11-22: cuBLAS DGEMM 63 TFLOP/s against 50 for cuBLAS SGEMM and
+/// 46 for fuser's FFMA kernel (bench/results/).
 StringRef mmaPrecision(MatmulOp op, StringRef precision, StringRef fp32Kernel,
-                       StringRef chip) {
+                       const ChipInfo &chip) {
   Type elem = getElementTypeOrSelf(op.getLhs().getType());
   if (elem.isBF16())
     return "bf16";
@@ -116,7 +115,7 @@ StringRef mmaPrecision(MatmulOp op, StringRef precision, StringRef fp32Kernel,
   if (!elem.isF32() || fp32Kernel == "ffma" ||
       (op.hasGroupNorm() && !mmaHoldsGroups(op)))
     return StringRef();
-  if (fp32Kernel == "fp64" || hasFastFp64TensorCores(chip))
+  if (fp32Kernel == "fp64" || chip.fastFp64TensorCores)
     return "fp64";
   return StringRef();
 }
@@ -188,6 +187,28 @@ public:
           << "'";
       return signalPassFailure();
     }
+    chipInfo = lookupChip(chip);
+    if (!chipInfo) {
+      getOperation().emitError() << "unsupported chip '" << chip
+                                 << "'; supported: " << supportedChipNames();
+      return signalPassFailure();
+    }
+    // Kernels the chip cannot run are refused, not compiled for ptxas to
+    // reject.
+    if (fp32Kernel == "fp64" && !hasFp64Mma(*chipInfo)) {
+      getOperation().emitError()
+          << "fp32-kernel=fp64 needs fp64 tensor cores with mma.sync "
+             "m16n8k8 (sm_90 or newer); "
+          << chip << " has none: use fp32-kernel=auto or ffma";
+      return signalPassFailure();
+    }
+    if (StringRef(tensorCoreKernel).starts_with("wgmma") && !chipInfo->wgmma) {
+      getOperation().emitError()
+          << "tensor-core-kernel=" << tensorCoreKernel
+          << " needs wgmma.mma_async, which only sm_90a has; " << chip
+          << " gets mma.sync with tensor-core-kernel=auto or mma";
+      return signalPassFailure();
+    }
     bool failedAny = false;
     getOperation().walk([&](PointwiseOp op) {
       if (op.getConfigAttr())
@@ -225,7 +246,7 @@ public:
                         << " columns do not fit the tensor-core epilogue "
                            "(a power of two, a multiple of 8 dividing "
                         << kMmaFp64Tile[4] << "); FFMA instead";
-      if (StringRef mma = mmaPrecision(op, opPrecision, fp32Kernel, chip);
+      if (StringRef mma = mmaPrecision(op, opPrecision, fp32Kernel, *chipInfo);
           !mma.empty()) {
         if (!configureMma(op, mma))
           failedAny = true;
@@ -271,15 +292,18 @@ public:
   }
 
 private:
+  /// The `chip` option's entry (set first in runOnOperation).
+  const ChipInfo *chipInfo = nullptr;
+
   /// Attaches the tensor-core config of `op`; false after a diagnostic.
   bool configureMma(MatmulOp op, StringRef mma) {
     bool wgmmaOk = mma != "fp64" && mma != "3xtf32" && op.getTransposeB() &&
                    !op.hasGroupNorm();
-    bool autoHalf = tensorCoreKernel == "auto" && chip == "sm_90a" &&
+    bool autoHalf = tensorCoreKernel == "auto" && chipInfo->wgmma &&
                     mma != "tf32";
     bool tma = wgmmaOk && tmaCanCopy(op) &&
                (tensorCoreKernel == "wgmma-tma" ||
-                (tensorCoreKernel == "auto" && chip == "sm_90a"));
+                (tensorCoreKernel == "auto" && chipInfo->wgmma));
     if (tensorCoreKernel == "wgmma-tma" && !tma && mma != "fp64" &&
         mma != "3xtf32")
       op.emitRemark() << "tensor-core-kernel=wgmma-tma not applied: TMA "

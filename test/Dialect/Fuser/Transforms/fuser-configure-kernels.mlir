@@ -4,7 +4,7 @@
 // RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="tile-sizes=64,64,8 fp32-kernel=ffma" | FileCheck %s --check-prefix=TILE
 // RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="tile-sizes=64,64 fp32-kernel=ffma" -verify-diagnostics
 // RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="chip=sm_80" | FileCheck %s --check-prefix=SM80
-// RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="chip=sm_80 fp32-kernel=fp64" | FileCheck %s --check-prefix=FORCED
+// RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="chip=sm_100 fp32-kernel=fp64" | FileCheck %s --check-prefix=FORCED
 // RUN: not fuser-opt %s --fuser-configure-kernels="fp32-kernel=dmma" 2>&1 | FileCheck %s --check-prefix=BADKERNEL
 // BADKERNEL: error: fp32-kernel must be auto, ffma or fp64, got 'dmma'
 

@@ -50,6 +50,11 @@ def test_compile_dynamic_pointwise():
     assert "static inline CUresult fuser_scale(CUstream stream" in art.header
     assert art.cubin is None
     assert art.remarks == ""
+    # print(art) summarizes instead of dumping the PTX and the header.
+    assert repr(art) == (
+        "<fuser.Artifact sm_90a; 1 kernel (scale_pointwise); "
+        "scale(arg0: f32[?, ?]) -> f32[?, ?]; "
+        f"ptx {len(art.ptx)} B, header {len(art.header)} B>")
 
 
 @needs_tools

@@ -30,32 +30,53 @@ def ConvertPointwiseToGPUPass : Pass<"fuser-pointwise-to-gpu", "mlir::ModuleOp">
 }
 
 def ConvertMatmulToGPUPass : Pass<"fuser-matmul-to-gpu", "mlir::ModuleOp"> {
-  let summary = "Lower each fuser.matmul group to one register-tiled GEMM kernel";
+  let summary = "Lower each fuser.matmul group to one GEMM kernel (FFMA, mma.sync, wgmma or TMA-fed wgmma) and its launch";
   let description = [{
-    Each configured `fuser.matmul` (strategy `ffma`, precision `fp32`)
-    becomes one `gpu.func` in `@fuser_kernels` and a launch in its place,
-    like `fuser-pointwise-to-gpu`. The kernel:
+    Each configured `fuser.matmul` becomes one `gpu.func` in `@fuser_kernels`
+    and, in its place, host code on tensors like `fuser-pointwise-to-gpu`'s:
+    a `cf.assert` that the reduction sizes (and the epilogue inputs' sizes)
+    agree, the output allocated once, and a `gpu.launch_func`. The kernel
+    is the one `#fuser.config` names (`fuser-configure-kernels` chooses);
+    every kernel applies the epilogue in registers before its single store
+    and handles M, N and K that are not tile multiples. A group-norm
+    epilogue is normalized in registers too, by every kernel but
+    `wgmma_tma` (the tensor-core ones need each group to be a power of two
+    of whole 8-column pieces of a warp's columns). B is K x N or, with
+    `transpose_b`, N x K (nn.Linear's x * W^T). The kernel parameters are
+    (A, B, epilogue inputs..., C, M, N, K[, tensor map of A, of B]).
 
-    - gives each block a BM x BN tile of the result (`tile = [BM, BN, BK]`),
-      M tiles along grid x so blocks that share a weight panel run together;
-    - streams BK-deep slices of both operands through double-buffered
-      shared memory (workgroup attributions), loading the next slice into
-      registers (128-bit global loads) while computing on the current one;
-    - keeps an 8 x 8 accumulator tile per thread as two 4 x 4 halves, so
-      shared-memory reads are 128-bit and bank-conflict free, and issues
-      64 FFMAs per k step (`vector.fma` on vector<4xf32>);
-    - applies the epilogue in registers and stores each row as 128-bit
-      stores; bounds checks handle M, N and K that are not tile multiples.
-
-    Both operand layouts are supported: B as K x N, or N x K with
-    `transpose_b` (nn.Linear's x * W^T).
-
-    Strategy `mma` (precision `tf32`, `3xtf32`, `bf16` or `f16`) builds a
-    tensor-core kernel instead (MmaGemmKernel.cpp): `mma.sync` m16n8k8 on
-    tf32 or m16n8k16 on bf16/f16 with fp32 accumulators, one warp per
-    WM x WN piece of the block tile, a STAGES-deep cp.async pipeline in
-    dynamic shared memory (`tile = [BM, BN, BK, WM, WN, STAGES]`), and the
-    same epilogue semantics, applied to pairs of accumulators in registers.
+    - strategy `ffma` (precision `fp32`, f32 operands): register-tiled fp32
+      FMA on CUDA cores (FfmaGemmKernel.cpp). `tile = [BM, BN, BK, TM, TN]`:
+      a BM x BN block tile, BK-deep slices of A and B streamed through
+      double-buffered shared memory (the next slice loaded into registers
+      with 128-bit loads while the current one is computed), TM x TN
+      accumulators per thread in 4 x 4 pieces read as bank-conflict-free
+      float4s, `vector.fma` on vector<4xf32>. Default 256 x 128 x 8, 16 x 8
+      per thread, 256 threads.
+    - strategy `mma` (MmaGemmKernel.cpp): warp-level `mma.sync` on tensor
+      cores, `tile = [BM, BN, BK, WM, WN, STAGES]`: one warp per WM x WN
+      piece of the block tile and a STAGES-deep cp.async pipeline in dynamic
+      shared memory. By precision: `tf32` (m16n8k8, f32 operands rounded to
+      tf32), `3xtf32` (three tf32 products per step from a hi/lo split),
+      `fp64` (m16n8k8.f64: f32 operands widened exactly, fp64 products and
+      sums, one rounding to f32), `bf16` and `f16` (m16n8k16 on operands of
+      that type); fp32 accumulators except for fp64.
+    - strategy `wgmma` (WgmmaKernel.cpp; sm_90a, tf32/bf16/f16, both
+      operands K-major): warpgroup-level `wgmma.mma_async` from
+      128-byte-swizzled shared memory fed by the same cp.async stages;
+      `tile = [BM, BN, BK, 16, BN, STAGES]`: BM / 64 warpgroups of 64 x BN
+      (BN at most 256), BK one 128-byte row, at least 3 stages. tf32
+      operands are truncated, not rounded.
+    - strategy `wgmma_tma` (WgmmaTmaLoop.cpp; also sm_90a, K-major, with a
+      static K whose rows are a multiple of 16 bytes apart; BM = 128, the
+      wgmma tile plus a producer warpgroup): one thread of the producer
+      warpgroup copies the stages with TMA (`cp.async.bulk.tensor`,
+      completing on mbarriers) while the consumer warpgroups (given
+      registers with `setmaxnreg`) run `wgmma.mma_async` and release each
+      stage on a second mbarrier. The host code adds one
+      `fuser.tensor_map` per operand ([BM, BK] and [BN, BK] boxes, 128-byte
+      swizzle), which the runtime encodes per call; at most `max_grid`
+      blocks loop over the output tiles.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::LLVM::LLVMDialect",

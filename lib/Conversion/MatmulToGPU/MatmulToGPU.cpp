@@ -1,7 +1,17 @@
 //===- MatmulToGPU.cpp - fuser.matmul to a GEMM kernel and launch ---------===//
 //
-// This file holds the pass and the host side of the lowering; the kernel
-// body is built in FfmaGemmKernel.cpp.
+// This file holds the pass and the host side of the lowering: the checks on
+// the config, the gpu.func with the parameters of GemmKernelArgs.h, and in
+// the op's place the size asserts, the output allocation, the tensor maps
+// (wgmma_tma) and the launch. The kernel body comes from the builder the
+// config's strategy names:
+//   ffma       register-tiled fp32 FMA (FfmaGemmKernel.cpp)
+//   mma        mma.sync on tf32, 3xtf32, fp64, bf16 or f16 (MmaGemmKernel.cpp)
+//   wgmma      wgmma.mma_async from cp.async stages, sm_90a (WgmmaKernel.cpp)
+//   wgmma_tma  wgmma.mma_async fed by TMA from a producer warpgroup, sm_90a
+//              (WgmmaKernel.cpp, WgmmaTmaLoop.cpp)
+// The tensor-core kernels share MmaEmitter.h and their epilogue
+// (MmaEpilogue.cpp).
 //
 //===----------------------------------------------------------------------===//
 

@@ -15,6 +15,15 @@ for src in examples/*.mlir test/gpu/Inputs/*.mlir; do
   rm "$OUT/$stem.gpu.mlir"
   echo "[artifacts] $stem"
 done
+# A real torch-mlir export (F.leaky_relu(x, 0.01), dynamic batch): its scalar
+# constants must become immediates (test/gpu/test_host_constants.py).
+src=test/Pipelines/Inputs/torch_leaky_relu_dynamic.mlir
+"$TOOLS/fuser-opt" "$src" --fuser-gpu-pipeline -o "$OUT/torch_leaky_relu_dynamic.gpu.mlir"
+"$TOOLS/fuser-translate" "$OUT/torch_leaky_relu_dynamic.gpu.mlir" --fuser-to-ptx -o "$OUT/torch_leaky_relu_dynamic.ptx"
+"$TOOLS/fuser-translate" "$OUT/torch_leaky_relu_dynamic.gpu.mlir" --fuser-to-manifest \
+  -o "$OUT/torch_leaky_relu_dynamic.manifest.json"
+rm "$OUT/torch_leaky_relu_dynamic.gpu.mlir"
+echo "[artifacts] torch_leaky_relu_dynamic"
 # The C header of the host-constants input, for test/gpu/test_host_constants.py.
 "$TOOLS/fuser-opt" test/gpu/Inputs/host_constants.mlir --fuser-gpu-pipeline \
   | "$TOOLS/fuser-translate" --fuser-to-c-header --fuser-header-prefix=hc -o "$OUT/host_constants.h"

@@ -39,7 +39,7 @@ def leaky_scaled_ref(x):
 
 
 def linear_ref(x):
-    return x.double() @ dense("w").T + dense("b")
+    return x.double() @ dense("weight").T + dense("bias")
 
 
 def manifest(stem):
@@ -81,6 +81,21 @@ def test_linear_constant_weight(rows, generator):
     # A second call reuses the uploaded constants.
     again = mod.linear_constant_weight(x)
     assert torch.equal(again, out)
+
+
+@pytest.mark.parametrize("rows", [1, 7, 4096])
+def test_torch_mlir_leaky_relu_export(rows, generator):
+    """torch-mlir's export of F.leaky_relu(x, 0.01) (a 0-d zero and an f64
+    slope): one kernel, the constants as immediates, PyTorch's values."""
+    mod = load("torch_leaky_relu_dynamic")
+    fn = manifest("torch_leaky_relu_dynamic")["functions"][0]
+    assert len(fn["launches"]) == 1
+    assert not [b for b in fn["buffers"] if b["kind"] == "constant"]
+    x = randn((rows, 1000), generator)
+    out = poisoned((rows, 1000))
+    mod.main(x, out=out)
+    check(f"torch leaky_relu export[{rows}]", out, F.leaky_relu(x.double(), 0.01), TOL)
+    assert torch.equal(out, F.leaky_relu(x, 0.01))
 
 
 def test_from_c(tmp_path, generator):

@@ -16,6 +16,11 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
 
@@ -165,6 +170,48 @@ void mlir::fuser::buildCpuReferencePipeline(OpPassManager &pm,
 /// The newest PTX ISA LLVM 22's NVPTX backend emits (`llc -mattr=help`).
 static constexpr unsigned kNewestPtxVersion = 90;
 
+/// For format=cubin: whether the toolkit's ptxas assembles PTX ISA
+/// `ptxVersion` for `chip` (an older toolkit knows neither newer chips nor
+/// newer PTX). Returns the reason when it does not. Checked by assembling
+/// an empty module, so the answer is ptxas's own.
+static std::optional<std::string> ptxasRejects(StringRef cudaPath,
+                                               StringRef chip,
+                                               StringRef ptxVersion) {
+  SmallString<128> ptxas(cudaPath);
+  llvm::sys::path::append(ptxas, "bin", "ptxas");
+  if (!llvm::sys::fs::can_execute(ptxas))
+    return ("format=cubin runs ptxas, and there is none at " + ptxas +
+            " (set cuda-path= or CUDA_HOME, or use format=ptx)")
+        .str();
+  SmallString<128> input, log;
+  int fd;
+  if (llvm::sys::fs::createTemporaryFile("fuser-ptxas-probe", "ptx", fd,
+                                         input) ||
+      llvm::sys::fs::createTemporaryFile("fuser-ptxas-probe", "log", log))
+    return std::nullopt; // Nothing to probe with; ptxas reports it later.
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << ".version " << ptxVersion << "\n.target " << chip
+       << "\n.address_size 64\n";
+  }
+  std::string arch = ("-arch=" + chip).str();
+  StringRef args[] = {ptxas, arch, input, "-o", "/dev/null"};
+  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log),
+                                          StringRef(log)};
+  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects);
+  std::string output;
+  if (auto buffer = llvm::MemoryBuffer::getFile(log))
+    output = (*buffer)->getBuffer().split('\n').first.trim().str();
+  llvm::sys::fs::remove(input);
+  llvm::sys::fs::remove(log);
+  if (rc == 0)
+    return std::nullopt;
+  return ("format=cubin: the ptxas at " + ptxas + " cannot assemble PTX ISA " +
+          ptxVersion + " for " + chip + " (" + output +
+          "); use a newer CUDA toolkit (cuda-path=) or format=ptx")
+      .str();
+}
+
 /// Rejects options that the passes would only report late, or not at all.
 static LogicalResult
 verifyOptions(StringRef pipeline, const FuserPipelineOptions &opts,
@@ -193,6 +240,13 @@ verifyOptions(StringRef pipeline, const FuserPipelineOptions &opts,
   if (opts.format != "ptx" && opts.format != "cubin")
     return errorHandler(pipeline + ": unsupported format '" + opts.format +
                         "': expected ptx or cubin");
+  if (opts.format == "cubin" && pipeline == "fuser-gpu-pipeline") {
+    unsigned ptx = ptxVersionOfFeatures(opts.features)
+                       .value_or(defaultPtxVersion(*chip));
+    if (std::optional<std::string> why = ptxasRejects(
+            resolveCudaPath(opts.cudaPath), opts.chip, formatPtxVersion(ptx)))
+      return errorHandler(pipeline + ": " + *why);
+  }
   if (opts.optLevel < 0 || opts.optLevel > 3)
     return errorHandler(pipeline + ": opt-level must be 0 to 3, got " +
                         Twine(opts.optLevel));

@@ -19,6 +19,21 @@
 // OPT: error: fuser-gpu-pipeline: opt-level must be 0 to 3, got 4
 // NEGOPT: error: fuser-gpu-pipeline: opt-level must be 0 to 3, got -1
 
+// format=cubin asks the toolkit's ptxas whether it knows the chip and the
+// PTX ISA version, before compiling anything.
+// RUN: not fuser-opt %s --fuser-gpu-pipeline="chip=sm_100 format=cubin cuda-path=%S/Inputs/old-cuda" 2>&1 | FileCheck %s %{nocrash} --check-prefix=OLDPTXAS
+// RUN: not fuser-opt %s --fuser-gpu-pipeline="format=cubin cuda-path=%t.nonexistent" 2>&1 | FileCheck %s %{nocrash} --check-prefix=NOPTXAS
+// OLDPTXAS: error: fuser-gpu-pipeline: format=cubin: the ptxas at {{.*}}old-cuda/bin/ptxas cannot assemble PTX ISA 8.6 for sm_100 (ptxas fatal   : Value 'sm_100' is not defined for option 'gpu-name'); use a newer CUDA toolkit (cuda-path=) or format=ptx
+// NOPTXAS: error: fuser-gpu-pipeline: format=cubin runs ptxas, and there is none at {{.*}}nonexistent/bin/ptxas (set cuda-path= or CUDA_HOME, or use format=ptx)
+// An unknown chip and a PTX ISA too old for the chip: one line each, before
+// LLVM sees them (it aborted on the second).
+// RUN: not fuser-opt %s --fuser-gpu-pipeline="chip=sm_999" 2>&1 | FileCheck %s %{nocrash} --check-prefix=SM999
+// RUN: not fuser-opt %s --fuser-gpu-pipeline="chip=sm_100 features=+ptx80" 2>&1 | FileCheck %s %{nocrash} --check-prefix=OLDPTX
+// SM999: error: fuser-gpu-pipeline: unsupported chip 'sm_999'; supported: sm_80,
+// SM999-NOT: error
+// OLDPTX: error: fuser-gpu-pipeline: sm_100 needs PTX ISA 8.6 or newer, but features=+ptx80 asks for 8.0; use features=+ptx86 or leave features out
+// OLDPTX-NOT: LLVM ERROR
+
 // Valid chips, with or without a suffix, compile.
 // RUN: fuser-opt %s --fuser-gpu-pipeline="chip=sm_80 features=+ptx70 opt-level=0" | fuser-translate --fuser-to-ptx | FileCheck %s --check-prefix=SM80
 // RUN: fuser-opt %s --fuser-kernel-pipeline="chip=sm_100f" -o /dev/null

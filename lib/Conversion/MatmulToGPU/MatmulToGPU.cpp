@@ -3,8 +3,10 @@
 // This file holds the pass and the host side of the lowering: the checks on
 // the config, the gpu.func with the parameters of GemmKernelArgs.h, and in
 // the op's place the size asserts, the output allocation, the tensor maps
-// (wgmma_tma) and the launch. The kernel body comes from the builder the
-// config's strategy names:
+// (wgmma_tma) and the launch. The config's strategy string names a
+// GemmStrategy (FuserAttrs.td), whose record (GemmStrategy.h) holds the rules
+// this lowering shares with the configuration step; the pass dispatches on it
+// to the kernel's checks and builder:
 //   ffma       register-tiled fp32 FMA (FfmaGemmKernel.cpp)
 //   mma        mma.sync on tf32, 3xtf32, fp64, bf16 or f16 (MmaGemmKernel.cpp)
 //   wgmma      wgmma.mma_async from cp.async stages, sm_90a (WgmmaKernel.cpp)
@@ -21,6 +23,7 @@
 #include "GemmKernelArgs.h"
 #include "MmaGemmKernel.h"
 #include "fuser/Conversion/Common/KernelUtils.h"
+#include "fuser/Dialect/Fuser/IR/GemmStrategy.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -50,24 +53,29 @@ public:
   }
 
 private:
-  LogicalResult checkSupported(MatmulOp op, KernelConfigAttr config) {
+  /// The strategy `config` names, or failure after a diagnostic.
+  FailureOr<GemmStrategy> getStrategy(MatmulOp op, KernelConfigAttr config) {
     if (!config)
       return op.emitOpError()
              << "has no #fuser.config; run -fuser-configure-kernels first";
-    if (config.getStrategy() == kMmaStrategy ||
-        config.getStrategy() == kWgmmaStrategy ||
-        config.getStrategy() == kWgmmaTmaStrategy)
-      return success(); // getMmaTiling checks types and tile
-    if (config.getStrategy() != "ffma")
-      return op.emitOpError() << "has strategy '" << config.getStrategy()
-                              << "'; this lowering implements 'ffma', '"
-                              << kMmaStrategy << "', '" << kWgmmaStrategy
-                              << "' and '" << kWgmmaTmaStrategy << "'";
-    if (config.getPrecision() != "fp32")
+    std::optional<GemmStrategy> strategy =
+        symbolizeGemmStrategy(config.getStrategy());
+    if (!strategy)
+      return op.emitOpError()
+             << "has strategy '" << config.getStrategy()
+             << "'; this lowering implements " << gemmStrategyNames();
+    return *strategy;
+  }
+
+  /// The FFMA kernel's checks beyond its tiling (getGemmTiling).
+  LogicalResult checkFfma(MatmulOp op, KernelConfigAttr config) {
+    const GemmStrategyRecord &ffma = getGemmStrategyRecord(GemmStrategy::ffma);
+    if (!ffma.applies(op, config.getPrecision()))
       return op.emitOpError()
              << "precision '" << config.getPrecision()
-             << "' needs the tensor-core strategy '" << kMmaStrategy
-             << "'; the 'ffma' kernel computes in fp32";
+             << "' needs the tensor-core strategy '"
+             << stringifyGemmStrategy(GemmStrategy::mma) << "'; the '"
+             << ffma.name() << "' kernel computes in fp32";
     auto isF32 = [](Type t) { return elementTypeOf(t).isF32(); };
     if (!isF32(op.getLhs().getType()) || !isF32(op.getRhs().getType()) ||
         !isF32(op.getResult().getType()) ||
@@ -77,39 +85,89 @@ private:
     return success();
   }
 
+  /// What the launch needs of the strategy's kernel: its checked tiling,
+  /// block tile, threads, dynamic shared memory and workgroup buffers.
+  struct KernelPlan {
+    GemmStrategy strategy;
+    std::optional<GemmTiling> ffma;
+    std::optional<MmaTiling> mma;
+    int64_t tileM = 0, tileN = 0, threads = 0, sharedBytes = 0;
+    SmallVector<Type> workgroupBuffers;
+    /// Operands passed as tensor maps (wgmma_tma).
+    bool tma = false;
+  };
+
+  FailureOr<KernelPlan> plan(MatmulOp op, KernelConfigAttr config,
+                             GemmStrategy strategy) {
+    KernelPlan p;
+    p.strategy = strategy;
+    switch (strategy) {
+    case GemmStrategy::ffma: {
+      if (failed(checkFfma(op, config)))
+        return failure();
+      FailureOr<GemmTiling> t = getGemmTiling(op, config);
+      if (failed(t))
+        return failure();
+      p.ffma = *t;
+      p.tileM = t->bm;
+      p.tileN = t->bn;
+      p.threads = t->threads();
+      p.workgroupBuffers = getGemmWorkgroupBuffers(op.getContext(), *t);
+      return p;
+    }
+    case GemmStrategy::mma:
+    case GemmStrategy::wgmma:
+    case GemmStrategy::wgmma_tma: {
+      FailureOr<MmaTiling> t = getMmaTiling(op, config, strategy);
+      if (failed(t))
+        return failure();
+      p.mma = *t;
+      p.tileM = t->bm;
+      p.tileN = t->bn;
+      p.threads = t->threads();
+      p.sharedBytes = t->sharedBytes();
+      p.tma = strategy == GemmStrategy::wgmma_tma;
+      return p;
+    }
+    }
+    llvm_unreachable("unknown GemmStrategy");
+  }
+
+  /// Fills `kernel` with the strategy's kernel body.
+  LogicalResult buildKernel(MatmulOp op, const KernelPlan &p,
+                            gpu::GPUFuncOp kernel) {
+    switch (p.strategy) {
+    case GemmStrategy::ffma:
+      return buildFfmaGemmKernel(op, *p.ffma, kernel);
+    case GemmStrategy::mma:
+    case GemmStrategy::wgmma:
+    case GemmStrategy::wgmma_tma:
+      return buildMmaGemmKernel(op, *p.mma, kernel);
+    }
+    llvm_unreachable("unknown GemmStrategy");
+  }
+
   LogicalResult lower(MatmulOp op, SymbolTable &kernelSymbols) {
     KernelConfigAttr config = op.getConfigAttr();
-    if (failed(checkSupported(op, config)))
+    FailureOr<GemmStrategy> strategy = getStrategy(op, config);
+    if (failed(strategy))
       return failure();
-    // The tensor-core kernel (MmaGemmKernel.cpp) or the FFMA one: block
-    // tile, threads and dynamic shared memory for the launch.
-    bool useMma = config.getStrategy() == kMmaStrategy ||
-                  config.getStrategy() == kWgmmaStrategy ||
-                  config.getStrategy() == kWgmmaTmaStrategy;
-    FailureOr<MmaTiling> mmaTiling =
-        useMma ? getMmaTiling(op, config) : FailureOr<MmaTiling>(MmaTiling{});
-    FailureOr<GemmTiling> tiling =
-        useMma ? FailureOr<GemmTiling>(GemmTiling{})
-               : getGemmTiling(op, config);
-    if (failed(mmaTiling) || failed(tiling))
+    FailureOr<KernelPlan> kp = plan(op, config, *strategy);
+    if (failed(kp))
       return failure();
-    int64_t tileM = useMma ? mmaTiling->bm : tiling->bm;
-    int64_t tileN = useMma ? mmaTiling->bn : tiling->bn;
-    int64_t numThreads = useMma ? mmaTiling->threads() : tiling->threads();
-    int64_t sharedBytes = useMma ? mmaTiling->sharedBytes() : 0;
+    int64_t tileM = kp->tileM, tileN = kp->tileN;
+    int64_t numThreads = kp->threads, sharedBytes = kp->sharedBytes;
+    bool tma = kp->tma;
 
     // 1. The kernel (GemmKernelArgs.h).
     MLIRContext *ctx = op.getContext();
     auto i64 = IntegerType::get(ctx, 64);
-    bool tma = useMma && mmaTiling->tma;
     SmallVector<Type> params = gemmKernelParamTypes(op, tma);
     auto func = op->getParentOfType<FunctionOpInterface>();
     std::string name =
         (func ? func.getName().str() : std::string("fuser")) + "_matmul";
     auto kernel = createKernel(kernelSymbols, op.getLoc(), name, params,
-                               config.getBlock(),
-                               useMma ? SmallVector<Type>()
-                                      : getGemmWorkgroupBuffers(ctx, *tiling));
+                               config.getBlock(), kp->workgroupBuffers);
     if (config.getMinBlocksPerSm() > 0) // caps registers, for occupancy
       kernel->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                       IntegerAttr::get(IntegerType::get(ctx, 32),
@@ -119,8 +177,7 @@ private:
                       DenseI64ArrayAttr::get(
                           ctx, {int64_t(params.size()) - 2,
                                 int64_t(params.size()) - 1}));
-    if (failed(useMma ? buildMmaGemmKernel(op, *mmaTiling, kernel)
-                      : buildFfmaGemmKernel(op, *tiling, kernel)))
+    if (failed(buildKernel(op, *kp, kernel)))
       return failure();
 
     // 2. Host code: sizes, checks, output, launch.
@@ -163,11 +220,11 @@ private:
       auto map = [&](Value t, int64_t boxRows) -> Value {
         return TensorMapOp::create(
             b, loc, params.back(), hostBufferOfTensor(b, loc, t),
-            b.getDenseI64ArrayAttr({boxRows, mmaTiling->bk}),
-            b.getI64IntegerAttr(mmaTiling->bk * mmaTiling->elemBytes()));
+            b.getDenseI64ArrayAttr({boxRows, kp->mma->bk}),
+            b.getI64IntegerAttr(kp->mma->bk * kp->mma->elemBytes()));
       };
-      args.push_back(map(lhs, mmaTiling->bm));
-      args.push_back(map(rhs, mmaTiling->bn));
+      args.push_back(map(lhs, kp->mma->bm));
+      args.push_back(map(rhs, kp->mma->bn));
     }
 
     // M tiles along x: the blocks that share a B panel run back to back.

@@ -61,7 +61,8 @@ using namespace mlir::fuser::detail;
 constexpr int64_t kMaxSharedBytes = 232448;
 
 FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
-                                               KernelConfigAttr config) {
+                                               KernelConfigAttr config,
+                                               GemmStrategy strategy) {
   MLIRContext *ctx = op.getContext();
   StringRef precision = config.getPrecision();
   Type want;
@@ -100,18 +101,19 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
   MmaTiling t{tile[0], tile[1], tile[2], tile[3], tile[4], tile[5], want,
               precision == "3xtf32", op.getTransposeB(),
               precision == "fp64",
-              config.getStrategy() == kWgmmaStrategy ||
-                  config.getStrategy() == kWgmmaTmaStrategy,
-              config.getStrategy() == kWgmmaTmaStrategy};
+              strategy == GemmStrategy::wgmma ||
+                  strategy == GemmStrategy::wgmma_tma,
+              strategy == GemmStrategy::wgmma_tma};
   auto describe = [&](InFlightDiagnostic diag) {
-    diag << (t.tma ? "wgmma_tma" : t.wgmma ? "wgmma" : "mma") << " tile [" << t.bm << ", " << t.bn << ", " << t.bk << ", "
-         << t.wm << ", " << t.wn << ", " << t.stages << "] ";
+    diag << stringifyGemmStrategy(strategy) << " tile [" << t.bm << ", " << t.bn
+         << ", " << t.bk << ", " << t.wm << ", " << t.wn << ", " << t.stages
+         << "] ";
     return diag;
   };
   if (t.wgmma &&
-      (!t.transB || t.split3 || t.f64Math || t.wm != 16 || t.wn != t.bn ||
-       t.bm % 64 || t.bn % 8 || t.bn > 256 || t.bk * t.elemBytes() != 128 ||
-       t.stages < 3))
+      (!getGemmStrategyRecord(GemmStrategy::wgmma).applies(op, precision) ||
+       t.wm != 16 || t.wn != t.bn || t.bm % 64 || t.bn % 8 || t.bn > 256 ||
+       t.bk * t.elemBytes() != 128 || t.stages < 3))
     return describe(op.emitOpError())
            << "unsupported: wgmma needs transpose_b (both operands K-major), "
               "tf32, bf16 or f16, WM = 16, WN = BN (at most 256, a multiple "

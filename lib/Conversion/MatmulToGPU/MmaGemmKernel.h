@@ -14,20 +14,11 @@
 #define FUSER_LIB_CONVERSION_MATMULTOGPU_MMAGEMMKERNEL_H
 
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
+#include "fuser/Dialect/Fuser/IR/GemmStrategy.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
 namespace mlir::fuser {
-
-/// The strategy names ConfigureKernels gives tensor-core GEMMs: warp-level
-/// mma.sync, or Hopper's warpgroup-level wgmma.mma_async (sm_90a; both
-/// operands K-major; tile [BM, BN, BK, 16, BN, STAGES]: BM / 64 warpgroups
-/// of 64 x BN, BK spanning one 128-byte swizzled row).
-constexpr StringLiteral kMmaStrategy = "mma";
-constexpr StringLiteral kWgmmaStrategy = "wgmma";
-/// wgmma fed by TMA copies from a producer warpgroup (WgmmaTmaLoop.h): the
-/// same tile, one more warpgroup; K-major operands with 16-byte row pitches.
-constexpr StringLiteral kWgmmaTmaStrategy = "wgmma_tma";
 
 /// The tiling of the mma kernel, from the config's
 /// tile = [BM, BN, BK, WM, WN, STAGES]: a BM x BN block tile, BK deep per
@@ -85,8 +76,10 @@ struct MmaTiling {
 };
 
 /// Checks that `op`'s element types suit `config`'s precision and that the
-/// tile is one the builder supports, with a diagnostic on `op` otherwise.
-FailureOr<MmaTiling> getMmaTiling(MatmulOp op, KernelConfigAttr config);
+/// tile is one the builder of `strategy` (mma, wgmma or wgmma_tma) supports,
+/// with a diagnostic on `op` otherwise.
+FailureOr<MmaTiling> getMmaTiling(MatmulOp op, KernelConfigAttr config,
+                                  GemmStrategy strategy);
 
 /// Fills `kernel`, whose parameters are GemmKernelArgs.h's (with tiling.tma,
 /// the tensor maps of A, [BM, BK] boxes, and B, [BN, BK] boxes),

@@ -96,7 +96,7 @@ func.func @unconfigured(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<4x4x
 // -----
 
 func.func @strategy(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<4x4xf32> {
-  // expected-error @+1 {{has strategy 'pointwise'; this lowering implements 'ffma'}}
+  // expected-error @+1 {{has strategy 'pointwise'; this lowering implements 'ffma', 'mma', 'wgmma' and 'wgmma_tma'}}
   %y = fuser.matmul %a, %b epilogue_maps [] {config = #fuser.config<strategy = "pointwise", block = [64, 1, 1]>}
          : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32> {
   ^bb0(%acc: f32):

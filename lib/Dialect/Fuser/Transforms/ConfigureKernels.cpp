@@ -8,6 +8,7 @@
 #include "fuser/Dialect/Fuser/Transforms/Passes.h"
 
 #include "fuser/Dialect/Fuser/IR/Chips.h"
+#include "fuser/Dialect/Fuser/IR/GemmStrategy.h"
 
 namespace mlir::fuser {
 #define GEN_PASS_DEF_FUSERCONFIGUREKERNELSPASS
@@ -25,74 +26,22 @@ namespace {
 constexpr int64_t kPointwiseBlock = 256;
 constexpr int64_t kPointwiseMaxGrid = 1 << 20;
 
-/// Matmul: fp32 FMA on CUDA cores, 256 threads computing a 256 x 128 (M x N)
-/// output tile, 16 x 8 elements per thread, stepping K by 8. Best of 15
-/// tilings on W2 (H200, 2026-11-22, bench/results/H200-2026-11-22*.md):
-/// 46.6 TFLOP/s, against 44.2 for 128 x 128 with 8 x 16 per thread and 41.0
-/// for 128 x 128 with 8 x 8.
-constexpr StringLiteral kMatmulStrategy = "ffma";
-constexpr int64_t kMatmulBlock = 256;
-constexpr int64_t kMatmulTile[] = {256, 128, 8, 16, 8};
-constexpr int64_t kMatmulMinBlocksPerSM = 1; // ~246 registers: one block
-
-/// Tensor-core matmuls (strategy "mma", MmaGemmKernel.cpp): mma.sync with
-/// fp32 accumulators, tile = [BM, BN, BK, WM, WN, STAGES], one warp per
-/// WM x WN outputs, a STAGES-deep cp.async pipeline in dynamic shared
-/// memory. f32 operands get it when the precision option asks for tf32 or
-/// 3xtf32; bf16 and f16 operands always (their own type, whatever the
-/// option). Each warp tile stays within 255 registers without spills
-/// (ptxas, sm_90a). Fastest measured on W2 (H100, 2026-11-22, of 9 tilings
-/// each, bench/results/mma-*.md): tf32: 128 x 128 x 16, 4 warps of 64 x 64,
-/// 4 stages (80 KiB; 129 TFLOP/s); bf16/f16: 128 x 128 x 32, 4 warps of
-/// 64 x 64, 3 stages (60 KiB; 290 TFLOP/s). 3xtf32 keeps hi and lo
-/// fragments, so 8 warps of 64 x 32.
-constexpr StringLiteral kMmaStrategy = "mma";
-constexpr int64_t kMmaTf32Tile[] = {128, 128, 16, 64, 64, 4};
-/// fp64 (DMMA) accumulators take two registers each, so warps of 64 x 32.
-/// Best spill-free tiling of 9 on W2 and W3 (H100, 2026-11-22,
-/// bench/results/H100-2026-11-22-fp64.md): 52.8 TFLOP/s on W2 (cuBLAS SGEMM
-/// 51), 52.4 on W3; 128 x 64 and 64 x 128 tiles at 2 blocks/SM are within
-/// 1% but spill.
-constexpr int64_t kMmaFp64Tile[] = {128, 128, 32, 64, 32, 4};
-constexpr int64_t kMma3xTf32Tile[] = {128, 128, 16, 64, 32, 4};
-constexpr int64_t kMmaHalfTile[] = {128, 128, 32, 64, 64, 3};
-
-/// wgmma (sm_90a, K-major operands): two warpgroups of 64 x 128, BK one
-/// 128-byte swizzled row, 4 stages (128 KiB); the default for bf16/f16
-/// only. W2 on an H100 (bench/results/H100-2026-11-22-wgmma.md): bf16 418
-/// TFLOP/s (mma.sync: 286; 128 x 256 reaches 494 but spills). tf32 through
-/// wgmma truncates operands instead of rounding them (cvt.rna), which
-/// doubles the error (2.5e-3 on W2, 2e-2 on the odd-shape tests), so tf32
-/// keeps mma.sync unless tensor-core-kernel=wgmma.
-constexpr StringLiteral kWgmmaStrategy = "wgmma";
-constexpr int64_t kWgmmaTf32Tile[] = {128, 128, 32, 16, 128, 4};
-constexpr int64_t kWgmmaHalfTile[] = {128, 128, 64, 16, 128, 4};
-
-/// wgmma fed by TMA from a producer warpgroup (sm_90a, K-major operands
-/// whose rows are 16-byte multiples apart): two consumer warpgroups of
-/// 64 x 256, 4 stages of 48 KiB.
-constexpr StringLiteral kWgmmaTmaStrategy = "wgmma_tma";
-constexpr int64_t kWgmmaTmaTf32Tile[] = {128, 256, 32, 16, 256, 4};
-constexpr int64_t kWgmmaTmaHalfTile[] = {128, 256, 64, 16, 256, 4};
-/// Its grid: at most one block per SM of an H100 SXM or H200 (132), each
-/// looping over output tiles, so that a tile's epilogue overlaps the next
-/// one's copies.
-constexpr int64_t kWgmmaTmaMaxGrid = 132;
-
-/// Whether the copy engine can read `op`'s operands: K-major (transpose_b)
-/// with a static, non-zero K whose rows are a multiple of 16 bytes apart
-/// (the runtime checks the base addresses).
-bool tmaCanCopy(MatmulOp op) {
-  return op.getTransposeB() && op.hasTmaCopyableK();
+/// Matmul kernels, their tiles and what each needs: GemmStrategy.h's
+/// records. This pass chooses among them (mmaPrecision, configureMma).
+const GemmStrategyRecord &ffmaRecord() {
+  return getGemmStrategyRecord(GemmStrategy::ffma);
 }
-
+const GemmStrategyRecord &mmaRecord() {
+  return getGemmStrategyRecord(GemmStrategy::mma);
+}
 
 /// Whether the fp64 tensor-core kernel's epilogue can normalize `op`'s
 /// groups: whole 8-column pieces of one warp's row, a power of two
 /// (MmaGemmKernel's normalizeGroups).
 bool mmaHoldsGroups(MatmulOp op) {
   int64_t g = *op.getNormGroupSize();
-  return g % 8 == 0 && llvm::isPowerOf2_64(g) && kMmaFp64Tile[4] % g == 0;
+  return g % 8 == 0 && llvm::isPowerOf2_64(g) &&
+         mmaRecord().defaultTile("fp64")[4] % g == 0;
 }
 
 /// The tensor-core precision of `op`, or "" for the fp32 FFMA kernel.
@@ -245,15 +194,16 @@ public:
                         << *op.getNormGroupSize()
                         << " columns do not fit the tensor-core epilogue "
                            "(a power of two, a multiple of 8 dividing "
-                        << kMmaFp64Tile[4] << "); FFMA instead";
+                        << mmaRecord().defaultTile("fp64")[4]
+                        << "); FFMA instead";
       if (StringRef mma = mmaPrecision(op, opPrecision, fp32Kernel, *chipInfo);
           !mma.empty()) {
         if (!configureMma(op, mma))
           failedAny = true;
         return;
       }
-      SmallVector<int64_t> tile(std::begin(kMatmulTile), std::end(kMatmulTile));
-      int64_t block = kMatmulBlock;
+      const GemmStrategyRecord &ffma = ffmaRecord();
+      SmallVector<int64_t> tile(ffma.defaultTile(opPrecision));
       if (!tileSizes.empty()) {
         if (tileSizes.size() != 3 && tileSizes.size() != 5) {
           op.emitError() << "tile-sizes must list 3 values (M, N, K) or 5 "
@@ -263,16 +213,12 @@ public:
           return;
         }
         tile.assign(tileSizes.begin(), tileSizes.end());
-        // One thread per thread tile (8 x 8 unless given).
-        int64_t tm = tile.size() == 5 ? tile[3] : 8;
-        int64_t tn = tile.size() == 5 ? tile[4] : 8;
-        block = (tm > 0 && tn > 0) ? (tile[0] / tm) * (tile[1] / tn) : 0;
       }
       auto config = KernelConfigAttr::getChecked(
-          [&] { return op.emitError(); }, ctx, StringRef(kMatmulStrategy),
-          ArrayRef<int64_t>{block, 1, 1}, /*vector_width=*/int64_t(1),
-          /*max_grid=*/int64_t(0), ArrayRef<int64_t>(tile),
-          /*min_blocks_per_sm=*/kMatmulMinBlocksPerSM, opPrecision);
+          [&] { return op.emitError(); }, ctx, ffma.name(),
+          ArrayRef<int64_t>{ffma.threads(tile), 1, 1},
+          /*vector_width=*/int64_t(1), ffma.maxGrid, ArrayRef<int64_t>(tile),
+          ffma.minBlocksPerSm, opPrecision);
       if (!config) {
         failedAny = true;
         return;
@@ -297,11 +243,16 @@ private:
 
   /// Attaches the tensor-core config of `op`; false after a diagnostic.
   bool configureMma(MatmulOp op, StringRef mma) {
-    bool wgmmaOk = mma != "fp64" && mma != "3xtf32" && op.getTransposeB() &&
-                   !op.hasGroupNorm();
+    const GemmStrategyRecord &wgmmaRec =
+        getGemmStrategyRecord(GemmStrategy::wgmma);
+    const GemmStrategyRecord &tmaRec =
+        getGemmStrategyRecord(GemmStrategy::wgmma_tma);
+    // wgmma's epilogue could hold a group norm, but one keeps fp32, which
+    // wgmma does not compute in.
+    bool wgmmaOk = wgmmaRec.applies(op, mma) && !op.hasGroupNorm();
     bool autoHalf = tensorCoreKernel == "auto" && chipInfo->wgmma &&
                     mma != "tf32";
-    bool tma = wgmmaOk && tmaCanCopy(op) &&
+    bool tma = tmaRec.applies(op, mma) &&
                (tensorCoreKernel == "wgmma-tma" ||
                 (tensorCoreKernel == "auto" && chipInfo->wgmma));
     if (tensorCoreKernel == "wgmma-tma" && !tma && mma != "fp64" &&
@@ -312,15 +263,10 @@ private:
                          "norm";
     bool wgmma = wgmmaOk && (tma || tensorCoreKernel == "wgmma" ||
                              tensorCoreKernel == "wgmma-tma" || autoHalf);
-    ArrayRef<int64_t> defaults =
-        tma     ? (mma == "tf32" ? ArrayRef(kWgmmaTmaTf32Tile)
-                                 : ArrayRef(kWgmmaTmaHalfTile))
-        : wgmma ? (mma == "tf32" ? ArrayRef(kWgmmaTf32Tile)
-                                 : ArrayRef(kWgmmaHalfTile))
-        : mma == "tf32"   ? ArrayRef(kMmaTf32Tile)
-        : mma == "3xtf32" ? ArrayRef(kMma3xTf32Tile)
-        : mma == "fp64"   ? ArrayRef(kMmaFp64Tile)
-                          : ArrayRef(kMmaHalfTile);
+    const GemmStrategyRecord &rec = tma     ? tmaRec
+                                    : wgmma ? wgmmaRec
+                                            : mmaRecord();
+    ArrayRef<int64_t> defaults = rec.defaultTile(mma);
     SmallVector<int64_t> tile(defaults);
     if (tileSizes.size() == 6) {
       tile.assign(tileSizes.begin(), tileSizes.end());
@@ -342,20 +288,11 @@ private:
                            "selects the FFMA kernel and its tiles";
       return false;
     }
-    // One warp per WM x WN (wgmma: WM = 16, WN = BN, four per warpgroup);
-    // wgmma_tma adds the producer warpgroup.
-    int64_t block =
-        tile[3] > 0 && tile[4] > 0 ? 32 * (tile[0] / tile[3]) * (tile[1] / tile[4])
-                                   : 0;
-    if (tma)
-      block += 128;
     auto config = KernelConfigAttr::getChecked(
-        [&] { return op.emitError(); }, &getContext(),
-        StringRef(tma ? kWgmmaTmaStrategy : wgmma ? kWgmmaStrategy : kMmaStrategy),
-        ArrayRef<int64_t>{std::max<int64_t>(block, 1), 1, 1},
-        /*vector_width=*/int64_t(1),
-        /*max_grid=*/tma ? kWgmmaTmaMaxGrid : int64_t(0),
-        ArrayRef<int64_t>(tile), /*min_blocks_per_sm=*/int64_t(1), mma);
+        [&] { return op.emitError(); }, &getContext(), rec.name(),
+        ArrayRef<int64_t>{std::max<int64_t>(rec.threads(tile), 1), 1, 1},
+        /*vector_width=*/int64_t(1), rec.maxGrid, ArrayRef<int64_t>(tile),
+        rec.minBlocksPerSm, mma);
     if (!config)
       return false;
     op.setConfigAttr(config);

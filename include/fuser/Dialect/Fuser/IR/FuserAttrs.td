@@ -5,6 +5,7 @@
 
 include "fuser/Dialect/Fuser/IR/FuserBase.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/EnumAttr.td"
 
 /// An int64 list printed and parsed in square brackets, `[256, 1, 1]`, so
 /// it stays unambiguous inside a struct of parameters.
@@ -59,6 +60,21 @@ def Fuser_KernelConfigAttr : Fuser_Attr<"KernelConfig", "config"> {
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
+}
+
+/// The kernels a `fuser.matmul` lowers to. `#fuser.config` keeps the
+/// strategy as its string (printed IR is unchanged); this enum is the one
+/// list of the names, and GemmStrategy.h holds one record per case: when it
+/// applies, its default tiles, its threads and its grid.
+def Fuser_GemmStrategy : I32EnumAttr<"GemmStrategy",
+    "the kernel of a fuser.matmul", [
+  I32EnumAttrCase<"ffma", 0>,      // register-tiled fp32 FMA
+  I32EnumAttrCase<"mma", 1>,       // mma.sync tensor cores
+  I32EnumAttrCase<"wgmma", 2>,     // wgmma.mma_async from cp.async stages
+  I32EnumAttrCase<"wgmma_tma", 3>  // wgmma.mma_async fed by TMA
+]> {
+  let cppNamespace = "::mlir::fuser";
+  let genSpecializedAttr = 0;
 }
 
 #endif // FUSER_DIALECT_FUSER_IR_FUSERATTRS_TD

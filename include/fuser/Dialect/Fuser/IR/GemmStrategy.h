@@ -1,0 +1,63 @@
+//===- GemmStrategy.h - one record per GEMM kernel strategy -----*- C++ -*-===//
+//
+// The GEMM kernels fuser builds for a fuser.matmul (the GemmStrategy enum of
+// FuserAttrs.td), one record each: the precisions it computes in, what it
+// needs of the operands, its default tiles, its threads per block and its
+// grid. The configuration step chooses among them and the lowering
+// (MatmulToGPU) checks and builds the one the config names, both from these
+// records, so no rule is written twice. Adding a strategy: its enum case, its
+// record (GemmStrategy.cpp), its kernel file and its tests.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSER_DIALECT_FUSER_IR_GEMMSTRATEGY_H
+#define FUSER_DIALECT_FUSER_IR_GEMMSTRATEGY_H
+
+#include "fuser/Dialect/Fuser/IR/FuserOps.h"
+
+#include <optional>
+
+#include "fuser/Dialect/Fuser/IR/FuserEnums.h.inc"
+
+namespace mlir::fuser {
+
+struct GemmStrategyRecord {
+  GemmStrategy kind;
+  /// The `precision` values of #fuser.config the kernel computes in.
+  ArrayRef<StringLiteral> precisions;
+  /// What the kernel needs of `op` beyond its precision (operand layout,
+  /// static sizes, epilogue); null when it takes any matmul.
+  bool (*supportsOp)(MatmulOp op);
+  /// The default tile for `precision` (one of `precisions`): [BM, BN, BK,
+  /// TM, TN] for ffma (a thread's TM x TN outputs), [BM, BN, BK, WM, WN,
+  /// STAGES] for the tensor-core kernels (a warp's WM x WN outputs; wgmma:
+  /// WM = 16, WN = BN, four warps per warpgroup of 64 rows).
+  ArrayRef<int64_t> (*defaultTile)(StringRef precision);
+  /// Threads per block for `tile`; 0 for a degenerate tile.
+  int64_t (*threads)(ArrayRef<int64_t> tile);
+  /// The grid's cap along x (0: one block per output tile).
+  int64_t maxGrid;
+  /// #fuser.config's min_blocks_per_sm (register cap).
+  int64_t minBlocksPerSm;
+
+  /// Its #fuser.config strategy string.
+  StringRef name() const { return stringifyGemmStrategy(kind); }
+  /// Whether the kernel can compute `op` in `precision`.
+  bool applies(MatmulOp op, StringRef precision) const {
+    return llvm::is_contained(precisions, precision) &&
+           (!supportsOp || supportsOp(op));
+  }
+};
+
+/// The record of `strategy`.
+const GemmStrategyRecord &getGemmStrategyRecord(GemmStrategy strategy);
+
+/// Every strategy's record, in enum order.
+ArrayRef<GemmStrategyRecord> gemmStrategyRecords();
+
+/// "'ffma', 'mma', 'wgmma' and 'wgmma_tma'", for messages.
+std::string gemmStrategyNames();
+
+} // namespace mlir::fuser
+
+#endif // FUSER_DIALECT_FUSER_IR_GEMMSTRATEGY_H

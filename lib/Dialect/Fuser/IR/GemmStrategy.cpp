@@ -1,0 +1,167 @@
+//===- GemmStrategy.cpp - one record per GEMM kernel strategy ---*- C++ -*-===//
+//
+// The records of GemmStrategy.h: each strategy's precisions, operand needs,
+// default tiles (with the measurements that chose them), threads and grid.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fuser/Dialect/Fuser/IR/GemmStrategy.h"
+
+#include "fuser/Dialect/Fuser/IR/FuserEnums.cpp.inc"
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// ffma
+//===----------------------------------------------------------------------===//
+
+/// fp32 FMA on CUDA cores, 256 threads computing a 256 x 128 (M x N) output
+/// tile, 16 x 8 elements per thread, stepping K by 8. Best of 15 tilings on
+/// W2 (H200, 2026-11-22, bench/results/H200-2026-11-22*.md): 46.6 TFLOP/s,
+/// against 44.2 for 128 x 128 with 8 x 16 per thread and 41.0 for 128 x 128
+/// with 8 x 8. About 246 registers: one block per SM.
+constexpr int64_t kFfmaTile[] = {256, 128, 8, 16, 8};
+constexpr StringLiteral kFfmaPrecisions[] = {"fp32"};
+
+ArrayRef<int64_t> ffmaTile(StringRef) { return kFfmaTile; }
+
+/// One thread per thread tile (8 x 8 when the tile lists only BM, BN, BK).
+int64_t ffmaThreads(ArrayRef<int64_t> tile) {
+  int64_t tm = tile.size() == 5 ? tile[3] : 8;
+  int64_t tn = tile.size() == 5 ? tile[4] : 8;
+  return (tm > 0 && tn > 0) ? (tile[0] / tm) * (tile[1] / tn) : 0;
+}
+
+//===----------------------------------------------------------------------===//
+// mma
+//===----------------------------------------------------------------------===//
+
+/// mma.sync with fp32 accumulators, tile = [BM, BN, BK, WM, WN, STAGES], one
+/// warp per WM x WN outputs, a STAGES-deep cp.async pipeline in dynamic
+/// shared memory. f32 operands get it when the precision option asks for
+/// tf32 or 3xtf32; bf16 and f16 operands always (their own type, whatever
+/// the option). Each warp tile stays within 255 registers without spills
+/// (ptxas, sm_90a). Fastest measured on W2 (H100, 2026-11-22, of 9 tilings
+/// each, bench/results/mma-*.md): tf32: 128 x 128 x 16, 4 warps of 64 x 64,
+/// 4 stages (80 KiB; 129 TFLOP/s); bf16/f16: 128 x 128 x 32, 4 warps of
+/// 64 x 64, 3 stages (60 KiB; 290 TFLOP/s). 3xtf32 keeps hi and lo
+/// fragments, so 8 warps of 64 x 32.
+constexpr int64_t kMmaTf32Tile[] = {128, 128, 16, 64, 64, 4};
+/// fp64 (DMMA) accumulators take two registers each, so warps of 64 x 32.
+/// Best spill-free tiling of 9 on W2 and W3 (H100, 2026-11-22,
+/// bench/results/H100-2026-11-22-fp64.md): 52.8 TFLOP/s on W2 (cuBLAS SGEMM
+/// 51), 52.4 on W3; 128 x 64 and 64 x 128 tiles at 2 blocks/SM are within
+/// 1% but spill.
+constexpr int64_t kMmaFp64Tile[] = {128, 128, 32, 64, 32, 4};
+constexpr int64_t kMma3xTf32Tile[] = {128, 128, 16, 64, 32, 4};
+constexpr int64_t kMmaHalfTile[] = {128, 128, 32, 64, 64, 3};
+constexpr StringLiteral kMmaPrecisions[] = {"tf32", "3xtf32", "fp64", "bf16",
+                                            "f16"};
+
+ArrayRef<int64_t> mmaTile(StringRef precision) {
+  return precision == "tf32"     ? ArrayRef(kMmaTf32Tile)
+         : precision == "3xtf32" ? ArrayRef(kMma3xTf32Tile)
+         : precision == "fp64"   ? ArrayRef(kMmaFp64Tile)
+                                 : ArrayRef(kMmaHalfTile);
+}
+
+/// One warp per WM x WN (wgmma: WM = 16, WN = BN, four per warpgroup).
+int64_t mmaThreads(ArrayRef<int64_t> tile) {
+  return tile[3] > 0 && tile[4] > 0
+             ? 32 * (tile[0] / tile[3]) * (tile[1] / tile[4])
+             : 0;
+}
+
+//===----------------------------------------------------------------------===//
+// wgmma
+//===----------------------------------------------------------------------===//
+
+/// wgmma (sm_90a, K-major operands): two warpgroups of 64 x 128, BK one
+/// 128-byte swizzled row, 4 stages (128 KiB); the default for bf16/f16
+/// only. W2 on an H100 (bench/results/H100-2026-11-22-wgmma.md): bf16 418
+/// TFLOP/s (mma.sync: 286; 128 x 256 reaches 494 but spills). tf32 through
+/// wgmma truncates operands instead of rounding them (cvt.rna), which
+/// doubles the error (2.5e-3 on W2, 2e-2 on the odd-shape tests), so tf32
+/// keeps mma.sync unless tensor-core-kernel=wgmma.
+constexpr int64_t kWgmmaTf32Tile[] = {128, 128, 32, 16, 128, 4};
+constexpr int64_t kWgmmaHalfTile[] = {128, 128, 64, 16, 128, 4};
+constexpr StringLiteral kWgmmaPrecisions[] = {"tf32", "bf16", "f16"};
+
+ArrayRef<int64_t> wgmmaTile(StringRef precision) {
+  return precision == "tf32" ? ArrayRef(kWgmmaTf32Tile)
+                             : ArrayRef(kWgmmaHalfTile);
+}
+
+/// Both operands K-major (nn.Linear's layout): wgmma reads them from
+/// 128-byte-swizzled rows of K.
+bool wgmmaSupports(MatmulOp op) { return op.getTransposeB(); }
+
+//===----------------------------------------------------------------------===//
+// wgmma_tma
+//===----------------------------------------------------------------------===//
+
+/// wgmma fed by TMA from a producer warpgroup (sm_90a, K-major operands
+/// whose rows are 16-byte multiples apart): two consumer warpgroups of
+/// 64 x 256, 4 stages of 48 KiB.
+constexpr int64_t kWgmmaTmaTf32Tile[] = {128, 256, 32, 16, 256, 4};
+constexpr int64_t kWgmmaTmaHalfTile[] = {128, 256, 64, 16, 256, 4};
+/// Its grid: at most one block per SM of an H100 SXM or H200 (132), each
+/// looping over output tiles, so that a tile's epilogue overlaps the next
+/// one's copies.
+constexpr int64_t kWgmmaTmaMaxGrid = 132;
+
+ArrayRef<int64_t> wgmmaTmaTile(StringRef precision) {
+  return precision == "tf32" ? ArrayRef(kWgmmaTmaTf32Tile)
+                             : ArrayRef(kWgmmaTmaHalfTile);
+}
+
+/// The copy engine reads the operands: K-major with a static, non-zero K
+/// whose rows are a multiple of 16 bytes apart (the runtime checks the base
+/// addresses); its epilogue holds no group norm.
+bool wgmmaTmaSupports(MatmulOp op) {
+  return op.getTransposeB() && op.hasTmaCopyableK() && !op.hasGroupNorm();
+}
+
+/// The consumers' warps and the producer warpgroup.
+int64_t wgmmaTmaThreads(ArrayRef<int64_t> tile) {
+  return mmaThreads(tile) + 128;
+}
+
+const GemmStrategyRecord kRecords[] = {
+    {GemmStrategy::ffma, kFfmaPrecisions, /*supportsOp=*/nullptr, ffmaTile,
+     ffmaThreads, /*maxGrid=*/0, /*minBlocksPerSm=*/1},
+    {GemmStrategy::mma, kMmaPrecisions, /*supportsOp=*/nullptr, mmaTile,
+     mmaThreads, /*maxGrid=*/0, /*minBlocksPerSm=*/1},
+    {GemmStrategy::wgmma, kWgmmaPrecisions, wgmmaSupports, wgmmaTile,
+     mmaThreads, /*maxGrid=*/0, /*minBlocksPerSm=*/1},
+    {GemmStrategy::wgmma_tma, kWgmmaPrecisions, wgmmaTmaSupports, wgmmaTmaTile,
+     wgmmaTmaThreads, kWgmmaTmaMaxGrid, /*minBlocksPerSm=*/1},
+};
+static_assert(std::size(kRecords) == getMaxEnumValForGemmStrategy() + 1,
+              "one record per GemmStrategy, in enum order");
+
+} // namespace
+
+ArrayRef<GemmStrategyRecord> mlir::fuser::gemmStrategyRecords() {
+  return kRecords;
+}
+
+const GemmStrategyRecord &
+mlir::fuser::getGemmStrategyRecord(GemmStrategy strategy) {
+  const GemmStrategyRecord &r = kRecords[static_cast<size_t>(strategy)];
+  assert(r.kind == strategy && "records out of enum order");
+  return r;
+}
+
+std::string mlir::fuser::gemmStrategyNames() {
+  std::string s;
+  for (auto [i, r] : llvm::enumerate(kRecords)) {
+    if (i)
+      s += i + 1 == std::size(kRecords) ? " and " : ", ";
+    s += "'" + r.name().str() + "'";
+  }
+  return s;
+}

@@ -5,13 +5,17 @@ PYTHON ?= python3
 LLVM_PREFIX ?= /usr/lib/llvm-22
 CMAKE_FLAGS ?=
 OUT_DIR ?= out
+# The front end's venv (torch, torch-mlir) for the fuser.torch tests; made by
+# `make venv` (part of `make test`) from $(PYTHON), the interpreter the
+# extension is built for.
+VENV ?= .venv
 
 ASAN_DIR ?= build-asan
 NICE ?= 0
 FUZZ_SECONDS ?= 600
 FUZZ_SMOKE_SECONDS ?= 45
 
-.PHONY: all setup configure build run test sanitize fuzz fuzz-build fuzz-one fuzz-smoke clean help
+.PHONY: all setup venv configure build run test sanitize fuzz fuzz-build fuzz-one fuzz-smoke clean help
 
 all: build
 
@@ -19,12 +23,16 @@ help:
 	@echo "make run    - install what is missing, build, compile examples/*.mlir to PTX in $(OUT_DIR)/"
 	@echo "make test   - install what is missing, build, run the whole CPU test suite"
 	@echo "make build  - configure and build into $(BUILD_DIR)/ (tools in $(BUILD_DIR)/bin)"
+	@echo "make venv   - create $(VENV)/ with torch and torch-mlir for fuser.torch (part of make test)"
 	@echo "make sanitize - ASan+UBSan build in $(ASAN_DIR)/, then the lit suite and unit tests with it"
 	@echo "make fuzz   - run every libFuzzer target (manifest, pipeline) for FUZZ_SECONDS each"
 	@echo "make fuzz-smoke - each fuzz target for FUZZ_SMOKE_SECONDS (part of make test)"
 
 setup:
 	@./scripts/setup.sh
+
+venv:
+	@PYTHON=$(PYTHON) ./scripts/setup.sh --venv $(VENV)
 
 $(BUILD_DIR)/build.ninja:
 	cmake -G Ninja -S . -B $(BUILD_DIR) \
@@ -42,10 +50,11 @@ build: setup configure
 run: build
 	@./scripts/compile-examples.sh $(BUILD_DIR)/bin $(OUT_DIR)
 
-test: build
+test: build venv
 	cmake --build $(BUILD_DIR) --target check-fuser-lit -j $(JOBS)
 	ctest --test-dir $(BUILD_DIR) --output-on-failure
 	PYTHONPATH=$(BUILD_DIR)/python_packages $(PYTHON) -m pytest -q python-bindings/tests
+	PYTHONPATH=$(BUILD_DIR)/python_packages $(VENV)/bin/python -m pytest -q python-bindings/tests/test_torch_*.py
 	@$(MAKE) --no-print-directory fuzz-smoke
 
 # ASan + UBSan + libFuzzer build (cmake/FuserSanitize.cmake): clang, fuser's

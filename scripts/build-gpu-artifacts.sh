@@ -39,3 +39,11 @@ for src in examples/w2_linear_scale_leaky.mlir examples/w3_linear_groupnorm.mlir
 done
 # Tensor-core GEMM variants (tf32, 3xtf32, fp64, bf16): their own script.
 scripts/build-mma-artifacts.sh "$TOOLS"
+# fuser.torch packages and ModelNew files (test/gpu/test_torch_frontend.py) into
+# .artifacts/torch/: they need torch-mlir, from the project venv (make venv).
+if [ -x .venv/bin/python ] && .venv/bin/python -c "import torch_mlir" 2>/dev/null; then
+  PYTHONPATH="$(dirname "$TOOLS")/python_packages" FUSER_TOOLS_DIR="$TOOLS" \
+    .venv/bin/python scripts/build-torch-artifacts.py
+else
+  echo "[artifacts] no .venv with torch-mlir (make venv): .artifacts/torch skipped"
+fi

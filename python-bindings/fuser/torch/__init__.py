@@ -1,0 +1,30 @@
+"""fuser.torch: PyTorch modules through fuser's kernels.
+
+    import fuser.torch
+    compiled = fuser.torch.compile(model, (x,), dynamic="batch")
+    y = compiled(x)                       # fuser's kernels, model's weights
+    print(compiled.fuser_report())        # kernels; fused where, or not and why
+    fuser.torch.save(compiled, "model.fuser")
+    again = fuser.torch.load("model.fuser", module=model)   # no MLIR needed
+
+compile() exports with torch-mlir (imported on first use) and compiles with
+fuser's compiler tools; save()/load() and the module they give need only
+torch and fuser's runtime. `python -m fuser.torch.kernelbench problem.py -o
+model_new.py` turns a problem file (Model, get_inputs, get_init_inputs) into
+a self-contained ModelNew file.
+"""
+
+try:
+    import torch  # noqa: F401
+except ImportError as e:  # pragma: no cover - depends on the install
+    raise ImportError("fuser.torch needs PyTorch (pip install torch)") from e
+
+# _compile imports torch-mlir inside compile(), not here: loading a package
+# must work where torch-mlir is not installed.
+from ._compile import add_variant, compile
+from ._module import (CompiledModule, Package, Remark, Variant,
+                      check_init_arguments, parse_remarks)
+from ._package import load, save
+
+__all__ = ["CompiledModule", "Package", "Remark", "Variant", "add_variant",
+           "check_init_arguments", "compile", "load", "parse_remarks", "save"]

@@ -1,0 +1,334 @@
+"""fuser.torch.compile on the CPU: export through torch-mlir, compile through
+fuser's tools, and what the compiled module holds (no GPU: the kernels are
+checked through their manifests, not run).
+
+Skipped without torch, torch-mlir or the compiler tools; `make test` runs
+these under the project venv (.venv, `make venv`)."""
+
+import inspect
+import json
+import warnings
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("torch_mlir")
+
+import fuser  # noqa: E402
+from fuser.compiler import find_tools  # noqa: E402
+
+try:
+    find_tools()
+except fuser.FuserError:
+    pytest.skip("fuser's compiler tools are not built",
+                allow_module_level=True)
+
+import torch.nn as nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+import fuser.torch as ft  # noqa: E402
+from fuser.torch import _compile  # noqa: E402
+
+
+class LinearLeaky(nn.Module):
+    def __init__(self, n_in=32, n_out=64, slope=0.1):
+        super().__init__()
+        self.lin = nn.Linear(n_in, n_out)
+        self.slope = slope
+
+    def forward(self, x):
+        return F.leaky_relu(self.lin(x), self.slope)
+
+
+class WithConstant(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(16, 8)
+
+    def forward(self, x, slope: float = 0.2):
+        return F.leaky_relu(self.lin(x), slope)
+
+
+class TwoOutputs(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(16, 8)
+        self.register_buffer("scale", torch.full((8,), 3.0))
+
+    def forward(self, x):
+        y = self.lin(x)
+        return {"relu": torch.relu(y) * self.scale, "pair": (y * 2.0, x + 1.0)}
+
+
+class DataDependent(nn.Module):
+    def forward(self, x):
+        return x[x > 0]  # Output size depends on the data: no export.
+
+
+def args_of(compiled, variant=0):
+    """[(name, dtype, shape)] of a variant's entry function."""
+    v = compiled.fuser_package.variants[variant]
+    fn = v.artifact.manifest_dict["functions"][0]
+    return [(a["name"], a["dtype"], a["shape"]) for a in fn["args"]]
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("fuser-cache")
+
+
+@pytest.fixture(scope="module")
+def static(cache):
+    model = LinearLeaky()
+    return model, ft.compile(model, torch.randn(8, 32), cache=cache)
+
+
+@pytest.fixture(scope="module")
+def dynamic(cache):
+    model = LinearLeaky()
+    return model, ft.compile(model, (torch.randn(8, 32),), dynamic="batch",
+                             cache=cache)
+
+
+def test_static_linear_leaky_relu(static):
+    model, c = static
+    assert c.fuser_fallback is None
+    assert [v.name for v in c.fuser_package.variants] == ["static"]
+    # Parameters first (named_parameters order), then the tensor inputs.
+    assert args_of(c) == [("lin.weight", "f32", [64, 32]),
+                          ("lin.bias", "f32", [64]),
+                          ("x", "f32", [8, 32])]
+    v = c.fuser_package.variants[0]
+    fn = v.artifact.manifest_dict["functions"][0]
+    assert fn["name"] == "main" and len(fn["results"]) == 1
+    assert v.kernels and all(k.startswith("main_") for k in v.kernels)
+    for k in v.kernels:
+        assert f".entry {k}(" in v.artifact.ptx
+    assert v.fused and v.info["dynamic"] == {}
+
+
+def test_dynamic_batch(dynamic):
+    _, c = dynamic
+    assert [v.name for v in c.fuser_package.variants] == ["dynamic"]
+    assert args_of(c)[2] == ("x", "f32", ["?", 32])
+    v = c.fuser_package.variants[0]
+    assert v.arg_specs[2] == ("f32", (None, 32))
+    assert v.info["dynamic"] == {"x": {"0": "batch"}}
+
+
+def test_dynamic_spec_forms(cache):
+    model = LinearLeaky()
+    x = torch.randn(8, 32)
+    c = ft.compile(model, x, dynamic={"x": [0]}, cache=cache)
+    assert c.fuser_package.variants[0].info["dynamic"] == {
+        "x": {"0": "x_dim0"}}
+    c = ft.compile(model, x, dynamic={0: {0: "n"}}, cache=cache)
+    assert c.fuser_package.variants[0].info["dynamic"] == {"x": {"0": "n"}}
+    with pytest.raises(ValueError, match="not a tensor argument"):
+        ft.compile(model, x, dynamic={"y": 0}, cache=cache)
+    with pytest.raises(ValueError, match="dynamic must be"):
+        ft.compile(model, x, dynamic="everything", cache=cache)
+
+
+def test_remarks_name_the_models_lines(static):
+    _, c = static
+    remarks = c.fuser_remarks
+    assert remarks, "report=true remarks are always collected"
+    lines, _ = inspect.getsourcelines(LinearLeaky.forward)
+    first = LinearLeaky.forward.__code__.co_firstlineno
+    for r in remarks:
+        # The user's frame, not torch's internals nor fuser's wrapper.
+        assert r.file == __file__, r
+        assert first <= r.line < first + len(lines), r
+    report = c.fuser_report()
+    assert "F.leaky_relu(self.lin(x), self.slope)" in report
+    assert "variant static (x: f32[8, 32])" in report
+
+
+def test_report_prints(capsys, cache):
+    ft.compile(LinearLeaky(), torch.randn(4, 32), report=True, cache=cache)
+    err = capsys.readouterr().err
+    assert "fuser: LinearLeaky for sm_90a (fp32)" in err
+    assert "kernel" in err
+
+
+def test_state_is_shared(static):
+    model, c = static
+    assert list(c.state_dict()) == list(model.state_dict()) == [
+        "lin.weight", "lin.bias"]
+    assert c.lin is model.lin
+    new = {k: torch.randn_like(v) for k, v in model.state_dict().items()}
+    c.load_state_dict(new)
+    assert torch.equal(model.lin.weight, new["lin.weight"])
+    c.to(torch.float64)
+    assert model.lin.weight.dtype == torch.float64
+    assert c._fuser_state_tensors()[0] is model.lin.weight
+    c.to(torch.float32)
+    assert "fuser sm_90a: static: " in repr(c)
+
+
+def test_forward_signature(cache):
+    model = WithConstant()
+    c = ft.compile(model, torch.randn(4, 16), cache=cache)
+    assert (list(inspect.signature(c.forward).parameters)
+            == list(inspect.signature(model.forward).parameters)
+            == ["x", "slope"])
+    assert c.fuser_package.spec["inputs"] == [
+        {"name": "x", "tensor": True}, {"name": "slope", "value": 0.2}]
+    # A different constant is refused before any kernel runs.
+    with pytest.raises(fuser.FuserError, match="'slope' was 0.2"):
+        c(torch.randn(4, 16), slope=0.3)
+    with pytest.raises(fuser.FuserError, match="'slope' was 0.2"):
+        c(torch.randn(4, 16), 0.5)
+
+
+def test_call_on_cpu_is_refused_by_the_runtime(static):
+    _, c = static
+    with torch.no_grad():
+        with pytest.raises(fuser.FuserError,
+                           match=r"\('lin.weight'\) is on the CPU"):
+            c(torch.randn(8, 32))
+
+
+def test_autograd_warning(cache):
+    c = ft.compile(LinearLeaky(), torch.randn(8, 32), cache=cache)
+    with pytest.warns(RuntimeWarning, match="no autograd graph") as w:
+        with pytest.raises(fuser.FuserError, match="on the CPU"):
+            c(torch.randn(8, 32))
+    assert w[0].filename == __file__  # Points at the call.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # Once per module.
+        with pytest.raises(fuser.FuserError, match="on the CPU"):
+            c(torch.randn(8, 32))
+
+
+def test_new_shape_compiles_a_variant(cache):
+    model = LinearLeaky()
+    c = ft.compile(model, torch.randn(8, 32), cache=cache)
+    with torch.no_grad(), pytest.raises(fuser.FuserError, match="on the CPU"):
+        c(torch.randn(3, 32))
+    assert [v.name for v in c.fuser_package.variants] == ["static", "static1"]
+    assert args_of(c, 1)[2] == ("x", "f32", [3, 32])
+    # add_variant: explicit, e.g. a dynamic one to save alongside.
+    v = ft.add_variant(c, torch.randn(8, 32), dynamic=True)
+    assert v.name == "dynamic" and v.arg_specs[2] == ("f32", (None, 32))
+
+
+def test_outputs_and_buffers(cache):
+    model = TwoOutputs()
+    c = ft.compile(model, torch.randn(4, 16), cache=cache)
+    spec = c.fuser_package.spec
+    assert [(a["kind"], a["name"]) for a in spec["args"]] == [
+        ("parameter", "lin.weight"), ("parameter", "lin.bias"),
+        ("buffer", "scale"), ("input", "x")]
+    assert spec["outputs"] == {
+        "type": "dict", "keys": ["relu", "pair"],
+        "items": [{"type": "tensor"},
+                  {"type": "tuple", "items": [{"type": "tensor"},
+                                              {"type": "tensor"}]}]}
+    fn = c.fuser_package.variants[0].artifact.manifest_dict["functions"][0]
+    assert len(fn["results"]) == 3
+    a, b, d = object(), object(), object()
+    assert c._fuser_unflatten((a, b, d)) == {"relu": a, "pair": (b, d)}
+
+
+def test_eager_fallback(cache):
+    model = DataDependent()
+    x = torch.randn(16)
+    with pytest.warns(RuntimeWarning, match="runs eagerly"):
+        c = ft.compile(model, x, cache=cache)
+    assert c.fuser_fallback
+    assert c.fuser_remarks and "runs eagerly" in c.fuser_remarks[0].message
+    assert torch.equal(c(x), model(x))
+    with pytest.raises(fuser.FuserError, match="nothing to save"):
+        ft.save(c, cache / "never")
+    with pytest.raises(Exception):
+        ft.compile(model, x, cache=cache, fallback=False)
+
+
+def test_unfused_retry(cache, monkeypatch):
+    """When fusion fails, every op is compiled alone and a remark says so."""
+    real = _compile.cached_compile
+
+    def failing_fusion(text, **kw):
+        if kw["options"].get("fuse", True) is not False:
+            raise fuser.FuserError("fuser-opt failed (exit status 1):\n"
+                                   "<input>:1:1: error: simulated")
+        return real(text, **kw)
+
+    monkeypatch.setattr(_compile, "cached_compile", failing_fusion)
+    c = ft.compile(nn.Sequential(nn.Linear(32, 64), nn.ReLU()),
+                   torch.randn(8, 32), cache=cache)
+    v = c.fuser_package.variants[0]
+    assert not v.fused and c.fuser_fallback is None
+    assert "fusion failed" in v.remarks[0].message
+    assert "simulated" in v.remarks[0].message
+    assert "unfused (fusion failed)" in c.fuser_report()
+
+
+def test_cache_hit(tmp_path):
+    model = LinearLeaky()
+    x = torch.randn(8, 32)
+    first = ft.compile(model, x, cache=tmp_path)
+    again = ft.compile(model, x, cache=tmp_path)
+    v1, v2 = first.fuser_package.variants[0], again.fuser_package.variants[0]
+    assert v1.info["cache_hit"] is False and v2.info["cache_hit"] is True
+    assert v1.artifact.ptx == v2.artifact.ptx
+    assert v1.artifact.manifest == v2.artifact.manifest
+    assert v1.info["remarks"] == v2.info["remarks"]
+    entries = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert len(entries) == 1 and entries[0].suffix == ".json"  # No temp files.
+    # Other options: another entry.
+    other = ft.compile(model, x, cache=tmp_path, precision="tf32")
+    assert other.fuser_package.variants[0].info["cache_hit"] is False
+    # A damaged entry is a miss, and is written again.
+    entries[0].write_text("{not json")
+    third = ft.compile(model, x, cache=tmp_path)
+    assert third.fuser_package.variants[0].info["cache_hit"] is False
+    json.loads(entries[0].read_text())
+    # cache=False never touches the cache.
+    off = ft.compile(model, x, cache=False)
+    assert off.fuser_package.variants[0].info["cache_hit"] is False
+
+
+def test_parse_remarks():
+    text = ("/m.py:20:0: remark: fused matmul with 3 epilogue op(s)\n"
+            "/m.py:20:0: note: called from\n"
+            "loc(unknown): remark: something\n"
+            "error: no location\n")
+    rs = ft.parse_remarks(text, "static")
+    assert [(r.file, r.line, r.kind, r.message) for r in rs] == [
+        ("/m.py", 20, "remark", "fused matmul with 3 epilogue op(s)"),
+        ("", 0, "remark", "something"),
+        ("", 0, "error", "no location")]
+    assert rs[0].notes == ["/m.py:20: called from"]
+    assert str(rs[0]) == "/m.py:20: remark: fused matmul with 3 epilogue op(s)"
+
+
+def test_not_a_module():
+    with pytest.raises(TypeError, match="nn.Module"):
+        ft.compile(lambda x: x, torch.randn(2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(TypeError):
+            ft.compile(LinearLeaky(), (torch.randn(8, 32), 1, 2))
+
+
+class TensorDefault(nn.Module):
+    def forward(self, x, y=torch.ones(4), scale: float = 2.0):
+        return x * scale + y
+
+
+def test_tensor_default(cache, tmp_path):
+    """A tensor default is a kernel argument: bound from the module's own
+    forward here; a loaded package without the module asks for it."""
+    c = ft.compile(TensorDefault(), torch.randn(3, 4), cache=cache)
+    assert [a["name"] for a in c.fuser_package.spec["args"]] == ["x", "y"]
+    with torch.no_grad(), pytest.raises(fuser.FuserError,
+                                        match=r"\('x'\) is on the CPU"):
+        c(torch.randn(3, 4))
+    loaded = ft.load(ft.save(c, tmp_path / "pkg"))
+    assert str(inspect.signature(loaded.forward)) == (
+        "(x, y=<unsaved default>, scale=2.0)")
+    with pytest.raises(fuser.FuserError, match="pass forward argument 'y'"):
+        loaded(torch.randn(3, 4))

@@ -1,0 +1,90 @@
+"""Small PyTorch models for the fuser.torch GPU tests.
+
+scripts/build-torch-artifacts.py compiles them here (torch-mlir, fuser's
+compiler) into packages in .artifacts/torch/; test/gpu/test_torch_frontend.py
+loads those packages on the GPU machine (torch and fuser's runtime only) and
+compares them with these same models run eagerly.
+"""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class LinearLeaky(nn.Module):
+    """W2's shape, small: leaky_relu(linear(x) * 2, 0.1)."""
+
+    def __init__(self, n_in=256, n_out=512, slope=0.1):
+        super().__init__()
+        self.lin = nn.Linear(n_in, n_out)
+        self.slope = slope
+
+    def forward(self, x):
+        return F.leaky_relu(self.lin(x) * 2.0, self.slope)
+
+
+class LinearGroupNorm(nn.Module):
+    """W3's shape, small: GroupNorm (groups of 16) after a linear, then
+    leaky_relu and a doubling."""
+
+    def __init__(self, n_in=256, n_out=512, groups=32):
+        super().__init__()
+        self.fc = nn.Linear(n_in, n_out)
+        self.gn = nn.GroupNorm(groups, n_out, eps=1e-5)
+
+    def forward(self, x):
+        y = F.leaky_relu(self.gn(self.fc(x)), 0.01)
+        return y + y
+
+
+class TwoOutputs(nn.Module):
+    """A buffer as a kernel argument, and a tuple of results."""
+
+    def __init__(self, n_in=128, n_out=256):
+        super().__init__()
+        self.lin = nn.Linear(n_in, n_out)
+        self.register_buffer("scale", torch.linspace(-2.0, 2.0, n_out))
+
+    def forward(self, x):
+        y = self.lin(x)
+        return torch.relu(y) * self.scale, y * 0.5
+
+
+class MLP(nn.Module):
+    """Two linears with a residual-style scale in between."""
+
+    def __init__(self, n_in=128, hidden=256, n_out=64):
+        super().__init__()
+        self.up = nn.Linear(n_in, hidden)
+        self.down = nn.Linear(hidden, n_out)
+
+    def forward(self, x):
+        h = torch.relu(self.up(x))
+        return self.down(h * 1.5 + h)
+
+
+# name -> (model class, constructor args, example input shape, dynamic).
+# The real batch is the example's dim 0; dynamic packages are also checked
+# at batch 1 and 7.
+PACKAGES = {
+    "linear_leaky_static": (LinearLeaky, (), (64, 256), None),
+    "linear_leaky_dynamic": (LinearLeaky, (), (64, 256), "batch"),
+    "linear_group_norm_dynamic": (LinearGroupNorm, (), (64, 256), "batch"),
+    "two_outputs_dynamic": (TwoOutputs, (), (64, 128), "batch"),
+    "mlp_dynamic": (MLP, (), (64, 128), "batch"),
+}
+
+# A package saved with its weights (save(weights=True)), loaded without a
+# module: the weights of LinearLeaky() built after torch.manual_seed(WEIGHTS_SEED).
+WEIGHTS_PACKAGE = "linear_leaky_weights.zip"
+WEIGHTS_SEED = 1234
+
+# The seed models' problem files (examples/torch) turned into ModelNew files.
+SEEDS = ("w1", "w2", "w3")
+
+
+def build(name, seed=0, device="cpu"):
+    """The model of PACKAGES[name], its weights drawn after manual_seed."""
+    cls, args, _, _ = PACKAGES[name]
+    torch.manual_seed(seed)
+    return cls(*args).to(device)

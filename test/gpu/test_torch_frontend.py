@@ -1,0 +1,181 @@
+"""fuser.torch on the GPU: packages and ModelNew files compiled elsewhere
+(scripts/build-torch-artifacts.py, into .artifacts/torch/) against the same
+models run eagerly in fp32, by the users' rule: output shapes equal, then
+torch.allclose at atol = rtol = 1e-4 on 5 trials with fresh torch.rand
+inputs; at batch 1, 7 and the real size where the package has a dynamic
+batch. Needs torch and fuser's runtime only (no MLIR, no torch-mlir).
+"""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+import fuser
+import fuser.torch as ft
+from gpu_util import ARTIFACTS
+
+sys.path.insert(0, str(Path(__file__).parent / "Inputs"))
+import torch_models  # noqa: E402
+
+TORCH_ARTIFACTS = ARTIFACTS / "torch"
+TOL = 1e-4
+TRIALS = 5
+# Compared in slices of this many elements: W1's 1.6 G elements would need
+# several 6.4 GB temporaries at once.
+CHUNK = 1 << 26
+
+if not (TORCH_ARTIFACTS / "index.json").exists():
+    pytest.skip(f"{TORCH_ARTIFACTS} missing: run scripts/build-gpu-artifacts.sh "
+                "(or scripts/build-torch-artifacts.py) where torch-mlir is",
+                allow_module_level=True)
+
+
+@pytest.fixture(autouse=True)
+def fp32_reference():
+    """Eager fp32 as the users' reference: no TF32 anywhere."""
+    saved = (torch.backends.cuda.matmul.allow_tf32,
+             torch.backends.cudnn.allow_tf32)
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    yield
+    torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = saved
+
+
+def leaves(out):
+    if isinstance(out, torch.Tensor):
+        return [out]
+    if isinstance(out, dict):
+        return [t for v in out.values() for t in leaves(v)]
+    return [t for v in out for t in leaves(v)]
+
+
+def users_rule(name, new, ref):
+    """Output structure and shapes equal, then allclose(ref, new, 1e-4);
+    returns the max abs error."""
+    assert type(new) is type(ref), f"{name}: {type(new)} != {type(ref)}"
+    worst = 0.0
+    for i, (n, r) in enumerate(zip(leaves(new), leaves(ref))):
+        assert n.shape == r.shape, f"{name}[{i}]: shape {tuple(n.shape)} != {tuple(r.shape)}"
+        assert n.dtype == r.dtype and n.device == r.device
+        a, b = n.reshape(-1), r.reshape(-1)
+        for s in range(0, a.numel(), CHUNK):
+            x, y = a[s:s + CHUNK], b[s:s + CHUNK]
+            err = (x - y).abs()
+            worst = max(worst, float(err.max()) if err.numel() else 0.0)
+            # torch.allclose(ref, new): |ref - new| <= atol + rtol * |new|.
+            if not torch.allclose(y, x, atol=TOL, rtol=TOL):
+                bad = int((err > TOL + TOL * x.abs()).sum())
+                pytest.fail(f"{name}[{i}]: {bad} of {x.numel()} elements from "
+                            f"offset {s} exceed atol=rtol={TOL} (max abs error "
+                            f"{float(err.max()):.3e})")
+    assert len(leaves(new)) == len(leaves(ref))
+    return worst
+
+
+def compare(name, model, compiled, shape, batches):
+    worst = 0.0
+    with torch.no_grad():
+        for batch in batches:
+            for _ in range(TRIALS):
+                x = torch.rand((batch,) + tuple(shape[1:]), device="cuda")
+                worst = max(worst, users_rule(f"{name} batch {batch}",
+                                              compiled(x), model(x)))
+    print(f"[gpu tests] fuser.torch {name}: max abs error {worst:.3e} "
+          f"(batches {batches}, {TRIALS} trials each)")
+
+
+@pytest.mark.parametrize("name", sorted(torch_models.PACKAGES))
+def test_package_matches_eager(name):
+    _, _, shape, dynamic = torch_models.PACKAGES[name]
+    model = torch_models.build(name, seed=7, device="cuda")
+    compiled = ft.load(TORCH_ARTIFACTS / f"{name}.fuser", module=model)
+    print(f"[gpu tests] {name}: {compiled.fuser_kernels}")
+    batches = [1, 7, shape[0]] if dynamic else [shape[0]]
+    compare(name, model, compiled, shape, batches)
+
+
+def test_weight_updates_reach_the_kernels():
+    """The kernels read the module's state on every call: in-place updates,
+    load_state_dict and .to() all count."""
+    name = "linear_leaky_dynamic"
+    _, _, shape, _ = torch_models.PACKAGES[name]
+    model = torch_models.build(name, seed=3)  # On the CPU.
+    compiled = ft.load(TORCH_ARTIFACTS / f"{name}.fuser", module=model)
+    compiled.to("cuda")
+    assert model.lin.weight.is_cuda
+    compare(f"{name} after .to", model, compiled, shape, [shape[0]])
+    with torch.no_grad():
+        model.lin.weight.mul_(-0.5)
+        model.lin.bias.add_(1.0)
+    compare(f"{name} updated in place", model, compiled, shape, [shape[0]])
+    other = torch_models.build(name, seed=11, device="cuda")
+    compiled.load_state_dict(other.state_dict())
+    assert torch.equal(model.lin.weight, other.lin.weight)
+    compare(f"{name} load_state_dict", other, compiled, shape, [7])
+
+
+def test_package_with_weights():
+    """A zip package with its weights, loaded without a module."""
+    compiled = ft.load(TORCH_ARTIFACTS / torch_models.WEIGHTS_PACKAGE,
+                       map_location="cuda")
+    torch.manual_seed(torch_models.WEIGHTS_SEED)
+    model = torch_models.LinearLeaky().cuda()
+    for k, v in model.state_dict().items():
+        assert torch.equal(compiled.state_dict()[k], v), k
+    compare("weights package", model, compiled, (64, 256), [1, 7, 64])
+
+
+def test_missing_variant_is_a_readable_error():
+    name = "linear_leaky_static"
+    model = torch_models.build(name, device="cuda")
+    compiled = ft.load(TORCH_ARTIFACTS / f"{name}.fuser", module=model)
+    with pytest.raises(fuser.FuserError, match="no compiled variant takes"):
+        compiled(torch.rand(7, 256, device="cuda"))
+
+
+def load_model_new(seed):
+    path = TORCH_ARTIFACTS / f"{seed}_new.py"
+    spec = importlib.util.spec_from_file_location(f"{seed}_new", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("seed", torch_models.SEEDS)
+def test_model_new_users_rule(seed):
+    """The generated ModelNew against the problem's Model, built as the
+    harness builds them: the same seed before each constructor, then
+    .to(device, dtype); inputs of get_inputs()'s shapes at batch 1, 7 and
+    the real size."""
+    m = load_model_new(seed)
+    init = m.get_init_inputs()
+    torch.manual_seed(2024)
+    ref = m.Model(*init).to("cuda", torch.float32)
+    torch.manual_seed(2024)
+    new = m.ModelNew(*init).to("cuda", torch.float32)
+    for (k, a), b in zip(ref.state_dict().items(), new.state_dict().values()):
+        assert torch.equal(a, b), f"{seed}: {k} differs: the parameters must match"
+    with torch.device("meta"):
+        shapes = [tuple(t.shape) for t in m.get_inputs()]
+    print(f"[gpu tests] {seed}_new.py: {new.fuser_kernels}")
+    worst = 0.0
+    with torch.no_grad():
+        for batch in (1, 7, shapes[0][0]):
+            for _ in range(TRIALS):
+                inputs = [torch.rand((batch,) + s[1:], device="cuda") for s in shapes]
+                out = new(*inputs)
+                worst = max(worst, users_rule(f"{seed} batch {batch}", out, ref(*inputs)))
+                del out, inputs
+            torch.cuda.empty_cache()
+    print(f"[gpu tests] {seed}_new.py: max abs error {worst:.3e} (batches 1, 7, "
+          f"{shapes[0][0]}; {TRIALS} trials each)")
+
+
+def test_no_torch_mlir_needed():
+    """Nothing above imported torch-mlir (it is not on the GPU machine, but
+    a local run must not lean on it either)."""
+    assert not any(m == "torch_mlir" or m.startswith("torch_mlir.")
+                   for m in sys.modules)

@@ -126,7 +126,7 @@ private:
       p.tileN = t->bn;
       p.threads = t->threads();
       p.sharedBytes = t->sharedBytes();
-      p.tma = strategy == GemmStrategy::wgmma_tma;
+      p.tma = t->tma();
       return p;
     }
     }

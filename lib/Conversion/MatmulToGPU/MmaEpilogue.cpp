@@ -99,7 +99,7 @@ LogicalResult MmaEmitter::emitEpilogue(ValueRange acc) {
   // Row vectors (a bias over n) are shared by all rows of a column: held
   // in registers, except beside wgmma_tma's 128 accumulators, which leave
   // no room (the loads hit L1).
-  bool lazyRows = t.tma;
+  bool lazyRows = t.tma();
   SmallVector<SmallVector<Value>> rowVecs(inputs.size());
   for (auto [e, read] : llvm::enumerate(reads))
     if (read == EpilogueRead::Row && !lazyRows)

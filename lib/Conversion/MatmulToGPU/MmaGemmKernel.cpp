@@ -100,17 +100,14 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
                             << tile.size() << " sizes";
   MmaTiling t{tile[0], tile[1], tile[2], tile[3], tile[4], tile[5], want,
               precision == "3xtf32", op.getTransposeB(),
-              precision == "fp64",
-              strategy == GemmStrategy::wgmma ||
-                  strategy == GemmStrategy::wgmma_tma,
-              strategy == GemmStrategy::wgmma_tma};
+              precision == "fp64", strategy};
   auto describe = [&](InFlightDiagnostic diag) {
     diag << stringifyGemmStrategy(strategy) << " tile [" << t.bm << ", " << t.bn
          << ", " << t.bk << ", " << t.wm << ", " << t.wn << ", " << t.stages
          << "] ";
     return diag;
   };
-  if (t.wgmma &&
+  if (t.wgmma() &&
       (!getGemmStrategyRecord(GemmStrategy::wgmma).applies(op, precision) ||
        t.wm != 16 || t.wn != t.bn || t.bm % 64 || t.bn % 8 || t.bn > 256 ||
        t.bk * t.elemBytes() != 128 || t.stages < 3))
@@ -145,17 +142,17 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
     return describe(op.emitOpError())
            << "needs a block of [" << t.threads() << ", 1, 1] (one warp per "
            << t.wm << " x " << t.wn << " outputs"
-           << (t.tma ? ", and a producer warpgroup)" : ")");
-  if (t.tma && op.hasGroupNorm())
+           << (t.tma() ? ", and a producer warpgroup)" : ")");
+  if (t.tma() && op.hasGroupNorm())
     return describe(op.emitOpError())
            << "does not hold a group norm; use the 'wgmma' or 'mma' strategy";
   // setmaxnreg's split (232 / 40 registers) is sized for two consumer
   // warpgroups and a producer: 2 x 128 x 232 + 128 x 40 fit 64K.
-  if (t.tma && t.bm != 128)
+  if (t.tma() && t.bm != 128)
     return describe(op.emitOpError())
            << "unsupported: wgmma_tma needs BM = 128 (two consumer "
               "warpgroups)";
-  if (t.tma && !op.hasTmaCopyableK()) {
+  if (t.tma() && !op.hasTmaCopyableK()) {
     int64_t kSize = cast<ShapedType>(op.getLhs().getType()).getDimSize(1);
     return describe(op.emitOpError())
            << "needs a static, non-zero K whose rows are a multiple of 16 "
@@ -164,7 +161,7 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
                                             : std::to_string(kSize));
   }
   int64_t bRows = t.transB ? t.bn : t.bk, bCols = t.transB ? t.bk : t.bn;
-  if (!t.tma && (t.bk % t.vec() || bCols % t.vec() ||
+  if (!t.tma() && (t.bk % t.vec() || bCols % t.vec() ||
       (t.bm * t.bk / t.vec()) % t.threads() ||
       (bRows * bCols / t.vec()) % t.threads()))
     return describe(op.emitOpError())
@@ -219,12 +216,12 @@ LogicalResult MmaEmitter::emit() {
   Value smem = gpu::DynamicSharedMemoryOp::create(b, loc, smemTy);
   Value smemAddr = toI64(
       memref::ExtractAlignedPointerAsIndexOp::create(b, loc, smem));
-  if (t.wgmma) { // swizzle atoms are 1024-byte aligned
+  if (t.wgmma()) { // swizzle atoms are 1024-byte aligned
     Value up = add(smemAddr, c64(1023));
     smemAddr = arith::AndIOp::create(b, loc, up, c64(~int64_t(1023)));
   }
   smemBase = LLVM::IntToPtrOp::create(b, loc, smemPtrTy, smemAddr);
-  if (t.tma)
+  if (t.tma())
     return emitWarpSpecialized(args.mapA, args.mapB);
 
   // 2. The copies: A (M x K); B (N x K) or (K x N). Chunks are 16-byte
@@ -266,7 +263,7 @@ LogicalResult MmaEmitter::emit() {
   // before the current step's mma.syncs measured slower on an H100: 76
   // against 129 TFLOP/s in tf32, bench/results/mma-*.md.)
   int64_t numAcc = t.mTiles() * t.nTiles() * 4;
-  if (t.wgmma)
+  if (t.wgmma())
     return emitWgmmaLoopAndEpilogue(numK, aligned, numAcc);
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(accTy()));
   SmallVector<Value> init(numAcc, zero);
@@ -320,7 +317,9 @@ void MmaEmitter::waitThenCopyAhead(Value kt, Value numK, Value aligned,
 /// k tiles whose copies are in flight ahead of the one computed: all
 /// other stages, less one for wgmma, whose previous tile may still be
 /// reading its stage.
-int64_t MmaEmitter::copiesAhead() const { return t.stages - (t.wgmma ? 2 : 1); }
+int64_t MmaEmitter::copiesAhead() const {
+  return t.stages - (t.wgmma() ? 2 : 1);
+}
 
 /// The shared-memory (not generic) address of the aligned stages, i64.
 Value MmaEmitter::sharedAddress() {
@@ -342,7 +341,7 @@ TileCopy MmaEmitter::makeCopy(Value ptr, int64_t rows, int64_t cols,
     c.row.push_back(r);
     c.col.push_back(col);
     Value sCol = col;
-    if (t.wgmma) { // 128-byte swizzle: 16-byte chunk c of row r at c ^ r % 8
+    if (t.wgmma()) { // 128-byte swizzle: 16-byte chunk c of row r at c ^ r % 8
       Value chunk = arith::RemUIOp::create(b, loc, f, c64(c.chunksPerRow));
       Value r8 = arith::RemUIOp::create(b, loc, r, c64(8));
       sCol = mul(arith::XOrIOp::create(b, loc, chunk, r8), vec);

@@ -34,15 +34,26 @@ struct MmaTiling {
   /// f32 operands widened to f64 in registers, f64 mma and accumulators
   /// (DMMA): more accurate than FFMA, and on Hopper as fast in peak.
   bool f64Math = false;
-  /// wgmma.mma_async from 128-byte-swizzled shared memory instead of
-  /// mma.sync from registers.
-  bool wgmma = false;
-  /// wgmma with TMA copies and a producer warpgroup (implies wgmma).
-  bool tma = false;
+  /// The kernel: mma (mma.sync from registers), wgmma (wgmma.mma_async from
+  /// 128-byte-swizzled shared memory) or wgmma_tma (wgmma with TMA copies
+  /// and a producer warpgroup).
+  GemmStrategy strategy = GemmStrategy::mma;
+
+  /// wgmma.mma_async (wgmma or wgmma_tma) instead of mma.sync.
+  bool wgmma() const {
+    return strategy == GemmStrategy::wgmma ||
+           strategy == GemmStrategy::wgmma_tma;
+  }
+  /// TMA copies from a producer warpgroup (wgmma_tma).
+  bool tma() const { return strategy == GemmStrategy::wgmma_tma; }
 
   /// The warps computing the tile (the consumers, with tma).
   int64_t warps() const { return (bm / wm) * (bn / wn); }
-  int64_t threads() const { return 32 * warps() + (tma ? 128 : 0); }
+  /// The block's threads, the strategy record's count for the tile.
+  int64_t threads() const {
+    return getGemmStrategyRecord(strategy).threads(
+        {bm, bn, bk, wm, wn, stages});
+  }
   int64_t elemBytes() const { return elemTy.getIntOrFloatBitWidth() / 8; }
   /// Elements per 16-byte cp.async chunk.
   int64_t vec() const { return 16 / elemBytes(); }
@@ -59,7 +70,7 @@ struct MmaTiling {
   /// transposed) are padded by 16 bytes (32 for paired loads), N-major B
   /// rows by 8 elements, so that the fragment loads of a warp (or of each
   /// half warp, for 64-bit loads) hit 32 distinct banks.
-  int64_t kPad() const { return wgmma ? 0 : pairedK() ? 8 : vec(); }
+  int64_t kPad() const { return wgmma() ? 0 : pairedK() ? 8 : vec(); }
   int64_t aPitch() const { return bk + kPad(); }
   int64_t bPitch() const { return transB ? bk + kPad() : bn + 8; }
   int64_t aStageElems() const { return bm * aPitch(); }
@@ -71,7 +82,8 @@ struct MmaTiling {
   /// stages to the 1024-byte swizzle atom; tma: and two 8-byte mbarriers
   /// per stage).
   int64_t sharedBytes() const {
-    return stages * stageBytes() + (wgmma ? 1024 : 0) + (tma ? 16 * stages : 0);
+    return stages * stageBytes() + (wgmma() ? 1024 : 0) +
+           (tma() ? 16 * stages : 0);
   }
 };
 
@@ -81,7 +93,7 @@ struct MmaTiling {
 FailureOr<MmaTiling> getMmaTiling(MatmulOp op, KernelConfigAttr config,
                                   GemmStrategy strategy);
 
-/// Fills `kernel`, whose parameters are GemmKernelArgs.h's (with tiling.tma,
+/// Fills `kernel`, whose parameters are GemmKernelArgs.h's (with tiling.tma(),
 /// the tensor maps of A, [BM, BK] boxes, and B, [BN, BK] boxes),
 /// and which is launched with `tiling.sharedBytes()` of dynamic shared
 /// memory and `tiling.threads()` threads per block, on a grid of

@@ -5,11 +5,72 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "fuser-elementwise"
 
 using namespace mlir;
+
+bool fuser::isBroadcastRead(AffineMap map, Type type) {
+  if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
+    return false;
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped)
+    return map.getNumResults() == 0;
+  if (!shaped.hasRank() || shaped.getRank() != map.getNumResults())
+    return false;
+  for (auto [i, expr] : llvm::enumerate(map.getResults()))
+    if (isa<AffineConstantExpr>(expr) && shaped.getDimSize(i) != 1)
+      return false; // a slice of a longer (or dynamic) dimension
+  return true;
+}
+
+std::pair<Value, AffineMap>
+fuser::dropUnitDimReads(OpBuilder &builder, Value value, AffineMap map) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || map.isProjectedPermutation())
+    return {value, map};
+  assert(isBroadcastRead(map, type) && "not a broadcast read");
+  // Each kept dimension forms one reassociation group with the unit
+  // dimensions after it; leading unit dimensions join the first group. With
+  // no dimension kept, there is no group: the result has rank 0.
+  SmallVector<ReassociationIndices> groups;
+  SmallVector<AffineExpr> kept;
+  bool lastHasKept = false;
+  for (auto [i, expr] : llvm::enumerate(map.getResults())) {
+    bool isKept = !isa<AffineConstantExpr>(expr);
+    if (isKept)
+      kept.push_back(expr);
+    if (groups.empty() || (isKept && lastHasKept)) {
+      groups.emplace_back();
+      lastHasKept = false;
+    }
+    groups.back().push_back(i);
+    lastHasKept |= isKept;
+  }
+  if (kept.empty())
+    groups.clear();
+  AffineMap keptMap =
+      AffineMap::get(map.getNumDims(), 0, kept, map.getContext());
+  // A dense constant is reshaped as a constant, so that the splat ones
+  // still become immediates (fuser-simplify-group-bodies).
+  DenseElementsAttr dense;
+  if (matchPattern(value, m_Constant(&dense))) {
+    SmallVector<int64_t> shape;
+    for (auto [i, expr] : llvm::enumerate(map.getResults()))
+      if (!isa<AffineConstantExpr>(expr))
+        shape.push_back(type.getDimSize(i));
+    auto viewTy = RankedTensorType::get(shape, type.getElementType());
+    return {arith::ConstantOp::create(builder, value.getLoc(),
+                                      dense.reshape(viewTy)),
+            keptMap};
+  }
+  Value collapsed =
+      tensor::CollapseShapeOp::create(builder, value.getLoc(), value, groups);
+  return {collapsed, keptMap};
+}
 
 std::string fuser::whyNotElementwise(linalg::GenericOp op) {
   if (!op.hasPureTensorSemantics())
@@ -29,12 +90,12 @@ std::string fuser::whyNotElementwise(linalg::GenericOp op) {
       return "its outputs have different shapes";
   }
   for (OpOperand *in : op.getDpsInputOperands()) {
-    if (!op.getMatchingIndexingMap(in).isProjectedPermutation())
-      return "it reads an input through a map that is not a broadcast or "
-             "transpose";
     Type t = in->get().getType();
     if (isa<ShapedType>(t) && !isa<RankedTensorType>(t))
       return "it reads an unranked or non-tensor shaped input";
+    if (!isBroadcastRead(op.getMatchingIndexingMap(in), t))
+      return "it reads an input through a map that is not a broadcast or "
+             "transpose";
   }
   Region &body = op.getRegion();
   for (Operation &inner : body.front().without_terminator()) {

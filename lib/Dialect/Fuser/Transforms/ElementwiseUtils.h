@@ -16,10 +16,26 @@
 
 namespace mlir::fuser {
 
+/// True if a value of type `type` read through `map` (from an iteration
+/// space to the value's indices) is a broadcast, transpose or both: every
+/// result is a distinct dimension (a projected permutation) or the constant
+/// 0 on a dimension of static size 1 (torch-mlir's keepdim and unsqueezed
+/// shapes: `(d0, d1) -> (0, d1)`, `(d0, d1, d2, d3) -> (d0, d1, 0, 0)`).
+bool isBroadcastRead(AffineMap map, Type type);
+
+/// Rewrites a broadcast read (isBroadcastRead) of `value` through `map` as a
+/// read through a projected permutation, the only maps fusion groups take:
+/// the size-1 dimensions read at constant 0 are collapsed away by a
+/// tensor.collapse_shape created at `builder`'s insertion point (a view, no
+/// copy), and their results are dropped from the map. Returns `value` and
+/// `map` unchanged when `map` has no constant result.
+std::pair<Value, AffineMap> dropUnitDimReads(OpBuilder &builder, Value value,
+                                             AffineMap map);
+
 /// Returns why `op` cannot be a member of an elementwise fusion group, or ""
 /// if it can: tensors only, parallel iterators, identity output maps of one
-/// shape, projected-permutation input maps, and a body of scalar arith/math
-/// ops without linalg.index.
+/// shape, input maps that are broadcast reads (isBroadcastRead), and a body
+/// of scalar arith/math ops without linalg.index.
 std::string whyNotElementwise(linalg::GenericOp op);
 
 /// True if `op` is a named (non-generic) linalg op on tensors whose loops are

@@ -24,7 +24,7 @@ std::optional<MappedValue> fuser::matchCopy(Value v) {
   OpOperand *out = op.getDpsInitOperand(0);
   AffineMap inMap = op.getMatchingIndexingMap(in);
   if (!op.getMatchingIndexingMap(out).isIdentity() ||
-      !inMap.isProjectedPermutation())
+      !isBroadcastRead(inMap, in->get().getType()))
     return std::nullopt;
   Block *body = op.getBlock();
   if (!body || body->getOperations().size() != 1)
@@ -49,6 +49,17 @@ Value Epilogue::read(Value v, AffineMap map) {
     return hoisted[v] = builder.clone(*v.getDefiningOp())->getResult(0);
   // A splat tensor constant stays an input here: fuser-simplify-group-bodies
   // folds constant inputs of every group kind into immediates.
+  if (!map.isProjectedPermutation()) {
+    // Size-1 dimensions read at 0: read a view without them (created where
+    // `v` is defined, so it dominates the group wherever it is built).
+    std::pair<Value, AffineMap> &view = unitDimViews[{v, map}];
+    if (!view.first) {
+      OpBuilder at(v.getContext());
+      at.setInsertionPointAfterValue(v);
+      view = dropUnitDimReads(at, v, map);
+    }
+    std::tie(v, map) = view;
+  }
   auto key = std::make_pair(v, map);
   if (Value arg = inputArgs.lookup(key))
     return arg;
@@ -58,8 +69,8 @@ Value Epilogue::read(Value v, AffineMap map) {
   return inputArgs[key] = arg;
 }
 
-/// Returns why `user`, the only user op of `cur`, cannot join the epilogue,
-/// or "" if it can.
+/// Returns why `user`, an op reading a value of the group, cannot join the
+/// epilogue, or "" if it can.
 static std::string whyNotEpilogueOp(linalg::LinalgOp user, Value cur,
                                     StringRef what) {
   if (user->getNumResults() != 1 || user.getNumDpsInits() != 1)
@@ -69,41 +80,78 @@ static std::string whyNotEpilogueOp(linalg::LinalgOp user, Value cur,
   return "";
 }
 
-/// Checks that the generic `user` reads `cur` only through the identity map.
-/// Returns why not, or "".
-static std::string whyNotIdentityRead(linalg::GenericOp user, Value cur,
-                                      StringRef what) {
+/// Checks that the generic `user` reads the group's values (`inGroup`) only
+/// through the identity map, and none of its other operands is computed
+/// from the group's value (`tainted`). Returns why not, or "".
+static std::string whyNotGroupReader(linalg::GenericOp user,
+                                     const DenseSet<Value> &inGroup,
+                                     const DenseSet<Value> &tainted,
+                                     StringRef what) {
   std::string why = whyNotElementwise(user);
   if (!why.empty())
     return why;
-  for (OpOperand *operand : getReadOperands(user))
-    if (operand->get() == cur &&
-        !user.getMatchingIndexingMap(operand).isIdentity())
-      return ("it reads the " + what +
-              "'s value through a broadcast or transpose")
+  for (OpOperand *operand : getReadOperands(user)) {
+    Value v = operand->get();
+    if (inGroup.contains(v)) {
+      if (!user.getMatchingIndexingMap(operand).isIdentity())
+        return ("it reads the " + what +
+                "'s value through a broadcast or transpose")
+            .str();
+    } else if (tainted.contains(v)) {
+      return ("it also reads a value computed from the " + what +
+              "'s value outside the epilogue")
           .str();
+    }
+  }
   return "";
 }
 
-Value fuser::absorbElementwiseConsumers(
-    Value cur, Value &running, Epilogue &epi, Block *block, StringRef what,
-    SmallVectorImpl<Operation *> &chain,
-    function_ref<void(Operation *, const Twine &)> remark) {
-  MLIRContext *ctx = cur.getContext();
-  AffineMap scalarMap =
-      AffineMap::get(cast<RankedTensorType>(cur.getType()).getRank(), 0, ctx);
-  IRRewriter rewriter(ctx);
-  while (!cur.use_empty()) {
-    Operation *userOp = *cur.getUsers().begin();
-    if (llvm::any_of(cur.getUsers(),
-                     [&](Operation *u) { return u != userOp; })) {
-      remark(chain.empty() ? cur.getDefiningOp() : chain.back(),
-             what + " epilogue ends here: this value has several users");
-      break;
+namespace {
+/// The elementwise consumers an epilogue takes, before any body is cloned.
+struct EpilogueDag {
+  /// The absorbed ops, in program order.
+  SmallVector<linalg::GenericOp> members;
+  /// Ops that read a value of the group but cannot join, with the reason
+  /// (empty: not a linalg op of the block, so nothing to report).
+  SmallVector<std::pair<Operation *, std::string>> rejected;
+  /// Members dropped because the group had to end before them.
+  unsigned dropped = 0;
+};
+} // namespace
+
+/// Phase 1: every op after `cur`'s definition that can join, in program
+/// order (so every producer is decided before its consumers).
+static EpilogueDag collectEpilogueDag(Value cur, Block *block, StringRef what) {
+  EpilogueDag dag;
+  IRRewriter rewriter(cur.getContext());
+  DenseSet<Value> inGroup{cur};
+  // Values computed from `cur` by any op: an epilogue input cannot be one.
+  DenseSet<Value> tainted{cur};
+  Operation *start = cur.getDefiningOp();
+  if (!start || start->getBlock() != block)
+    return dag;
+  for (Operation *op = start->getNextNode(), *next; op; op = next) {
+    next = op->getNextNode();
+    bool readsGroup = false, readsTainted = false;
+    op->walk([&](Operation *nested) {
+      for (Value v : nested->getOperands()) {
+        readsGroup |= inGroup.contains(v) && nested == op;
+        readsTainted |= tainted.contains(v);
+      }
+    });
+    if (!readsTainted)
+      continue;
+    auto taint = [&](Operation *o) {
+      for (Value r : o->getResults())
+        tainted.insert(r);
+    };
+    auto user = dyn_cast<linalg::LinalgOp>(op);
+    if (!readsGroup || !user) {
+      // Nested uses of group values, non-linalg users (a return, a call, a
+      // group op): no remark, the value is simply needed outside.
+      taint(op);
+      continue;
     }
-    auto user = dyn_cast<linalg::LinalgOp>(userOp);
-    if (!user || user->getBlock() != block)
-      break;
     std::string why = user.getNumParallelLoops() != user.getNumLoops()
                           ? "it has reduction iterators"
                           : whyNotEpilogueOp(user, cur, what);
@@ -114,31 +162,115 @@ Value fuser::absorbElementwiseConsumers(
         why = "it is not an elementwise op";
     }
     if (why.empty())
-      why = whyNotIdentityRead(generic, cur, what);
+      why = whyNotGroupReader(generic, inGroup, tainted, what);
+    // Generalization replaced the named op: what is left is `generic`.
+    Operation *at = generic ? generic.getOperation() : op;
+    taint(at);
     if (!why.empty()) {
-      // Generalization replaced the named op: report on what is left.
-      Operation *at = generic ? generic.getOperation() : userOp;
-      remark(at, "not fused into the " + what + " epilogue: " + why);
-      break;
+      dag.rejected.emplace_back(at, why);
+      continue;
     }
+    dag.members.push_back(generic);
+    inGroup.insert(generic->getResult(0));
+  }
+  return dag;
+}
 
-    // Clone the body with the running value and the other operands.
+/// Phase 2: cuts `dag` back so that one value, the group's result, is used
+/// outside it (or none: then the last one). Returns that value.
+static Value cutToOneResult(Value cur, EpilogueDag &dag) {
+  unsigned before = dag.members.size();
+  while (true) {
+    DenseSet<Operation *> memberSet;
+    for (linalg::GenericOp m : dag.members)
+      memberSet.insert(m);
+    SmallVector<Value> values{cur};
+    for (linalg::GenericOp m : dag.members)
+      values.push_back(m->getResult(0));
+    SmallVector<Value> escaping;
+    for (Value v : values)
+      if (llvm::any_of(v.getUsers(),
+                       [&](Operation *u) { return !memberSet.contains(u); }))
+        escaping.push_back(v);
+    // The first value needed outside (program order) ends the group.
+    Value result = escaping.empty() ? values.back() : escaping.front();
+    // Keep the members `result` depends on.
+    DenseSet<Operation *> slice;
+    SmallVector<Operation *> work;
+    if (Operation *def = result.getDefiningOp(); memberSet.contains(def))
+      work.push_back(def);
+    while (!work.empty()) {
+      Operation *m = work.pop_back_val();
+      if (!slice.insert(m).second)
+        continue;
+      for (Value operand : m->getOperands())
+        if (Operation *def = operand.getDefiningOp();
+            def && memberSet.contains(def))
+          work.push_back(def);
+    }
+    if (slice.size() == dag.members.size() && escaping.size() <= 1) {
+      dag.dropped = before - dag.members.size();
+      return result;
+    }
+    llvm::erase_if(dag.members,
+                   [&](linalg::GenericOp m) { return !slice.contains(m); });
+  }
+}
+
+Value fuser::absorbElementwiseConsumers(
+    Value cur, Value &running, Epilogue &epi, Block *block, StringRef what,
+    SmallVectorImpl<Operation *> &chain,
+    function_ref<void(Operation *, const Twine &)> remark) {
+  MLIRContext *ctx = cur.getContext();
+  AffineMap scalarMap =
+      AffineMap::get(cast<RankedTensorType>(cur.getType()).getRank(), 0, ctx);
+
+  // 1. The ops that can join, then 2. the cut to one result.
+  EpilogueDag dag = collectEpilogueDag(cur, block, what);
+  Value result = cutToOneResult(cur, dag);
+  for (auto &[op, why] : dag.rejected)
+    if (llvm::is_contained(op->getOperands(), result))
+      remark(op, "not fused into the " + what + " epilogue: " + why);
+  if (dag.dropped != 0) {
+    Operation *at = dag.members.empty() ? cur.getDefiningOp()
+                                        : dag.members.back().getOperation();
+    if (!at && !chain.empty())
+      at = chain.back();
+    if (at)
+      remark(at, what +
+                     " epilogue ends here: this value is also needed "
+                     "outside the group, so it is the group's result (" +
+                     Twine(dag.dropped) +
+                     " elementwise op(s) after it stay out)");
+  }
+
+  // 3. Clone the members' bodies in program order, each group value
+  // replaced by its element and the other operands read as inputs.
+  DenseMap<Value, Value> elementOf{{cur, running}};
+  for (linalg::GenericOp generic : dag.members) {
     IRMapping mapping;
     for (OpOperand *operand : getReadOperands(generic)) {
       BlockArgument arg = generic.getMatchingBlockArgument(operand);
       Value v = operand->get();
-      if (v == cur) {
-        mapping.map(arg, running);
+      if (Value element = elementOf.lookup(v)) {
+        mapping.map(arg, element);
         continue;
       }
       MappedValue mv{v, isa<ShapedType>(v.getType())
                             ? generic.getMatchingIndexingMap(operand)
                             : scalarMap};
-      while (isa<ShapedType>(mv.source.getType()))
-        if (std::optional<MappedValue> copy = matchCopy(mv.source))
-          mv = {copy->source, copy->map.compose(mv.map)};
-        else
+      // Look through broadcasts, transposes and fills to their source, as
+      // long as the composed read is still a broadcast of it.
+      while (isa<ShapedType>(mv.source.getType())) {
+        std::optional<MappedValue> copy = matchCopy(mv.source);
+        if (!copy)
           break;
+        AffineMap composed = copy->map.compose(mv.map);
+        if (isa<ShapedType>(copy->source.getType()) &&
+            !isBroadcastRead(composed, copy->source.getType()))
+          break;
+        mv = {copy->source, composed};
+      }
       if (!isa<ShapedType>(mv.source.getType()))
         mv.map = scalarMap;
       mapping.map(arg, epi.read(mv.source, mv.map));
@@ -151,11 +283,12 @@ Value fuser::absorbElementwiseConsumers(
       epi.builder.clone(inner, mapping);
     }
     auto yield = cast<linalg::YieldOp>(region.front().getTerminator());
-    running = mapping.lookupOrDefault(yield.getOperand(0));
+    elementOf[generic->getResult(0)] =
+        mapping.lookupOrDefault(yield.getOperand(0));
     chain.push_back(generic);
-    cur = generic->getResult(0);
   }
-  return cur;
+  running = elementOf.lookup(result);
+  return result;
 }
 
 void fuser::eraseChainAndDeadProducers(ArrayRef<Operation *> chain,

@@ -1,7 +1,7 @@
 //===- EpilogueUtils.h - building fusion group epilogues --------*- C++ -*-===//
 //
 // The groups with an epilogue region (fuser.matmul, fuser.group_norm) absorb
-// the chain of elementwise linalg consumers of their result the same way;
+// the DAG of elementwise linalg consumers of their result the same way;
 // fuser-fuse-matmul and fuser-fuse-group-norm share this code so that they
 // accept exactly the same consumers.
 //
@@ -44,23 +44,41 @@ struct Epilogue {
   DenseMap<std::pair<Value, AffineMap>, Value> inputArgs;
   /// Captured scalars (constants cloned in, others made inputs).
   DenseMap<Value, Value> hoisted;
+  /// Inputs read at 0 along size-1 dimensions -> views without them.
+  DenseMap<std::pair<Value, AffineMap>, std::pair<Value, AffineMap>>
+      unitDimViews;
 
   Epilogue(MLIRContext *ctx, Type accType, Location loc);
 
   /// The body value of `v` read through `map`: a scalar constant cloned in
   /// (the body is isolated from above), or the block argument of a
   /// (deduplicated) epilogue input. Tensor constants stay inputs until
-  /// fuser-simplify-group-bodies folds the splat ones.
+  /// fuser-simplify-group-bodies folds the splat ones. `map` may read
+  /// size-1 dimensions at 0 (isBroadcastRead): the input is then a
+  /// tensor.collapse_shape view without them (dropUnitDimReads), built right
+  /// after `v`'s definition, so that every input map is a projected
+  /// permutation.
   Value read(Value v, AffineMap map);
 };
 
-/// Absorbs into `epi` the chain of elementwise consumers of `cur`, a value
-/// of the group's result type whose element is `running` in the epilogue,
-/// while the running value has a single user op in `block`. `what` names
-/// the group in remarks ("matmul"); `remark(op, msg)` reports where and why
-/// the chain ends. Appends the absorbed linalg ops (generalized if named) to
-/// `chain`; returns the last absorbed value (or `cur`) and sets `running` to
-/// its element.
+/// Absorbs into `epi` the DAG of elementwise consumers of `cur`, a value of
+/// the group's result type defined in `block` whose element is `running` in
+/// the epilogue. Values with several users are taken whole (torch-mlir's
+/// leaky_relu reads its input twice, as max(0, y) + a * min(0, y)):
+///
+///   an elementwise op of `block` (the ops fuser-fuse-pointwise accepts)
+///   with one result of `cur`'s type joins when it reads values of the group
+///   through the identity map and its other operands (the epilogue inputs)
+///   are not computed from `cur` outside the group; then the group is cut
+///   back so that exactly one of its values is used outside it, its result:
+///   the first value (in program order) needed outside the group ends it,
+///   with the members it depends on.
+///
+/// `what` names the group in remarks ("matmul"); `remark(op, msg)` reports
+/// consumers that cannot join, and where the group ends early because a
+/// value is needed outside it. Appends the absorbed linalg ops (generalized
+/// if named) to `chain` in program order, the op defining the result last;
+/// returns the result (or `cur`) and sets `running` to its element.
 Value absorbElementwiseConsumers(
     Value cur, Value &running, Epilogue &epi, Block *block, StringRef what,
     SmallVectorImpl<Operation *> &chain,

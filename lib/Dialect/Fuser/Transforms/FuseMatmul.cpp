@@ -8,11 +8,14 @@
 //    accumulating into a +0.0 fill.
 // 2. A B operand that is a transposing copy of W (torch-mlir's nn.Linear:
 //    transpose(W) then matmul) is replaced by W with transpose_b toggled.
-// 3. Elementwise consumers are absorbed one by one while the running value
-//    has a single user op that reads it through the identity map; their
-//    other operands become epilogue inputs, looked through broadcasts,
-//    transposes and fills.
-// 4. The chain is replaced by one fuser.matmul; copies left dead are erased.
+// 3. The elementwise consumers are absorbed as a DAG (absorbElementwise-
+//    Consumers): values with several users inside the epilogue, such as
+//    the y of torch-mlir's leaky_relu max(0, y) + a * min(0, y), do not end
+//    it; only a value also needed outside the group does, as its result.
+//    The other operands become epilogue inputs, looked through broadcasts,
+//    transposes and fills; size-1 dimensions read at 0 (keepdim shapes)
+//    are collapsed away.
+// 4. The DAG is replaced by one fuser.matmul; copies left dead are erased.
 //
 //===----------------------------------------------------------------------===//
 
@@ -187,7 +190,7 @@ private:
       op->emitRemark() << msg;
   }
 
-  /// Replaces `op` and the elementwise chain after it with one fuser.matmul.
+  /// Replaces `op` and the elementwise DAG after it with one fuser.matmul.
   void fuse(linalg::LinalgOp op, const MatmulMatch &match) {
     MLIRContext *ctx = op.getContext();
     Value cur = op->getResult(0);

@@ -6,9 +6,14 @@
 //    so one matcher handles every op as a linalg.generic.
 // 2. Groups grow from the last op of each block upwards: a producer joins
 //    its consumers' group when every member reads it through the same map
-//    and every use outside the group can read an extra group result.
+//    and every use outside the group can read an extra group result. A
+//    value with several users in the group is computed once (a DAG, not a
+//    tree).
 // 3. Each group is materialized as one fuser.pointwise whose body is the
-//    concatenation of its members' bodies.
+//    concatenation of its members' bodies. Inputs read at 0 along size-1
+//    dimensions (keepdim shapes, `(d0, d1) -> (d0, 0)`) become
+//    tensor.collapse_shape views without those dimensions, read through a
+//    broadcast.
 //
 //===----------------------------------------------------------------------===//
 
@@ -167,6 +172,20 @@ private:
     }
     if (!iterMap)
       return false;
+    // Consumers reading it at 0 along a size-1 dimension read its inputs
+    // there too: each must still be a broadcast read of the input.
+    for (OpOperand *operand : getReadOperands(producer)) {
+      Type t = operand->get().getType();
+      if (isa<ShapedType>(t) &&
+          !isBroadcastRead(
+              producer.getMatchingIndexingMap(operand).compose(*iterMap), t)) {
+        remark(producer, "not fused into its consumers: they read it at 0 "
+                         "along a size-1 dimension, where one of its inputs "
+                         "has a dimension of dynamic size; it forms its own "
+                         "group");
+        return false;
+      }
+    }
     if (!exports.empty()) {
       bool sameSpace = iterMap->isIdentity() &&
                        iterMap->getNumResults() == rootTy.getRank();
@@ -204,7 +223,18 @@ private:
     DenseMap<Value, Value> scalarOf; // member result -> scalar in body
     DenseMap<Value, Value> hoisted;  // captured constant -> clone in body
 
+    // Inputs read at 0 along size-1 dimensions -> views without them,
+    // created before the group (every input dominates its root).
+    OpBuilder viewBuilder(g.root);
+    DenseMap<std::pair<Value, AffineMap>, std::pair<Value, AffineMap>>
+        unitDimViews;
     auto groupInput = [&](Value v, AffineMap map) -> Value {
+      if (!map.isProjectedPermutation()) {
+        std::pair<Value, AffineMap> &view = unitDimViews[{v, map}];
+        if (!view.first)
+          view = dropUnitDimReads(viewBuilder, v, map);
+        std::tie(v, map) = view;
+      }
       auto key = std::make_pair(v, map);
       if (Value arg = inputArgs.lookup(key))
         return arg;

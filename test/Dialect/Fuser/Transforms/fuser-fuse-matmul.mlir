@@ -361,19 +361,25 @@ func.func @fma_with_cast(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>) -> tensor<4
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d1)>
 
-// The epilogue stops where the running value has two users: the bias add
-// joins, the two consumers of its result stay.
+// A value with two users inside the epilogue does not end it: the bias add,
+// the exp of its result and the sum of both are one DAG, computed once.
 // CHECK-LABEL: func.func @multi_use
-// CHECK: %[[G:.+]] = fuser.matmul
-// CHECK: linalg.exp ins(%[[G]]
-// CHECK: linalg.add ins(%[[G]], %{{.+}}
+// CHECK-SAME: (%[[A:.+]]: tensor<4x16xf32>, %[[B:.+]]: tensor<16x8xf32>, %[[BIAS:.+]]: tensor<8xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[G:.+]] = fuser.matmul %[[A]], %[[B]] epilogue_inputs(%[[BIAS]] : tensor<8xf32>)
+// CHECK-NEXT: ^bb0(%[[ACC:.+]]: f32, %[[BV:.+]]: f32):
+// CHECK-NEXT: %[[H:.+]] = arith.addf %[[ACC]], %[[BV]] : f32
+// CHECK-NEXT: %[[X:.+]] = math.exp %[[H]] : f32
+// CHECK-NEXT: %[[R:.+]] = arith.addf %[[H]], %[[X]] : f32
+// CHECK-NEXT: fuser.yield %[[R]] : f32
+// CHECK-NOT: linalg.
+// CHECK: return %[[G]]
 func.func @multi_use(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>, %bias: tensor<8xf32>) -> tensor<4x8xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<4x8xf32>
   %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
-  // expected-remark @+1 {{fused matmul with 1 epilogue op(s)}}
+  // expected-remark @+1 {{fused matmul with 3 epilogue op(s)}}
   %mm = linalg.matmul ins(%a, %b : tensor<4x16xf32>, tensor<16x8xf32>) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
-  // expected-remark @+1 {{matmul epilogue ends here: this value has several users}}
   %h = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
       ins(%mm, %bias : tensor<4x8xf32>, tensor<8xf32>) outs(%e : tensor<4x8xf32>) {
   ^bb0(%v: f32, %c: f32, %o: f32):
@@ -382,6 +388,253 @@ func.func @multi_use(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>, %bias: tensor<8
   } -> tensor<4x8xf32>
   %x = linalg.exp ins(%h : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
   %r = linalg.add ins(%h, %x : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+#s = affine_map<(d0, d1) -> ()>
+
+// leaky_relu as torch-mlir emits it after Linear and * 2.0 (W2):
+// max(0, y) + 0.1 * min(0, y), with y read by two ops, the zero a 0-d
+// constant and the slope an f64 truncated in a body. All six ops join.
+// CHECK-LABEL: func.func @torch_leaky_relu_dag
+// CHECK-SAME: (%[[X:.+]]: tensor<?x16xf32>, %[[W:.+]]: tensor<8x16xf32>, %[[B:.+]]: tensor<8xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[G:.+]] = fuser.matmul %[[X]], %[[W]] transpose_b epilogue_inputs(%[[B]], %{{.+}} : tensor<8xf32>, tensor<f32>)
+// CHECK-NEXT: ^bb0(%[[ACC:.+]]: f32, %[[BV:.+]]: f32, %[[ZV:.+]]: f32):
+// CHECK-NEXT: %[[L:.+]] = arith.addf %[[ACC]], %[[BV]] : f32
+// CHECK: %[[Y:.+]] = arith.mulf %[[L]], %{{.+}} : f32
+// CHECK-NEXT: %[[P:.+]] = arith.cmpf ogt, %[[ZV]], %[[Y]] : f32
+// CHECK-NEXT: %[[MAX:.+]] = arith.select %[[P]], %[[ZV]], %[[Y]] : f32
+// CHECK-NEXT: %[[Q:.+]] = arith.cmpf olt, %[[ZV]], %[[Y]] : f32
+// CHECK-NEXT: %[[MIN:.+]] = arith.select %[[Q]], %[[ZV]], %[[Y]] : f32
+// CHECK: %[[N:.+]] = arith.mulf %[[MIN]], %{{.+}} : f32
+// CHECK-NEXT: %[[R:.+]] = arith.addf %[[MAX]], %[[N]] : f32
+// CHECK-NEXT: fuser.yield %[[R]] : f32
+// CHECK-NOT: linalg.
+// CHECK: return %[[G]]
+// SIMPLIFY-LABEL: func.func @torch_leaky_relu_dag
+// SIMPLIFY: fuser.matmul %{{.+}}, %{{.+}} transpose_b epilogue_inputs(%{{.+}} : tensor<8xf32>)
+func.func @torch_leaky_relu_dag(%arg0: tensor<?x16xf32>, %arg1: tensor<8x16xf32>, %arg2: tensor<8xf32>) -> tensor<?x8xf32> {
+  %c0 = arith.constant 0 : index
+  %cst = arith.constant 0.000000e+00 : f32
+  %cst_0 = arith.constant dense<0.000000e+00> : tensor<f32>
+  %cst_1 = arith.constant 1.000000e-01 : f64
+  %cst_2 = arith.constant 2.000000e+00 : f32
+  %0 = tensor.empty() : tensor<16x8xf32>
+  %transposed = linalg.transpose ins(%arg1 : tensor<8x16xf32>) outs(%0 : tensor<16x8xf32>) permutation = [1, 0]
+  %dim = tensor.dim %arg0, %c0 : tensor<?x16xf32>
+  %1 = tensor.empty(%dim) : tensor<?x8xf32>
+  %2 = linalg.fill ins(%cst : f32) outs(%1 : tensor<?x8xf32>) -> tensor<?x8xf32>
+  // expected-remark @+1 {{fused matmul with 6 epilogue op(s)}}
+  %3 = linalg.matmul ins(%arg0, %transposed : tensor<?x16xf32>, tensor<16x8xf32>) outs(%2 : tensor<?x8xf32>) -> tensor<?x8xf32>
+  %4 = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%3, %arg2 : tensor<?x8xf32>, tensor<8xf32>) outs(%1 : tensor<?x8xf32>) {
+  ^bb0(%in: f32, %in_3: f32, %out: f32):
+    %10 = arith.addf %in, %in_3 : f32
+    linalg.yield %10 : f32
+  } -> tensor<?x8xf32>
+  %5 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%4 : tensor<?x8xf32>) outs(%1 : tensor<?x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %10 = arith.mulf %in, %cst_2 : f32
+    linalg.yield %10 : f32
+  } -> tensor<?x8xf32>
+  %6 = linalg.generic {indexing_maps = [#s, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%cst_0, %5 : tensor<f32>, tensor<?x8xf32>) outs(%1 : tensor<?x8xf32>) {
+  ^bb0(%in: f32, %in_3: f32, %out: f32):
+    %10 = arith.cmpf ogt, %in, %in_3 : f32
+    %11 = arith.select %10, %in, %in_3 : f32
+    linalg.yield %11 : f32
+  } -> tensor<?x8xf32>
+  %7 = linalg.generic {indexing_maps = [#s, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%cst_0, %5 : tensor<f32>, tensor<?x8xf32>) outs(%1 : tensor<?x8xf32>) {
+  ^bb0(%in: f32, %in_3: f32, %out: f32):
+    %10 = arith.cmpf olt, %in, %in_3 : f32
+    %11 = arith.select %10, %in, %in_3 : f32
+    linalg.yield %11 : f32
+  } -> tensor<?x8xf32>
+  %8 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%7 : tensor<?x8xf32>) outs(%1 : tensor<?x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %10 = arith.truncf %cst_1 : f64 to f32
+    %11 = arith.mulf %in, %10 : f32
+    linalg.yield %11 : f32
+  } -> tensor<?x8xf32>
+  %9 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%6, %8 : tensor<?x8xf32>, tensor<?x8xf32>) outs(%1 : tensor<?x8xf32>) {
+  ^bb0(%in: f32, %in_3: f32, %out: f32):
+    %10 = arith.addf %in, %in_3 : f32
+    linalg.yield %10 : f32
+  } -> tensor<?x8xf32>
+  return %9 : tensor<?x8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+
+// Only a value needed outside the group ends it: the biased value is also
+// returned, so it is the group's result and its exp stays out (for
+// fuser-fuse-pointwise).
+// CHECK-LABEL: func.func @needed_outside
+// CHECK: %[[G:.+]] = fuser.matmul
+// CHECK-NEXT: ^bb0(%[[ACC:.+]]: f32, %[[BV:.+]]: f32):
+// CHECK-NEXT: %[[H:.+]] = arith.addf %[[ACC]], %[[BV]] : f32
+// CHECK-NEXT: fuser.yield %[[H]] : f32
+// CHECK: %[[X:.+]] = linalg.generic {{.+}} ins(%[[G]] : tensor<4x8xf32>)
+// CHECK: math.exp
+// CHECK: return %[[G]], %[[X]]
+func.func @needed_outside(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>, %bias: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{fused matmul with 1 epilogue op(s)}}
+  %mm = linalg.matmul ins(%a, %b : tensor<4x16xf32>, tensor<16x8xf32>) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{matmul epilogue ends here: this value is also needed outside the group, so it is the group's result (1 elementwise op(s) after it stay out)}}
+  %h = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %bias : tensor<4x8xf32>, tensor<8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%v: f32, %c: f32, %o: f32):
+    %s = arith.addf %v, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  %x = linalg.exp ins(%h : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %h, %x : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+
+// Two values needed outside: the scaled one and the final sum are both
+// returned, and the sum also reads the biased value; the group cannot have
+// two results, so it ends at the first value needed outside that keeps
+// every other member's value inside: the biased one.
+// CHECK-LABEL: func.func @two_needed_outside
+// CHECK: %[[G:.+]] = fuser.matmul
+// CHECK-NEXT: ^bb0(%[[ACC:.+]]: f32, %[[BV:.+]]: f32):
+// CHECK-NEXT: %[[H:.+]] = arith.addf %[[ACC]], %[[BV]] : f32
+// CHECK-NEXT: fuser.yield %[[H]] : f32
+// CHECK: %[[S:.+]] = linalg.generic {{.+}} ins(%[[G]] : tensor<4x8xf32>)
+// CHECK: %[[R:.+]] = linalg.generic {{.+}} ins(%[[S]], %[[G]] : tensor<4x8xf32>, tensor<4x8xf32>)
+// CHECK: return %[[S]], %[[R]]
+func.func @two_needed_outside(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>, %bias: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{fused matmul with 1 epilogue op(s)}}
+  %mm = linalg.matmul ins(%a, %b : tensor<4x16xf32>, tensor<16x8xf32>) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{matmul epilogue ends here: this value is also needed outside the group, so it is the group's result (2 elementwise op(s) after it stay out)}}
+  %h = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %bias : tensor<4x8xf32>, tensor<8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%v: f32, %c: f32, %o: f32):
+    %s = arith.addf %v, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  %s = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%h : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %two = arith.constant 2.0 : f32
+    %m = arith.mulf %v, %two : f32
+    linalg.yield %m : f32
+  } -> tensor<4x8xf32>
+  %r = linalg.add ins(%s, %h : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %s, %r : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// An op that reads a group value and a value computed from it outside the
+// group (here through a transposed read) cannot join: the group's value is
+// needed by the transpose, so the group ends at the accumulator.
+// CHECK-LABEL: func.func @reads_outside_value
+// CHECK: %[[G:.+]] = fuser.matmul
+// CHECK-NEXT: ^bb0(%[[ACC:.+]]: f32):
+// CHECK-NEXT: fuser.yield %[[ACC]] : f32
+// CHECK: %[[T:.+]] = linalg.generic {{.+}} ins(%[[G]] : tensor<8x8xf32>)
+// CHECK: linalg.generic {{.+}} ins(%[[G]], %[[T]] : tensor<8x8xf32>, tensor<8x8xf32>)
+func.func @reads_outside_value(%a: tensor<8x16xf32>, %b: tensor<16x8xf32>) -> tensor<8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  // expected-remark @+1 {{fused matmul with 0 epilogue op(s)}}
+  %mm = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x8xf32>) outs(%z : tensor<8x8xf32>) -> tensor<8x8xf32>
+  // expected-remark @+1 {{not fused into the matmul epilogue: it reads the matmul's value through a broadcast or transpose}}
+  %t = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mm : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %n = arith.negf %v : f32
+    linalg.yield %n : f32
+  } -> tensor<8x8xf32>
+  // expected-remark @+1 {{not fused into the matmul epilogue: it also reads a value computed from the matmul's value outside the epilogue}}
+  %r = linalg.add ins(%mm, %t : tensor<8x8xf32>, tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %r : tensor<8x8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// Keepdim and unsqueezed operands read at 0 along their size-1 dimensions
+// are broadcasts: a 1 x N row (a bias of shape [1, N]), an M x 1 column
+// (a per-row statistic with keepdim) and a 1 x 1 scalar, each read as a
+// tensor.collapse_shape view without the unit dimensions; the row also
+// through a generic broadcast copy, which is looked through.
+// CHECK-DAG: #[[$ROW:.+]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-DAG: #[[$COL:.+]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-DAG: #[[$S:.+]] = affine_map<(d0, d1) -> ()>
+// CHECK-LABEL: func.func @unit_dim_broadcasts
+// CHECK-SAME: (%[[A:.+]]: tensor<4x16xf32>, %[[B:.+]]: tensor<16x8xf32>, %[[R:.+]]: tensor<1x8xf32>, %[[C:.+]]: tensor<4x1xf32>, %[[S:.+]]: tensor<1x1xf32>)
+// CHECK-DAG: %[[RV:.+]] = tensor.collapse_shape %[[R]] {{\[\[}}0, 1]] : tensor<1x8xf32> into tensor<8xf32>
+// CHECK-DAG: %[[CV:.+]] = tensor.collapse_shape %[[C]] {{\[\[}}0, 1]] : tensor<4x1xf32> into tensor<4xf32>
+// CHECK-DAG: %[[SV:.+]] = tensor.collapse_shape %[[S]] [] : tensor<1x1xf32> into tensor<f32>
+// CHECK: fuser.matmul %[[A]], %[[B]] epilogue_inputs(%[[RV]], %[[CV]], %[[SV]] : tensor<8xf32>, tensor<4xf32>, tensor<f32>) epilogue_maps [#[[$ROW]], #[[$COL]], #[[$S]]]
+// CHECK-NOT: linalg.
+func.func @unit_dim_broadcasts(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>, %row: tensor<1x8xf32>, %col: tensor<4x1xf32>, %s: tensor<1x1xf32>) -> tensor<4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{fused matmul with 2 epilogue op(s)}}
+  %mm = linalg.matmul ins(%a, %b : tensor<4x16xf32>, tensor<16x8xf32>) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %rb = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (0, d1)>, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%row : tensor<1x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  } -> tensor<4x8xf32>
+  %h = linalg.add ins(%mm, %rb : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (0, 0)>, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%h, %col, %s : tensor<4x8xf32>, tensor<4x1xf32>, tensor<1x1xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%v: f32, %c: f32, %k: f32, %o: f32):
+    %m = arith.mulf %v, %c : f32
+    %t = arith.addf %m, %k : f32
+    linalg.yield %t : f32
+  } -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// Reading index 0 of a dimension of dynamic size is a slice, not a
+// broadcast: that consumer stays out (and compiles unfused).
+// CHECK-LABEL: func.func @dynamic_dim_read_at_zero
+// CHECK: %[[G:.+]] = fuser.matmul
+// CHECK: linalg.generic {{.+}} ins(%[[G]], %{{.+}} : tensor<4x8xf32>, tensor<?x8xf32>)
+func.func @dynamic_dim_read_at_zero(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>, %row: tensor<?x8xf32>) -> tensor<4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{fused matmul with 0 epilogue op(s)}}
+  %mm = linalg.matmul ins(%a, %b : tensor<4x16xf32>, tensor<16x8xf32>) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{not fused into the matmul epilogue: it reads an input through a map that is not a broadcast or transpose}}
+  %r = linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (0, d1)>, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %row : tensor<4x8xf32>, tensor<?x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%v: f32, %c: f32, %o: f32):
+    %t = arith.addf %v, %c : f32
+    linalg.yield %t : f32
+  } -> tensor<4x8xf32>
   return %r : tensor<4x8xf32>
 }
 

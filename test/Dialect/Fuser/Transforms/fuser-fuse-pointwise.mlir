@@ -278,3 +278,168 @@ func.func @torch_leaky_relu(%arg0: tensor<4x8xf32>) -> tensor<4x8xf32> {
   } -> tensor<4x8xf32>
   return %4 : tensor<4x8xf32>
 }
+
+// -----
+
+// A DAG whose shared value has three readers in the group is one group,
+// and the shared value is computed once.
+// CHECK-LABEL: func.func @shared_value_dag
+// CHECK-SAME: (%[[X:.+]]: tensor<16xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[G:.+]] = fuser.pointwise ins(%[[X]] : tensor<16xf32>)
+// CHECK-NEXT: ^bb0(%[[XV:.+]]: f32):
+// CHECK-NEXT: %[[A:.+]] = math.exp %[[XV]] : f32
+// CHECK-NEXT: %[[B:.+]] = arith.mulf %[[A]], %[[A]] : f32
+// CHECK-NEXT: %[[C:.+]] = arith.addf %[[A]], %[[B]] : f32
+// CHECK-NEXT: %[[D:.+]] = arith.subf %[[C]], %[[A]] : f32
+// CHECK-NEXT: fuser.yield %[[D]] : f32
+// CHECK-NOT: linalg.
+// CHECK: return %[[G]]
+func.func @shared_value_dag(%x: tensor<16xf32>) -> tensor<16xf32> {
+  %e = tensor.empty() : tensor<16xf32>
+  %a = linalg.exp ins(%x : tensor<16xf32>) outs(%e : tensor<16xf32>) -> tensor<16xf32>
+  %b = linalg.mul ins(%a, %a : tensor<16xf32>, tensor<16xf32>) outs(%e : tensor<16xf32>) -> tensor<16xf32>
+  %c = linalg.add ins(%a, %b : tensor<16xf32>, tensor<16xf32>) outs(%e : tensor<16xf32>) -> tensor<16xf32>
+  // expected-remark @+1 {{fused 4 elementwise op(s) into one pointwise group}}
+  %d = linalg.sub ins(%c, %a : tensor<16xf32>, tensor<16xf32>) outs(%e : tensor<16xf32>) -> tensor<16xf32>
+  return %d : tensor<16xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+// Keepdim and unsqueezed inputs read at 0 along size-1 dimensions (what
+// torch-mlir emits for mean(keepdim=True) and for gamma of shape [1, C]):
+// broadcasts, read as tensor.collapse_shape views without the unit
+// dimensions. A dynamic kept dimension stays dynamic.
+// CHECK-DAG: #[[$ID:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[$COL:.+]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-DAG: #[[$ROW:.+]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-DAG: #[[$ID4:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[$NC:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
+// CHECK-LABEL: func.func @unit_dim_broadcasts
+// CHECK-SAME: (%[[X:.+]]: tensor<?x8xf32>, %[[M:.+]]: tensor<?x1xf32>, %[[G:.+]]: tensor<1x8xf32>, %[[X4:.+]]: tensor<2x3x5x7xf32>, %[[S4:.+]]: tensor<2x3x1x1xf32>)
+// CHECK-DAG: %[[MV:.+]] = tensor.collapse_shape %[[M]] {{\[\[}}0, 1]] : tensor<?x1xf32> into tensor<?xf32>
+// CHECK-DAG: %[[GV:.+]] = tensor.collapse_shape %[[G]] {{\[\[}}0, 1]] : tensor<1x8xf32> into tensor<8xf32>
+// CHECK: fuser.pointwise ins(%[[X]], %[[MV]], %[[GV]] : tensor<?x8xf32>, tensor<?xf32>, tensor<8xf32>) maps [#[[$ID]], #[[$COL]], #[[$ROW]]]
+// CHECK: %[[SV:.+]] = tensor.collapse_shape %[[S4]] {{\[\[}}0], [1, 2, 3]] : tensor<2x3x1x1xf32> into tensor<2x3xf32>
+// CHECK: fuser.pointwise ins(%[[X4]], %[[SV]] : tensor<2x3x5x7xf32>, tensor<2x3xf32>) maps [#[[$ID4]], #[[$NC]]]
+// CHECK-NOT: linalg.
+func.func @unit_dim_broadcasts(%x: tensor<?x8xf32>, %mean: tensor<?x1xf32>, %g: tensor<1x8xf32>, %x4: tensor<2x3x5x7xf32>, %s4: tensor<2x3x1x1xf32>) -> (tensor<?x8xf32>, tensor<2x3x5x7xf32>) {
+  %c0 = arith.constant 0 : index
+  %d = tensor.dim %x, %c0 : tensor<?x8xf32>
+  %e = tensor.empty(%d) : tensor<?x8xf32>
+  // expected-remark @+1 {{fused 1 elementwise op(s) into one pointwise group}}
+  %r = linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (0, d1)>, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %mean, %g : tensor<?x8xf32>, tensor<?x1xf32>, tensor<1x8xf32>) outs(%e : tensor<?x8xf32>) {
+  ^bb0(%v: f32, %m: f32, %gg: f32, %o: f32):
+    %t = arith.subf %v, %m : f32
+    %u = arith.mulf %t, %gg : f32
+    linalg.yield %u : f32
+  } -> tensor<?x8xf32>
+  %e4 = tensor.empty() : tensor<2x3x5x7xf32>
+  // expected-remark @+1 {{fused 1 elementwise op(s) into one pointwise group}}
+  %r4 = linalg.generic {indexing_maps = [#id4, affine_map<(d0, d1, d2, d3) -> (d0, d1, 0, 0)>, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x4, %s4 : tensor<2x3x5x7xf32>, tensor<2x3x1x1xf32>) outs(%e4 : tensor<2x3x5x7xf32>) {
+  ^bb0(%v: f32, %m: f32, %o: f32):
+    %t = arith.mulf %v, %m : f32
+    linalg.yield %t : f32
+  } -> tensor<2x3x5x7xf32>
+  return %r, %r4 : tensor<?x8xf32>, tensor<2x3x5x7xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// A producer of keepdim shape read at 0 along its size-1 dimension joins
+// its consumer: the group reads the producer's own input through the
+// composed broadcast, (d0, d1) -> (d0).
+// CHECK-DAG: #[[$COL:.+]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @unit_dim_producer
+// CHECK-SAME: (%[[X:.+]]: tensor<4x8xf32>, %[[V:.+]]: tensor<4x1xf32>)
+// CHECK: %[[VV:.+]] = tensor.collapse_shape %[[V]] {{\[\[}}0, 1]] : tensor<4x1xf32> into tensor<4xf32>
+// CHECK: fuser.pointwise ins(%[[VV]], %[[X]] : tensor<4xf32>, tensor<4x8xf32>) maps [#[[$COL]], #{{.+}}]
+// CHECK: math.sqrt
+// CHECK: arith.divf
+// CHECK-NOT: linalg.
+func.func @unit_dim_producer(%x: tensor<4x8xf32>, %var: tensor<4x1xf32>) -> tensor<4x8xf32> {
+  %e1 = tensor.empty() : tensor<4x1xf32>
+  %sd = linalg.sqrt ins(%var : tensor<4x1xf32>) outs(%e1 : tensor<4x1xf32>) -> tensor<4x1xf32>
+  %e = tensor.empty() : tensor<4x8xf32>
+  // expected-remark @+1 {{fused 2 elementwise op(s) into one pointwise group}}
+  %r = linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d0, 0)>, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %sd : tensor<4x8xf32>, tensor<4x1xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%v: f32, %s: f32, %o: f32):
+    %q = arith.divf %v, %s : f32
+    linalg.yield %q : f32
+  } -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// Near misses. Index 0 of a dimension of dynamic size is a slice, not a
+// broadcast: the op stays unfused. A producer whose own input is dynamic
+// where the consumer reads it at 0 forms its own group.
+// CHECK-LABEL: func.func @unit_dim_near_misses
+// CHECK: linalg.generic
+// CHECK: %[[P:.+]] = fuser.pointwise ins(%{{.+}} : tensor<4x?xf32>)
+// CHECK: %[[PV:.+]] = tensor.collapse_shape %[[P]] {{\[\[}}0, 1]] : tensor<4x1xf32> into tensor<4xf32>
+// CHECK: fuser.pointwise ins(%{{.+}}, %[[PV]] : tensor<4x8xf32>, tensor<4xf32>)
+func.func @unit_dim_near_misses(%x: tensor<4x8xf32>, %row: tensor<?x8xf32>, %dyn: tensor<4x?xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %e = tensor.empty() : tensor<4x8xf32>
+  // expected-remark @+1 {{left unfused: it reads an input through a map that is not a broadcast or transpose; it is compiled by the generic fallback lowering}}
+  %r = linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (0, d1)>, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %row : tensor<4x8xf32>, tensor<?x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%v: f32, %c: f32, %o: f32):
+    %t = arith.addf %v, %c : f32
+    linalg.yield %t : f32
+  } -> tensor<4x8xf32>
+  %e1 = tensor.empty() : tensor<4x1xf32>
+  // expected-remark @+2 {{not fused into its consumers: they read it at 0 along a size-1 dimension, where one of its inputs has a dimension of dynamic size; it forms its own group}}
+  // expected-remark @+1 {{fused 1 elementwise op(s) into one pointwise group}}
+  %p = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%dyn : tensor<4x?xf32>) outs(%e1 : tensor<4x1xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %n = arith.negf %v : f32
+    linalg.yield %n : f32
+  } -> tensor<4x1xf32>
+  // expected-remark @+1 {{fused 1 elementwise op(s) into one pointwise group}}
+  %q = linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d0, 0)>, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %p : tensor<4x8xf32>, tensor<4x1xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%v: f32, %c: f32, %o: f32):
+    %t = arith.mulf %v, %c : f32
+    linalg.yield %t : f32
+  } -> tensor<4x8xf32>
+  return %r, %q : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// A splat constant of unsqueezed shape read at 0 along its size-1
+// dimension is reshaped as a constant, so it still becomes an immediate.
+// CHECK-LABEL: func.func @unit_dim_constant
+// CHECK: %[[C:.+]] = arith.constant dense<2.500000e+00> : tensor<8xf32>
+// CHECK: fuser.pointwise ins(%{{.+}}, %[[C]] : tensor<4x8xf32>, tensor<8xf32>)
+// SIMPLIFY-LABEL: func.func @unit_dim_constant
+// SIMPLIFY-SAME: (%[[X:.+]]: tensor<4x8xf32>)
+// SIMPLIFY: fuser.pointwise ins(%[[X]] : tensor<4x8xf32>) maps [#{{.+}}] -> tensor<4x8xf32> {
+// SIMPLIFY-NEXT: ^bb0(%{{.+}}: f32):
+// SIMPLIFY-NEXT: arith.constant 2.500000e+00 : f32
+func.func @unit_dim_constant(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %c = arith.constant dense<2.5> : tensor<1x8xf32>
+  %e = tensor.empty() : tensor<4x8xf32>
+  // expected-remark @+1 {{fused 1 elementwise op(s) into one pointwise group}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %c : tensor<4x8xf32>, tensor<1x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%v: f32, %k: f32, %o: f32):
+    %t = arith.mulf %v, %k : f32
+    linalg.yield %t : f32
+  } -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}

@@ -14,10 +14,16 @@ def FuserFusePointwisePass : Pass<"fuser-fuse-pointwise", "mlir::func::FuncOp"> 
     linalg.broadcast and linalg.transpose) and outlines maximal producer to
     consumer DAGs of them into `fuser.pointwise` ops.
 
-    A producer whose value is also used outside its group becomes an extra
-    result of the group when it has the group's shape; otherwise it stays in
-    a group of its own. Ops that cannot be fused are left as they were; with
-    `report` set, a remark on each says why.
+    Input maps may read size-1 dimensions at 0 (torch-mlir's keepdim and
+    unsqueezed shapes: `(d0, d1) -> (d0, 0)`, `(d0, d1, d2, d3) -> (d0, d1,
+    0, 0)`): such an input is a broadcast, read as a `tensor.collapse_shape`
+    view without those dimensions.
+
+    A value read by several members is computed once in the body (the
+    group is a DAG). A producer whose value is also used outside its group
+    becomes an extra result of the group when it has the group's shape;
+    otherwise it stays in a group of its own. Ops that cannot be fused are
+    left as they were; with `report` set, a remark on each says why.
 
     Before:
     ```mlir
@@ -62,12 +68,20 @@ def FuserFuseMatmulPass : Pass<"fuser-fuse-matmul", "mlir::func::FuncOp"> {
     with permutation [1, 0], what torch-mlir emits for `nn.Linear`) is
     replaced by W itself with `transpose_b` toggled.
 
-    The chain of elementwise consumers (the ops `fuser-fuse-pointwise`
-    accepts) that read the running value through the identity map is then
-    absorbed into the epilogue while that value has a single user op. Their
-    other operands become `epilogue_inputs`, read through their maps over
-    (m, n): a bias row `(m, n) -> (n)`, a column `(m, n) -> (m)`, a full
-    tensor or a scalar. Operands produced by a `linalg.broadcast`,
+    The elementwise consumers (the ops `fuser-fuse-pointwise` accepts) are
+    then absorbed into the epilogue as a DAG, so that values with several
+    users (torch-mlir's leaky_relu is `max(0, y) + a * min(0, y)`) are taken
+    whole: an op joins when it reads the group's values through the identity
+    map, has one result of the product's type, and its other operands are
+    not computed from the product outside the group. The group then keeps
+    one result: the first of its values needed outside it (in program order)
+    ends it, with the ops that value depends on; the rest stay for
+    `fuser-fuse-pointwise`. The other operands become `epilogue_inputs`,
+    read through their maps over (m, n): a bias row `(m, n) -> (n)`, a
+    column `(m, n) -> (m)`, a full tensor or a scalar. Operands read at 0
+    along a size-1 dimension (keepdim shapes: `(m, n) -> (0, n)` on a
+    `1 x N` bias) are broadcasts, read as a `tensor.collapse_shape` view
+    without that dimension. Operands produced by a `linalg.broadcast`,
     `linalg.transpose` or `linalg.fill` are read from their source through
     the composed map; scalar constants (captured from above or filled)
     are cloned into the epilogue. Tensor constants stay epilogue inputs:
@@ -106,7 +120,8 @@ def FuserFuseMatmulPass : Pass<"fuser-fuse-matmul", "mlir::func::FuncOp"> {
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::fuser::FuserDialect",
-                           "::mlir::linalg::LinalgDialect"];
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def FuserFuseMatmulGroupNormPass

@@ -53,6 +53,43 @@ class LinearLeakyRelu(torch.nn.Module):
         return F.leaky_relu(F.linear(x, w, b), 0.2)
 
 
+class WithParams(torch.nn.Module):
+    """Runs `module` on x with its parameters and buffers passed as
+    arguments after x, in named_parameters() then named_buffers() order
+    (torch.func.functional_call), so the export takes the weights as
+    function arguments: no multi-megabyte constants, and they can change."""
+
+    def __init__(self, module):
+        super().__init__()
+        self.module = module
+        self.names = [n for n, _ in module.named_parameters()] + [
+            n for n, _ in module.named_buffers()]
+
+    def forward(self, x, *weights):
+        return torch.func.functional_call(
+            self.module, dict(zip(self.names, weights)), (x,))
+
+    def weights(self):
+        return [t for _, t in self.module.named_parameters()] + [
+            t for _, t in self.module.named_buffers()]
+
+
+class LinearGroupNorm(torch.nn.Module):
+    """W3 (../shared/docs/WORKLOADS.md): Linear -> GroupNorm -> LeakyReLU
+    -> y + y. Arguments: x, linear.weight, linear.bias, gn.weight, gn.bias
+    (no gn.weight and gn.bias with affine=False)."""
+
+    def __init__(self, features, groups, affine=True):
+        super().__init__()
+        self.linear = torch.nn.Linear(features, features)
+        self.gn = torch.nn.GroupNorm(groups, features, eps=1e-5,
+                                     affine=affine)
+
+    def forward(self, x):
+        y = F.leaky_relu(self.gn(self.linear(x)), 0.01)
+        return y + y
+
+
 def meta(*shape):
     return torch.empty(*shape, device="meta")
 
@@ -70,6 +107,40 @@ EXPORTS = [
      (meta(8, 32), meta(64, 32), meta(64)), {"x": {0: batch}, "w": None,
                                              "b": None}),
 ]
+
+# Normalisations (torch-mlir's GroupNorm / LayerNorm / InstanceNorm
+# decompositions), weights as arguments (WithParams), modules built on meta.
+def norm_export(name, module, x, batch_dim=None):
+    with torch.device("meta"):
+        wrapped = WithParams(module())
+    weights = wrapped.weights()
+    dynamic = None
+    if batch_dim is not None:
+        dynamic = {"x": {0: batch_dim}, "weights": (None,) * len(weights)}
+    return (name, wrapped, (x, *weights), dynamic)
+
+
+EXPORTS += [
+    norm_export("torch_w3_linear_group_norm.mlir",
+                lambda: LinearGroupNorm(8192, 512), meta(1024, 8192)),
+    norm_export("torch_w3_linear_group_norm_dynamic.mlir",
+                lambda: LinearGroupNorm(8192, 512), meta(1024, 8192), batch),
+    norm_export("torch_linear_group_norm_small.mlir",
+                lambda: LinearGroupNorm(64, 4), meta(8, 64)),
+    norm_export("torch_group_norm_4d_dynamic.mlir",
+                lambda: torch.nn.GroupNorm(4, 8), meta(2, 8, 5, 7), batch),
+    norm_export("torch_layer_norm.mlir", lambda: torch.nn.LayerNorm(64),
+                meta(8, 64), batch),
+    norm_export("torch_layer_norm_3d_dynamic.mlir",
+                lambda: torch.nn.LayerNorm(64), meta(2, 8, 64), batch),
+    norm_export("torch_instance_norm.mlir",
+                lambda: torch.nn.InstanceNorm2d(6, affine=True),
+                meta(2, 6, 5, 7)),
+    norm_export("torch_linear_group_norm_no_affine.mlir",
+                lambda: LinearGroupNorm(64, 4, affine=False), meta(8, 64),
+                batch),
+]
+
 
 
 def main():

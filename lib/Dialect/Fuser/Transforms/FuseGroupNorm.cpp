@@ -1,45 +1,53 @@
-//===- FuseGroupNorm.cpp - group norm decomposition into fuser.group_norm -===//
+//===- FuseGroupNorm.cpp - normalizations into fuser.group_norm -----------===//
 //
-// Forms fuser.group_norm groups from the linalg decomposition front ends emit
-// for GroupNorm, and absorbs the elementwise consumers of every group norm
-// (formed here or written directly) into its epilogue.
+// Forms fuser.group_norm groups from the linalg decompositions front ends
+// emit for GroupNorm, LayerNorm and InstanceNorm (torch-mlir's included: f64
+// variance, keepdim statistics read through (d0, d1, 0, 0) maps, gamma and
+// beta as 1xC views), and absorbs the elementwise consumers of every group
+// norm (formed here or written directly) into its epilogue.
 //
-// 1. A candidate is a grouped view V = reshape(X) of rank >= 3, (N, G, ...),
-//    that a reduction and an elementwise op both read. The reshapes keep
-//    dimension 0 (N) apart and X is (N, C, ...) with static C, ... and C
-//    divisible by G, so each (n, g) of V is one group of contiguous elements.
-// 2. The elementwise op over V must compute (x - mean) * rstd, where scalars
-//    are followed through elementwise producers over (N, G):
-//      mean = sum(V over dims 2..) * (1 / K)  or  / K    (K: group size)
-//      rstd = rsqrt(var + eps)                or  1 / sqrt(var + eps)
-//      var  = sum((V - mean)^2) / K           or  sum(V^2) / K - mean^2
-// 3. Its only user reshapes it back to X's type; the elementwise consumers of
-//    that are absorbed like fuser-fuse-matmul absorbs its epilogue, and the
-//    absorbed body must start with * gamma[c] + beta[c] (per channel), which
-//    becomes the op's gamma and beta.
-// 4. The chain becomes one fuser.group_norm; the decomposition left dead is
-//    erased. Any mismatch leaves the IR unfused with a remark saying why.
+// 1. A candidate is a tensor T that a sum reduction reads element by element
+//    (directly, or through elementwise ops such as torch-mlir's arith.extf to
+//    f64): a grouped view reshape(X), (N, G, C/G, 1) for torch-mlir's
+//    GroupNorm, or X itself for a LayerNorm.
+// 2. An elementwise op over T's shape, found through elementwise users of T,
+//    must compute (x - mean) * rstd; GroupNormMatcher follows its scalars
+//    through the statistics ops whatever their maps and precision. The sums
+//    keep T's leading dimensions and reduce the trailing ones, so each group
+//    is K contiguous elements.
+// 3. The normalized value is followed through reshapes back to X's type, or
+//    until an op reads it in another shape (InstanceNorm's affine on its
+//    view); the group norm's input Y is X, or T reshaped like that value.
+//    Y is (N, C, ...) with only N dynamic, and a group is either whole
+//    channels of one sample (G groups per sample) or Y's trailing
+//    dimensions (a LayerNorm over them).
+// 4. The elementwise consumers (their reads of unit-dimension views such as
+//    torch-mlir's 1xC gamma through (d0, d1) -> (0, d1) first rewritten as
+//    reads of the plain vector) are absorbed like fuser-fuse-matmul absorbs
+//    its epilogue. A leading * gamma (+ beta) per channel becomes the op's
+//    gamma and beta; one per element of a group (LayerNorm's weight) too,
+//    with Y flattened to (rows, K) and one group per row; else gamma = 1
+//    and beta = 0 and the epilogue keeps what it has.
+// 5. The chain becomes one fuser.group_norm (viewed back when Y was
+//    flattened); the decomposition left dead is erased. Any mismatch leaves
+//    the IR unfused with a remark saying why.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fuser/Dialect/Fuser/Transforms/Passes.h"
 
-#include "ElementwiseUtils.h"
 #include "EpilogueUtils.h"
+#include "GroupNormMatcher.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/ScopedPrinter.h"
-
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
 
 #define DEBUG_TYPE "fuser-fuse-group-norm"
 
@@ -53,348 +61,207 @@ using namespace mlir::fuser;
 
 namespace {
 
-/// If `v` is a tensor.expand_shape or tensor.collapse_shape that keeps
-/// dimension 0 in a group of its own, returns its source.
-static Value reshapeSourceKeepingDim0(Value v) {
-  Operation *def = v.getDefiningOp();
-  if (auto e = dyn_cast_or_null<tensor::ExpandShapeOp>(def))
-    return e.getReassociationIndices()[0].size() == 1 ? e.getSrc() : Value();
-  if (auto c = dyn_cast_or_null<tensor::CollapseShapeOp>(def))
-    return c.getReassociationIndices()[0].size() == 1 ? c.getSrc() : Value();
-  return Value();
+/// The group norm kernel's limit on a group's elements: its counts are
+/// f32, exact below 2^24 (fuser-group-norm-to-gpu refuses larger groups).
+constexpr int64_t kMaxGroupSize = int64_t(1) << 24;
+
+static bool isReshape(Operation *op) {
+  return isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op);
 }
 
-/// A scalar of a linalg body seen through elementwise producers whose maps
-/// are all identities (the (N, G) statistics ops). When `tensor` is set, the
-/// scalar is an element of `tensor`, not itself elementwise-produced, read
-/// through `map` from the space of the op the search started in.
-struct Scalar {
-  Value value;
-  Value tensor;
-  AffineMap map;
-};
-
-static Scalar resolve(Value v) {
-  AffineMap map;
-  while (auto arg = dyn_cast<BlockArgument>(v)) {
-    auto op = dyn_cast<linalg::LinalgOp>(arg.getOwner()->getParentOp());
-    if (!op || arg.getOwner() != op.getBlock())
-      break;
-    OpOperand *operand = op.getMatchingOpOperand(arg);
-    if (op.isDpsInit(operand))
-      break; // an accumulator
-    if (!map)
-      map = op.getMatchingIndexingMap(operand);
-    Value t = operand->get();
-    auto producer = t.getDefiningOp<linalg::GenericOp>();
-    if (!producer || !whyNotElementwise(producer).empty() ||
-        !llvm::all_of(producer.getIndexingMapsArray(),
-                      [](AffineMap m) { return m.isIdentity(); }))
-      return {arg, t, map};
-    v = producer.getBlock()->getTerminator()->getOperand(
-        cast<OpResult>(t).getResultNumber());
-  }
-  return {v, Value(), map};
-}
-
-/// The float value of a constant scalar, after resolve().
-static std::optional<double> constantValue(Value v) {
-  FloatAttr attr;
-  if (matchPattern(resolve(v).value, m_Constant(&attr)))
-    return attr.getValueAsDouble();
+/// The dimension `m` reads if it has one result, a dimension: 1 for
+/// (d0, d1) -> (d1).
+static std::optional<unsigned> singleDim(AffineMap m) {
+  if (m.getNumResults() != 1)
+    return std::nullopt;
+  if (auto d = dyn_cast<AffineDimExpr>(m.getResult(0)))
+    return d.getPosition();
   return std::nullopt;
 }
 
-/// Matches `v` (after resolve) as a binary op of type OpTy and returns its
-/// operands; with `commutative`, `(lhs, rhs)` is tried in both orders by the
-/// caller.
-template <typename OpTy>
-static OpTy defOf(Value v) {
-  return resolve(v).value.getDefiningOp<OpTy>();
-}
-
-/// The shortest decimal that rounds to the same f32 as `v` (1e-05 for the
-/// f32 constant 1e-05, not 9.99999974e-06), so the op prints what the user
-/// wrote and the kernel's f32 epsilon is unchanged.
-static double shortestRoundTrip(double v) {
-  float f = static_cast<float>(v);
-  for (int digits = 1; digits <= 9; ++digits) {
-    char buf[32];
-    std::snprintf(buf, sizeof(buf), "%.*e", digits - 1, v);
-    double d = std::strtod(buf, nullptr);
-    if (static_cast<float>(d) == f)
-      return d;
-  }
+/// The tensor `v` is a chain of tensor.expand_shape / collapse_shape of (or
+/// `v`). Reshapes keep the row-major order of the elements.
+static Value reshapeRoot(Value v) {
+  while (isReshape(v.getDefiningOp()))
+    v = v.getDefiningOp()->getOperand(0);
   return v;
 }
 
-/// `v` as the f32 it rounds to, shortest: "5" for 1 / 0.2f.
-static std::string formatF32(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.9g", shortestRoundTrip(v));
-  return buf;
+/// If `red` sums a tensor element by element over its whole shape, returns
+/// that tensor (seen through elementwise producers such as an arith.extf).
+static Value summedTensor(linalg::LinalgOp red) {
+  if (red.getNumDpsInits() != 1 || red->getNumResults() != 1 ||
+      !red.hasPureTensorSemantics() || red.getNumReductionLoops() == 0)
+    return Value();
+  auto yield = dyn_cast<linalg::YieldOp>(red.getBlock()->getTerminator());
+  auto add = yield && yield.getNumOperands() == 1
+                 ? yield.getOperand(0).getDefiningOp<arith::AddFOp>()
+                 : arith::AddFOp();
+  BlockArgument acc = red.getMatchingBlockArgument(red.getDpsInitOperand(0));
+  if (!add || (add.getLhs() != acc && add.getRhs() != acc))
+    return Value();
+  Term t = traceScalar(
+      add.getLhs() == acc ? add.getRhs() : add.getLhs(),
+      AffineMap::getMultiDimIdentityMap(red.getNumLoops(), red.getContext()));
+  auto ty = t.tensor ? dyn_cast<RankedTensorType>(t.tensor.getType())
+                     : RankedTensorType();
+  if (!ty || ty.getRank() < 2 ||
+      red.getStaticLoopRanges() != ArrayRef<int64_t>(ty.getShape()) ||
+      !isElementOf(t, t.tensor))
+    return Value();
+  return t.tensor;
 }
 
-/// What a group reduction sums over the elements of a group.
-enum class Summand { X, XSquared, CenteredSquared };
+/// Rewrites the reads of `op` through constant-0 results on unit dimensions
+/// (torch-mlir's gamma viewed as 1xC and read through (d0, d1) -> (0, d1))
+/// as reads of the tensor without those dimensions ((d0, d1) -> (d1) of the
+/// C vector): the same elements, through a broadcast map the epilogue
+/// builder accepts. The vector is the expand_shape's source when the view
+/// was one, else a tensor.collapse_shape of it.
+static void rewriteUnitDimReads(linalg::GenericOp op,
+                                DenseSet<Operation *> &erased) {
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  bool changed = false;
+  OpBuilder b(op);
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    auto ty = dyn_cast<RankedTensorType>(in->get().getType());
+    if (!ty)
+      continue;
+    AffineMap m = maps[in->getOperandNumber()];
+    SmallVector<int64_t> keep, dropped;
+    for (auto [j, e] : llvm::enumerate(m.getResults())) {
+      auto c = dyn_cast<AffineConstantExpr>(e);
+      if (c && c.getValue() == 0 && ty.getDimSize(j) == 1)
+        dropped.push_back(j);
+      else
+        keep.push_back(j);
+    }
+    if (dropped.empty())
+      continue;
+    // Each kept dimension takes the unit ones before it; the last one, the
+    // unit ones after it too.
+    SmallVector<ReassociationIndices> reassoc;
+    SmallVector<int64_t> shape;
+    int64_t next = 0;
+    for (int64_t k : keep) {
+      ReassociationIndices group;
+      for (; next <= k; ++next)
+        group.push_back(next);
+      reassoc.push_back(group);
+      shape.push_back(ty.getDimSize(k));
+    }
+    for (; !reassoc.empty() && next < ty.getRank(); ++next)
+      reassoc.back().push_back(next);
+    auto newTy = RankedTensorType::get(shape, ty.getElementType());
+    Value src = in->get();
+    Value vec;
+    auto expand = src.getDefiningOp<tensor::ExpandShapeOp>();
+    if (expand && expand.getSrcType() == newTy &&
+        expand.getReassociationIndices() == reassoc)
+      vec = expand.getSrc();
+    else
+      vec =
+          tensor::CollapseShapeOp::create(b, op.getLoc(), newTy, src, reassoc);
+    in->set(vec);
+    maps[in->getOperandNumber()] = m.dropResults(dropped);
+    changed = true;
+    if (expand && isOpTriviallyDead(expand)) {
+      erased.insert(expand);
+      expand->erase();
+    }
+  }
+  if (changed)
+    op.setIndexingMapsAttr(b.getAffineMapArrayAttr(maps));
+}
 
-/// The decomposition being matched.
-class Matcher {
-public:
-  Matcher(Value view, int64_t groupSize) : view(view), groupSize(groupSize) {}
-
-  /// Matches `v` as `(x - mean) * rstd` in the normalization op. Returns why
-  /// not, or "".
-  std::string matchNormalize(Value v) {
-    auto mul = defOf<arith::MulFOp>(v);
-    if (!mul)
-      return "the elementwise op over the grouped view does not compute "
-             "(x - mean) * rstd";
-    for (auto [centered, rstd] : {std::pair(mul.getLhs(), mul.getRhs()),
-                                  std::pair(mul.getRhs(), mul.getLhs())}) {
-      auto sub = defOf<arith::SubFOp>(centered);
-      if (!sub || !isViewElement(sub.getLhs()))
+/// Applies rewriteUnitDimReads to every elementwise op downstream of `v`
+/// through ops of its shape: the ones an epilogue may absorb.
+static void rewriteUnitDimReadsAfter(Value v, DenseSet<Operation *> &erased) {
+  auto shape = cast<RankedTensorType>(v.getType()).getShape();
+  SetVector<Operation *> seen;
+  SmallVector<Value> work{v};
+  while (!work.empty()) {
+    Value cur = work.pop_back_val();
+    for (Operation *user : cur.getUsers()) {
+      auto g = dyn_cast<linalg::GenericOp>(user);
+      if (!g || !g.hasPureTensorSemantics() || g->getNumResults() != 1 ||
+          g.getNumParallelLoops() != g.getNumLoops() ||
+          cast<RankedTensorType>(g->getResult(0).getType()).getShape() !=
+              shape ||
+          !seen.insert(g))
         continue;
-      std::string why = matchMean(sub.getRhs());
-      if (why.empty())
-        why = matchRstd(rstd);
-      if (why.empty() && (!isStatRead(sub.getRhs()) || !isStatRead(rstd)))
-        why = "the mean or rstd is not read per (sample, group)";
-      return why;
+      rewriteUnitDimReads(g, erased);
+      work.push_back(g->getResult(0));
     }
-    return "the elementwise op over the grouped view does not compute "
-           "(x - mean) * rstd";
   }
+}
 
-  double epsilon = 0.0;
+/// The epilogue input behind block argument `v`, if it is one (not the
+/// group's own value).
+static std::optional<unsigned> inputIndex(Epilogue &epi, Value v) {
+  auto arg = dyn_cast<BlockArgument>(v);
+  if (!arg || arg.getOwner() != epi.block || arg.getArgNumber() == 0)
+    return std::nullopt;
+  return arg.getArgNumber() - 1;
+}
 
-private:
-  Value view;
-  int64_t groupSize;
+/// `v` collapsed to (dims [0, tail), dims [tail, rank)), or to one
+/// dimension when `tail` is 0; `v` itself when that is its shape.
+static Value flattenValue(OpBuilder &b, Location loc, Value v, int64_t tail) {
+  int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
+  if (rank <= 1)
+    return v;
+  SmallVector<ReassociationIndices> reassoc;
+  if (tail > 0)
+    reassoc.push_back(llvm::to_vector(llvm::seq<int64_t>(0, tail)));
+  reassoc.push_back(llvm::to_vector(llvm::seq<int64_t>(tail, rank)));
+  if (static_cast<int64_t>(reassoc.size()) == rank)
+    return v;
+  return tensor::CollapseShapeOp::create(b, loc, v, reassoc);
+}
 
-  /// True if `v` is an element of the grouped view read through identity.
-  bool isViewElement(Value v) {
-    Scalar s = resolve(v);
-    return s.tensor == view && s.map.isIdentity();
-  }
+/// The map reading an epilogue input from the space of X flattened at
+/// `tail` to (rows, group elements), and how to flatten the input (its
+/// flattenValue `tail`), for a map `m` from X's space: scalars as they are,
+/// full tensors flattened like X, reads of the leading or of the trailing
+/// dimensions (in order) as reads of rows or columns. None for other maps.
+static std::optional<std::pair<AffineMap, int64_t>> flattenedMap(AffineMap m,
+                                                                 int64_t tail) {
+  MLIRContext *ctx = m.getContext();
+  int64_t rank = m.getNumDims();
+  auto dims = [&](int64_t from, int64_t to) {
+    SmallVector<AffineExpr> exprs;
+    for (int64_t d = from; d < to; ++d)
+      exprs.push_back(getAffineDimExpr(d, ctx));
+    return exprs;
+  };
+  if (m.getNumResults() == 0)
+    return std::pair(AffineMap::get(2, 0, {}, ctx), int64_t(0));
+  if (m.isIdentity())
+    return std::pair(AffineMap::getMultiDimIdentityMap(2, ctx), tail);
+  if (m.getResults() == ArrayRef(dims(tail, rank)))
+    return std::pair(AffineMap::get(2, 0, getAffineDimExpr(1, ctx)),
+                     int64_t(0));
+  if (m.getResults() == ArrayRef(dims(0, tail)))
+    return std::pair(AffineMap::get(2, 0, getAffineDimExpr(0, ctx)),
+                     int64_t(0));
+  return std::nullopt;
+}
 
-  /// True if `map` reads the (n, g) statistics: (d0, d1, ...) -> (d0, d1).
-  static bool isStatMap(AffineMap map) {
-    return map && map.getNumResults() == 2 && map.getDimPosition(0) == 0 &&
-           map.getDimPosition(1) == 1;
-  }
-
-  /// True unless `v` reads a statistics tensor through another map than
-  /// the (n, g) one. Statistics computed inline from the sums are checked
-  /// where the sums are read.
-  static bool isStatRead(Value v) {
-    AffineMap map = resolve(v).map;
-    return !map || isStatMap(map);
-  }
-
-  /// Matches `v` as `sum * c` or `sum / c` with c = 1 / K or K. Sets `sum`
-  /// to the summed tensor's scalar. Returns why not, or "".
-  std::string matchScaledByGroupSize(Value v, StringRef what, Value &sum) {
-    std::optional<double> factor;
-    if (auto mul = defOf<arith::MulFOp>(v)) {
-      if (std::optional<double> c = constantValue(mul.getRhs())) {
-        sum = mul.getLhs();
-        factor = *c;
-      } else if (std::optional<double> c = constantValue(mul.getLhs())) {
-        sum = mul.getRhs();
-        factor = *c;
-      }
-    } else if (auto div = defOf<arith::DivFOp>(v)) {
-      if (std::optional<double> c = constantValue(div.getRhs())) {
-        sum = div.getLhs();
-        factor = 1.0 / *c;
-      }
-    }
-    if (!factor)
-      return ("the " + what + " is not a group sum scaled by a constant")
-          .str();
-    // 1/K rounded to f32 is what front ends write.
-    double expected = 1.0 / static_cast<double>(groupSize);
-    if (std::abs(*factor - expected) > 1e-6 * expected)
-      return llvm::formatv("the {0} divides the group sum by {1}, not by the "
-                           "group size {2}",
-                           what, formatF32(1.0 / *factor), groupSize)
-          .str();
-    return "";
-  }
-
-  /// Checks that `sumScalar` reads a reduction of the grouped view over
-  /// dimensions 2.. whose summand is `summand`. Returns why not, or "".
-  std::string matchGroupSum(Value sumScalar, StringRef what, Summand summand) {
-    Scalar s = resolve(sumScalar);
-    auto red = s.tensor ? s.tensor.getDefiningOp<linalg::LinalgOp>()
-                        : linalg::LinalgOp();
-    if (!red || red.getNumDpsInits() != 1 || red->getNumResults() != 1 ||
-        !red.hasPureTensorSemantics() ||
-        red.getNumReductionLoops() == 0)
-      return ("the " + what + " is not computed from a sum reduction").str();
-    OpOperand *init = red.getDpsInitOperand(0);
-    int64_t rank = cast<RankedTensorType>(view.getType()).getRank();
-    bool readsView = llvm::any_of(red.getDpsInputOperands(), [&](OpOperand *o) {
-      return o->get() == view;
-    });
-    if (!readsView)
-      return ("the " + what + " does not reduce the grouped view").str();
-    SmallVector<utils::IteratorType> iters = red.getIteratorTypesArray();
-    bool rightAxes = static_cast<int64_t>(red.getNumLoops()) == rank &&
-                     isStatMap(red.getMatchingIndexingMap(init));
-    for (int64_t d = 0; rightAxes && d < rank; ++d)
-      rightAxes = (iters[d] == utils::IteratorType::reduction) == (d >= 2);
-    if (!rightAxes)
-      return ("the " + what +
-              " does not reduce over the elements of each group (dimensions "
-              "2.. of the grouped view, keeping N and the group)")
-          .str();
-    if (!isStatMap(s.map))
-      return ("the " + what + " is not read per (sample, group)").str();
-    auto zero = matchCopy(init->get());
-    if (!matchPattern(init->get(), m_AnyZeroFloat()) &&
-        !(zero && matchPattern(zero->source, m_AnyZeroFloat())))
-      return ("the " + what + "'s sum does not start from 0.0").str();
-
-    // Body: yield(out + summand) with out the accumulator.
-    Block *body = red.getBlock();
-    auto yield = cast<linalg::YieldOp>(body->getTerminator());
-    auto add = yield.getNumOperands() == 1
-                   ? yield.getOperand(0).getDefiningOp<arith::AddFOp>()
-                   : arith::AddFOp();
-    BlockArgument out = red.getMatchingBlockArgument(init);
-    if (!add || (add.getLhs() != out && add.getRhs() != out))
-      return ("the " + what + "'s reduction is not a sum").str();
-    Value term = add.getLhs() == out ? add.getRhs() : add.getLhs();
-    auto isInput = [&](Value v) {
-      // resolve() does not step into the reduction's own init.
-      return isViewElement(v);
-    };
-    switch (summand) {
-    case Summand::X:
-      if (isInput(term))
-        return "";
-      break;
-    case Summand::XSquared:
-      if (auto sq = term.getDefiningOp<arith::MulFOp>();
-          sq && isInput(sq.getLhs()) && isInput(sq.getRhs()))
-        return "";
-      break;
-    case Summand::CenteredSquared:
-      if (auto sq = term.getDefiningOp<arith::MulFOp>();
-          sq && sq.getLhs() == sq.getRhs()) {
-        auto sub = sq.getLhs().getDefiningOp<arith::SubFOp>();
-        if (sub && isInput(sub.getLhs())) {
-          std::string why = matchMean(sub.getRhs());
-          if (why.empty() && !isStatRead(sub.getRhs()))
-            why = "the mean is not read per (sample, group)";
-          return why;
-        }
-      }
-      break;
-    }
-    return ("the " + what + "'s reduction does not sum the expected terms")
-        .str();
-  }
-
-  std::string matchMean(Value v) {
-    Value sum;
-    std::string why = matchScaledByGroupSize(v, "mean", sum);
-    if (why.empty())
-      why = matchGroupSum(sum, "mean", Summand::X);
-    return why;
-  }
-
-  /// var = sum((x - mean)^2) / K, or sum(x^2) / K - mean * mean.
-  std::string matchVariance(Value v) {
-    if (auto sub = defOf<arith::SubFOp>(v)) {
-      auto sq = defOf<arith::MulFOp>(sub.getRhs());
-      if (!sq)
-        return "the variance is not E[x^2] - mean^2 nor a centered sum";
-      Value ex2;
-      std::string why = matchScaledByGroupSize(sub.getLhs(), "variance", ex2);
-      if (why.empty())
-        why = matchGroupSum(ex2, "variance", Summand::XSquared);
-      if (why.empty())
-        why = matchMean(sq.getLhs());
-      if (why.empty())
-        why = matchMean(sq.getRhs());
-      return why;
-    }
-    Value sum;
-    std::string why = matchScaledByGroupSize(v, "variance", sum);
-    if (why.empty())
-      why = matchGroupSum(sum, "variance", Summand::CenteredSquared);
-    return why;
-  }
-
-  /// rstd = rsqrt(var + eps) or 1 / sqrt(var + eps), eps > 0 constant.
-  std::string matchRstd(Value v) {
-    Value arg;
-    if (auto r = defOf<math::RsqrtOp>(v)) {
-      arg = r.getOperand();
-    } else if (auto div = defOf<arith::DivFOp>(v)) {
-      std::optional<double> one = constantValue(div.getLhs());
-      if (auto sq = defOf<math::SqrtOp>(div.getRhs()); sq && one == 1.0)
-        arg = sq.getOperand();
-    }
-    if (!arg)
-      return "the normalization does not multiply by rsqrt(var + eps)";
-    Value var;
-    if (auto add = defOf<arith::AddFOp>(arg)) {
-      for (auto [a, b] : {std::pair(add.getLhs(), add.getRhs()),
-                          std::pair(add.getRhs(), add.getLhs())})
-        if (std::optional<double> c = constantValue(b); c && *c > 0.0) {
-          var = a;
-          epsilon = shortestRoundTrip(*c);
-          break;
-        }
-    }
-    if (!var)
-      return "no positive constant epsilon is added to the variance before "
-             "rsqrt";
-    return matchVariance(var);
-  }
-};
-
-/// The grouped view and the input it views.
-struct GroupedView {
-  Value input;
-  int64_t groups = 0, groupSize = 0;
-};
-
-/// Checks that `view` splits each sample of an (N, C, ...) tensor into groups
-/// of whole channels. Returns why not, or "".
-static std::string matchGroupedView(Value view, GroupedView &gv) {
-  Value x = view;
-  while (Value src = reshapeSourceKeepingDim0(x))
-    x = src;
-  auto viewTy = cast<RankedTensorType>(view.getType());
-  auto xTy = dyn_cast<RankedTensorType>(x.getType());
-  if (x == view || !xTy || xTy.getRank() < 2)
-    return "the grouped view is not a reshape of an (N, C, ...) tensor that "
-           "keeps N apart";
-  if (!xTy.getElementType().isF32())
-    return "its element type is " + llvm::to_string(xTy.getElementType()) +
-           "; only f32 group norms are fused";
-  if (llvm::any_of(xTy.getShape().drop_front(), ShapedType::isDynamic) ||
-      llvm::any_of(viewTy.getShape().drop_front(), ShapedType::isDynamic))
-    return "only the batch dimension N may be dynamic";
-  int64_t groups = viewTy.getDimSize(1);
-  int64_t channels = xTy.getDimSize(1);
-  int64_t perSample = 1, viewPerSample = 1;
-  for (int64_t s : xTy.getShape().drop_front())
-    perSample *= s;
-  for (int64_t s : viewTy.getShape().drop_front())
-    viewPerSample *= s;
-  if (perSample != viewPerSample || channels % groups != 0)
-    return llvm::formatv("the grouped view's {0} groups do not split the {1} "
-                         "channels into whole channels",
-                         groups, channels)
-        .str();
-  gv = {x, groups, perSample / groups};
-  return "";
+/// `v`, X flattened at `tail`, expanded back to X's type.
+static Value expandTo(OpBuilder &b, Location loc, Value v, Value x,
+                      int64_t tail) {
+  auto xTy = cast<RankedTensorType>(x.getType());
+  SmallVector<ReassociationIndices> reassoc{
+      llvm::to_vector(llvm::seq<int64_t>(0, tail)),
+      llvm::to_vector(llvm::seq<int64_t>(tail, xTy.getRank()))};
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < xTy.getRank(); ++d)
+    sizes.push_back(
+        xTy.isDynamicDim(d)
+            ? OpFoldResult(tensor::DimOp::create(b, loc, x, d).getResult())
+            : OpFoldResult(b.getIndexAttr(xTy.getDimSize(d))));
+  return tensor::ExpandShapeOp::create(b, loc, xTy, v, reassoc, sizes);
 }
 
 class FuseGroupNormPass
@@ -409,30 +276,31 @@ public:
     SmallVector<GroupNormOp> direct;
     getOperation().walk([&](GroupNormOp op) { direct.push_back(op); });
 
-    SmallVector<Value> views;
-    getOperation().walk([&](Operation *op) {
-      if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op))
-        return;
-      Value v = op->getResult(0);
-      if (cast<RankedTensorType>(v.getType()).getRank() < 3)
-        return;
-      bool reduced = false, elementwise = false;
-      for (Operation *user : v.getUsers())
-        if (auto l = dyn_cast<linalg::LinalgOp>(user)) {
-          reduced |= l.getNumReductionLoops() > 0;
-          elementwise |= l.getNumReductionLoops() == 0 &&
-                         l->getNumResults() == 1 &&
-                         l->getResult(0).getType() == v.getType();
-        }
-      if (reduced && elementwise)
-        views.push_back(v);
+    // Candidates: the tensors sums read element by element, with the sum
+    // (where a remark goes when the tensor has no reshape to report on) and
+    // the tensor's defining op, checked against `erased` before the tensor
+    // is touched. A tensor is tried again for each sum left (a second
+    // normalization of one input), not after it failed.
+    struct Candidate {
+      Value data;
+      Operation *def, *sum;
+    };
+    SmallVector<Candidate> candidates;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (Value t = summedTensor(op))
+        candidates.push_back({t, t.getDefiningOp(), op});
     });
-    for (Value view : views) {
-      if (erased.contains(view.getDefiningOp()))
+    DenseSet<Value> failed;
+    for (const Candidate &c : candidates) {
+      if (erased.contains(c.sum) || (c.def && erased.contains(c.def)) ||
+          failed.contains(c.data))
         continue;
-      std::string why = tryFuse(view);
-      if (!why.empty())
-        remark(view.getDefiningOp(), "not fused into fuser.group_norm: " + why);
+      Operation *at = isReshape(c.def) ? c.def : c.sum;
+      std::string why = tryFuse(c.data, at);
+      if (why.empty())
+        continue;
+      failed.insert(c.data);
+      remark(at, "not fused into fuser.group_norm: " + why);
     }
     for (GroupNormOp op : direct)
       absorbIntoDirect(op);
@@ -446,153 +314,294 @@ private:
       op->emitRemark() << msg;
   }
 
-  /// Forms a group norm around the grouped view `view`. Returns why not, or
-  /// "" once fused.
-  std::string tryFuse(Value view) {
-    GroupedView gv;
-    std::string why = matchGroupedView(view, gv);
-    if (!why.empty())
-      return why;
+  /// The elementwise ops over `data`'s shape reachable from `data` through
+  /// such ops, nearest first.
+  static SmallVector<linalg::GenericOp> elementwiseOver(Value data) {
+    auto shape = cast<RankedTensorType>(data.getType()).getShape();
+    SetVector<Operation *> seen;
+    SmallVector<linalg::GenericOp> ops;
+    SmallVector<Value> frontier{data};
+    for (size_t i = 0; i < frontier.size(); ++i)
+      for (Operation *user : frontier[i].getUsers()) {
+        auto g = dyn_cast<linalg::GenericOp>(user);
+        if (!g || !isTraceableElementwise(g) || !seen.insert(g))
+          continue;
+        for (Value r : g->getResults())
+          if (cast<RankedTensorType>(r.getType()).getShape() == shape) {
+            ops.push_back(g);
+            frontier.push_back(r);
+            break;
+          }
+      }
+    return ops;
+  }
 
-    // 1. The normalization op (the elementwise user of the view).
+  /// Forms a group norm around the normalized tensor `data`; `at` is where
+  /// remarks go. Returns why not, or "" once fused.
+  std::string tryFuse(Value data, Operation *at) {
+    auto dataTy = cast<RankedTensorType>(data.getType());
+    if (!dataTy.getElementType().isF32())
+      return "its element type is " + llvm::to_string(dataTy.getElementType()) +
+             "; only f32 group norms are fused";
+
+    // 1. The normalization op: (x - mean) * rstd over `data`.
     linalg::GenericOp norm;
-    for (Operation *user : view.getUsers()) {
-      auto g = dyn_cast<linalg::GenericOp>(user);
-      if (g && whyNotElementwise(g).empty() && g->getNumResults() == 1 &&
-          g->getResult(0).getType() == view.getType())
+    std::optional<GroupNormMatcher> matcher;
+    std::string why;
+    for (linalg::GenericOp g : elementwiseOver(data)) {
+      if (g->getNumResults() != 1 || g->getResult(0).getType() != dataTy)
+        continue;
+      GroupNormMatcher m(data);
+      std::string w = m.matchNormalize(g);
+      if (w.empty()) {
         norm = g;
+        matcher = m;
+        break;
+      }
+      if (why.empty() || why == kNotNormalizeMessage)
+        why = w;
     }
     if (!norm)
-      return "no elementwise op over the grouped view normalizes it";
-    Matcher matcher(view, gv.groupSize);
-    why = matcher.matchNormalize(
-        norm.getBlock()->getTerminator()->getOperand(0));
-    if (!why.empty())
-      return why;
+      return why.empty() ? "no elementwise op over the grouped view "
+                           "normalizes it"
+                         : why;
 
-    // 2. Back to the input's shape.
+    // 2. Back to the shape of X = reshape(data), as far as the consumers
+    //    allow: InstanceNorm applies its affine to the grouped view first,
+    //    and a value with several users stays where it is.
+    Value x = reshapeRoot(data);
+    auto xTy = cast<RankedTensorType>(x.getType());
     Value flat = norm->getResult(0);
-    while (flat.getType() != gv.input.getType()) {
-      if (!flat.hasOneUse())
-        return "the normalized value has several users";
+    SmallVector<Operation *> reshapes;
+    while (flat.getType() != xTy && flat.hasOneUse()) {
       Operation *user = *flat.getUsers().begin();
-      if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(user) ||
-          !reshapeSourceKeepingDim0(user->getResult(0)))
-        return isPerGroupAffine(user, view)
-                   ? "gamma and beta are per group (read through the group "
-                     "dimension), not per channel"
-                   : "the normalized value is not reshaped back to the "
-                     "input's shape";
+      if (!isReshape(user))
+        break;
+      reshapes.push_back(user);
       flat = user->getResult(0);
     }
 
-    // 3. The consumers, the affine first.
-    MLIRContext *ctx = view.getContext();
-    auto flatTy = cast<RankedTensorType>(flat.getType());
-    Epilogue epi(ctx, flatTy.getElementType(), norm.getLoc());
+    // 3. The group norm's input Y has the type of `flat`: X, or `data`
+    //    reshaped like `flat` when ops read the normalized value before it
+    //    is X-shaped. Y is (N, C, ...), and a group is either whole channels
+    //    of one sample (G groups per sample: GroupNorm, InstanceNorm), or
+    //    the trailing dimensions of Y from `tail` on (a LayerNorm over them).
+    auto yTy = cast<RankedTensorType>(flat.getType());
+    if (yTy.getRank() < 2)
+      return "the normalized tensor is not a view of an (N, C, ...) tensor";
+    if (llvm::any_of(yTy.getShape().drop_front(), ShapedType::isDynamic))
+      return "only the batch dimension N of " + llvm::to_string(yTy) +
+             " may be dynamic";
+    int64_t k = matcher->groupSize;
+    // The group norm kernel counts in f32 (fuser-group-norm-to-gpu).
+    if (k >= kMaxGroupSize)
+      return llvm::formatv("a group of {0} elements is more than the group "
+                           "norm kernel handles (2^24 - 1)",
+                           k)
+          .str();
+    Layout layout;
+    int64_t perSample = 1;
+    for (int64_t s : yTy.getShape().drop_front())
+      perSample *= s;
+    if (perSample % k == 0 && yTy.getDimSize(1) % (perSample / k) == 0)
+      layout.groups = perSample / k;
+    for (int64_t d = yTy.getRank() - 1, elems = 1; d >= 1 && elems < k; --d)
+      if ((elems *= yTy.getDimSize(d)) == k)
+        layout.tail = d;
+    if (!layout.groups && !layout.tail)
+      return llvm::formatv("a group of {0} elements is not whole channels of "
+                           "one sample of the {1} tensor",
+                           k, llvm::to_string(yTy))
+          .str();
+
+    // 4. The consumers, the affine first.
+    rewriteUnitDimReadsAfter(flat, erased);
+    MLIRContext *ctx = data.getContext();
+    Epilogue epi(ctx, yTy.getElementType(), norm.getLoc());
     Value running = epi.block->getArgument(0);
     SmallVector<Operation *> chain;
     Value cur = absorbElementwiseConsumers(
         flat, running, epi, norm->getBlock(), "group norm", chain,
-        [&](Operation *at, const Twine &msg) { remark(at, msg); });
-    Value gamma, beta;
-    why = stripAffine(epi, running, gamma, beta);
-    if (!why.empty()) {
+        [&](Operation *op, const Twine &msg) { remark(op, msg); });
+    OpBuilder builder(ctx);
+    if (chain.empty())
+      builder.setInsertionPointAfterValue(cur);
+    else
+      builder.setInsertionPoint(chain.back());
+    Location loc = norm.getLoc();
+    Value y = x;
+    if (yTy != xTy) {
+      y = data;
+      for (Operation *r : reshapes) {
+        IRMapping m;
+        m.map(r->getOperand(0), y);
+        y = builder.clone(*r, m)->getResult(0);
+      }
+    }
+    std::string affine;
+    Operands operands =
+        takeAffine(builder, loc, epi, running, y, layout, affine);
+    if (!operands.input) {
       epi.block->dropAllDefinedValueUses();
       delete epi.block;
-      return why;
+      return "the group norm's epilogue reads an input through a map that "
+             "does not survive flattening the input to (rows, group "
+             "elements)";
     }
 
-    // 4. The group, where the chain ends: every input dominates it.
-    YieldOp::create(epi.builder, norm.getLoc(), running);
-    OpBuilder builder(chain.back());
+    // 5. The group, where the chain ends: every input dominates it.
+    YieldOp::create(epi.builder, loc, running);
     auto group = GroupNormOp::create(
-        builder, norm.getLoc(), flatTy, gv.input, gamma, beta,
-        static_cast<uint64_t>(gv.groups), APFloat(matcher.epsilon), epi.inputs,
-        builder.getArrayAttr(epi.maps), /*config=*/nullptr);
+        builder, loc, operands.input.getType(), operands.input, operands.gamma,
+        operands.beta, static_cast<uint64_t>(operands.groups),
+        APFloat(matcher->epsilon), epi.inputs, builder.getArrayAttr(epi.maps),
+        /*config=*/nullptr);
     group.getEpilogue().push_back(epi.block);
-    remark(view.getDefiningOp(),
-           llvm::formatv("fused group norm ({0} groups of {1}) with {2} "
-                         "consumer op(s), the affine included",
-                         gv.groups, gv.groupSize, chain.size()));
+    Value result = group.getResult();
+    if (result.getType() != yTy)
+      result = expandTo(builder, loc, result, y, *layout.tail);
+    remark(at, llvm::formatv("fused group norm ({0} groups of {1}) with {2} "
+                             "consumer op(s), {3}",
+                             operands.groups, k, chain.size(), affine));
     LLVM_DEBUG(llvm::dbgs() << "fused: " << group << "\n");
-    cur.replaceAllUsesWith(group.getResult());
+    cur.replaceAllUsesWith(result);
+    if (chain.empty())
+      chain.push_back(cur.getDefiningOp());
     eraseChainAndDeadProducers(chain, erased);
     return "";
   }
 
-  /// True if `user` scales the normalized grouped view by a tensor read
-  /// through the group dimension only: an affine per group.
-  static bool isPerGroupAffine(Operation *user, Value view) {
-    auto g = dyn_cast<linalg::GenericOp>(user);
-    if (!g)
-      return false;
-    int64_t rank = cast<RankedTensorType>(view.getType()).getRank();
-    return llvm::any_of(g.getDpsInputOperands(), [&](OpOperand *o) {
-      AffineMap m = g.getMatchingIndexingMap(o);
-      return m.getNumDims() == rank && m.getNumResults() == 1 &&
-             m.getDimPosition(0) == 1;
-    });
-  }
+  /// The ways a group of the normalized tensor lies in X: `groups` groups of
+  /// whole channels per sample, or the trailing dimensions from `tail` on.
+  struct Layout {
+    std::optional<int64_t> groups;
+    std::optional<int64_t> tail;
+  };
 
-  /// The epilogue input behind block argument `v` if it is read per channel,
-  /// (d0, d1, ...) -> (d1).
-  static std::optional<unsigned> perChannelInput(Epilogue &epi, Value v) {
-    auto arg = dyn_cast<BlockArgument>(v);
-    if (!arg || arg.getOwner() != epi.block || arg.getArgNumber() == 0)
-      return std::nullopt;
-    unsigned k = arg.getArgNumber() - 1;
-    AffineMap m = cast<AffineMapAttr>(epi.maps[k]).getValue();
-    if (m.getNumResults() != 1 || m.getDimPosition(0) != 1)
-      return std::nullopt;
-    return k;
-  }
+  /// The fuser.group_norm's operands.
+  struct Operands {
+    Value input, gamma, beta;
+    int64_t groups = 0;
+  };
 
-  /// Removes `x * gamma[c] + beta[c]` from the start of the epilogue: the
-  /// epilogue receives the value after the affine. Returns why it is not
-  /// there, or "".
-  static std::string stripAffine(Epilogue &epi, Value &running, Value &gamma,
-                                 Value &beta) {
-    BlockArgument x = epi.block->getArgument(0);
-    const char *missing = "no per-channel affine (* gamma[c] + beta[c]) "
-                          "follows the normalization; fuser.group_norm "
-                          "needs both gamma and beta";
-    if (!x.hasOneUse())
-      return missing;
-    auto mul = dyn_cast<arith::MulFOp>(*x.getUsers().begin());
-    if (!mul)
-      return missing;
-    std::optional<unsigned> g =
-        perChannelInput(epi, mul.getLhs() == x ? mul.getRhs() : mul.getLhs());
-    if (!g || !mul->hasOneUse())
-      return missing;
-    auto add = dyn_cast<arith::AddFOp>(*mul->getUsers().begin());
-    if (!add)
-      return missing;
-    std::optional<unsigned> b = perChannelInput(
-        epi, add.getLhs() == mul.getResult() ? add.getRhs() : add.getLhs());
-    if (!b)
-      return missing;
-
-    gamma = epi.inputs[*g];
-    beta = epi.inputs[*b];
-    if (running == add.getResult())
-      running = x;
-    add.getResult().replaceAllUsesWith(x);
-    add->erase();
-    mul->erase();
-    // Drop the inputs nothing else reads, highest index first.
-    SmallVector<unsigned, 2> ks{std::max(*g, *b)};
-    if (*g != *b)
-      ks.push_back(std::min(*g, *b));
-    for (unsigned k : ks) {
-      if (!epi.block->getArgument(k + 1).use_empty())
-        continue;
-      epi.block->eraseArgument(k + 1);
-      epi.inputs.erase(epi.inputs.begin() + k);
-      epi.maps.erase(epi.maps.begin() + k);
+  /// Decides the group norm's operands from the start of the epilogue:
+  ///  - x * gamma[c] (+ beta[c]) per channel of X (d1): X, G groups, gamma
+  ///    and beta (beta 0 when absent);
+  ///  - x * gamma (+ beta) read through X's trailing dimensions from `tail`
+  ///    on (a LayerNorm's weight): X flattened to (rows, group elements),
+  ///    one group, gamma and beta flattened, the epilogue inputs flattened
+  ///    too;
+  ///  - else gamma = 1 and beta = 0 and the epilogue as it is.
+  /// The affine taken is removed from the epilogue; `what` says which case
+  /// (for the remark). Returns no input when an epilogue input cannot be
+  /// read from the flattened tensor.
+  Operands takeAffine(OpBuilder &b, Location loc, Epilogue &epi, Value &running,
+                      Value xv, const Layout &layout, std::string &what) {
+    auto xTy = cast<RankedTensorType>(xv.getType());
+    Value x = epi.block->getArgument(0);
+    int64_t rank = xTy.getRank();
+    // a. Find x * gamma (+ beta), both read through one map.
+    arith::MulFOp mul;
+    arith::AddFOp add;
+    std::optional<unsigned> g, bt;
+    if (x.hasOneUse())
+      mul = dyn_cast<arith::MulFOp>(*x.getUsers().begin());
+    if (mul)
+      g = inputIndex(epi, mul.getLhs() == x ? mul.getRhs() : mul.getLhs());
+    if (g && mul->hasOneUse())
+      add = dyn_cast<arith::AddFOp>(*mul->getUsers().begin());
+    if (add)
+      bt = inputIndex(epi, add.getLhs() == mul.getResult() ? add.getRhs()
+                                                           : add.getLhs());
+    if (bt && epi.maps[*bt] != epi.maps[*g])
+      bt.reset();
+    AffineMap gMap =
+        g ? cast<AffineMapAttr>(epi.maps[*g]).getValue() : AffineMap();
+    bool perChannel = g && layout.groups && singleDim(gMap) == 1u;
+    bool perElement = false;
+    if (g && layout.tail && !perChannel) {
+      perElement = gMap.getNumResults() == rank - *layout.tail;
+      for (auto [i, e] : llvm::enumerate(gMap.getResults()))
+        perElement &= e == getAffineDimExpr(*layout.tail + i, b.getContext());
     }
-    return "";
+    bool flatten = perElement || (!perChannel && !layout.groups);
+
+    // b. With a flattened input, every epilogue input is read flattened;
+    //    when one cannot be, the affine stays in the epilogue of a group
+    //    norm on Y if groups of whole channels are possible.
+    if (flatten && !llvm::all_of(epi.maps, [&](Attribute m) {
+          return flattenedMap(cast<AffineMapAttr>(m).getValue(), *layout.tail)
+              .has_value();
+        })) {
+      if (!layout.groups)
+        return {};
+      perElement = flatten = false;
+    }
+
+    // c. Take the affine out of the epilogue.
+    Value gamma, beta;
+    if (perChannel || perElement) {
+      gamma = epi.inputs[*g];
+      if (bt)
+        beta = epi.inputs[*bt];
+      Value last = bt ? add.getResult() : mul.getResult();
+      if (running == last)
+        running = x;
+      last.replaceAllUsesWith(x);
+      if (add && bt)
+        add->erase();
+      mul->erase();
+      // Drop the inputs nothing else reads, highest index first.
+      SmallVector<unsigned, 2> ks{*g};
+      if (bt && *bt != *g)
+        ks.push_back(*bt);
+      llvm::sort(ks, std::greater<unsigned>());
+      for (unsigned i : ks) {
+        if (!epi.block->getArgument(i + 1).use_empty())
+          continue;
+        epi.block->eraseArgument(i + 1);
+        epi.inputs.erase(epi.inputs.begin() + i);
+        epi.maps.erase(epi.maps.begin() + i);
+      }
+      what = !bt          ? "the scale (gamma, no beta) included"
+             : perChannel ? "the affine included"
+                          : "the affine over each group's elements included";
+    } else {
+      what = g ? "gamma 1 and beta 0 (the epilogue keeps its own scale)"
+               : "no affine (gamma 1, beta 0)";
+    }
+
+    // d. The operands.
+    Operands ops;
+    int64_t channels;
+    if (flatten) {
+      ops.input = flattenValue(b, loc, xv, *layout.tail);
+      ops.groups = 1;
+      channels = cast<RankedTensorType>(ops.input.getType()).getDimSize(1);
+      for (auto [in, attr] : llvm::zip(epi.inputs, epi.maps)) {
+        AffineMap m = cast<AffineMapAttr>(attr).getValue();
+        auto [flat, tail] = *flattenedMap(m, *layout.tail);
+        if (isa<RankedTensorType>(in.getType()))
+          in = flattenValue(b, loc, in, tail);
+        attr = AffineMapAttr::get(flat);
+      }
+    } else {
+      ops.input = xv;
+      ops.groups = *layout.groups;
+      channels = xTy.getDimSize(1);
+    }
+    auto vecTy = RankedTensorType::get({channels}, xTy.getElementType());
+    auto vector = [&](Value v, double fill) -> Value {
+      if (!v)
+        return arith::ConstantOp::create(
+            b, loc, vecTy,
+            DenseElementsAttr::get(vecTy,
+                                   b.getFloatAttr(xTy.getElementType(), fill)));
+      return v.getType() == vecTy ? v : flattenValue(b, loc, v, 0);
+    };
+    ops.gamma = vector(gamma, 1.0);
+    ops.beta = vector(beta, 0.0);
+    return ops;
   }
 
   /// Absorbs the elementwise consumers of a group norm already formed (or
@@ -606,6 +615,7 @@ private:
       return;
     MLIRContext *ctx = op.getContext();
     auto resTy = cast<RankedTensorType>(result.getType());
+    rewriteUnitDimReadsAfter(result, erased);
     Epilogue epi(ctx, resTy.getElementType(), op.getLoc());
     // Re-read the existing epilogue through the builder, so inputs stay
     // deduplicated against the ones absorbed next.
@@ -615,11 +625,12 @@ private:
     for (auto [k, in] : llvm::enumerate(op.getEpilogueInputs()))
       mapping.map(
           old.getArgument(k + 1),
-          epi.read(in, cast<AffineMapAttr>(op.getEpilogueMaps()[k]).getValue()));
+          epi.read(in,
+                   cast<AffineMapAttr>(op.getEpilogueMaps()[k]).getValue()));
     for (Operation &inner : old.without_terminator())
       epi.builder.clone(inner, mapping);
-    Value running =
-        mapping.lookupOrDefault(cast<YieldOp>(old.getTerminator()).getValues()[0]);
+    Value running = mapping.lookupOrDefault(
+        cast<YieldOp>(old.getTerminator()).getValues()[0]);
 
     SmallVector<Operation *> chain;
     Value cur = absorbElementwiseConsumers(
@@ -633,8 +644,8 @@ private:
     YieldOp::create(epi.builder, op.getLoc(), running);
     OpBuilder builder(chain.back());
     auto group = GroupNormOp::create(
-        builder, op.getLoc(), resTy, op.getInput(), op.getGamma(),
-        op.getBeta(), op.getNumGroupsAttr(), op.getEpsilonAttr(), epi.inputs,
+        builder, op.getLoc(), resTy, op.getInput(), op.getGamma(), op.getBeta(),
+        op.getNumGroupsAttr(), op.getEpsilonAttr(), epi.inputs,
         builder.getArrayAttr(epi.maps), op.getConfigAttr());
     group.getEpilogue().push_back(epi.block);
     remark(group, "absorbed " + Twine(chain.size()) +

@@ -106,7 +106,7 @@ func.func @wrong_axis(%x: tensor<2x16xf32>, %gamma: tensor<16xf32>, %beta: tenso
   %inv = arith.constant 0.25 : f32
   %eps = arith.constant 1.0e-05 : f32
   %slope = arith.constant 0.01 : f32
-  // expected-remark @+1 {{not fused into fuser.group_norm: the mean does not reduce over the elements of each group (dimensions 2.. of the grouped view, keeping N and the group)}}
+  // expected-remark @+1 {{not fused into fuser.group_norm: the mean does not reduce over the elements of each group (trailing dimensions of the grouped view, keeping the leading ones)}}
   %g = tensor.expand_shape %x [[0], [1, 2]] output_shape [2, 4, 4] : tensor<2x16xf32> into tensor<2x4x4xf32>
   %es = tensor.empty() : tensor<2x4xf32>
   %zs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x4xf32>) -> tensor<2x4xf32>
@@ -325,15 +325,24 @@ func.func @wrong_divisor(%x: tensor<2x8xf32>, %gamma: tensor<8xf32>, %beta: tens
 #id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #red3 = affine_map<(d0, d1, d2) -> (d0, d1)>
 
-// Near miss: GroupNorm(affine=False): no gamma and beta to take.
+// GroupNorm(affine=False): no gamma and beta to take; the group norm gets
+// gamma = 1 and beta = 0 (constants) and the chain stays in its epilogue.
 // CHECK-LABEL: func.func @no_affine
-// CHECK-NOT: fuser.group_norm
+// CHECK-SAME: (%[[X:.+]]: tensor<2x8xf32>,
+// CHECK-DAG: %[[ONE:.+]] = arith.constant dense<1.000000e+00> : tensor<8xf32>
+// CHECK-DAG: %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : tensor<8xf32>
+// CHECK-NOT: linalg.
+// CHECK: %[[R:.+]] = fuser.group_norm %[[X]], %[[ONE]], %[[ZERO]] groups = 2 eps = 1.000000e-05 epilogue_maps []
+// CHECK-NEXT: ^bb0(%[[V:.+]]: f32):
+// CHECK: arith.cmpf ugt, %[[V]]
+// CHECK-NOT: linalg.
+// CHECK: return %[[R]]
 func.func @no_affine(%x: tensor<2x8xf32>, %gamma: tensor<8xf32>, %beta: tensor<8xf32>) -> tensor<2x8xf32> {
   %zero = arith.constant 0.0 : f32
   %inv = arith.constant 0.25 : f32
   %eps = arith.constant 1.0e-05 : f32
   %slope = arith.constant 0.01 : f32
-  // expected-remark @+1 {{not fused into fuser.group_norm: no per-channel affine (* gamma[c] + beta[c]) follows the normalization; fuser.group_norm needs both gamma and beta}}
+  // expected-remark @+1 {{fused group norm (2 groups of 4) with 2 consumer op(s), no affine (gamma 1, beta 0)}}
   %g = tensor.expand_shape %x [[0], [1, 2]] output_shape [2, 2, 4] : tensor<2x8xf32> into tensor<2x2x4xf32>
   %es = tensor.empty() : tensor<2x2xf32>
   %zs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x2xf32>) -> tensor<2x2xf32>
@@ -393,15 +402,21 @@ func.func @no_affine(%x: tensor<2x8xf32>, %gamma: tensor<8xf32>, %beta: tensor<8
 #red3 = affine_map<(d0, d1, d2) -> (d0, d1)>
 #grp3 = affine_map<(d0, d1, d2) -> (d1)>
 
-// Near miss: gamma and beta have one value per group, applied to the
-// grouped view before it is reshaped back.
+// gamma and beta have one value per group, applied to the grouped view
+// before it is reshaped back: the group norm runs on the view, whose
+// channels are the groups, and its result is reshaped back.
 // CHECK-LABEL: func.func @per_group_affine
-// CHECK-NOT: fuser.group_norm
+// CHECK-SAME: (%[[X:.+]]: tensor<2x8xf32>, %[[G:.+]]: tensor<2xf32>, %[[B:.+]]: tensor<2xf32>)
+// CHECK: %[[V:.+]] = tensor.expand_shape %[[X]]
+// CHECK-NOT: linalg.
+// CHECK: %[[R:.+]] = fuser.group_norm %[[V]], %[[G]], %[[B]] groups = 2 eps = 1.000000e-05 epilogue_maps [] : tensor<2x2x4xf32>, tensor<2xf32>, tensor<2xf32> -> tensor<2x2x4xf32>
+// CHECK: %[[F:.+]] = tensor.collapse_shape %[[R]]
+// CHECK: return %[[F]]
 func.func @per_group_affine(%x: tensor<2x8xf32>, %gamma: tensor<2xf32>, %beta: tensor<2xf32>) -> tensor<2x8xf32> {
   %zero = arith.constant 0.0 : f32
   %inv = arith.constant 0.25 : f32
   %eps = arith.constant 1.0e-05 : f32
-  // expected-remark @+1 {{not fused into fuser.group_norm: gamma and beta are per group (read through the group dimension), not per channel}}
+  // expected-remark @+1 {{fused group norm (2 groups of 4) with 1 consumer op(s), the affine included}}
   %g = tensor.expand_shape %x [[0], [1, 2]] output_shape [2, 2, 4] : tensor<2x8xf32> into tensor<2x2x4xf32>
   %es = tensor.empty() : tensor<2x2xf32>
   %zs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x2xf32>) -> tensor<2x2xf32>
@@ -718,4 +733,251 @@ func.func @direct_torch_leaky_relu(%x: tensor<4x8xf32>, %g: tensor<8xf32>) -> te
     linalg.yield %6 : f32
   } -> tensor<4x8xf32>
   return %3 : tensor<4x8xf32>
+}
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#red3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// Near miss: (2, 6, 4) viewed as (2, 8, 3): a group of 3 elements is not
+// whole channels (of 4 elements) nor trailing dimensions of the input.
+// CHECK-LABEL: func.func @not_whole_channels
+// SIMPLIFY-LABEL: func.func @not_whole_channels
+// CHECK-NOT: fuser.group_norm
+func.func @not_whole_channels(%x: tensor<2x6x4xf32>) -> tensor<2x6x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %inv = arith.constant 0.333333343 : f32
+  %eps = arith.constant 1.0e-05 : f32
+  %f = tensor.collapse_shape %x [[0], [1, 2]] : tensor<2x6x4xf32> into tensor<2x24xf32>
+  // expected-remark @+1 {{not fused into fuser.group_norm: a group of 3 elements is not whole channels of one sample of the tensor<2x6x4xf32> tensor}}
+  %g = tensor.expand_shape %f [[0], [1, 2]] output_shape [2, 8, 3] : tensor<2x24xf32> into tensor<2x8x3xf32>
+  %es = tensor.empty() : tensor<2x8xf32>
+  %zs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x8xf32>) -> tensor<2x8xf32>
+  %sum = linalg.generic {indexing_maps = [#id3, #red3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%g : tensor<2x8x3xf32>) outs(%zs : tensor<2x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %out, %in : f32
+    linalg.yield %s : f32
+  } -> tensor<2x8xf32>
+  %sq = linalg.generic {indexing_maps = [#id3, #red3, #red3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%g, %sum : tensor<2x8x3xf32>, tensor<2x8xf32>) outs(%zs : tensor<2x8xf32>) {
+  ^bb0(%in: f32, %su: f32, %out: f32):
+    %mu = arith.mulf %su, %inv : f32
+    %d = arith.subf %in, %mu : f32
+    %d2 = arith.mulf %d, %d : f32
+    %s = arith.addf %out, %d2 : f32
+    linalg.yield %s : f32
+  } -> tensor<2x8xf32>
+  %eg = tensor.empty() : tensor<2x8x3xf32>
+  %norm = linalg.generic {indexing_maps = [#id3, #red3, #red3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%g, %sum, %sq : tensor<2x8x3xf32>, tensor<2x8xf32>, tensor<2x8xf32>) outs(%eg : tensor<2x8x3xf32>) {
+  ^bb0(%in: f32, %su: f32, %q: f32, %out: f32):
+    %mu = arith.mulf %su, %inv : f32
+    %var = arith.mulf %q, %inv : f32
+    %ve = arith.addf %var, %eps : f32
+    %rs = math.rsqrt %ve : f32
+    %d = arith.subf %in, %mu : f32
+    %nv = arith.mulf %d, %rs : f32
+    linalg.yield %nv : f32
+  } -> tensor<2x8x3xf32>
+  %back = tensor.collapse_shape %norm [[0], [1, 2]] : tensor<2x8x3xf32> into tensor<2x24xf32>
+  %y = tensor.expand_shape %back [[0], [1, 2]] output_shape [2, 6, 4] : tensor<2x24xf32> into tensor<2x6x4xf32>
+  return %y : tensor<2x6x4xf32>
+}
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d0)>
+#row = affine_map<(d0, d1) -> (d1)>
+#id1 = affine_map<(d0) -> (d0)>
+
+// A LayerNorm written as (x - mean) / sqrt(var + eps) on the input itself
+// (no view), with a weight and no bias: one group per row, beta = 0.
+// CHECK-LABEL: func.func @div_form_scale_only
+// CHECK-SAME: (%[[X:.+]]: tensor<?x16xf32>, %[[G:.+]]: tensor<16xf32>)
+// CHECK: %[[Z:.+]] = arith.constant dense<0.000000e+00> : tensor<16xf32>
+// CHECK-NOT: linalg.
+// CHECK: %[[R:.+]] = fuser.group_norm %[[X]], %[[G]], %[[Z]] groups = 1 eps = 9.9999999999999995E-7 epilogue_maps []
+// CHECK-NEXT: ^bb0(%[[V:.+]]: f32):
+// CHECK-NEXT: fuser.yield %[[V]] : f32
+// CHECK: return %[[R]]
+func.func @div_form_scale_only(%x: tensor<?x16xf32>, %gamma: tensor<16xf32>) -> tensor<?x16xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x16xf32>
+  %zero = arith.constant 0.0 : f32
+  %k = arith.constant 16.0 : f32
+  %eps = arith.constant 1.0e-06 : f32
+  %es = tensor.empty(%n) : tensor<?xf32>
+  %zs = linalg.fill ins(%zero : f32) outs(%es : tensor<?xf32>) -> tensor<?xf32>
+  // expected-remark @+1 {{fused group norm (1 groups of 16) with 1 consumer op(s), the scale (gamma, no beta) included}}
+  %sum = linalg.generic {indexing_maps = [#id2, #col], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x16xf32>) outs(%zs : tensor<?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %out, %in : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  %mean = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%sum : tensor<?xf32>) outs(%es : tensor<?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.divf %in, %k : f32
+    linalg.yield %m : f32
+  } -> tensor<?xf32>
+  %sq = linalg.generic {indexing_maps = [#id2, #col, #col], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %mean : tensor<?x16xf32>, tensor<?xf32>) outs(%zs : tensor<?xf32>) {
+  ^bb0(%in: f32, %mu: f32, %out: f32):
+    %d = arith.subf %in, %mu : f32
+    %d2 = arith.mulf %d, %d : f32
+    %s = arith.addf %out, %d2 : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  %e = tensor.empty(%n) : tensor<?x16xf32>
+  %norm = linalg.generic {indexing_maps = [#id2, #col, #col, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %mean, %sq : tensor<?x16xf32>, tensor<?xf32>, tensor<?xf32>) outs(%e : tensor<?x16xf32>) {
+  ^bb0(%in: f32, %mu: f32, %q: f32, %out: f32):
+    %var = arith.divf %q, %k : f32
+    %ve = arith.addf %var, %eps : f32
+    %sd = math.sqrt %ve : f32
+    %d = arith.subf %in, %mu : f32
+    %nv = arith.divf %d, %sd : f32
+    linalg.yield %nv : f32
+  } -> tensor<?x16xf32>
+  %y = linalg.generic {indexing_maps = [#id2, #row, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%norm, %gamma : tensor<?x16xf32>, tensor<16xf32>) outs(%e : tensor<?x16xf32>) {
+  ^bb0(%in: f32, %ga: f32, %out: f32):
+    %m = arith.mulf %in, %ga : f32
+    linalg.yield %m : f32
+  } -> tensor<?x16xf32>
+  return %y : tensor<?x16xf32>
+}
+
+// -----
+
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#red3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+#last = affine_map<(d0, d1, d2) -> (d2)>
+#mid = affine_map<(d0, d1, d2) -> (d1)>
+
+// A LayerNorm over the last dimension of 2 x 4 x 8 whose weight and bias
+// are per element of a group, followed by an add of a vector over the
+// middle dimension, which flattening to (8, 8) cannot express: the group
+// norm runs on the input with 4 groups (one per (n, l)), gamma 1 and beta
+// 0, and the epilogue keeps the affine.
+// CHECK-DAG: #[[$LAST:.+]] = affine_map<(d0, d1, d2) -> (d2)>
+// CHECK-DAG: #[[$MID:.+]] = affine_map<(d0, d1, d2) -> (d1)>
+// CHECK-LABEL: func.func @layer_norm_unflattenable_epilogue
+// CHECK-SAME: (%[[X:.+]]: tensor<2x4x8xf32>, %[[G:.+]]: tensor<8xf32>, %[[B:.+]]: tensor<8xf32>, %[[M:.+]]: tensor<4xf32>)
+// CHECK-DAG: %[[ONE:.+]] = arith.constant dense<1.000000e+00> : tensor<4xf32>
+// CHECK-DAG: %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : tensor<4xf32>
+// CHECK: fuser.group_norm %[[X]], %[[ONE]], %[[ZERO]] groups = 4 eps = 1.000000e-05 epilogue_inputs(%[[G]], %[[B]], %[[M]] : {{.+}}) epilogue_maps [#[[$LAST]], #[[$LAST]], #[[$MID]]]
+// CHECK-NEXT: ^bb0(%[[V:.+]]: f32, %[[GV:.+]]: f32, %[[BV:.+]]: f32, %[[MV:.+]]: f32):
+// CHECK-NEXT: %[[S:.+]] = arith.mulf %[[V]], %[[GV]] : f32
+// CHECK-NEXT: %[[A:.+]] = arith.addf %[[S]], %[[BV]] : f32
+// CHECK-NEXT: %[[R:.+]] = arith.addf %[[A]], %[[MV]] : f32
+// CHECK-NEXT: fuser.yield %[[R]] : f32
+func.func @layer_norm_unflattenable_epilogue(%x: tensor<2x4x8xf32>, %gamma: tensor<8xf32>, %beta: tensor<8xf32>, %m: tensor<4xf32>) -> tensor<2x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %inv = arith.constant 0.125 : f32
+  %eps = arith.constant 1.0e-05 : f32
+  %es = tensor.empty() : tensor<2x4xf32>
+  %zs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x4xf32>) -> tensor<2x4xf32>
+  // expected-remark @+1 {{fused group norm (4 groups of 8) with 1 consumer op(s), gamma 1 and beta 0 (the epilogue keeps its own scale)}}
+  %sum = linalg.generic {indexing_maps = [#id3, #red3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : tensor<2x4x8xf32>) outs(%zs : tensor<2x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %out, %in : f32
+    linalg.yield %s : f32
+  } -> tensor<2x4xf32>
+  %sq = linalg.generic {indexing_maps = [#id3, #red3, #red3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %sum : tensor<2x4x8xf32>, tensor<2x4xf32>) outs(%zs : tensor<2x4xf32>) {
+  ^bb0(%in: f32, %su: f32, %out: f32):
+    %mu = arith.mulf %su, %inv : f32
+    %d = arith.subf %in, %mu : f32
+    %d2 = arith.mulf %d, %d : f32
+    %s = arith.addf %out, %d2 : f32
+    linalg.yield %s : f32
+  } -> tensor<2x4xf32>
+  %e = tensor.empty() : tensor<2x4x8xf32>
+  %norm = linalg.generic {indexing_maps = [#id3, #red3, #red3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %sum, %sq : tensor<2x4x8xf32>, tensor<2x4xf32>, tensor<2x4xf32>) outs(%e : tensor<2x4x8xf32>) {
+  ^bb0(%in: f32, %su: f32, %q: f32, %out: f32):
+    %mu = arith.mulf %su, %inv : f32
+    %var = arith.mulf %q, %inv : f32
+    %ve = arith.addf %var, %eps : f32
+    %rs = math.rsqrt %ve : f32
+    %d = arith.subf %in, %mu : f32
+    %nv = arith.mulf %d, %rs : f32
+    linalg.yield %nv : f32
+  } -> tensor<2x4x8xf32>
+  %y = linalg.generic {indexing_maps = [#id3, #last, #last, #mid, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%norm, %gamma, %beta, %m : tensor<2x4x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<4xf32>) outs(%e : tensor<2x4x8xf32>) {
+  ^bb0(%in: f32, %ga: f32, %be: f32, %mv: f32, %out: f32):
+    %s = arith.mulf %in, %ga : f32
+    %a = arith.addf %s, %be : f32
+    %r = arith.addf %a, %mv : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x8xf32>
+  return %y : tensor<2x4x8xf32>
+}
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d0)>
+#row = affine_map<(d0, d1) -> (d1)>
+#id1 = affine_map<(d0) -> (d0)>
+
+// Near miss: the same LayerNorm over 2^24 elements per row, more than the
+// group norm kernel counts exactly in f32: left to the fallback.
+// CHECK-LABEL: func.func @group_too_large
+// CHECK-NOT: fuser.group_norm
+func.func @group_too_large(%x: tensor<?x16777216xf32>, %gamma: tensor<16777216xf32>) -> tensor<?x16777216xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x16777216xf32>
+  %zero = arith.constant 0.0 : f32
+  %k = arith.constant 16777216.0 : f32
+  %eps = arith.constant 1.0e-06 : f32
+  %es = tensor.empty(%n) : tensor<?xf32>
+  %zs = linalg.fill ins(%zero : f32) outs(%es : tensor<?xf32>) -> tensor<?xf32>
+  // expected-remark @+1 {{not fused into fuser.group_norm: a group of 16777216 elements is more than the group norm kernel handles (2^24 - 1)}}
+  %sum = linalg.generic {indexing_maps = [#id2, #col], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x16777216xf32>) outs(%zs : tensor<?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %out, %in : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  %mean = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%sum : tensor<?xf32>) outs(%es : tensor<?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.divf %in, %k : f32
+    linalg.yield %m : f32
+  } -> tensor<?xf32>
+  %sq = linalg.generic {indexing_maps = [#id2, #col, #col], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %mean : tensor<?x16777216xf32>, tensor<?xf32>) outs(%zs : tensor<?xf32>) {
+  ^bb0(%in: f32, %mu: f32, %out: f32):
+    %d = arith.subf %in, %mu : f32
+    %d2 = arith.mulf %d, %d : f32
+    %s = arith.addf %out, %d2 : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  %e = tensor.empty(%n) : tensor<?x16777216xf32>
+  %norm = linalg.generic {indexing_maps = [#id2, #col, #col, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %mean, %sq : tensor<?x16777216xf32>, tensor<?xf32>, tensor<?xf32>) outs(%e : tensor<?x16777216xf32>) {
+  ^bb0(%in: f32, %mu: f32, %q: f32, %out: f32):
+    %var = arith.divf %q, %k : f32
+    %ve = arith.addf %var, %eps : f32
+    %sd = math.sqrt %ve : f32
+    %d = arith.subf %in, %mu : f32
+    %nv = arith.divf %d, %sd : f32
+    linalg.yield %nv : f32
+  } -> tensor<?x16777216xf32>
+  %y = linalg.generic {indexing_maps = [#id2, #row, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%norm, %gamma : tensor<?x16777216xf32>, tensor<16777216xf32>) outs(%e : tensor<?x16777216xf32>) {
+  ^bb0(%in: f32, %ga: f32, %out: f32):
+    %m = arith.mulf %in, %ga : f32
+    linalg.yield %m : f32
+  } -> tensor<?x16777216xf32>
+  return %y : tensor<?x16777216xf32>
 }

@@ -1,4 +1,7 @@
 // RUN: fuser-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(fuser-fuse-matmul-group-norm{report=true}))" -verify-diagnostics | FileCheck %s
+// Constant gamma and beta (GroupNorm(affine=False)) become immediates after
+// fuser-simplify-group-bodies.
+// RUN: fuser-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(fuser-fuse-matmul-group-norm{report=true},fuser-simplify-group-bodies))" -verify-diagnostics | FileCheck %s --check-prefix=SIMPLIFY
 
 #col = affine_map<(d0, d1) -> (d1)>
 
@@ -153,6 +156,41 @@ func.func @matmul_has_other_users(%x: tensor<?x8xf32>, %w: tensor<8x64xf32>, %g:
 // CHECK: fuser.group_norm
 func.func @no_matmul(%h: tensor<?x64xf32>, %g: tensor<64xf32>, %be: tensor<64xf32>) -> tensor<?x64xf32> {
   %y = fuser.group_norm %h, %g, %be groups = 4 eps = 1.0e-05 epilogue_maps []
+         : tensor<?x64xf32>, tensor<64xf32>, tensor<64xf32> -> tensor<?x64xf32> {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  return %y : tensor<?x64xf32>
+}
+
+// -----
+
+#col = affine_map<(d0, d1) -> (d1)>
+
+// GroupNorm(affine=False) as fuser-fuse-group-norm forms it: gamma = 1 and
+// beta = 0 as splat constants. They join the epilogue inputs like any
+// gamma and beta; fuser-simplify-group-bodies then makes them immediates,
+// so the kernel reads only the bias.
+// CHECK-LABEL: func.func @constant_affine
+// CHECK-DAG: %[[ONE:.+]] = arith.constant dense<1.000000e+00> : tensor<64xf32>
+// CHECK-DAG: %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : tensor<64xf32>
+// CHECK: fuser.matmul %{{.+}}, %{{.+}} transpose_b epilogue_inputs(%{{.+}}, %[[ONE]], %[[ZERO]] : tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) {{.+}} group_norm(size = 16, eps = 1.000000e-05)
+// SIMPLIFY-LABEL: func.func @constant_affine
+// SIMPLIFY-SAME: %[[B:[^:]+]]: tensor<64xf32>)
+// SIMPLIFY-NOT: dense<
+// SIMPLIFY: fuser.matmul %{{.+}}, %{{.+}} transpose_b epilogue_inputs(%[[B]] : tensor<64xf32>) epilogue_maps [#{{.+}}] group_norm(size = 16, eps = 1.000000e-05)
+// SIMPLIFY-NOT: dense<
+func.func @constant_affine(%x: tensor<?x8xf32>, %w: tensor<64x8xf32>, %b: tensor<64xf32>) -> tensor<?x64xf32> {
+  %one = arith.constant dense<1.0> : tensor<64xf32>
+  %zero = arith.constant dense<0.0> : tensor<64xf32>
+  %h = fuser.matmul %x, %w transpose_b epilogue_inputs(%b : tensor<64xf32>)
+         epilogue_maps [#col] : tensor<?x8xf32>, tensor<64x8xf32> -> tensor<?x64xf32> {
+  ^bb0(%acc: f32, %bias: f32):
+    %s = arith.addf %acc, %bias : f32
+    fuser.yield %s : f32
+  }
+  // expected-remark @+1 {{group norm (groups of 16 channels) fused into the GEMM epilogue: one kernel}}
+  %y = fuser.group_norm %h, %one, %zero groups = 4 eps = 1.0e-05 epilogue_maps []
          : tensor<?x64xf32>, tensor<64xf32>, tensor<64xf32> -> tensor<?x64xf32> {
   ^bb0(%v: f32):
     fuser.yield %v : f32

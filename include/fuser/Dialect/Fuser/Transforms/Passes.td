@@ -175,33 +175,50 @@ def FuserFuseMatmulGroupNormPass
 }
 
 def FuserFuseGroupNormPass : Pass<"fuser-fuse-group-norm", "mlir::func::FuncOp"> {
-  let summary = "Recognize GroupNorm's linalg decomposition as fuser.group_norm and fuse its consumers";
+  let summary = "Recognize GroupNorm/LayerNorm/InstanceNorm decompositions as fuser.group_norm and fuse their consumers";
   let description = [{
-    Finds the decomposition front ends emit for GroupNorm (torch-mlir's
-    `native_group_norm`) on an f32 tensor X of shape (N, C, ...), where only
-    N may be dynamic:
+    Finds the decompositions front ends emit for GroupNorm, LayerNorm and
+    InstanceNorm on f32 tensors (torch-mlir's `native_group_norm`,
+    `native_layer_norm` and batch-norm form of `instance_norm`, as exported
+    from meta tensors, and hand-written forms):
 
-    1. a grouped view V = reshape(X) of shape (N, G, ...) (tensor.expand_shape
-       / collapse_shape that keep N apart; C divisible by G), so each (n, g)
-       is one group of K = C / G * (spatial size) contiguous elements;
-    2. mean = sum(V over dims 2..) * (1 / K), or / K;
-    3. var = sum((V - mean)^2) / K, or sum(V^2) / K - mean^2;
+    1. a tensor T that a sum reduction reads element by element: a grouped
+       view of the input X (tensor.expand_shape / collapse_shape; torch-mlir
+       views GroupNorm's (N, C) as (N, G, C/G, 1)), or X itself (LayerNorm);
+    2. mean = sum(T) * (1 / K), or / K;
+    3. var = sum((T - mean)^2) / K, or sum(T^2) / K - mean^2;
     4. rstd = rsqrt(var + eps), or 1 / sqrt(var + eps), eps a positive
        constant;
-    5. (x - mean) * rstd over V, reshaped back to X's shape;
-    6. * gamma[c] + beta[c] per channel.
+    5. (x - mean) * rstd, or (x - mean) / sqrt(var + eps), over T,
 
-    Scalars are followed through elementwise ops over (N, G), so the steps
-    may be split across linalg ops or merged into one. The chain of
-    elementwise consumers after the affine is then absorbed into the
-    epilogue exactly as `fuser-fuse-matmul` absorbs its epilogue (same ops,
-    same rules). The epilogue's first argument is the value after the
-    affine. `fuser.group_norm` ops already in the input absorb their
-    elementwise consumers the same way.
+    where every sum keeps T's leading dimensions and reduces its trailing
+    ones (K contiguous elements per group; dimensions of size 1 do not
+    count, so torch-mlir's keepdim outputs such as (N, G, 1, 1) match).
+    Scalars are followed through elementwise linalg ops whatever their maps
+    (the statistics read through `(d0, d1, d2, d3) -> (d0, d1, 0, 0)`) and
+    through `arith.extf` / `arith.truncf`: torch-mlir's f64 variance matches
+    like an f32 one (the kernels compute two-pass or shifted fp32 sums).
 
-    Near misses stay unfused; with `report` set a remark says why (reduction
-    over the wrong dimensions, no epsilon, per-group gamma/beta, a divisor
-    other than the group size, no affine: gamma and beta are required).
+    The normalized value is followed through reshapes back to X's shape,
+    or until an op reads it in another shape (InstanceNorm's affine on its
+    view): the group norm's input Y is X or T reshaped like that value, of
+    shape (N, C, ...) with only N dynamic, and a group must be whole channels
+    of one sample (G groups per sample) or Y's trailing dimensions. The
+    elementwise consumers are then absorbed into the epilogue exactly as
+    `fuser-fuse-matmul` absorbs its epilogue (reads of size-1 dimensions at
+    0, such as torch-mlir's `1 x C` gamma through `(d0, d1) -> (0, d1)`,
+    first become reads of the plain vector). A leading `* gamma + beta` per
+    channel becomes the op's gamma and beta; one per element of a group
+    (LayerNorm's weight over the last dimensions) too, with Y flattened to
+    (rows, K), one group per row, and the result viewed back; otherwise
+    gamma = 1 and beta = 0 (constants; in a GEMM epilogue they fold away)
+    and the epilogue keeps everything. `fuser.group_norm` ops already in the
+    input absorb their elementwise consumers the same way.
+
+    Near misses stay unfused; with `report` set a remark says why (sums over
+    the wrong dimensions, statistics not read per group, no epsilon, a
+    divisor other than the group size, groups that are not whole channels,
+    dynamic sizes other than N).
 
     Before (W3's group norm, (1024, 8192) viewed as (1024, 512, 16)):
     ```mlir

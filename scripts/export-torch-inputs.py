@@ -90,6 +90,18 @@ class LinearGroupNorm(torch.nn.Module):
         return y + y
 
 
+class W2(torch.nn.Module):
+    """W2 of ../shared/docs/WORKLOADS.md (KernelBench level 2, problem 12):
+    leaky_relu(nn.Linear(x) * 2.0, 0.1)."""
+
+    def __init__(self, in_features=8192, out_features=8192):
+        super().__init__()
+        self.linear = torch.nn.Linear(in_features, out_features)
+
+    def forward(self, x):
+        return F.leaky_relu(self.linear(x) * 2.0, 0.1)
+
+
 def meta(*shape):
     return torch.empty(*shape, device="meta")
 
@@ -141,6 +153,14 @@ EXPORTS += [
                 batch),
 ]
 
+# W2 at its real sizes, weights as arguments: x, linear.weight, linear.bias.
+EXPORTS += [
+    norm_export("torch_w2.mlir", W2, meta(1024, 8192)),
+    norm_export("torch_w2_dynamic.mlir", W2, meta(1024, 8192), batch),
+    # Odd sizes for the CPU equivalence test (cpu-equivalence-torch-w2).
+    norm_export("torch_w2_small.mlir", lambda: W2(37, 19), meta(5, 37),
+                batch),
+]
 
 
 def main():

@@ -11,17 +11,11 @@ import warnings
 
 import pytest
 
-torch = pytest.importorskip("torch")
-pytest.importorskip("torch_mlir")
+from torch_frontend_util import require_front_end
+
+torch = require_front_end()
 
 import fuser  # noqa: E402
-from fuser.compiler import find_tools  # noqa: E402
-
-try:
-    find_tools()
-except fuser.FuserError:
-    pytest.skip("fuser's compiler tools are not built",
-                allow_module_level=True)
 
 import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402

@@ -17,17 +17,11 @@ from pathlib import Path
 
 import pytest
 
-torch = pytest.importorskip("torch")
-pytest.importorskip("torch_mlir")
+from torch_frontend_util import require_front_end
+
+torch = require_front_end()
 
 import fuser  # noqa: E402
-from fuser.compiler import find_tools  # noqa: E402
-
-try:
-    find_tools()
-except fuser.FuserError:
-    pytest.skip("fuser's compiler tools are not built",
-                allow_module_level=True)
 
 import fuser.torch as ft  # noqa: E402
 from fuser.torch import kernelbench  # noqa: E402

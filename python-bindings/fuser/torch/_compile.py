@@ -102,12 +102,13 @@ def _skipped_dirs() -> Tuple[str, ...]:
     return tuple(os.path.join(d, "") for d in dirs)
 
 
-def _locate_in_user_code(program) -> None:
-    """Rewrites each node's stack trace to its innermost frame in the user's
-    code, which torch-mlir turns into the op's location: remarks then name
-    the model's line (`model.py:20`) rather than torch's internals."""
+def _locate_in_user_code(graph) -> None:
+    """Rewrites each node's stack trace (of an fx graph) to its innermost
+    frame in the user's code, which torch-mlir turns into the op's location:
+    remarks then name the model's line (`model.py:20`) rather than torch's
+    internals."""
     skipped = _skipped_dirs()
-    for node in program.graph_module.graph.nodes:
+    for node in graph.nodes:
         trace = node.meta.get("stack_trace")
         if not trace:
             continue
@@ -118,6 +119,18 @@ def _locate_in_user_code(program) -> None:
                 if not f[0].startswith(skipped) and not f[0].startswith("<")]
         file, line, fn = (user or frames)[-1]
         node.meta["stack_trace"] = f'  File "{file}", line {line}, in {fn}\n'
+
+
+def import_graph(gm: "torch.fx.GraphModule") -> str:
+    """An aten-level fx graph (placeholders in, a tuple out, fake tensors in
+    node.meta["val"], e.g. AOTAutograd's partitioned forward or backward) as
+    linalg on tensors through torch-mlir's FX importer, its ops located at
+    the user's lines as export() does."""
+    from torch_mlir import fx
+
+    _locate_in_user_code(gm.graph)
+    module = fx.stateless_fx_import(gm, output_type="linalg-on-tensors")
+    return module.operation.get_asm(enable_debug_info=True)
 
 
 def _tree_json(spec) -> dict:
@@ -230,7 +243,7 @@ class _Compiler:
                  for p in self.positions]
         return {
             "format": _module.PACKAGE_FORMAT,
-            "version": _module.PACKAGE_VERSION,
+            "version": _module.FORWARD_PACKAGE_VERSION,
             "fuser_version": __version__,
             "torch_version": torch.__version__,
             "model": self.model_name,
@@ -324,19 +337,25 @@ class _Compiler:
         return (tuple(specs),), described
 
     # 2. Export to linalg on tensors.
+    def program(self, state: Sequence[torch.Tensor],
+                inputs: Sequence[torch.Tensor], dynamic_shapes):
+        """torch.export of the functional wrapper on meta tensors (before
+        decompositions): (state..., tensor inputs...) -> flat outputs."""
+        wrapper = _Functional(self.module, self.state_names, self.template,
+                              self.positions, self.keywords)
+        flat = tuple(_meta(t) for t in state) + tuple(_meta(t) for t in inputs)
+        return torch.export.export(wrapper, flat,
+                                   dynamic_shapes=dynamic_shapes)
+
     def export(self, state: Sequence[torch.Tensor],
                inputs: Sequence[torch.Tensor], dynamic_shapes) -> Tuple[str, dict]:
         from torch_mlir import fx
         from torch_mlir.extras.fx_decomp_util import get_decomposition_table
 
-        wrapper = _Functional(self.module, self.state_names, self.template,
-                              self.positions, self.keywords)
-        flat = tuple(_meta(t) for t in state) + tuple(_meta(t) for t in inputs)
-        program = torch.export.export(wrapper, flat,
-                                      dynamic_shapes=dynamic_shapes)
+        program = self.program(state, inputs, dynamic_shapes)
         outputs = _tree_json(program.call_spec.out_spec)
         program = program.run_decompositions(get_decomposition_table())
-        _locate_in_user_code(program)
+        _locate_in_user_code(program.graph_module.graph)
         module = fx.export_and_import(program, output_type="linalg-on-tensors",
                                       decomposition_table={})
         return module.operation.get_asm(enable_debug_info=True), outputs
@@ -382,19 +401,23 @@ class _Compiler:
                 f"module's output has {_count_tensors(outputs)}")
         return variant
 
-    def named_arguments(self, art: Artifact) -> Artifact:
+    def named_arguments(self, art: Artifact,
+                        names: Optional[Sequence[str]] = None) -> Artifact:
         """The artifact with the manifest's arguments named as in the module
-        (`lin.weight`, `x`) instead of `arg0`, so the runtime's messages
-        name them. The C header is dropped: a package does not carry it."""
+        (`lin.weight`, `x`; or `names`) instead of `arg0`, so the runtime's
+        messages name them. The C header is dropped: a package does not
+        carry it."""
+        if names is None:
+            names = [entry["name"] for entry in self.spec["args"]]
         manifest = art.manifest_dict
         fn = _module._manifest_function(manifest, self.spec["function"])
-        if len(fn.get("args", [])) != len(self.spec["args"]):
+        if len(fn.get("args", [])) != len(names):
             raise FuserError(
                 f"the compiled function takes {len(fn.get('args', []))} "
-                f"arguments; the module has {len(self.spec['args'])} "
+                f"arguments; the module has {len(names)} "
                 "parameters, buffers and tensor inputs")
-        for arg, entry in zip(fn["args"], self.spec["args"]):
-            arg["name"] = entry["name"]
+        for arg, name in zip(fn["args"], names):
+            arg["name"] = name
         return Artifact(ptx=art.ptx, manifest=json.dumps(manifest, indent=2,
                                                          sort_keys=True),
                         cubin=art.cubin,
@@ -423,12 +446,23 @@ class _Compiler:
         return variant
 
 
+def make_cache(cache: Union[bool, str, "os.PathLike[str]", None]
+               ) -> Optional[CompileCache]:
+    """compile()'s `cache` argument as a CompileCache (or None)."""
+    if cache is True:
+        return CompileCache()
+    if cache is False or cache is None:
+        return None
+    return CompileCache(cache)
+
+
 def compile(module: torch.nn.Module, example_inputs: Any, *,
             dynamic: DynamicSpec = None, precision: str = "fp32",
             chip: str = "sm_90a", report: bool = False, format: str = "ptx",
             options: Optional[Mapping[str, Any]] = None,
             cache: Union[bool, str, "os.PathLike[str]"] = True,
-            fallback: bool = True) -> CompiledModule:
+            fallback: bool = True, training: bool = False,
+            input_grads: bool = True) -> CompiledModule:
     """Compiles `module` for `example_inputs` into fuser kernels.
 
     Returns an nn.Module with the same forward signature whose forward runs
@@ -455,10 +489,23 @@ def compile(module: torch.nn.Module, example_inputs: Any, *,
       (`compiled.fuser_fallback` says why), or with fallback=False the error
       is raised.
 
+    - `training`: also compile the backward (AOTAutograd's partitioned
+      forward and backward graphs, both through fuser): the module's
+      forward then records autograd, and `loss.backward()` runs fuser's
+      backward kernels, filling the parameters' `.grad` (_training.py).
+      `input_grads`: whether the backward computes the floating-point
+      tensor inputs' gradients too.
+
     A call with shapes or dtypes no variant takes compiles a new static
     variant (torch-mlir and the compiler are here); fuser.torch.save writes
     them all.
     """
+    if training:
+        from ._training import compile_training
+        return compile_training(
+            module, example_inputs, dynamic=dynamic, precision=precision,
+            chip=chip, report=report, format=format, options=options,
+            cache=cache, fallback=fallback, input_grads=input_grads)
     if not isinstance(module, torch.nn.Module):
         raise TypeError(f"compile() expects an nn.Module, got "
                         f"{type(module).__name__}")
@@ -466,12 +513,7 @@ def compile(module: torch.nn.Module, example_inputs: Any, *,
         example_inputs = (example_inputs,)
     example_inputs = tuple(example_inputs)
     find_tools()  # A missing compiler is an error, never a silent fallback.
-    if cache is True:
-        cache_obj: Optional[CompileCache] = CompileCache()
-    elif cache is False or cache is None:
-        cache_obj = None
-    else:
-        cache_obj = CompileCache(cache)
+    cache_obj = make_cache(cache)
     compiler = _Compiler(module, example_inputs, chip=chip,
                          precision=precision, format=format,
                          options=options or {}, cache=cache_obj,

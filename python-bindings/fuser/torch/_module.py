@@ -30,7 +30,11 @@ from ..artifact import Artifact
 from ..loader import load as _load_artifact
 
 PACKAGE_FORMAT = "fuser-torch-package"
-PACKAGE_VERSION = 1
+# The newest package version this reads. 2: training packages (a backward
+# variant beside each forward one, _training.py), which a version 1 reader
+# would run forward-only; forward-only packages are still written as 1.
+PACKAGE_VERSION = 2
+FORWARD_PACKAGE_VERSION = 1
 
 # Manifest dtype names of torch dtypes (fuser.frameworks has the same table
 # for the runtime's own checks).
@@ -414,6 +418,12 @@ class CompiledModule(torch.nn.Module):
         d = self.__dict__
         if d["fuser_fallback"] is not None:
             return d["_fuser_module"](*args, **kwargs)
+        return self._fuser_run(self._fuser_tensors(args, kwargs))
+
+    def _fuser_tensors(self, args: tuple, kwargs: dict) -> List[torch.Tensor]:
+        """The kernels' tensor arguments for a call: the state, then the
+        tensor inputs (the constants checked)."""
+        d = self.__dict__
         values = self._fuser_bind(args, kwargs)
         for i, name, value in d["_fuser_constants"]:
             given = values[i]
@@ -435,6 +445,10 @@ class CompiledModule(torch.nn.Module):
                     f"forward argument '{name}' must be a tensor (it was one "
                     f"when compiled); got {type(t).__name__}")
             tensors.append(t)
+        return tensors
+
+    def _fuser_run(self, tensors: List[torch.Tensor]) -> Any:
+        d = self.__dict__
         if not d["_fuser_grad_warned"] and torch.is_grad_enabled() and any(
                 t.requires_grad for t in tensors):
             d["_fuser_grad_warned"] = True
@@ -443,19 +457,31 @@ class CompiledModule(torch.nn.Module):
                 "outputs carry no gradient (call under torch.no_grad() to "
                 "silence this)", RuntimeWarning,
                 stacklevel=5)  # The caller of compiled(x), past nn.Module.
+        variant = self._fuser_variant(tensors)
+        tensors = [t if t.is_contiguous() else t.contiguous() for t in tensors]
+        results = variant.entry()(*tensors)
+        return self._fuser_unflatten(results)
+
+    def _fuser_variant(self, tensors: Sequence[torch.Tensor]) -> Variant:
+        """The variant that takes these kernel arguments (cached by shapes
+        and dtypes; compiled on demand where the compiler is)."""
+        d = self.__dict__
         key = tuple((t.dtype, t.shape) for t in tensors)
         variant = d["_fuser_by_key"].get(key)
         if variant is None:
             variant = self._fuser_select(key, tensors)
             d["_fuser_by_key"][key] = variant
-        tensors = [t if t.is_contiguous() else t.contiguous() for t in tensors]
-        results = variant.entry()(*tensors)
-        return self._fuser_unflatten(results)
+        return variant
+
+    def _fuser_callable_variants(self) -> List[Variant]:
+        """The variants a forward call may run (a training package's
+        backward variants are not)."""
+        return self.fuser_package.variants
 
     def _fuser_select(self, key, tensors) -> Variant:
         described = [(_DTYPES.get(dt, str(dt)), tuple(shape))
                      for dt, shape in key]
-        candidates = [v for v in self.fuser_package.variants
+        candidates = [v for v in self._fuser_callable_variants()
                       if v.matches(described)]
         if candidates:
             return max(candidates, key=Variant.static_dims)
@@ -465,7 +491,7 @@ class CompiledModule(torch.nn.Module):
         names = [a["name"] for a in self.fuser_package.spec["args"]]
         got = describe_specs(described, names)
         have = "\n".join(f"  {v.name}: {describe_specs(v.arg_specs, names)}"
-                         for v in self.fuser_package.variants)
+                         for v in self._fuser_callable_variants())
         raise FuserError(
             f"no compiled variant takes these arguments ({got}); the "
             f"package has:\n{have}\nCompile for these shapes (fuser.torch."
@@ -521,7 +547,7 @@ class CompiledModule(torch.nn.Module):
             status = "fused" if v.fused else "unfused (fusion failed)"
             if v.info.get("cache_hit"):
                 status += ", cache hit"
-            shapes = describe_specs(v.arg_specs[n_state:], inputs)
+            shapes = self._fuser_variant_shapes(v, n_state, inputs)
             lines.append(f"variant {v.name} ({shapes}): {len(ks)} kernel"
                          f"{'' if len(ks) == 1 else 's'} "
                          f"({', '.join(ks)}); {status}")
@@ -538,6 +564,10 @@ class CompiledModule(torch.nn.Module):
                 for text, n in counts.items():
                     lines.append(f"    {text}" + (f" (x{n})" if n > 1 else ""))
         return "\n".join(lines)
+
+    def _fuser_variant_shapes(self, v: Variant, n_state: int,
+                              inputs: Sequence[str]) -> str:
+        return describe_specs(v.arg_specs[n_state:], inputs)
 
     def extra_repr(self) -> str:
         if self.fuser_fallback is not None:
@@ -591,7 +621,11 @@ def compiled_class(base: type, spec: dict, name: str) -> type:
 
 def make_compiled(module: torch.nn.Module, package: Package, **kw: Any
                   ) -> CompiledModule:
-    cls = compiled_class(CompiledModule, package.spec,
+    base = CompiledModule
+    if package.spec.get("training"):
+        from ._training import TrainingModule
+        base = TrainingModule
+    cls = compiled_class(base, package.spec,
                          package.spec.get("model", "Module"))
     return cls(module, package, **kw)
 

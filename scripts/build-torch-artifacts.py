@@ -9,13 +9,22 @@ on the GPU machine (torch and fuser's runtime only):
                             module)
   w1_new.py w2_new.py ...   ModelNew files from examples/torch/w*.py
                             (python -m fuser.torch.kernelbench)
-  index.json                kernels and compile times of each
+  training/<name>.fuser/    fuser.torch.compile(training=True) packages of
+                            the seed models (TRAINING: small, odd, static
+                            and dynamic batch, and the real sizes) for
+                            test/gpu/test_torch_training.py
+  index.json                kernels and compile times of each (and how to
+                            rebuild each training package's model)
+
+--only-training builds the training packages alone (into an existing
+.artifacts/torch/, keeping the rest).
 
 Run under the project venv (make venv), e.g. from build-gpu-artifacts.sh:
     PYTHONPATH=build/python_packages .venv/bin/python scripts/build-torch-artifacts.py
 """
 
 import argparse
+import importlib.util
 import json
 import shutil
 import sys
@@ -32,12 +41,75 @@ from fuser.torch import kernelbench  # noqa: E402
 import torch_models  # noqa: E402
 
 
+# Training packages: name -> (seed problem file in examples/torch, the
+# constructor arguments (None: its get_init_inputs()), the input shape (None:
+# its get_inputs()), dynamic). Small sizes are odd (batch 7, 40 -> 24
+# features, GroupNorm groups of 4); the real ones are WORKLOADS.md's.
+TRAINING = {
+    "w1_small": ("w1", [0.01], [7, 40], None),
+    "w1_small_dynamic": ("w1", [0.01], [7, 40], "batch"),
+    "w2_small": ("w2", [40, 24, 2.0, 0.1], [7, 40], None),
+    "w2_small_dynamic": ("w2", [40, 24, 2.0, 0.1], [7, 40], "batch"),
+    "w3_small": ("w3", [40, 24, 6], [7, 40], None),
+    "w3_small_dynamic": ("w3", [40, 24, 6], [7, 40], "batch"),
+    "w1": ("w1", None, None, None),
+    "w2": ("w2", None, None, None),
+    "w3": ("w3", None, None, None),
+}
+
+
+def load_problem(seed):
+    """examples/torch/<seed>.py as a module."""
+    spec = importlib.util.spec_from_file_location(
+        f"fuser_problem_{seed}", ROOT / "examples" / "torch" / f"{seed}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def build_training(out, chip, index):
+    """The training packages of TRAINING into out/training/."""
+    (out / "training").mkdir(parents=True, exist_ok=True)
+    index.setdefault("training", {})
+    for name, (seed, init, shape, dynamic) in TRAINING.items():
+        problem = load_problem(seed)
+        if init is None:
+            init = list(problem.get_init_inputs())
+        if shape is None:
+            with torch.device("meta"):
+                shape = list(problem.get_inputs()[0].shape)
+        torch.manual_seed(0)
+        model = problem.Model(*init)
+        start = time.perf_counter()
+        compiled = ft.compile(model, torch.empty(shape, device="meta"),
+                              dynamic=dynamic, chip=chip, training=True,
+                              fallback=False)
+        seconds = time.perf_counter() - start
+        ft.save(compiled, out / "training" / f"{name}.fuser")
+        index["training"][name] = {
+            "seed": seed, "init": init, "shape": shape, "dynamic": dynamic,
+            "kernels": compiled.fuser_kernels, "seconds": round(seconds, 2)}
+        counts = {v: len(k) for v, k in compiled.fuser_kernels.items()}
+        print(f"[torch artifacts] training/{name}: kernels {counts} "
+              f"({seconds:.2f} s)")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / ".artifacts" / "torch")
     parser.add_argument("--chip", default="sm_90a")
+    parser.add_argument("--only-training", action="store_true")
     args = parser.parse_args()
     out = args.out
+    if args.only_training:
+        index_path = out / "index.json"
+        index = (json.loads(index_path.read_text()) if index_path.exists()
+                 else {"torch": torch.__version__, "chip": args.chip,
+                       "packages": {}, "model_new": {}})
+        shutil.rmtree(out / "training", ignore_errors=True)
+        build_training(out, args.chip, index)
+        index_path.write_text(json.dumps(index, indent=1) + "\n")
+        return 0
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     index = {"torch": torch.__version__, "chip": args.chip, "packages": {},
@@ -70,6 +142,8 @@ def main() -> int:
         (out / f"{seed}_new.py").write_text(text)
         index["model_new"][seed] = {"seconds": round(seconds, 2)}
         print(f"[torch artifacts] {seed}_new.py ({seconds:.2f} s)")
+
+    build_training(out, args.chip, index)
 
     (out / "index.json").write_text(json.dumps(index, indent=1) + "\n")
     return 0

@@ -3,6 +3,8 @@
     import fuser.torch
     compiled = fuser.torch.compile(model, (x,), dynamic="batch")
     y = compiled(x)                       # fuser's kernels, model's weights
+    trained = fuser.torch.compile(model, (x,), training=True)
+    trained(x).sum().backward()           # fuser's backward kernels: .grad
     print(compiled.fuser_report())        # kernels; fused where, or not and why
     fuser.torch.save(compiled, "model.fuser")
     again = fuser.torch.load("model.fuser", module=model)   # no MLIR needed
@@ -25,6 +27,8 @@ from ._compile import add_variant, compile
 from ._module import (CompiledModule, Package, Remark, Variant,
                       check_init_arguments, parse_remarks)
 from ._package import load, save
+from ._training import TrainingModule
 
-__all__ = ["CompiledModule", "Package", "Remark", "Variant", "add_variant",
-           "check_init_arguments", "compile", "load", "parse_remarks", "save"]
+__all__ = ["CompiledModule", "Package", "Remark", "TrainingModule",
+           "Variant", "add_variant", "check_init_arguments", "compile",
+           "load", "parse_remarks", "save"]

@@ -454,9 +454,10 @@ class CompiledModule(torch.nn.Module):
             d["_fuser_grad_warned"] = True
             warnings.warn(
                 "fuser.torch: the kernels record no autograd graph; the "
-                "outputs carry no gradient (call under torch.no_grad() to "
-                "silence this)", RuntimeWarning,
-                stacklevel=5)  # The caller of compiled(x), past nn.Module.
+                "outputs carry no gradient (compile with training=True for "
+                "fuser's backward; call under torch.no_grad() to silence "
+                "this)", RuntimeWarning,
+                stacklevel=6)  # The caller of compiled(x), past nn.Module.
         variant = self._fuser_variant(tensors)
         tensors = [t if t.is_contiguous() else t.contiguous() for t in tensors]
         results = variant.entry()(*tensors)

@@ -1,0 +1,396 @@
+"""fuser.torch.compile(..., training=True) on the CPU: the seed models
+(examples/torch/w{1,2,3}.py) at small, odd sizes (batch 7, 40 -> 24
+features, GroupNorm's 6 groups of 4), static and dynamic batch: AOTAutograd's
+forward and backward graphs exported through torch-mlir and compiled through
+fuser's tools; the kernels' manifests and argument order; the plan that ties
+them (what the forward saves, what the backward takes and returns); the
+package's round trip through a process without torch-mlir or the tools.
+
+No GPU here: the kernels are not run. The plan's arithmetic is checked by
+running the very fx graphs the kernels were compiled from in their place
+(Variant.graph), against eager PyTorch and a float64 reference, for
+gradients and for 3 SGD steps. test/gpu/test_torch_training.py runs the
+kernels.
+
+Skipped without torch, torch-mlir or the compiler tools; run with the
+project venv:
+  PYTHONPATH=build/python_packages .venv/bin/python -m pytest -q \
+      python-bindings/tests/test_torch_training.py
+"""
+
+import copy
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import warnings
+from pathlib import Path
+
+import pytest
+
+from torch_frontend_util import require_front_end
+
+torch = require_front_end()
+
+import fuser  # noqa: E402
+
+import torch.nn as nn  # noqa: E402
+
+import fuser.torch as ft  # noqa: E402
+from fuser.torch import _training  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# name -> (seed problem file, constructor arguments); input (7, 40).
+MODELS = {
+    "w1": ("w1", [0.01]),
+    "w2": ("w2", [40, 24, 2.0, 0.1]),
+    "w3": ("w3", [40, 24, 6]),
+}
+SHAPE = (7, 40)
+
+
+def problem(seed):
+    spec = importlib.util.spec_from_file_location(
+        f"fuser_problem_{seed}", ROOT / "examples" / "torch" / f"{seed}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def build(name, seed=0):
+    file, init = MODELS[name]
+    torch.manual_seed(seed)
+    return problem(file).Model(*init)
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("fuser-training-cache")
+
+
+_COMPILED = {}
+
+
+def compiled_model(name, dynamic, cache):
+    """(eager model, its training module); compiled once per module."""
+    key = (name, dynamic)
+    if key not in _COMPILED:
+        model = build(name)
+        _COMPILED[key] = (model, ft.compile(
+            model, torch.randn(SHAPE), training=True, dynamic=dynamic,
+            cache=cache, fallback=False))
+    return _COMPILED[key]
+
+
+def run_graphs(compiled):
+    """Every variant runs its fx graph instead of its kernels (the CPU has
+    no GPU); returns the module."""
+    for v in compiled.fuser_package.variants:
+        graph = v.graph
+
+        def entry(graph=graph):
+            return lambda *ts: tuple(graph(*ts))
+        v.entry = entry
+    return compiled
+
+
+def manifest_args(variant):
+    fn = variant.artifact.manifest_dict["functions"][0]
+    return [(a["name"], a["dtype"], a["shape"]) for a in fn["args"]]
+
+
+def manifest_results(variant):
+    return variant.artifact.manifest_dict["functions"][0]["results"]
+
+
+DYNAMIC = [None, "batch"]
+
+
+@pytest.mark.parametrize("dynamic", DYNAMIC, ids=["static", "dynamic"])
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_compiles_forward_and_backward(name, dynamic, cache):
+    model, c = compiled_model(name, dynamic, cache)
+    assert isinstance(c, ft.TrainingModule)
+    assert c.fuser_fallback is None
+    base = "dynamic" if dynamic else "static"
+    fw, bw = c.fuser_package.variants
+    assert (fw.name, bw.name) == (base, f"{base}-backward")
+    for v in (fw, bw):
+        assert v.kernels and v.fused
+        assert v.artifact.ptx.count(".entry") == len(v.kernels)
+    # The forward kernel takes the parameters, then x (never frozen).
+    batch = "?" if dynamic else 7
+    params = [(n, "f32", list(p.shape)) for n, p in model.named_parameters()]
+    assert manifest_args(fw) == params + [("x", "f32", [batch, 40])]
+    plan = fw.info["training"]
+    n_args = len(params) + 1
+    assert plan["backward"] == bw.name
+    assert plan["outputs"] == 1
+    assert len(manifest_results(fw)) == 1 + len(plan["saved"])
+    # The backward's arguments: each from a forward result, a forward
+    # argument, or the output's gradient; named after where they come from.
+    names = [a[0] for a in manifest_args(bw)]
+    assert len(names) == len(plan["backward_args"])
+    for a, n in zip(plan["backward_args"], names):
+        if a["from"] == "arg":
+            assert 0 <= a["index"] < n_args
+            assert n == f"arg:{manifest_args(fw)[a['index']][0]}"
+        elif a["from"] == "result":
+            assert 0 <= a["index"] < len(manifest_results(fw))
+            assert n.startswith("saved:")
+        else:
+            assert a == {"from": "grad", "index": 0} and n == "grad:0"
+    assert sum(a["from"] == "grad" for a in plan["backward_args"]) == 1
+    # A gradient for every parameter and for x, each a backward result.
+    assert len(plan["grads"]) == n_args
+    results = len(manifest_results(bw))
+    assert sorted(g["index"] for g in plan["grads"]) == list(range(results))
+    assert all(g["from"] == "result" for g in plan["grads"])
+    report = c.fuser_report()
+    assert "fuser (training)" in report and "backward of" in report
+    print(f"[training] {name} {base}: forward {len(fw.kernels)} kernel(s), "
+          f"backward {len(bw.kernels)}; saved {plan['saved']}")
+
+
+def test_what_the_forward_saves(cache):
+    """Only what the math needs: W1 and W2 save nothing but their output
+    (leaky_relu's mask is read off it, the weights and x are arguments), so
+    W2's forward stays one kernel; W3 saves the matmul's result and
+    recomputes the group statistics (returning them would end the
+    forward's fusion)."""
+    for name, saved in (("w1", []), ("w2", []), ("w3", ["mm"])):
+        _, c = compiled_model(name, None, cache)
+        fw = c.fuser_package.variants[0]
+        assert fw.info["training"]["saved"] == saved, name
+    _, c = compiled_model("w2", None, cache)
+    assert len(c.fuser_package.variants[0].kernels) == 1
+    bw_args = c.fuser_package.variants[0].info["training"]["backward_args"]
+    assert {"from": "result", "index": 0} in bw_args  # The output itself.
+
+
+def loss_of(y, r):
+    return (y * r).sum()
+
+
+def grads(model, x, r):
+    x = x.detach().clone().requires_grad_(True)
+    params = list(model.parameters())
+    y = model(x)
+    return [y.detach()] + list(torch.autograd.grad(loss_of(y, r),
+                                                   [x] + params))
+
+
+@pytest.mark.parametrize("dynamic", DYNAMIC, ids=["static", "dynamic"])
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_plan_gradients_match_eager(name, dynamic, cache):
+    """The graphs the kernels were compiled from, wired by the plan through
+    the autograd.Function, against eager fp32 (1e-5) and float64 (1e-4)."""
+    model, c = compiled_model(name, dynamic, cache)
+    run_graphs(c)
+    ref64 = copy.deepcopy(model).double()
+    for batch in ([7, 1, 3] if dynamic else [7]):
+        x = torch.rand(batch, 40)
+        with torch.no_grad():
+            r = torch.randn(model(x).shape)
+        got = grads(c, x, r)
+        for ref, xr, rr, tol in ((model, x, r, 1e-5),
+                                 (ref64, x.double(), r.double(), 1e-4)):
+            want = grads(ref, xr, rr)
+            assert len(got) == len(want)
+            for i, (a, b) in enumerate(zip(got, want)):
+                torch.testing.assert_close(a, b.float(), atol=tol, rtol=tol,
+                                           msg=f"{name} batch {batch} "
+                                           f"value {i}")
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_plan_sgd_steps_match_eager(name, cache):
+    """3 steps of forward, backward and SGD through the plan (graphs in
+    place of kernels) equal eager's; parameters get .grad."""
+    model, c = compiled_model(name, None, cache)
+    run_graphs(c)
+    eager = copy.deepcopy(model)
+    torch.manual_seed(5)
+    xs = [torch.rand(SHAPE) for _ in range(3)]
+    with torch.no_grad():
+        rs = [torch.randn(model(xs[0]).shape) for _ in range(3)]
+    trained = {}
+    for label, net in (("fuser", c), ("eager", eager)):
+        params = list(net.parameters())
+        own_input = not params  # W1: the input is trained.
+        if own_input:
+            params = [nn.Parameter(xs[0].clone())]
+        opt = torch.optim.SGD(params, lr=0.05)
+        losses = []
+        for step in range(3):
+            opt.zero_grad()
+            loss = loss_of(net(params[0] if own_input else xs[step]),
+                           rs[step]) / SHAPE[0]
+            loss.backward()
+            assert all(p.grad is not None for p in params)
+            opt.step()
+            losses.append(float(loss.detach()))
+        trained[label] = (losses, [p.detach().clone() for p in params])
+    (lf, pf), (le, pe) = trained["fuser"], trained["eager"]
+    assert lf == pytest.approx(le, rel=1e-5, abs=1e-5)
+    for a, b in zip(pf, pe):
+        torch.testing.assert_close(a, b, atol=1e-5, rtol=1e-5)
+    # The compiled module trained the model's own parameters.
+    for a, b in zip(model.parameters(), pf if list(model.parameters())
+                    else []):
+        assert torch.equal(a.detach(), b)
+
+
+def test_no_grad_runs_the_forward_alone(cache):
+    model, c = compiled_model("w2", None, cache)
+    run_graphs(c)
+    x = torch.rand(SHAPE)
+    with torch.no_grad():
+        y = c(x)
+    assert not y.requires_grad
+    torch.testing.assert_close(y, model(x).detach())
+
+
+def test_kernels_need_cuda_tensors(cache):
+    """Without the graphs swapped in, a CPU call reaches the runtime, which
+    refuses CPU tensors readably (the kernels are CUDA's)."""
+    model = build("w2")
+    c = ft.compile(model, torch.randn(SHAPE), training=True, cache=cache,
+                   fallback=False)
+    with pytest.raises(fuser.FuserError, match="on the CPU"):
+        c(torch.rand(SHAPE)).sum().backward()
+
+
+class WithBatchNorm(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(40, 24)
+        self.bn = nn.BatchNorm1d(24)
+
+    def forward(self, x):
+        return self.bn(self.lin(x))
+
+
+def test_buffer_updates_fall_back_to_eager(cache):
+    """BatchNorm updates its running statistics in forward: not trained
+    through fuser; the module trains eagerly with a warning, or raises."""
+    model = WithBatchNorm()
+    with pytest.warns(RuntimeWarning, match="trains eagerly"):
+        c = ft.compile(model, torch.randn(SHAPE), training=True, cache=cache)
+    assert "buffers" in c.fuser_fallback
+    x = torch.rand(SHAPE)
+    c(x).sum().backward()
+    assert model.lin.weight.grad is not None
+    with pytest.raises(fuser.FuserError, match="buffers"):
+        ft.compile(WithBatchNorm(), torch.randn(SHAPE), training=True,
+                   cache=cache, fallback=False)
+
+
+def test_input_grads_false_skips_the_input_gradient(cache):
+    model = build("w2")
+    c = ft.compile(model, torch.randn(SHAPE), training=True, cache=cache,
+                   fallback=False, input_grads=False)
+    fw, bw = c.fuser_package.variants
+    grads_plan = fw.info["training"]["grads"]
+    assert grads_plan[-1] is None and all(g is not None
+                                          for g in grads_plan[:-1])
+    assert len(manifest_results(bw)) == 2  # dW and db only.
+    run_graphs(c)
+    x = torch.rand(SHAPE)
+    c(x).sum().backward()
+    eager = copy.deepcopy(model)
+    eager.zero_grad()
+    model.zero_grad()
+    c(x).sum().backward()
+    eager(x).sum().backward()
+    for a, b in zip(model.parameters(), eager.parameters()):
+        torch.testing.assert_close(a.grad, b.grad, atol=1e-5, rtol=1e-5)
+
+
+# -- packages ---------------------------------------------------------------
+
+BLOCK_TORCH_MLIR = '''
+import sys
+class _NoTorchMlir:
+    def find_spec(self, name, path=None, target=None):
+        if name == "torch_mlir" or name.startswith("torch_mlir."):
+            raise ImportError("torch_mlir is not available in this test")
+        return None
+sys.meta_path.insert(0, _NoTorchMlir())
+'''
+
+
+def run_without_compiler(code, tmp_path):
+    paths = [os.path.dirname(os.path.dirname(os.path.abspath(
+        fuser.__file__)))]
+    paths += [os.path.abspath(p) for p in
+              os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(paths),
+               FUSER_TOOLS_DIR=str(tmp_path / "no-tools"))
+    script = BLOCK_TORCH_MLIR + textwrap.dedent(code) + (
+        '\nassert not any(m.startswith("torch_mlir") for m in sys.modules)\n'
+        'print("ok")\n')
+    done = subprocess.run([sys.executable, "-c", script], env=env,
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.mark.parametrize("suffix", ["", ".zip"])
+def test_package_carries_both_directions(suffix, cache, tmp_path):
+    model, c = compiled_model("w3", "batch", cache)
+    path = ft.save(c, tmp_path / f"w3-training.fuser{suffix}", weights=True)
+    spec = json.loads(ft.Package.from_files(
+        __import__("fuser.torch._package", fromlist=["read_files"])
+        .read_files(path)).to_json())
+    assert spec["version"] == 2 and spec["training"] == {"input_grads": True}
+    assert [v["name"] for v in spec["variants"]] == ["dynamic",
+                                                     "dynamic-backward"]
+    again = ft.load(path, module=model)
+    assert isinstance(again, ft.TrainingModule)
+    for a, b in zip(again.fuser_package.variants, c.fuser_package.variants):
+        assert a.name == b.name and a.artifact.ptx == b.artifact.ptx
+        assert a.artifact.manifest_dict == b.artifact.manifest_dict
+        assert a.info.get("training") == b.info.get("training")
+    # Where neither torch-mlir nor the compiler is (the GPU machines).
+    out = run_without_compiler(f'''
+        import json
+        import torch
+        import fuser.torch as ft
+        c = ft.load({str(path)!r})
+        assert isinstance(c, ft.TrainingModule), type(c)
+        fw, bw = c.fuser_package.variants
+        assert fw.info["training"]["backward"] == bw.name == "dynamic-backward"
+        assert sorted(k for k, _ in c.named_parameters()) == [
+            "fc.bias", "fc.weight", "gn.bias", "gn.weight"]
+        print(json.dumps({{"fw": len(fw.kernels), "bw": len(bw.kernels)}}))
+        ''', tmp_path)
+    counts = json.loads(out.splitlines()[0])
+    assert counts == {"fw": len(c.fuser_package.variants[0].kernels),
+                      "bw": len(c.fuser_package.variants[1].kernels)}
+
+
+def test_loaded_package_trains_through_the_plan(cache, tmp_path):
+    """A loaded package (no graphs) wires the same autograd.Function: with
+    the original graphs as stand-in kernels it gives eager's gradients."""
+    model, c = compiled_model("w2", None, cache)
+    path = ft.save(c, tmp_path / "w2.fuser")
+    again = ft.load(path, module=model)
+    for v, orig in zip(again.fuser_package.variants,
+                       c.fuser_package.variants):
+        v.graph = orig.graph
+    run_graphs(again)
+    x = torch.rand(SHAPE)
+    with torch.no_grad():
+        r = torch.randn(model(x).shape)
+    for a, b in zip(grads(again, x, r), grads(copy.deepcopy(model), x, r)):
+        torch.testing.assert_close(a, b, atol=1e-5, rtol=1e-5)
+
+
+def test_training_compile_warns_nothing_unexpected(cache):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        compiled_model("w1", None, cache)

@@ -1,0 +1,259 @@
+"""fuser.torch training on the GPU: the seed models' training packages
+(fuser.torch.compile(..., training=True): forward and backward kernels),
+compiled elsewhere by scripts/build-torch-artifacts.py into
+.artifacts/torch/training/, against the same models run eagerly:
+
+- outputs, input gradients and parameter gradients against eager fp32 and
+  against a float64 reference, at atol = rtol = 1e-4 (torch.allclose(ref,
+  new)), at the package's batch and, for dynamic-batch packages, at 1 and 3;
+- 3 steps of forward, backward and torch.optim.SGD: losses and parameters
+  equal to eager's at 1e-4 after every step (W1 has no parameters: its input
+  is the parameter);
+- the forward alone under torch.no_grad() and the gradients reaching
+  .grad of the module's own parameters.
+
+Small packages are odd sizes (batch 7, 40 -> 24 features, 6 groups of 4);
+w1, w2, w3 are the real sizes (WORKLOADS.md). Needs torch and fuser's
+runtime only (no MLIR, no torch-mlir); the models come from
+examples/torch/w*.py with the constructor arguments index.json records.
+"""
+
+import copy
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+import fuser.torch as ft
+from gpu_util import ARTIFACTS
+
+ROOT = Path(__file__).resolve().parents[2]
+TORCH_ARTIFACTS = ARTIFACTS / "torch"
+INDEX = TORCH_ARTIFACTS / "index.json"
+TOL = 1e-4
+STEPS = 3
+LR = 0.05
+# Compared in slices: W1's 1.6 G elements.
+CHUNK = 1 << 26
+
+if not INDEX.exists() or "training" not in json.loads(INDEX.read_text()):
+    pytest.skip(f"{TORCH_ARTIFACTS}/training missing: run "
+                "scripts/build-torch-artifacts.py (--only-training) where "
+                "torch-mlir is", allow_module_level=True)
+
+TRAINING = json.loads(INDEX.read_text())["training"]
+SMALL = sorted(n for n in TRAINING if "small" in n)
+REAL = sorted(n for n in TRAINING if "small" not in n)
+
+
+@pytest.fixture(autouse=True)
+def fp32_reference():
+    """Eager fp32 as the users' reference: no TF32 anywhere."""
+    saved = (torch.backends.cuda.matmul.allow_tf32,
+             torch.backends.cudnn.allow_tf32)
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    yield
+    torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = saved
+    torch.cuda.empty_cache()
+
+
+def problem(seed):
+    spec = importlib.util.spec_from_file_location(
+        f"fuser_problem_{seed}", ROOT / "examples" / "torch" / f"{seed}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def build(name, seed=0):
+    """(eager model on the GPU, its fuser training module sharing its
+    parameters, the entry of index.json)."""
+    entry = TRAINING[name]
+    torch.manual_seed(seed)
+    model = problem(entry["seed"]).Model(*entry["init"]).cuda()
+    compiled = ft.load(TORCH_ARTIFACTS / "training" / f"{name}.fuser",
+                       module=model)
+    assert isinstance(compiled, ft.TrainingModule)
+    return model, compiled, entry
+
+
+def check(what, new, ref):
+    """torch.allclose(ref, new, atol=rtol=1e-4), in slices; returns the max
+    abs error."""
+    assert new.shape == ref.shape, f"{what}: shape {tuple(new.shape)} != {tuple(ref.shape)}"
+    a, b = new.detach().reshape(-1), ref.detach().reshape(-1).to(new.dtype)
+    worst = 0.0
+    for s in range(0, a.numel(), CHUNK):
+        x, y = a[s:s + CHUNK], b[s:s + CHUNK]
+        err = (x - y).abs()
+        worst = max(worst, float(err.max()) if err.numel() else 0.0)
+        if not torch.allclose(y, x, atol=TOL, rtol=TOL):
+            bad = int((err > TOL + TOL * x.abs()).sum())
+            pytest.fail(f"{what}: {bad} of {x.numel()} elements from offset "
+                        f"{s} exceed atol=rtol={TOL} (max abs error "
+                        f"{float(err.max()):.3e})")
+    return worst
+
+
+def batches(entry):
+    b = entry["shape"][0]
+    return [b, 1, 3] if entry["dynamic"] else [b]
+
+
+def gradients(model, x, r):
+    """y, dL/dx, dL/dparams for L = sum(y * r)."""
+    x = x.detach().clone().requires_grad_(True)
+    params = list(model.parameters())
+    y = model(x)
+    grads = torch.autograd.grad(y, [x] + params, grad_outputs=r)
+    return y.detach(), grads[0], list(grads[1:])
+
+
+@pytest.mark.parametrize("name", SMALL + [n for n in REAL if n != "w1"])
+def test_gradients_match_eager(name):
+    model, compiled, entry = build(name)
+    ref64 = copy.deepcopy(model).double()
+    worst = {"fp32": 0.0, "fp64": 0.0}
+    for batch in batches(entry):
+        for trial in range(3):
+            shape = [batch] + entry["shape"][1:]
+            x = torch.rand(shape, device="cuda")
+            out_shape = model(x).shape
+            r = torch.randn(out_shape, device="cuda")
+            y, gx, gp = gradients(compiled, x, r)
+            for ref_name, ref, xr, rr in (
+                    ("fp32", model, x, r),
+                    ("fp64", ref64, x.double(), r.double())):
+                y_ref, gx_ref, gp_ref = gradients(ref, xr, rr)
+                tag = f"{name} batch {batch} vs eager {ref_name}"
+                w = check(f"{tag}: output", y, y_ref)
+                w = max(w, check(f"{tag}: input gradient", gx, gx_ref))
+                for (pname, _), g, g_ref in zip(model.named_parameters(), gp,
+                                                gp_ref):
+                    w = max(w, check(f"{tag}: {pname}.grad", g, g_ref))
+                worst[ref_name] = max(worst[ref_name], w)
+    print(f"[gpu tests] training {name}: {compiled.fuser_kernels}; max abs "
+          f"error vs eager fp32 {worst['fp32']:.3e}, vs fp64 "
+          f"{worst['fp64']:.3e} (batches {batches(entry)})")
+
+
+def test_w1_real_gradient():
+    """W1 at its real size (6.4 GB tensors): the output and the input
+    gradient (exact operations: eager fp32 is the reference)."""
+    if "w1" not in TRAINING:
+        pytest.skip("no w1 training package")
+    model, compiled, entry = build("w1")
+    x = torch.rand(entry["shape"], device="cuda").requires_grad_(True)
+    y = compiled(x)
+    r = torch.randn_like(y)
+    (gx,) = torch.autograd.grad(y, [x], grad_outputs=r)
+    del y
+    with torch.no_grad():
+        y_ref = model(x)
+    check("w1 real: output", compiled(x.detach()), y_ref)
+    del y_ref
+    x.grad = None
+    x_ref = x.detach().requires_grad_(True)
+    (gx_ref,) = torch.autograd.grad(model(x_ref), [x_ref], grad_outputs=r)
+    worst = check("w1 real: input gradient", gx, gx_ref)
+    print(f"[gpu tests] training w1 real: {compiled.fuser_kernels}; input "
+          f"gradient max abs error {worst:.3e}")
+
+
+def sgd_run(model, params, x_of_step, r_of_step, loss_fn):
+    """Losses of each step and the parameters after the last one."""
+    opt = torch.optim.SGD(params, lr=LR)
+    losses = []
+    for step in range(STEPS):
+        opt.zero_grad(set_to_none=True)
+        x = x_of_step(step)
+        loss = loss_fn(model(x), r_of_step(step))
+        loss.backward()
+        opt.step()
+        losses.append(loss.detach())
+    opt.zero_grad(set_to_none=True)
+    return losses, [p.detach() for p in params]
+
+
+@pytest.mark.parametrize("name", SMALL + REAL)
+def test_sgd_steps_match_eager(name):
+    model, compiled, entry = build(name)
+    eager = copy.deepcopy(model)
+    batch = entry["shape"][0]
+    shape = entry["shape"]
+    g = torch.Generator(device="cuda")
+    g.manual_seed(1234)
+    has_params = bool(list(model.parameters()))
+    # Without parameters (W1) the input is trained: one input, one loss
+    # weight (W1's real tensors are 6.4 GB each).
+    n = STEPS if has_params else 1
+    xs = [torch.rand(shape, device="cuda", generator=g) for _ in range(n)]
+    with torch.no_grad():
+        out_shape = model(xs[0]).shape
+    rs = [torch.randn(out_shape, device="cuda", generator=g)
+          for _ in range(n)]
+    rs = rs * (STEPS // n)
+
+    def loss_fn(y, r):
+        return (y * r).sum() / batch
+
+    runs = {}
+    for label, net in (("fuser", compiled), ("eager", eager)):
+        if has_params:
+            params = list(net.parameters())
+
+            def x_of(step, xs=xs):
+                return xs[step]
+        else:
+            # W1: no parameters; its input is trained.
+            p = torch.nn.Parameter(xs[0].clone())
+            params = [p]
+
+            def x_of(step, p=p):
+                return p
+        runs[label] = sgd_run(net, params, x_of, lambda s: rs[s], loss_fn)
+        del params, x_of
+    if not has_params:
+        del xs
+    (lf, sf), (le, se) = runs["fuser"], runs["eager"]
+    worst = 0.0
+    for step in range(STEPS):
+        worst = max(worst, check(f"{name} step {step}: loss", lf[step],
+                                 le[step]))
+    for i, (a, b) in enumerate(zip(sf, se)):
+        worst = max(worst, check(f"{name} after {STEPS} steps: parameter "
+                                 f"{i}", a, b))
+    assert all(a is b for a, b in zip(compiled.parameters(),
+                                      model.parameters()))
+    print(f"[gpu tests] training {name}: {STEPS} SGD steps, losses "
+          f"{[round(float(v), 6) for v in lf]}; max abs error vs eager "
+          f"{worst:.3e}")
+
+
+@pytest.mark.parametrize("name", [n for n in SMALL if n.startswith("w2")])
+def test_parameters_get_grad_and_no_grad_forward(name):
+    """loss.backward() fills the module's own parameters' .grad; under
+    torch.no_grad() the forward kernel runs alone."""
+    model, compiled, entry = build(name)
+    x = torch.rand(entry["shape"], device="cuda")
+    compiled(x).square().sum().backward()
+    grads = [p.grad.clone() for p in model.parameters()]
+    assert all(g is not None and g.abs().sum() > 0 for g in grads)
+    model.zero_grad(set_to_none=True)
+    eager = copy.deepcopy(model)
+    eager(x).square().sum().backward()
+    for g, p in zip(grads, eager.parameters()):
+        check(f"{name}: .grad", g, p.grad)
+    with torch.no_grad():
+        y = compiled(x)
+        assert not y.requires_grad
+        check(f"{name}: no_grad forward", y, model(x))
+
+
+def test_no_torch_mlir_needed():
+    assert not any(m == "torch_mlir" or m.startswith("torch_mlir.")
+                   for m in sys.modules)

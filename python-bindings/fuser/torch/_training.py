@@ -176,6 +176,22 @@ def inner_reductions(gm: torch.fx.GraphModule) -> None:
         keepdim = (node.args[2] if len(node.args) > 2
                    else node.kwargs.get("keepdim", False))
         dims = sorted({d % rank for d in dims})
+        shape = x.meta["val"].shape
+        if all(isinstance(shape[d], int) and shape[d] == 1 for d in dims):
+            # A sum over size-1 dims (AOTAutograd's GroupNorm backward has
+            # two) is a view: no reduction kernel.
+            if keepdim:
+                node.replace_all_uses_with(x)
+            else:
+                new = x
+                with gm.graph.inserting_before(node):
+                    for d in reversed(dims):
+                        new = _fake_call(gm.graph, aten.squeeze.dim, (new, d))
+                        new.meta["stack_trace"] = node.meta.get("stack_trace")
+                node.replace_all_uses_with(new)
+            gm.graph.erase_node(node)
+            changed = True
+            continue
         if dims == list(range(rank - len(dims), rank)):
             continue  # Already innermost.
         kept = [d for d in range(rank) if d not in dims]

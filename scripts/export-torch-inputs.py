@@ -18,8 +18,9 @@ Set-up (outside the repository; ~5.7 GB with torch's CUDA packages, about
 two minutes from PyPI):
     python3 -m venv /tmp/tmvenv
     /tmp/tmvenv/bin/pip install torch==2.14.1 torch-mlir==20261001
-Run from anywhere:
-    /tmp/tmvenv/bin/python scripts/export-torch-inputs.py
+Run from anywhere (the project venv, `make venv`, has both):
+    .venv/bin/python scripts/export-torch-inputs.py [torch_foo.mlir ...]
+(no names: every export).
 """
 
 import pathlib
@@ -163,9 +164,175 @@ EXPORTS += [
 ]
 
 
-def main():
+# The corpus (issue 13): small models of the forms users write, each with
+# its ideal kernel count in test/Pipelines/torch-corpus.mlir, and run on the
+# CPU against PyTorch eager by python-bindings/tests/test_torch_corpus.py.
+# Weights are arguments (WithParams); nn.Linear(32, 64) on a dynamic batch
+# unless a model needs otherwise.
+class LinearAct(torch.nn.Module):
+    """nn.Linear then `act` (a function of the linear's output)."""
+
+    def __init__(self, act, n_in=32, n_out=64):
+        super().__init__()
+        self.linear = torch.nn.Linear(n_in, n_out)
+        self.act = act
+
+    def forward(self, x):
+        return self.act(self.linear(x))
+
+
+class LinearScaleResidual(torch.nn.Module):
+    """y = linear(x); y * 0.5 + y (scaling and a residual of the linear's
+    own output) + x (a residual of the input: in = out features)."""
+
+    def __init__(self, n=32):
+        super().__init__()
+        self.linear = torch.nn.Linear(n, n)
+
+    def forward(self, x):
+        y = self.linear(x)
+        return y * 0.5 + y + x
+
+
+class LinearNormAct(torch.nn.Module):
+    """nn.Linear -> `norm` -> `act`."""
+
+    def __init__(self, norm, act, n_in=32, n_out=64):
+        super().__init__()
+        self.linear = torch.nn.Linear(n_in, n_out)
+        self.norm = norm
+        self.act = act
+
+    def forward(self, x):
+        return self.act(self.norm(self.linear(x)))
+
+
+class Bmm(torch.nn.Module):
+    def forward(self, a, b):
+        return torch.bmm(a, b)
+
+
+class BmmScale(torch.nn.Module):
+    def forward(self, a, b):
+        return torch.relu(torch.bmm(a, b) * 0.125)
+
+
+class TransposedLeft(torch.nn.Module):
+    """x.T @ W + b (x given as K x M, as in a weight-gradient-style
+    product; the weight not transposed) then ReLU."""
+
+    def __init__(self, k=32, n=64):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.empty(k, n))
+        self.bias = torch.nn.Parameter(torch.empty(n))
+
+    def forward(self, x):
+        return torch.relu(x.T @ self.weight + self.bias)
+
+
+class MatmulTriu(torch.nn.Module):
+    """A causal-style mask after a matmul: an i1 mask (from linalg.index)
+    and arith.select. Exported from CPU tensors: torch-mlir fails to lower
+    triu/tril traced on meta."""
+
+    def __init__(self, lower=False):
+        super().__init__()
+        self.lower = lower
+
+    def forward(self, a, b):
+        y = a @ b
+        return torch.tril(y, -1) if self.lower else torch.triu(y)
+
+
+class LinearArange(torch.nn.Module):
+    """torch.arange in the epilogue: linalg.index in a body."""
+
+    def __init__(self, n_in=32, n_out=64):
+        super().__init__()
+        self.linear = torch.nn.Linear(n_in, n_out)
+
+    def forward(self, x):
+        return self.linear(x) + torch.arange(64, device=x.device) * 0.01
+
+
+class LinearFloatArg(torch.nn.Module):
+    """A Python float argument: export specialises it into the body and
+    leaves an unused f64 scalar function argument."""
+
+    def forward(self, x, w, b, scale: float):
+        return F.linear(x, w, b) * scale
+
+
+def corpus_export(name, module, *inputs, dynamic=True):
+    """A model with weights as arguments (WithParams); the first input's
+    dim 0 is the dynamic batch when `dynamic`."""
+    with torch.device("meta"):
+        wrapped = WithParams(module())
+    weights = wrapped.weights()
+    spec = None
+    if dynamic:
+        spec = {"x": {0: batch}, "weights": (None,) * len(weights)}
+    return (name, wrapped, (inputs[0], *weights), spec)
+
+
+def act(f):
+    return lambda: LinearAct(f)
+
+
+EXPORTS += [
+    corpus_export("torch_linear_relu.mlir", act(torch.relu), meta(8, 32)),
+    corpus_export("torch_linear_hardtanh.mlir",
+                  act(lambda y: F.hardtanh(y, -0.5, 0.5)), meta(8, 32)),
+    corpus_export("torch_linear_elu.mlir", act(lambda y: F.elu(y, 1.2)),
+                  meta(8, 32)),
+    corpus_export("torch_linear_selu.mlir", act(F.selu), meta(8, 32)),
+    corpus_export("torch_linear_gelu.mlir", act(F.gelu), meta(8, 32)),
+    corpus_export("torch_linear_gelu_tanh.mlir",
+                  act(lambda y: F.gelu(y, approximate="tanh")), meta(8, 32)),
+    corpus_export("torch_linear_mish.mlir", act(F.mish), meta(8, 32)),
+    corpus_export("torch_linear_silu.mlir", act(F.silu), meta(8, 32)),
+    corpus_export("torch_linear_swish.mlir",
+                  act(lambda y: y * torch.sigmoid(y)), meta(8, 32)),
+    corpus_export("torch_linear_sigmoid_tanh.mlir",
+                  act(lambda y: torch.tanh(torch.sigmoid(y) * 2.0)),
+                  meta(8, 32)),
+    corpus_export("torch_linear_scale_residual.mlir", LinearScaleResidual,
+                  meta(8, 32)),
+    corpus_export("torch_linear_group_norm_gelu.mlir",
+                  lambda: LinearNormAct(torch.nn.GroupNorm(4, 64), F.gelu),
+                  meta(8, 32)),
+    corpus_export("torch_linear_group_norm_silu.mlir",
+                  lambda: LinearNormAct(torch.nn.GroupNorm(8, 64), F.silu),
+                  meta(8, 32)),
+    # One group of 256 columns: wider than a GEMM tile, two kernels.
+    corpus_export("torch_linear_group_norm_wide.mlir",
+                  lambda: LinearNormAct(torch.nn.GroupNorm(1, 256),
+                                        torch.relu, 32, 256), meta(8, 32)),
+    corpus_export("torch_linear_layer_norm_relu.mlir",
+                  lambda: LinearNormAct(torch.nn.LayerNorm(64), torch.relu),
+                  meta(8, 32)),
+    corpus_export("torch_transposed_left.mlir", TransposedLeft,
+                  meta(32, 8), dynamic=False),
+    corpus_export("torch_linear_arange.mlir", LinearArange, meta(8, 32)),
+    ("torch_bmm.mlir", Bmm(), (meta(3, 8, 16), meta(3, 16, 24)),
+     {"a": {0: batch}, "b": {0: batch}}),
+    ("torch_bmm_scale_relu.mlir", BmmScale(),
+     (meta(3, 8, 16), meta(3, 16, 24)), None),
+    ("torch_matmul_triu.mlir", MatmulTriu(),
+     (torch.empty(16, 8), torch.empty(8, 16)), None),
+    ("torch_matmul_tril.mlir", MatmulTriu(lower=True),
+     (torch.empty(16, 8), torch.empty(8, 16)), None),
+    ("torch_linear_float_arg.mlir", LinearFloatArg(),
+     (meta(8, 32), meta(64, 32), meta(64), 0.5), None),
+]
+
+
+def main(names):
+    """Exports every model, or those whose file names are in `names`."""
     OUT.mkdir(parents=True, exist_ok=True)
     for name, model, inputs, dynamic in EXPORTS:
+        if names and name not in names:
+            continue
         module = fx.export_and_import(model, *inputs,
                                       output_type="linalg-on-tensors",
                                       dynamic_shapes=dynamic)
@@ -176,4 +343,6 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    main(sys.argv[1:])

@@ -48,6 +48,7 @@
 func.func @f(%x: tensor<?xf32>) ->
 //--- signature.mlir
 func.func @f(%x: tensor<*xf32>, %n: index) -> tensor<4xf32> {
+  %n2 = arith.addi %n, %n : index
   %e = tensor.empty() : tensor<4xf32>
   return %e : tensor<4xf32>
 }

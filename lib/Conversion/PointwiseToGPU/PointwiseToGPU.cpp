@@ -9,6 +9,8 @@
 // Kernel body:
 //   for v = gtid; v < n / W; v += nthreads:   W-wide vector loads/stores
 //   for i = (n / W) * W + gtid; i < n; i += nthreads:   scalar tail
+// i1 tensors (masks) are one byte per element in memory, as PyTorch's bool:
+// loaded as i8 and compared with 0, stored zero-extended.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +36,44 @@ using namespace mlir;
 using namespace mlir::fuser;
 
 namespace {
+
+/// The type an element of type `t` has in memory: i1 is a byte.
+static Type storageType(Type t) {
+  return t.isInteger(1) ? IntegerType::get(t.getContext(), 8) : t;
+}
+
+/// Bytes of one element of type `t` in memory.
+static unsigned storageBytes(Type t) {
+  return storageType(t).getIntOrFloatBitWidth() / 8;
+}
+
+/// Loads `width` elements of type `elemTy` (a scalar when `width` is 0)
+/// from `ptr`; i1 from bytes.
+static Value loadElements(OpBuilder &b, Location loc, Type elemTy,
+                          int64_t width, Value ptr, unsigned align) {
+  Type mem = storageType(elemTy);
+  Type memTy = width ? Type(VectorType::get({width}, mem)) : mem;
+  Value v = LLVM::LoadOp::create(b, loc, memTy, ptr, align);
+  if (mem == elemTy)
+    return v;
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(memTy));
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero);
+}
+
+/// Stores `value` (scalar or vector) at `ptr`; i1 as bytes.
+static void storeElements(OpBuilder &b, Location loc, Value value, Value ptr,
+                          unsigned align) {
+  Type t = value.getType();
+  Type elemTy = getElementTypeOrSelf(t);
+  Type mem = storageType(elemTy);
+  if (mem != elemTy) {
+    auto vecTy = dyn_cast<VectorType>(t);
+    value = arith::ExtUIOp::create(
+        b, loc, vecTy ? Type(VectorType::get(vecTy.getShape(), mem)) : mem,
+        value);
+  }
+  LLVM::StoreOp::create(b, loc, value, ptr, align);
+}
 
 /// The per-input facts both the kernel and the launch need.
 struct InputInfo {
@@ -110,9 +150,8 @@ private:
     for (auto [k, in] : llvm::enumerate(inputs)) {
       Type elemTy = elementTypeOf(op.getInputs()[in.index].getType());
       if (in.isSingleValue)
-        singleValues[k] = LLVM::LoadOp::create(
-            b, loc, elemTy, inputArgs[k],
-            elemTy.getIntOrFloatBitWidth() / 8);
+        singleValues[k] = loadElements(b, loc, elemTy, 0, inputArgs[k],
+                                       storageBytes(elemTy));
       if (!in.isTensor || in.isContiguous || in.isSingleValue)
         continue;
       // stride of input position p = product of the sizes of later positions.
@@ -183,25 +222,25 @@ private:
                             ArrayRef<Value> coords, Type elemTy,
                             int64_t width) {
     auto vecTy = VectorType::get({width}, elemTy);
-    unsigned bytes = elemTy.getIntOrFloatBitWidth() / 8;
+    unsigned bytes = storageBytes(elemTy);
     AffineMap map = op.getIndexingMap(inputs[k].index);
     bool readsInnermost =
         map.getNumResults() > 0 &&
         map.getDimPosition(map.getNumResults() - 1) == rank - 1;
     bool skipsInnermost = !map.getResultPosition(
         getAffineDimExpr(rank - 1, op.getContext()));
-    Value base = gepElement(b, loc, inputArgs[k], elemTy,
-                     broadcastIndex(b, loc, k, coords));
+    Value base = gepElement(b, loc, inputArgs[k], storageType(elemTy),
+                            broadcastIndex(b, loc, k, coords));
     auto ifOp = scf::IfOp::create(b, loc, TypeRange{vecTy}, rowAligned,
                                   /*withElseRegion=*/true);
     {
       OpBuilder tb = ifOp.getThenBodyBuilder();
       Value v;
       if (readsInnermost)
-        v = LLVM::LoadOp::create(tb, loc, vecTy, base, bytes * width);
+        v = loadElements(tb, loc, elemTy, width, base, bytes * width);
       else if (skipsInnermost)
         v = vector::BroadcastOp::create(
-            tb, loc, vecTy, LLVM::LoadOp::create(tb, loc, elemTy, base, bytes));
+            tb, loc, vecTy, loadElements(tb, loc, elemTy, 0, base, bytes));
       else
         v = gatherLanes(tb, loc, k, coords, elemTy, width);
       scf::YieldOp::create(tb, loc, v);
@@ -214,14 +253,15 @@ private:
 
   Value gatherLanes(OpBuilder &b, Location loc, unsigned k,
                     ArrayRef<Value> coords, Type elemTy, int64_t width) {
-    unsigned bytes = elemTy.getIntOrFloatBitWidth() / 8;
+    unsigned bytes = storageBytes(elemTy);
     SmallVector<Value> lanes;
     SmallVector<Value> c(coords);
     for (int64_t l = 0; l < width; ++l) {
       if (l > 0)
         c = nextCoords(b, loc, c);
-      Value p = gepElement(b, loc, inputArgs[k], elemTy, broadcastIndex(b, loc, k, c));
-      lanes.push_back(LLVM::LoadOp::create(b, loc, elemTy, p, bytes));
+      Value p = gepElement(b, loc, inputArgs[k], storageType(elemTy),
+                           broadcastIndex(b, loc, k, c));
+      lanes.push_back(loadElements(b, loc, elemTy, 0, p, bytes));
     }
     return vector::FromElementsOp::create(
         b, loc, VectorType::get({width}, elemTy), lanes);
@@ -244,7 +284,7 @@ private:
     Block &body = op.getBodyBlock();
     for (auto [k, in] : llvm::enumerate(inputs)) {
       Type elemTy = elementTypeOf(op.getInputs()[in.index].getType());
-      unsigned bytes = elemTy.getIntOrFloatBitWidth() / 8;
+      unsigned bytes = storageBytes(elemTy);
       Value v;
       if (!in.isTensor || in.isSingleValue) {
         Value s = in.isTensor ? singleValues[k] : inputArgs[k];
@@ -252,12 +292,13 @@ private:
                        : vector::BroadcastOp::create(b, loc, widen(elemTy), s)
                              .getResult();
       } else if (in.isContiguous) {
-        Value p = gepElement(b, loc, inputArgs[k], elemTy, base);
-        v = LLVM::LoadOp::create(b, loc, widen(elemTy), p, bytes * width);
+        Value p = gepElement(b, loc, inputArgs[k], storageType(elemTy), base);
+        v = loadElements(b, loc, elemTy, width == 1 ? 0 : width, p,
+                         bytes * width);
       } else if (width == 1) {
-        Value p = gepElement(b, loc, inputArgs[k], elemTy,
-                      broadcastIndex(b, loc, k, coords));
-        v = LLVM::LoadOp::create(b, loc, elemTy, p, bytes);
+        Value p = gepElement(b, loc, inputArgs[k], storageType(elemTy),
+                             broadcastIndex(b, loc, k, coords));
+        v = loadElements(b, loc, elemTy, 0, p, bytes);
       } else {
         v = loadBroadcastVector(b, loc, k, coords, elemTy, width);
       }
@@ -269,9 +310,8 @@ private:
       return failure();
     for (auto [r, value] : llvm::enumerate(*yielded)) {
       Type elemTy = elementTypeOf(op.getResultTypes()[r]);
-      unsigned bytes = elemTy.getIntOrFloatBitWidth() / 8;
-      Value p = gepElement(b, loc, outputArgs[r], elemTy, base);
-      LLVM::StoreOp::create(b, loc, value, p, bytes * width);
+      Value p = gepElement(b, loc, outputArgs[r], storageType(elemTy), base);
+      storeElements(b, loc, value, p, storageBytes(elemTy) * width);
     }
     return success();
   }
@@ -311,7 +351,7 @@ private:
       return op.emitOpError() << "has strategy '" << config.getStrategy()
                               << "'; this lowering implements 'pointwise'";
     for (Type t : llvm::concat<Type>(op.getOperandTypes(), op.getResultTypes()))
-      if (failed(checkLoadableElementType(op, t)))
+      if (failed(checkLoadableElementType(op, storageType(elementTypeOf(t)))))
         return failure();
 
     // 1. Classify the inputs the body reads; unread ones only carry shapes.

@@ -128,14 +128,40 @@ func.func @wrong_strategy(%x: tensor<7xf32>) -> tensor<7xf32> {
 
 // -----
 
-func.func @bool_tensor(%x: tensor<7xi1>) -> tensor<7xi1> {
-  // expected-error @+1 {{has element type 'i1', which the GPU lowering does not support (it needs whole-byte ints or floats)}}
-  %r = fuser.pointwise ins(%x : tensor<7xi1>) maps [affine_map<(d0) -> (d0)>]
-         {config = #fuser.config<strategy = "pointwise", block = [32, 1, 1]>} -> tensor<7xi1> {
-  ^bb0(%a: i1):
-    fuser.yield %a : i1
+// i1 tensors (masks, PyTorch's bool) are one byte per element in memory:
+// loaded as i8 and compared with 0, stored zero-extended.
+// CHECK-LABEL: gpu.func @bool_tensor_pointwise
+// CHECK: %[[B:.+]] = llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<1> -> vector<4xi8>
+// CHECK: %[[M:.+]] = arith.cmpi ne, %[[B]], %{{.+}} : vector<4xi8>
+// CHECK: %[[S:.+]] = arith.select %[[M]], %{{.+}}, %{{.+}} : vector<4xi1>, vector<4xf32>
+// CHECK: %[[N:.+]] = arith.xori %[[M]], %{{.+}} : vector<4xi1>
+// CHECK: %[[W:.+]] = arith.extui %[[N]] : vector<4xi1> to vector<4xi8>
+// CHECK: llvm.store %[[W]], %{{.+}} {alignment = 4 : i64} : vector<4xi8>, !llvm.ptr<1>
+// CHECK: llvm.load %{{.+}} {alignment = 1 : i64} : !llvm.ptr<1> -> i8
+func.func @bool_tensor(%x: tensor<7xi1>, %y: tensor<7xf32>) -> (tensor<7xf32>, tensor<7xi1>) {
+  %r:2 = fuser.pointwise ins(%x, %y : tensor<7xi1>, tensor<7xf32>) maps [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>]
+         {config = #fuser.config<strategy = "pointwise", block = [32, 1, 1], vector_width = 4>} -> tensor<7xf32>, tensor<7xi1> {
+  ^bb0(%a: i1, %b: f32):
+    %z = arith.constant 0.0 : f32
+    %t = arith.constant true
+    %s = arith.select %a, %b, %z : f32
+    %n = arith.xori %a, %t : i1
+    fuser.yield %s, %n : f32, i1
   }
-  return %r : tensor<7xi1>
+  return %r#0, %r#1 : tensor<7xf32>, tensor<7xi1>
+}
+
+// -----
+
+func.func @bool_scalar(%x: i1, %y: tensor<7xf32>) -> tensor<7xf32> {
+  // expected-error @+1 {{has element type 'i2', which the GPU lowering does not support (it needs whole-byte ints or floats)}}
+  %r = fuser.pointwise ins(%y : tensor<7xf32>) maps [affine_map<(d0) -> (d0)>]
+         {config = #fuser.config<strategy = "pointwise", block = [32, 1, 1]>} -> tensor<7xi2> {
+  ^bb0(%b: f32):
+    %c = arith.constant 1 : i2
+    fuser.yield %c : i2
+  }
+  return %y : tensor<7xf32>
 }
 
 // -----

@@ -75,9 +75,20 @@ static std::string whyNotEpilogueOp(linalg::LinalgOp user, Value cur,
                                     StringRef what) {
   if (user->getNumResults() != 1 || user.getNumDpsInits() != 1)
     return "it does not have exactly one result";
-  if (user->getResult(0).getType() != cur.getType())
-    return ("its result type differs from the " + what + "'s").str();
+  // Another element type is fine inside the group (softplus's `y > 20` mask
+  // in mish); the group's result keeps `cur`'s type (cutToOneResult).
+  auto resultTy = dyn_cast<RankedTensorType>(user->getResult(0).getType());
+  auto curTy = cast<RankedTensorType>(cur.getType());
+  if (!resultTy || resultTy.getShape() != curTy.getShape())
+    return ("its result shape differs from the " + what + "'s").str();
   return "";
+}
+
+/// True when the group kernels load elements of `t` from memory: whole-byte
+/// ints and floats (an i1 mask tensor is not).
+static bool isLoadableElementType(Type t) {
+  Type e = getElementTypeOrSelf(t);
+  return e.isIntOrFloat() && e.getIntOrFloatBitWidth() % 8 == 0;
 }
 
 /// Checks that the generic `user` reads the group's values (`inGroup`) only
@@ -100,6 +111,13 @@ static std::string whyNotGroupReader(linalg::GenericOp user,
     } else if (tainted.contains(v)) {
       return ("it also reads a value computed from the " + what +
               "'s value outside the epilogue")
+          .str();
+    } else if (isa<ShapedType>(v.getType()) &&
+               !isLoadableElementType(v.getType())) {
+      return ("it reads a tensor of " +
+              Twine(getElementTypeOrSelf(v.getType()).getIntOrFloatBitWidth()) +
+              "-bit elements (a mask), which the " + what +
+              " kernels do not load; it is left for pointwise fusion")
           .str();
     }
   }
@@ -178,8 +196,8 @@ static EpilogueDag collectEpilogueDag(Value cur, Block *block, StringRef what) {
 
 /// Phase 2: cuts `dag` back so that one value, the group's result, is used
 /// outside it (or none: then the last one). Returns that value.
-static Value cutToOneResult(Value cur, EpilogueDag &dag) {
-  unsigned before = dag.members.size();
+static Value cutToOneResult(Value cur, EpilogueDag &dag, StringRef what) {
+  unsigned before = dag.members.size(), retyped = 0;
   while (true) {
     DenseSet<Operation *> memberSet;
     for (linalg::GenericOp m : dag.members)
@@ -194,6 +212,25 @@ static Value cutToOneResult(Value cur, EpilogueDag &dag) {
         escaping.push_back(v);
     // The first value needed outside (program order) ends the group.
     Value result = escaping.empty() ? values.back() : escaping.front();
+    if (result.getType() != cur.getType()) {
+      // Only a value of `cur`'s type can be the result: drop the member that
+      // computes this one and every member reading it, then cut again.
+      dag.rejected.emplace_back(
+          result.getDefiningOp(),
+          ("its result type differs from the " + what + "'s").str());
+      DenseSet<Value> gone{result};
+      for (linalg::GenericOp m : dag.members)
+        if (llvm::any_of(m->getOperands(),
+                         [&](Value v) { return gone.contains(v); }))
+          gone.insert(m->getResult(0));
+      retyped += llvm::count_if(dag.members, [&](linalg::GenericOp m) {
+        return gone.contains(m->getResult(0));
+      });
+      llvm::erase_if(dag.members, [&](linalg::GenericOp m) {
+        return gone.contains(m->getResult(0));
+      });
+      continue;
+    }
     // Keep the members `result` depends on.
     DenseSet<Operation *> slice;
     SmallVector<Operation *> work;
@@ -209,7 +246,7 @@ static Value cutToOneResult(Value cur, EpilogueDag &dag) {
           work.push_back(def);
     }
     if (slice.size() == dag.members.size() && escaping.size() <= 1) {
-      dag.dropped = before - dag.members.size();
+      dag.dropped = before - retyped - dag.members.size();
       return result;
     }
     llvm::erase_if(dag.members,
@@ -227,7 +264,7 @@ Value fuser::absorbElementwiseConsumers(
 
   // 1. The ops that can join, then 2. the cut to one result.
   EpilogueDag dag = collectEpilogueDag(cur, block, what);
-  Value result = cutToOneResult(cur, dag);
+  Value result = cutToOneResult(cur, dag, what);
   for (auto &[op, why] : dag.rejected)
     if (llvm::is_contained(op->getOperands(), result))
       remark(op, "not fused into the " + what + " epilogue: " + why);

@@ -100,9 +100,24 @@ static Value summedTensor(linalg::LinalgOp red) {
   BlockArgument acc = red.getMatchingBlockArgument(red.getDpsInitOperand(0));
   if (!add || (add.getLhs() != acc && add.getRhs() != acc))
     return Value();
-  Term t = traceScalar(
-      add.getLhs() == acc ? add.getRhs() : add.getLhs(),
-      AffineMap::getMultiDimIdentityMap(red.getNumLoops(), red.getContext()));
+  Value summand = add.getLhs() == acc ? add.getRhs() : add.getLhs();
+  AffineMap id =
+      AffineMap::getMultiDimIdentityMap(red.getNumLoops(), red.getContext());
+  Term t = traceScalar(summand, id);
+  if (!t.tensor) {
+    // The data may itself be computed elementwise (nn.Linear's bias add
+    // before a LayerNorm, with no reshape between): stop at the first
+    // producer that computes. The data is read again to center it, so it
+    // has other users; a sum of computed terms (the variance's squares)
+    // has not, and is not a candidate.
+    t = traceScalar(summand, id, Value(), /*passThroughOnly=*/true);
+    if (t.tensor) {
+      SmallPtrSet<Operation *, 4> users(t.tensor.getUsers().begin(),
+                                        t.tensor.getUsers().end());
+      if (users.size() < 2)
+        t.tensor = Value();
+    }
+  }
   auto ty = t.tensor ? dyn_cast<RankedTensorType>(t.tensor.getType())
                      : RankedTensorType();
   if (!ty || ty.getRank() < 2 ||

@@ -213,6 +213,17 @@ private:
     group.getEpilogue().push_back(epi.block);
     remark(op,
            "fused matmul with " + Twine(chain.size() - 1) + " epilogue op(s)");
+    // x.T @ W: fuser.matmul reads A row-major (it has transpose_b, no
+    // transpose_a), so a transposing copy of A stays a kernel of its own.
+    if (std::optional<MappedValue> copy = matchCopy(match.lhs);
+        copy && isa<RankedTensorType>(copy->source.getType()) &&
+        copy->map ==
+            AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0}, ctx))
+      remark(match.lhs.getDefiningOp(),
+             "not absorbed into fuser.matmul: the left operand is a "
+             "transposed copy (x.T), and fuser.matmul reads A row-major "
+             "only (transpose_b, no transpose_a); the copy is a kernel of "
+             "its own");
     LLVM_DEBUG(llvm::dbgs() << "fused: " << group << "\n");
     cur.replaceAllUsesWith(group.getResult());
 

@@ -32,7 +32,15 @@ bool fuser::isTraceableElementwise(linalg::GenericOp op) {
   return true;
 }
 
-Term fuser::traceScalar(Value v, AffineMap ctx) {
+/// `v` without arith.extf / arith.truncf.
+static Value stripPrecisionChanges(Value v) {
+  while (isa_and_nonnull<arith::ExtFOp, arith::TruncFOp>(v.getDefiningOp()))
+    v = v.getDefiningOp()->getOperand(0);
+  return v;
+}
+
+Term fuser::traceScalar(Value v, AffineMap ctx, Value stopAt,
+                        bool passThroughOnly) {
   while (true) {
     // Precision changes are transparent: the kernels pick their own.
     if (auto ext = v.getDefiningOp<arith::ExtFOp>()) {
@@ -71,10 +79,12 @@ Term fuser::traceScalar(Value v, AffineMap ctx) {
       continue;
     }
     auto producer = t.getDefiningOp<linalg::GenericOp>();
-    if (!producer || !isTraceableElementwise(producer))
+    if (!producer || !isTraceableElementwise(producer) || t == stopAt)
       return {arg, ctx, t, map};
     v = producer.getBlock()->getTerminator()->getOperand(
         cast<OpResult>(t).getResultNumber());
+    if (passThroughOnly && !isa<BlockArgument>(stripPrecisionChanges(v)))
+      return {arg, ctx, t, map};
     ctx = map;
   }
 }
@@ -145,7 +155,8 @@ bool fuser::isElementOf(const Term &t, Value data) {
 std::string GroupNormMatcher::matchNormalize(linalg::GenericOp op) {
   AffineMap id =
       AffineMap::getMultiDimIdentityMap(shape.size(), op.getContext());
-  Term root = traceScalar(op.getBlock()->getTerminator()->getOperand(0), id);
+  Term root =
+      traceScalar(op.getBlock()->getTerminator()->getOperand(0), id, data);
   auto centered = [&](Value v, const Term &at) -> std::optional<Term> {
     Term c = trace(v, at);
     auto sub = c.value.getDefiningOp<arith::SubFOp>();
@@ -250,7 +261,7 @@ std::string GroupNormMatcher::matchGroupSum(const Term &sum, StringRef what,
     return ("the " + what + "'s reduction is not a sum").str();
   Term term = traceScalar(
       add.getLhs() == acc ? add.getRhs() : add.getLhs(),
-      AffineMap::getMultiDimIdentityMap(shape.size(), red.getContext()));
+      AffineMap::getMultiDimIdentityMap(shape.size(), red.getContext()), data);
   switch (summand) {
   case Summand::X:
     if (isDataElement(term))

@@ -44,8 +44,13 @@ struct Term {
 
 /// Follows `v`, a scalar in a body whose op `ctx` maps the root space to,
 /// through arith.extf / arith.truncf, block arguments, copies (linalg.fill,
-/// broadcast, transpose) and elementwise linalg.generic producers.
-Term traceScalar(Value v, AffineMap ctx);
+/// broadcast, transpose) and elementwise linalg.generic producers. The
+/// trace stops at `stopAt` (the normalized data, when it is itself computed
+/// elementwise: a matmul's bias add before a LayerNorm), and with
+/// `passThroughOnly` at every producer that computes more than a precision
+/// change of one of its inputs.
+Term traceScalar(Value v, AffineMap ctx, Value stopAt = Value(),
+                 bool passThroughOnly = false);
 
 /// True if `t` reads `data` element by element: `t.map` is the identity
 /// once the dimensions of extent 1 are read as 0 ((d0, d1, d2, 0) on an
@@ -92,7 +97,9 @@ private:
 
   enum class Summand { X, XSquared, CenteredSquared };
 
-  Term trace(Value v, const Term &at) { return traceScalar(v, at.ctx); }
+  Term trace(Value v, const Term &at) {
+    return traceScalar(v, at.ctx, data);
+  }
   AffineMap canonical(AffineMap m) const;
   bool isDataElement(const Term &t) const { return isElementOf(t, data); }
   std::string matchGroupSum(const Term &sum, StringRef what, Summand summand);

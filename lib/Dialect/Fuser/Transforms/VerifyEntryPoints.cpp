@@ -5,9 +5,16 @@
 // reported against the source rather than failing (or silently producing
 // nothing) in a later pass or in fuser-translate.
 //
+// A scalar argument nothing reads (torch.export specialises a Python float
+// into the body and leaves its f64 argument unused) is dropped from the
+// signature, with a remark: the compiled function takes the tensors only.
+//
 //===----------------------------------------------------------------------===//
 
 #include "fuser/Dialect/Fuser/Transforms/Passes.h"
+
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/BitVector.h"
 
 namespace mlir::fuser {
 #define GEN_PASS_DEF_FUSERVERIFYENTRYPOINTSPASS
@@ -49,6 +56,8 @@ public:
       if (func.isPrivate() || func.isDeclaration())
         continue;
       anyEntry = true;
+      if (SymbolTable::symbolKnownUseEmpty(func, module))
+        dropUnusedScalarArguments(func);
       auto check = [&](StringRef what, unsigned i, Type t) {
         if (isSupportedEntryType(t))
           return;
@@ -72,6 +81,26 @@ public:
     }
     if (failedAny)
       signalPassFailure();
+  }
+
+private:
+  /// Erases the scalar (integer, index or float) arguments of `func` that
+  /// nothing reads; the manifest describes tensor arguments only. Only for
+  /// functions nothing in the module calls, so no call site changes.
+  static void dropUnusedScalarArguments(func::FuncOp func) {
+    llvm::BitVector unused(func.getNumArguments());
+    for (BlockArgument arg : func.getArguments()) {
+      Type t = arg.getType();
+      if (!arg.use_empty() || !(t.isIntOrIndexOrFloat()))
+        continue;
+      unused.set(arg.getArgNumber());
+      func.emitRemark() << "entry function argument #" << arg.getArgNumber()
+                        << " (" << t
+                        << ") is never read and is dropped: the compiled "
+                           "function takes its tensor arguments only";
+    }
+    if (unused.any())
+      (void)func.eraseArguments(unused);
   }
 };
 

@@ -831,3 +831,74 @@ func.func @torch_linear_hardtanh(%arg0: tensor<?x16xf32>, %arg1: tensor<8x16xf32
   } -> tensor<?x8xf32>
   return %7 : tensor<?x8xf32>
 }
+
+// -----
+
+// An i1 mask read by the epilogue (torch.triu after a matmul: an
+// arith.select on a mask tensor) is not loaded by the matmul kernels: the
+// select stays out, for pointwise fusion, with a remark.
+// CHECK-LABEL: func.func @mask_input
+// CHECK: %[[MM:.+]] = fuser.matmul %{{.+}}, %{{.+}} :
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%{{.+}}, %[[MM]] : tensor<8x8xi1>, tensor<8x8xf32>)
+// CHECK: arith.select
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @mask_input(%a: tensor<8x16xf32>, %b: tensor<16x8xf32>, %mask: tensor<8x8xi1>) -> tensor<8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  // expected-remark @+1 {{fused matmul with 0 epilogue op(s)}}
+  %m = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x8xf32>) outs(%z : tensor<8x8xf32>) -> tensor<8x8xf32>
+  // expected-remark @+1 {{not fused into the matmul epilogue: it reads a tensor of 1-bit elements (a mask), which the matmul kernels do not load; it is left for pointwise fusion}}
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mask, %m : tensor<8x8xi1>, tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%k: i1, %v: f32, %o: f32):
+    %s = arith.select %k, %v, %zero : f32
+    linalg.yield %s : f32
+  } -> tensor<8x8xf32>
+  return %r : tensor<8x8xf32>
+}
+
+// -----
+
+// Values of another element type inside the epilogue are fine (mish's
+// softplus threshold: an i1 tensor `y > 20` that a select then reads); the
+// group's result keeps the matmul's type.
+// CHECK-LABEL: func.func @mask_inside
+// CHECK: %[[MM:.+]] = fuser.matmul %{{.+}}, %{{.+}} :
+// CHECK: ^bb0(%[[ACC:.+]]: f32):
+// CHECK: %[[P:.+]] = arith.cmpf ogt, %[[ACC]], %{{.+}} : f32
+// CHECK: %[[E:.+]] = math.exp %[[ACC]] : f32
+// CHECK: %[[S:.+]] = arith.select %[[P]], %[[ACC]], %[[E]] : f32
+// CHECK: fuser.yield %[[S]] : f32
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[MM]]
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @mask_inside(%a: tensor<8x16xf32>, %b: tensor<16x8xf32>) -> tensor<8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %twenty = arith.constant 20.0 : f32
+  %e = tensor.empty() : tensor<8x8xf32>
+  %eb = tensor.empty() : tensor<8x8xi1>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  // expected-remark @+1 {{fused matmul with 3 epilogue op(s)}}
+  %m = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x8xf32>) outs(%z : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %p = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m : tensor<8x8xf32>) outs(%eb : tensor<8x8xi1>) {
+  ^bb0(%v: f32, %o: i1):
+    %c = arith.cmpf ogt, %v, %twenty : f32
+    linalg.yield %c : i1
+  } -> tensor<8x8xi1>
+  %x = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %x = math.exp %v : f32
+    linalg.yield %x : f32
+  } -> tensor<8x8xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%p, %m, %x : tensor<8x8xi1>, tensor<8x8xf32>, tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%k: i1, %v: f32, %w: f32, %o: f32):
+    %s = arith.select %k, %v, %w : f32
+    linalg.yield %s : f32
+  } -> tensor<8x8xf32>
+  return %r : tensor<8x8xf32>
+}

@@ -1,0 +1,136 @@
+// The torch-mlir corpus (issue 13): small models of the forms users write,
+// exported by scripts/export-torch-inputs.py (weights as arguments, dynamic
+// batch where it makes sense), each compiled to kernels and counted against
+// its ideal: 1 for linear + pointwise, 1 for linear + GroupNorm/LayerNorm
+// when a group fits a GEMM tile, 2 otherwise. Where a model misses it, a
+// remark says why. python-bindings/tests/test_torch_corpus.py runs the same
+// files on the CPU against PyTorch eager.
+//
+//   model                              kernels (ideal)  what
+//   linear_relu                        1 (1)            nn.Linear(32, 64) + ReLU
+//   linear_leaky_relu                  1 (1)            + leaky_relu(0.2)
+//   linear_hardtanh                    1 (1)            + hardtanh(-0.5, 0.5)
+//   linear_elu                         1 (1)            + ELU(1.2)
+//   linear_selu                        1 (1)            + SELU
+//   linear_gelu                        1 (1)            + GELU (erf)
+//   linear_gelu_tanh                   1 (1)            + GELU (tanh)
+//   linear_mish                        1 (1)            + mish (softplus's i1 threshold inside the epilogue)
+//   linear_silu                        1 (1)            + SiLU
+//   linear_swish                       1 (1)            + y * sigmoid(y)
+//   linear_sigmoid_tanh                1 (1)            + tanh(sigmoid(y) * 2)
+//   linear_scale_residual              1 (1)            nn.Linear(32, 32): y * 0.5 + y + x
+//   linear_float_arg                   1 (1)            F.linear * a Python float (an unused f64 argument, dropped)
+//   w2_small                           1 (1)            W2 at (37, 19)
+//   linear_group_norm_small            1 (1)            W3 at 64 features, GroupNorm(4)
+//   linear_group_norm_no_affine        1 (1)            W3 small, GroupNorm without affine
+//   linear_group_norm_gelu             1 (1)            Linear -> GroupNorm(4, 64) -> GELU
+//   linear_group_norm_silu             1 (1)            Linear -> GroupNorm(8, 64) -> SiLU
+//   linear_layer_norm_relu             1 (1)            Linear -> LayerNorm(64) -> ReLU (no reshape before the statistics)
+//   linear_group_norm_wide             2 (2)            Linear -> GroupNorm(1, 256) -> ReLU: a group wider than a tile
+//   layer_norm                         1 (1)            LayerNorm(64)
+//   layer_norm_3d_dynamic              1 (1)            LayerNorm(64) on (B, 8, 64)
+//   group_norm_4d_dynamic              1 (1)            GroupNorm(4, 8) on (B, 8, 5, 7)
+//   transposed_left                    2 (1)            relu(x.T @ W + b)
+//   bmm                                2 (1)            torch.bmm
+//   bmm_scale_relu                     3 (1)            relu(torch.bmm * 0.125)
+//   matmul_triu                        3 (1)            torch.triu(a @ b): arange, matmul, mask + select
+//   matmul_tril                        3 (1)            torch.tril(a @ b, -1)
+//   linear_arange                      3 (1)            Linear + torch.arange * 0.01
+
+// RUN: fuser-opt %S/Inputs/torch_linear_relu.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
+// RUN: fuser-opt %S/Inputs/torch_linear_leaky_relu.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
+// RUN: fuser-opt %S/Inputs/torch_linear_hardtanh.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
+// RUN: fuser-opt %S/Inputs/torch_linear_elu.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
+// RUN: fuser-opt %S/Inputs/torch_linear_selu.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
+// RUN: fuser-opt %S/Inputs/torch_linear_gelu.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
+// RUN: fuser-opt %S/Inputs/torch_linear_gelu_tanh.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
+// RUN: fuser-opt %S/Inputs/torch_linear_mish.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
+// RUN: fuser-opt %S/Inputs/torch_linear_silu.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
+// RUN: fuser-opt %S/Inputs/torch_linear_swish.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
+// RUN: fuser-opt %S/Inputs/torch_linear_sigmoid_tanh.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
+// RUN: fuser-opt %S/Inputs/torch_linear_scale_residual.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
+// RUN: fuser-opt %S/Inputs/torch_linear_float_arg.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
+// RUN: fuser-opt %S/Inputs/torch_w2_small.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
+// RUN: fuser-opt %S/Inputs/torch_linear_group_norm_small.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
+// RUN: fuser-opt %S/Inputs/torch_linear_group_norm_no_affine.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
+// RUN: fuser-opt %S/Inputs/torch_linear_group_norm_gelu.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
+// RUN: fuser-opt %S/Inputs/torch_linear_group_norm_silu.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
+// RUN: fuser-opt %S/Inputs/torch_linear_layer_norm_relu.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
+// RUN: fuser-opt %S/Inputs/torch_linear_group_norm_wide.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=TWO
+// RUN: fuser-opt %S/Inputs/torch_layer_norm.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
+// RUN: fuser-opt %S/Inputs/torch_layer_norm_3d_dynamic.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
+// RUN: fuser-opt %S/Inputs/torch_group_norm_4d_dynamic.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
+// RUN: fuser-opt %S/Inputs/torch_transposed_left.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=TWO
+// RUN: fuser-opt %S/Inputs/torch_bmm.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=TWO
+// RUN: fuser-opt %S/Inputs/torch_bmm_scale_relu.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=THREE
+// RUN: fuser-opt %S/Inputs/torch_matmul_triu.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=THREE
+// RUN: fuser-opt %S/Inputs/torch_matmul_tril.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=THREE
+// RUN: fuser-opt %S/Inputs/torch_linear_arange.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=THREE
+// ONE-COUNT-1: gpu.launch_func
+// ONE-NOT: gpu.launch_func
+// TWO-COUNT-2: gpu.launch_func
+// TWO-NOT: gpu.launch_func
+// THREE-COUNT-3: gpu.launch_func
+// THREE-NOT: gpu.launch_func
+
+// The remarks that say where a model ends up, or why it misses its ideal.
+// RUN: fuser-opt %S/Inputs/torch_linear_float_arg.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=LINEAR-FLOAT-ARG
+// LINEAR-FLOAT-ARG-DAG: torch_linear_float_arg.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: entry function argument #3 ('f64') is never read and is dropped
+// RUN: fuser-opt %S/Inputs/torch_linear_group_norm_small.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=LINEAR-GROUP-NORM-SMALL
+// LINEAR-GROUP-NORM-SMALL-DAG: torch_linear_group_norm_small.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: group norm (groups of 16 channels) fused into the GEMM epilogue: one kernel
+// RUN: fuser-opt %S/Inputs/torch_linear_group_norm_gelu.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=LINEAR-GROUP-NORM-GELU
+// LINEAR-GROUP-NORM-GELU-DAG: torch_linear_group_norm_gelu.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: group norm (groups of 16 channels) fused into the GEMM epilogue: one kernel
+// RUN: fuser-opt %S/Inputs/torch_linear_group_norm_silu.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=LINEAR-GROUP-NORM-SILU
+// LINEAR-GROUP-NORM-SILU-DAG: torch_linear_group_norm_silu.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: group norm (groups of 8 channels) fused into the GEMM epilogue: one kernel
+// RUN: fuser-opt %S/Inputs/torch_linear_layer_norm_relu.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=LINEAR-LAYER-NORM-RELU
+// LINEAR-LAYER-NORM-RELU-DAG: torch_linear_layer_norm_relu.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: fused group norm (1 groups of 64)
+// LINEAR-LAYER-NORM-RELU-DAG: torch_linear_layer_norm_relu.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: group norm (groups of 64 channels) fused into the GEMM epilogue: one kernel
+// RUN: fuser-opt %S/Inputs/torch_transposed_left.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=TRANSPOSED-LEFT
+// TRANSPOSED-LEFT-DAG: torch_transposed_left.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: not absorbed into fuser.matmul: the left operand is a transposed copy (x.T)
+// RUN: fuser-opt %S/Inputs/torch_bmm.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BMM
+// BMM-DAG: torch_bmm.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: not fused into fuser.matmul: it is a batched contraction
+// RUN: fuser-opt %S/Inputs/torch_bmm_scale_relu.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BMM-SCALE-RELU
+// BMM-SCALE-RELU-DAG: torch_bmm_scale_relu.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: not fused into fuser.matmul: it is a batched contraction
+// RUN: fuser-opt %S/Inputs/torch_matmul_triu.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=MATMUL-TRIU
+// MATMUL-TRIU-DAG: torch_matmul_triu.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: left unfused: its body uses linalg.index
+// MATMUL-TRIU-DAG: torch_matmul_triu.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: not fused into the matmul epilogue: it reads a tensor of 1-bit elements (a mask)
+// RUN: fuser-opt %S/Inputs/torch_matmul_tril.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=MATMUL-TRIL
+// MATMUL-TRIL-DAG: torch_matmul_tril.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: left unfused: its body uses linalg.index
+// MATMUL-TRIL-DAG: torch_matmul_tril.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: not fused into the matmul epilogue: it reads a tensor of 1-bit elements (a mask)
+// RUN: fuser-opt %S/Inputs/torch_linear_arange.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=LINEAR-ARANGE
+// LINEAR-ARANGE-DAG: torch_linear_arange.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: left unfused: its body uses linalg.index
+
+// Every export also compiles with fusion off (each op its own kernel), to
+// PTX and a manifest: the generic fallback's kernels take the f64 constants
+// torch-mlir leaves (slopes, epsilons, 1/N) as immediates.
+// RUN: fuser-opt %S/Inputs/torch_linear_relu.mlir --fuser-gpu-pipeline="fuse=false" 2>/dev/null | fuser-translate --fuser-to-manifest | FileCheck %s --check-prefix=MANIFEST
+// RUN: fuser-opt %S/Inputs/torch_linear_leaky_relu.mlir --fuser-gpu-pipeline="fuse=false" 2>/dev/null | fuser-translate --fuser-to-manifest | FileCheck %s --check-prefix=MANIFEST
+// RUN: fuser-opt %S/Inputs/torch_linear_hardtanh.mlir --fuser-gpu-pipeline="fuse=false" 2>/dev/null | fuser-translate --fuser-to-manifest | FileCheck %s --check-prefix=MANIFEST
+// RUN: fuser-opt %S/Inputs/torch_linear_elu.mlir --fuser-gpu-pipeline="fuse=false" 2>/dev/null | fuser-translate --fuser-to-manifest | FileCheck %s --check-prefix=MANIFEST
+// RUN: fuser-opt %S/Inputs/torch_linear_selu.mlir --fuser-gpu-pipeline="fuse=false" 2>/dev/null | fuser-translate --fuser-to-manifest | FileCheck %s --check-prefix=MANIFEST
+// RUN: fuser-opt %S/Inputs/torch_linear_gelu.mlir --fuser-gpu-pipeline="fuse=false" 2>/dev/null | fuser-translate --fuser-to-manifest | FileCheck %s --check-prefix=MANIFEST
+// RUN: fuser-opt %S/Inputs/torch_linear_gelu_tanh.mlir --fuser-gpu-pipeline="fuse=false" 2>/dev/null | fuser-translate --fuser-to-manifest | FileCheck %s --check-prefix=MANIFEST
+// RUN: fuser-opt %S/Inputs/torch_linear_mish.mlir --fuser-gpu-pipeline="fuse=false" 2>/dev/null | fuser-translate --fuser-to-manifest | FileCheck %s --check-prefix=MANIFEST
+// RUN: fuser-opt %S/Inputs/torch_linear_silu.mlir --fuser-gpu-pipeline="fuse=false" 2>/dev/null | fuser-translate --fuser-to-manifest | FileCheck %s --check-prefix=MANIFEST
+// RUN: fuser-opt %S/Inputs/torch_linear_swish.mlir --fuser-gpu-pipeline="fuse=false" 2>/dev/null | fuser-translate --fuser-to-manifest | FileCheck %s --check-prefix=MANIFEST
+// RUN: fuser-opt %S/Inputs/torch_linear_sigmoid_tanh.mlir --fuser-gpu-pipeline="fuse=false" 2>/dev/null | fuser-translate --fuser-to-manifest | FileCheck %s --check-prefix=MANIFEST
+// RUN: fuser-opt %S/Inputs/torch_linear_scale_residual.mlir --fuser-gpu-pipeline="fuse=false" 2>/dev/null | fuser-translate --fuser-to-manifest | FileCheck %s --check-prefix=MANIFEST
+// RUN: fuser-opt %S/Inputs/torch_linear_float_arg.mlir --fuser-gpu-pipeline="fuse=false" 2>/dev/null | fuser-translate --fuser-to-manifest | FileCheck %s --check-prefix=MANIFEST
+// RUN: fuser-opt %S/Inputs/torch_w2_small.mlir --fuser-gpu-pipeline="fuse=false" 2>/dev/null | fuser-translate --fuser-to-manifest | FileCheck %s --check-prefix=MANIFEST
+// RUN: fuser-opt %S/Inputs/torch_linear_group_norm_small.mlir --fuser-gpu-pipeline="fuse=false" 2>/dev/null | fuser-translate --fuser-to-manifest | FileCheck %s --check-prefix=MANIFEST
+// RUN: fuser-opt %S/Inputs/torch_linear_group_norm_no_affine.mlir --fuser-gpu-pipeline="fuse=false" 2>/dev/null | fuser-translate --fuser-to-manifest | FileCheck %s --check-prefix=MANIFEST
+// RUN: fuser-opt %S/Inputs/torch_linear_group_norm_gelu.mlir --fuser-gpu-pipeline="fuse=false" 2>/dev/null | fuser-translate --fuser-to-manifest | FileCheck %s --check-prefix=MANIFEST
+// RUN: fuser-opt %S/Inputs/torch_linear_group_norm_silu.mlir --fuser-gpu-pipeline="fuse=false" 2>/dev/null | fuser-translate --fuser-to-manifest | FileCheck %s --check-prefix=MANIFEST
+// RUN: fuser-opt %S/Inputs/torch_linear_layer_norm_relu.mlir --fuser-gpu-pipeline="fuse=false" 2>/dev/null | fuser-translate --fuser-to-manifest | FileCheck %s --check-prefix=MANIFEST
+// RUN: fuser-opt %S/Inputs/torch_linear_group_norm_wide.mlir --fuser-gpu-pipeline="fuse=false" 2>/dev/null | fuser-translate --fuser-to-manifest | FileCheck %s --check-prefix=MANIFEST
+// RUN: fuser-opt %S/Inputs/torch_layer_norm.mlir --fuser-gpu-pipeline="fuse=false" 2>/dev/null | fuser-translate --fuser-to-manifest | FileCheck %s --check-prefix=MANIFEST
+// RUN: fuser-opt %S/Inputs/torch_layer_norm_3d_dynamic.mlir --fuser-gpu-pipeline="fuse=false" 2>/dev/null | fuser-translate --fuser-to-manifest | FileCheck %s --check-prefix=MANIFEST
+// RUN: fuser-opt %S/Inputs/torch_group_norm_4d_dynamic.mlir --fuser-gpu-pipeline="fuse=false" 2>/dev/null | fuser-translate --fuser-to-manifest | FileCheck %s --check-prefix=MANIFEST
+// RUN: fuser-opt %S/Inputs/torch_transposed_left.mlir --fuser-gpu-pipeline="fuse=false" 2>/dev/null | fuser-translate --fuser-to-manifest | FileCheck %s --check-prefix=MANIFEST
+// RUN: fuser-opt %S/Inputs/torch_bmm.mlir --fuser-gpu-pipeline="fuse=false" 2>/dev/null | fuser-translate --fuser-to-manifest | FileCheck %s --check-prefix=MANIFEST
+// RUN: fuser-opt %S/Inputs/torch_bmm_scale_relu.mlir --fuser-gpu-pipeline="fuse=false" 2>/dev/null | fuser-translate --fuser-to-manifest | FileCheck %s --check-prefix=MANIFEST
+// RUN: fuser-opt %S/Inputs/torch_matmul_triu.mlir --fuser-gpu-pipeline="fuse=false" 2>/dev/null | fuser-translate --fuser-to-manifest | FileCheck %s --check-prefix=MANIFEST
+// RUN: fuser-opt %S/Inputs/torch_matmul_tril.mlir --fuser-gpu-pipeline="fuse=false" 2>/dev/null | fuser-translate --fuser-to-manifest | FileCheck %s --check-prefix=MANIFEST
+// RUN: fuser-opt %S/Inputs/torch_linear_arange.mlir --fuser-gpu-pipeline="fuse=false" 2>/dev/null | fuser-translate --fuser-to-manifest | FileCheck %s --check-prefix=MANIFEST
+// MANIFEST: "format": "fuser-manifest"
+// MANIFEST: "kernel":

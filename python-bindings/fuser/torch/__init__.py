@@ -5,6 +5,7 @@
     y = compiled(x)                       # fuser's kernels, model's weights
     trained = fuser.torch.compile(model, (x,), training=True)
     trained(x).sum().backward()           # fuser's backward kernels: .grad
+    import fuser.torch.dynamo             # torch.compile(m, backend="fuser")
     print(compiled.fuser_report())        # kernels; fused where, or not and why
     fuser.torch.save(compiled, "model.fuser")
     again = fuser.torch.load("model.fuser", module=model)   # no MLIR needed
@@ -28,6 +29,12 @@ from ._module import (CompiledModule, Package, Remark, Variant,
                       check_init_arguments, parse_remarks)
 from ._package import load, save
 from ._training import TrainingModule
+
+# torch.compile(backend="fuser"): registered by fuser.torch.dynamo, imported
+# here when torch._dynamo already is (importing it costs seconds).
+import sys as _sys
+if "torch._dynamo" in _sys.modules:
+    from . import dynamo as _dynamo  # noqa: F401
 
 __all__ = ["CompiledModule", "Package", "Remark", "TrainingModule",
            "Variant", "add_variant", "check_init_arguments", "compile",

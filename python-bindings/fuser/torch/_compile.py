@@ -362,25 +362,9 @@ class _Compiler:
 
     # 3. Compile, with the unfused retry.
     def compile_text(self, text: str) -> Tuple[Any, dict]:
-        notes: List[str] = []
-        options = dict(self.options)
-        try:
-            art, hit = cached_compile(text, chip=self.chip,
-                                      precision=self.precision,
-                                      format=self.format, options=options,
-                                      cache=self.cache)
-            fused = options.get("fuse", True) not in (False, "false", 0)
-        except FuserError as e:
-            notes.append("fusion failed, so every op is compiled alone "
-                         f"(fuse=false):\n{_short(e)}")
-            options["fuse"] = False
-            art, hit = cached_compile(text, chip=self.chip,
-                                      precision=self.precision,
-                                      format=self.format, options=options,
-                                      cache=self.cache)
-            fused = False
-        return art, {"fused": fused, "cache_hit": hit, "notes": notes,
-                     "remarks": art.remarks}
+        return compile_ir(text, chip=self.chip, precision=self.precision,
+                          format=self.format, options=self.options,
+                          cache=self.cache)
 
     def variant(self, name: str, state: Sequence[torch.Tensor],
                 inputs: Sequence[torch.Tensor], dynamic: DynamicSpec
@@ -444,6 +428,29 @@ class _Compiler:
         if self.report:
             print(compiled.fuser_report(), file=sys.stderr)
         return variant
+
+
+def compile_ir(text: str, *, chip: str, precision: str, format: str,
+               options: Mapping[str, Any], cache: Optional[CompileCache]
+               ) -> Tuple[Artifact, dict]:
+    """fuser.compile of exported text through the cache, with remarks; if
+    fusion fails, again with fuse=false (a note says why). Returns the
+    artifact and its info (fused, cache_hit, notes, remarks)."""
+    notes: List[str] = []
+    options = dict(options)
+    try:
+        art, hit = cached_compile(text, chip=chip, precision=precision,
+                                  format=format, options=options, cache=cache)
+        fused = options.get("fuse", True) not in (False, "false", 0)
+    except FuserError as e:
+        notes.append("fusion failed, so every op is compiled alone "
+                     f"(fuse=false):\n{_short(e)}")
+        options["fuse"] = False
+        art, hit = cached_compile(text, chip=chip, precision=precision,
+                                  format=format, options=options, cache=cache)
+        fused = False
+    return art, {"fused": fused, "cache_hit": hit, "notes": notes,
+                 "remarks": art.remarks}
 
 
 def make_cache(cache: Union[bool, str, "os.PathLike[str]", None]

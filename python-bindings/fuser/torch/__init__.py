@@ -34,7 +34,10 @@ from ._training import TrainingModule
 # here when torch._dynamo already is (importing it costs seconds).
 import sys as _sys
 if "torch._dynamo" in _sys.modules:
-    from . import dynamo as _dynamo  # noqa: F401
+    try:
+        from . import dynamo as _dynamo  # noqa: F401
+    except ImportError:  # pragma: no cover - a torch without these APIs.
+        pass
 
 __all__ = ["CompiledModule", "Package", "Remark", "TrainingModule",
            "Variant", "add_variant", "check_init_arguments", "compile",

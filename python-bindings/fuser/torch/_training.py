@@ -153,12 +153,20 @@ def _fake_call(graph: torch.fx.Graph, target, args: tuple) -> torch.fx.Node:
     return node
 
 
+# fuser compiles a reduction only over inner dims today: a sum over the batch
+# (a bias gradient: linalg.generic with iterators [reduction, parallel])
+# leaves a host loop the manifest cannot describe. While that holds,
+# inner_reductions() rewrites such sums as a transpose (a pointwise kernel)
+# and a row sum; set to False once fuser reduces over outer dims (or fuses
+# db into the dW = gᵀ·x kernel), so the IR keeps the plain form.
+COLUMN_SUMS_AS_ROW_SUMS = True
+
+
 def inner_reductions(gm: torch.fx.GraphModule) -> None:
-    """sum over dims that are not the innermost ones (a bias gradient: the
-    sum over the batch) as a permute that makes them innermost, a sum over
-    the last dims, and unsqueezes for keepdim. fuser compiles a reduction
-    only over inner dims today (an outer one leaves a host loop the manifest
-    cannot describe); the transpose is a pointwise kernel of its own."""
+    """A sum over size-1 dims as a squeeze (no kernel); with
+    COLUMN_SUMS_AS_ROW_SUMS, a sum over dims that are not the innermost ones
+    as a permute that makes them innermost, a sum over the last dims, and
+    unsqueezes for keepdim."""
     aten = torch.ops.aten
     changed = False
     for node in list(gm.graph.nodes):
@@ -192,8 +200,9 @@ def inner_reductions(gm: torch.fx.GraphModule) -> None:
             gm.graph.erase_node(node)
             changed = True
             continue
-        if dims == list(range(rank - len(dims), rank)):
-            continue  # Already innermost.
+        if dims == list(range(rank - len(dims), rank)) or \
+                not COLUMN_SUMS_AS_ROW_SUMS:
+            continue  # Already innermost, or left to fuser.
         kept = [d for d in range(rank) if d not in dims]
         g = gm.graph
         with g.inserting_before(node):

@@ -158,15 +158,18 @@ def test_compiles_forward_and_backward(name, dynamic, cache):
 def test_what_the_forward_saves(cache):
     """Only what the math needs: W1 and W2 save nothing but their output
     (leaky_relu's mask is read off it, the weights and x are arguments), so
-    W2's forward stays one kernel; W3 saves the matmul's result and
-    recomputes the group statistics (returning them would end the
-    forward's fusion)."""
-    for name, saved in (("w1", []), ("w2", []), ("w3", ["mm"])):
+    W2's forward stays one kernel; W3 saves h = x·Wᵀ + b (what GroupNorm
+    reads: the matmul's epilogue result) and recomputes the group
+    statistics (returning them would end the forward's fusion), so its
+    forward is two kernels."""
+    for name, saved in (("w1", []), ("w2", []), ("w3", ["add"])):
         _, c = compiled_model(name, None, cache)
         fw = c.fuser_package.variants[0]
         assert fw.info["training"]["saved"] == saved, name
     _, c = compiled_model("w2", None, cache)
     assert len(c.fuser_package.variants[0].kernels) == 1
+    _, c3 = compiled_model("w3", None, cache)
+    assert len(c3.fuser_package.variants[0].kernels) == 2
     bw_args = c.fuser_package.variants[0].info["training"]["backward_args"]
     assert {"from": "result", "index": 0} in bw_args  # The output itself.
 

@@ -247,6 +247,7 @@ def recompute_after_reductions(joint: torch.fx.GraphModule) -> None:
                 or any(a in backward for a in node.all_input_nodes):
             backward.add(node)
     after = set()
+    views = _view_ops()
     for node in joint.graph.nodes:
         if node in backward or node.op != "call_function":
             continue
@@ -254,6 +255,17 @@ def recompute_after_reductions(joint: torch.fx.GraphModule) -> None:
                                       for a in node.all_input_nodes):
             after.add(node)
             node.meta["recompute"] = CheckpointPolicy.MUST_RECOMPUTE
+        if _is_reduction(node):
+            # Save what the reduction reads (h = x·Wᵀ + b before a
+            # GroupNorm: the matmul's epilogue result) rather than the
+            # matmul's raw product, which would end the epilogue before
+            # the bias and cost the forward a kernel.
+            src = node.args[0]
+            while isinstance(src, torch.fx.Node) and src.target in views:
+                src = src.args[0]
+            if isinstance(src, torch.fx.Node) and src.op == "call_function" \
+                    and src not in after:
+                src.meta["recompute"] = CheckpointPolicy.MUST_SAVE
 
 
 # -- 2. the joint graph, partitioned ----------------------------------------

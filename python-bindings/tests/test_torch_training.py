@@ -397,3 +397,37 @@ def test_training_compile_warns_nothing_unexpected(cache):
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
         compiled_model("w1", None, cache)
+
+
+def test_add_variant_and_new_shapes(cache):
+    """add_variant adds a forward/backward pair; a call with new shapes
+    compiles a static pair on demand (the compiler is here)."""
+    model = build("w2")
+    c = ft.compile(model, torch.randn(SHAPE), training=True, cache=cache,
+                   fallback=False)
+    fw = ft.add_variant(c, torch.randn(SHAPE), dynamic="batch")
+    names = [v.name for v in c.fuser_package.variants]
+    assert names == ["static", "static-backward", "dynamic",
+                     "dynamic-backward"]
+    assert fw.name == "dynamic" and fw.info["training"]["backward"] == \
+        "dynamic-backward"
+    assert manifest_args(c.fuser_package.variants[3])[-1] == (
+        "grad:0", "f32", ["?", 24])
+    # Batch 7 takes the static pair, batch 3 the dynamic one.
+    run_graphs(c)
+    ref = copy.deepcopy(model)
+    for batch in (7, 3):
+        x = torch.rand(batch, 40)
+        with torch.no_grad():
+            r = torch.randn(batch, 24)
+        for a, b in zip(grads(c, x, r), grads(ref, x, r)):
+            torch.testing.assert_close(a, b, atol=1e-5, rtol=1e-5)
+    chosen = {k[-1][1][0]: v.name for k, v in c._fuser_by_key.items()}
+    assert chosen == {7: "static", 3: "dynamic"}
+    # Without a dynamic variant, a new batch compiles a static pair.
+    c2 = ft.compile(build("w1"), torch.randn(SHAPE), training=True,
+                    cache=cache, fallback=False)
+    with pytest.raises(fuser.FuserError, match="on the CPU"):
+        c2(torch.rand(5, 40).requires_grad_(True))
+    assert [v.name for v in c2.fuser_package.variants] == [
+        "static", "static-backward", "static1", "static1-backward"]

@@ -560,6 +560,8 @@ def add_variant(compiled: CompiledModule, example_inputs: Any, *,
     ModelNew converter carry it."""
     on_demand = compiled.__dict__.get("_fuser_compiler")
     compiler = getattr(on_demand, "__self__", None)
+    if hasattr(compiler, "add_pair"):  # A training module (_training.py).
+        return compiler.add_pair(compiled, example_inputs, dynamic, name)
     if not isinstance(compiler, _Compiler):
         raise FuserError("add_variant needs a module compiled in this "
                          "process by fuser.torch.compile")

@@ -648,6 +648,23 @@ class _TrainingCompiler:
         return _variant_pair(self.compiler, name, state, inputs, dynamic,
                              self.input_grads)
 
+    def add_pair(self, compiled: "TrainingModule", example_inputs,
+                 dynamic, name: Optional[str]) -> Variant:
+        """fuser.torch.add_variant for a training module: a forward and
+        its backward; returns the forward."""
+        if isinstance(example_inputs, torch.Tensor):
+            example_inputs = (example_inputs,)
+        inputs = self.compiler.tensor_inputs(tuple(example_inputs))
+        package = compiled.fuser_package
+        base = name or ("dynamic" if dynamic not in (None, False)
+                        else "static")
+        forward, backward = self.pair(
+            self.compiler.unique_name(package, base),
+            compiled._fuser_state_tensors(), inputs, dynamic)
+        package.variants += [forward, backward]
+        compiled.__dict__["_fuser_by_key"].clear()
+        return forward
+
     def on_demand(self, compiled: "TrainingModule",
                   tensors: Sequence[torch.Tensor]) -> Variant:
         n = len(self.compiler.state_names)

@@ -85,27 +85,54 @@ def _view_ops():
 _NOT_A_RESULT = (torch.bool,)
 
 
-def _sign_source(node: torch.fx.Node) -> Optional[torch.fx.Node]:
-    """For `gt(y, 0)` (leaky_relu's backward mask), a user of y in the same
-    graph with the same sign (relu(y), leaky_relu(y, a) with a >= 0), or
-    None."""
+def _keeps_sign(u: torch.fx.Node, y: torch.fx.Node) -> bool:
+    """Whether u = f(y) is positive exactly where y is (relu, leaky_relu
+    with a slope >= 0, y + y, y times a positive number)."""
     aten = torch.ops.aten
-    if node.target is not aten.gt.Scalar or node.args[1] != 0:
+    if not u.args or u.args[0] is not y:
+        return False
+    if u.target is aten.relu.default:
+        return True
+    if u.target is aten.leaky_relu.default:
+        slope = u.args[1] if len(u.args) > 1 else u.kwargs.get(
+            "negative_slope", 0.01)
+        return isinstance(slope, (int, float)) and slope >= 0
+    if u.target is aten.add.Tensor:
+        return len(u.args) > 1 and u.args[1] is y and \
+            u.kwargs.get("alpha", 1) == 1
+    if u.target is aten.mul.Tensor:
+        c = u.args[1] if len(u.args) > 1 else None
+        return isinstance(c, (int, float)) and c > 0
+    return False
+
+
+def _sign_source(node: torch.fx.Node) -> Optional[torch.fx.Node]:
+    """For `gt(y, 0)` (leaky_relu's backward mask), the last of a chain of
+    y's sign-keeping users in the same graph (W2: leaky_relu(y); W3:
+    leaky_relu(y) + itself, the output), or None."""
+    if node.target is not torch.ops.aten.gt.Scalar or node.args[1] != 0:
         return None
     y = node.args[0]
     if not isinstance(y, torch.fx.Node):
         return None
-    for u in y.users:
-        if u.args[0] is not y:
-            continue
-        if u.target is aten.relu.default:
-            return u
-        if u.target is aten.leaky_relu.default:
-            slope = u.args[1] if len(u.args) > 1 else u.kwargs.get(
-                "negative_slope", 0.01)
-            if isinstance(slope, (int, float)) and slope >= 0:
-                return u
-    return None
+    found = None
+    while True:
+        nxt = next((u for u in y.users if u is not node and
+                    _keeps_sign(u, y)), None)
+        if nxt is None:
+            return found
+        found = y = nxt
+
+
+def read_masks_off_outputs(joint: torch.fx.GraphModule) -> None:
+    """leaky_relu's backward mask `y > 0` as `out > 0` where out is the
+    last sign-keeping value computed from y (the module's output, usually),
+    which the forward returns anyway: the partitioner then has nothing
+    more to save for it."""
+    for node in list(joint.graph.nodes):
+        source = _sign_source(node)
+        if source is not None:
+            node.args = (source,) + tuple(node.args[1:])
 
 
 def fold_permutes(gm: torch.fx.GraphModule) -> None:
@@ -232,7 +259,8 @@ def _is_reduction(node: torch.fx.Node) -> bool:
                            aten._softmax.default, aten._log_softmax.default)
 
 
-def recompute_after_reductions(joint: torch.fx.GraphModule) -> None:
+def recompute_after_reductions(joint: torch.fx.GraphModule,
+                               num_fwd_outputs: int = 0) -> None:
     """Marks the forward's values computed from a reduction (GroupNorm's
     statistics and what the normalisation makes of them) for recomputation
     in the backward: a forward kernel then need not return them, which
@@ -246,6 +274,8 @@ def recompute_after_reductions(joint: torch.fx.GraphModule) -> None:
         if (node.op == "placeholder" and node.name.startswith("tangents")) \
                 or any(a in backward for a in node.all_input_nodes):
             backward.add(node)
+    # The forward's outputs are computed anyway: saving them is free.
+    outputs = set(_output_node(joint.graph).args[0][:num_fwd_outputs])
     after = set()
     views = _view_ops()
     for node in joint.graph.nodes:
@@ -254,7 +284,8 @@ def recompute_after_reductions(joint: torch.fx.GraphModule) -> None:
         if _is_reduction(node) or any(a in after
                                       for a in node.all_input_nodes):
             after.add(node)
-            node.meta["recompute"] = CheckpointPolicy.MUST_RECOMPUTE
+            if node not in outputs:
+                node.meta["recompute"] = CheckpointPolicy.MUST_RECOMPUTE
         if _is_reduction(node):
             # Save what the reduction reads (h = x·Wᵀ + b before a
             # GroupNorm: the matmul's epilogue result) rather than the
@@ -302,7 +333,8 @@ def partitioned_graphs(program, requires_grad: Sequence[bool]
                                                   v.is_floating_point())
                 for v, g in zip(values, requires_grad)]
     def partition(joint, joint_inputs, **kwargs):
-        recompute_after_reductions(joint)
+        read_masks_off_outputs(joint)
+        recompute_after_reductions(joint, kwargs.get("num_fwd_outputs", 0))
         return min_cut_rematerialization_partition(joint, joint_inputs,
                                                    **kwargs)
 

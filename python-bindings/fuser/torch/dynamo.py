@@ -58,18 +58,15 @@ from ._compile import _short, compile_ir, import_graph, make_cache
 COMPILED: List[Dict[str, Any]] = []
 
 
-def _mark_joint(joint: torch.fx.GraphModule) -> None:
+def _mark_joint(joint: torch.fx.GraphModule, num_fwd_outputs: int) -> None:
     """The partitioner policy: recompute values after reductions (as
     fuser.torch.compile(training=True) does), and i1 masks, which fuser's
     kernels do not return; leaky_relu's mask y > 0 is read off the
     activation (same sign), so the forward's output is what is saved."""
     from torch.utils.checkpoint import CheckpointPolicy
 
-    _training.recompute_after_reductions(joint)
-    for node in list(joint.graph.nodes):
-        source = _training._sign_source(node)
-        if source is not None:
-            node.args = (source,) + tuple(node.args[1:])
+    _training.read_masks_off_outputs(joint)
+    _training.recompute_after_reductions(joint, num_fwd_outputs)
     for node in joint.graph.nodes:
         val = node.meta.get("val")
         if isinstance(val, torch.Tensor) and val.dtype == torch.bool and \
@@ -81,7 +78,7 @@ def _partition(joint, joint_inputs, **kwargs):
     from torch._functorch.partitioners import \
         min_cut_rematerialization_partition
 
-    _mark_joint(joint)
+    _mark_joint(joint, kwargs.get("num_fwd_outputs", 0))
     return min_cut_rematerialization_partition(joint, joint_inputs, **kwargs)
 
 

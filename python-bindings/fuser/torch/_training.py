@@ -87,7 +87,7 @@ _NOT_A_RESULT = (torch.bool,)
 
 def _keeps_sign(u: torch.fx.Node, y: torch.fx.Node) -> bool:
     """Whether u = f(y) is positive exactly where y is (relu, leaky_relu
-    with a slope >= 0, y + y, y times a positive number)."""
+    with a slope >= 0, y + y, y times a number >= 1)."""
     aten = torch.ops.aten
     if not u.args or u.args[0] is not y:
         return False
@@ -102,7 +102,8 @@ def _keeps_sign(u: torch.fx.Node, y: torch.fx.Node) -> bool:
             u.kwargs.get("alpha", 1) == 1
     if u.target is aten.mul.Tensor:
         c = u.args[1] if len(u.args) > 1 else None
-        return isinstance(c, (int, float)) and c > 0
+        # c >= 1: a positive y times c cannot underflow to 0.
+        return isinstance(c, (int, float)) and c >= 1
     return False
 
 

@@ -39,7 +39,6 @@ import fuser  # noqa: E402
 import torch.nn as nn  # noqa: E402
 
 import fuser.torch as ft  # noqa: E402
-from fuser.torch import _training  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -431,3 +430,51 @@ def test_add_variant_and_new_shapes(cache):
         c2(torch.rand(5, 40).requires_grad_(True))
     assert [v.name for v in c2.fuser_package.variants] == [
         "static", "static-backward", "static1", "static1-backward"]
+
+
+class Structured(nn.Module):
+    """A dict and a tuple of outputs, a buffer, a frozen weight, and a
+    relu whose backward builds a scalar_tensor (a factory op)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(16, 8)
+        self.register_buffer("scale", torch.linspace(-2.0, 2.0, 8))
+        self.frozen = nn.Linear(8, 8)
+        self.frozen.weight.requires_grad_(False)
+
+    def forward(self, x):
+        y = self.lin(x)
+        return {"a": torch.relu(y) * self.scale,
+                "b": (self.frozen(y) * 0.5, x + 1.0)}
+
+
+@pytest.mark.parametrize("dynamic", DYNAMIC, ids=["static", "dynamic"])
+def test_structured_outputs_buffers_and_frozen_weights(dynamic, cache):
+    torch.manual_seed(0)
+    model = Structured()
+    ref = copy.deepcopy(model)
+    c = ft.compile(model, torch.randn(7, 16), training=True, cache=cache,
+                   dynamic=dynamic, fallback=False)
+    plan = c.fuser_package.variants[0].info["training"]
+    assert plan["outputs"] == 3
+    names = [n for n, _ in model.named_parameters()] + ["scale", "x"]
+    grads_of = dict(zip(names, plan["grads"]))
+    assert grads_of["frozen.weight"] is None and grads_of["scale"] is None
+    run_graphs(c)
+    for batch in ([7, 3] if dynamic else [7]):
+        x = torch.randn(batch, 16, requires_grad=True)
+        x2 = x.detach().clone().requires_grad_(True)
+        for net, xi in ((c, x), (ref, x2)):
+            o = net(xi)
+            assert set(o) == {"a", "b"} and isinstance(o["b"], tuple)
+            (o["a"].sum() + (o["b"][0] ** 2).sum() +
+             (o["b"][1] * 3).sum()).backward()
+        torch.testing.assert_close(x.grad, x2.grad)
+        for (n, p), q in zip(model.named_parameters(), ref.parameters()):
+            if n == "frozen.weight":
+                assert p.grad is None and q.grad is None
+            else:
+                torch.testing.assert_close(p.grad, q.grad, msg=n)
+        model.zero_grad()
+        ref.zero_grad()

@@ -129,6 +129,17 @@ def import_graph(gm: "torch.fx.GraphModule") -> str:
     from torch_mlir import fx
 
     _locate_in_user_code(gm.graph)
+    # Factory ops (scalar_tensor in a relu's backward, say) name the
+    # tracing device, which torch-mlir's lowering refuses; fuser's kernels
+    # decide where they run.
+    changed = False
+    for node in gm.graph.nodes:
+        if node.op == "call_function" and "device" in node.kwargs:
+            node.kwargs = {k: v for k, v in node.kwargs.items()
+                           if k != "device"}
+            changed = True
+    if changed:
+        gm.recompile()
     module = fx.stateless_fx_import(gm, output_type="linalg-on-tensors")
     return module.operation.get_asm(enable_debug_info=True)
 

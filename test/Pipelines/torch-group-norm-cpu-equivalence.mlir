@@ -67,7 +67,7 @@
 // FUSED: fuser.group_norm %{{.+}}, %{{.+}}, %{{.+}} groups = 1 eps = 1.000000e-05 {{.+}} : tensor<?x64xf32>
 // FUSED-NOT: linalg.
 // FUSED-LABEL: func.func @instance_norm
-// FUSED: fuser.group_norm %{{.+}}, %{{.+}}, %{{.+}} groups = 12 eps = 1.000000e-05 {{.+}} : tensor<1x12x5x7xf32>
+// FUSED: fuser.group_norm %{{.+}}, %{{.+}}, %{{.+}} groups = 6 eps = 1.000000e-05 {{.+}} : tensor<2x6x5x7xf32>
 // FUSED-LABEL: func.func @no_affine
 // FUSED-NOT: linalg.
 // FUSED: fuser.matmul {{.+}} transpose_b {{.+}} group_norm(size = 16, eps = 1.000000e-05)

@@ -91,19 +91,19 @@
 
 // InstanceNorm2d(6, affine=True) on 2 x 6 x 5 x 7: torch-mlir runs it as a
 // batch norm of the (1, 12, 5, 7) view, with gamma and beta repeated per
-// sample (12 values) and applied to the view. The group norm runs on the
-// view (12 groups of one channel, gamma and beta per channel of the view);
-// the repetitions of gamma and beta stay two small pointwise kernels.
+// sample (12 values) and applied to the view. Matched on the view (12
+// groups of one channel), it is GroupNorm(6) on the input with gamma and
+// beta themselves: one kernel, no copies of gamma and beta.
 // RUN: fuser-opt %S/Inputs/torch_instance_norm.mlir --fuser-kernel-pipeline \
 // RUN:   | FileCheck %s --check-prefix=IN --implicit-check-not=gpu.launch_func
 // RUN: fuser-opt %S/Inputs/torch_instance_norm.mlir --fuser-fusion-pipeline="report=true" \
 // RUN:   2>&1 | FileCheck %s --check-prefix=IN-FUSED
-// IN-DAG: gpu.launch_func @fuser_kernels::@main_pointwise
-// IN-DAG: gpu.launch_func @fuser_kernels::@main_pointwise_0
-// IN-DAG: gpu.launch_func @fuser_kernels::@main_group_norm
+// IN: gpu.launch_func @fuser_kernels::@main_group_norm
 // IN-FUSED: remark: fused group norm (12 groups of 35) with 2 consumer op(s), the affine included
+// IN-FUSED: remark: InstanceNorm: 12 groups of one channel over the (1, N * C) view are GroupNorm(6) on the input, with gamma and beta as given
 // IN-FUSED-LABEL: func.func @main
-// IN-FUSED: fuser.group_norm %{{.+}}, %{{.+}}, %{{.+}} groups = 12 eps = 1.000000e-05 epilogue_maps [] {{.*}}: tensor<1x12x5x7xf32>, tensor<12xf32>, tensor<12xf32> -> tensor<1x12x5x7xf32>
+// IN-FUSED-SAME: (%[[X:.+]]: tensor<2x6x5x7xf32>, %[[G:.+]]: tensor<6xf32>, %[[B:.+]]: tensor<6xf32>)
+// IN-FUSED: fuser.group_norm %[[X]], %[[G]], %[[B]] groups = 6 eps = 1.000000e-05 epilogue_maps [] {{.*}}: tensor<2x6x5x7xf32>, tensor<6xf32>, tensor<6xf32> -> tensor<2x6x5x7xf32>
 
 // Linear(64, 64) -> GroupNorm(4, 64, affine=False) -> LeakyReLU -> y + y on
 // a dynamic batch: the group norm gets gamma = 1 and beta = 0, which the

@@ -154,3 +154,172 @@ SmallVector<OpOperand *> fuser::getReadOperands(linalg::GenericOp op) {
       result.push_back(&init);
   return result;
 }
+
+/// The constant `v` holds, looking through tensor reshapes of a constant
+/// (row-major order is unchanged by them).
+static DenseElementsAttr constantTensor(Value v) {
+  if (auto reshape = v.getDefiningOp<tensor::ExpandShapeOp>())
+    if (DenseElementsAttr src = constantTensor(reshape.getSrc()))
+      return src.reshape(reshape.getResultType());
+  if (auto reshape = v.getDefiningOp<tensor::CollapseShapeOp>())
+    if (DenseElementsAttr src = constantTensor(reshape.getSrc()))
+      return src.reshape(reshape.getResultType());
+  DenseElementsAttr attr;
+  if (matchPattern(v, m_Constant(&attr)))
+    return attr;
+  return {};
+}
+
+/// The elements of `op`'s results, if its body folds at every point.
+static std::optional<SmallVector<SmallVector<Attribute>>>
+evaluateGeneric(linalg::GenericOp op, int64_t maxElements) {
+  if (!op.hasPureTensorSemantics() ||
+      op.getNumParallelLoops() != op.getNumLoops() ||
+      !op.getRegion().hasOneBlock())
+    return std::nullopt;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t count = 1;
+  for (int64_t r : ranges) {
+    if (ShapedType::isDynamic(r))
+      return std::nullopt;
+    count *= r;
+  }
+  if (count > maxElements || count == 0)
+    return std::nullopt;
+  for (OpOperand &init : op.getDpsInitsMutable())
+    if (!op.getMatchingIndexingMap(&init).isIdentity() ||
+        !op.getMatchingBlockArgument(&init).use_empty())
+      return std::nullopt;
+  // Inputs: constants only (a scalar, or a tensor read through its map).
+  SmallVector<DenseElementsAttr> tensors;
+  SmallVector<Attribute> scalars;
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    Attribute scalar;
+    DenseElementsAttr t;
+    if (!isa<ShapedType>(in->get().getType())) {
+      if (!matchPattern(in->get(), m_Constant(&scalar)))
+        return std::nullopt;
+    } else if (!(t = constantTensor(in->get()))) {
+      return std::nullopt;
+    }
+    tensors.push_back(t);
+    scalars.push_back(scalar);
+  }
+  Block &body = op.getRegion().front();
+  // Only what fusion cannot do better: bodies with linalg.index, or readers
+  // of such values. A fill or a splat computation stays, for the groups to
+  // make immediates of.
+  bool usesIndex = llvm::any_of(body.without_terminator(), [](Operation &o) {
+    return isa<linalg::IndexOp>(o);
+  });
+  bool readsArray = llvm::any_of(tensors, [](DenseElementsAttr t) {
+    return t && !t.isSplat();
+  });
+  if (!usesIndex && !readsArray)
+    return std::nullopt;
+  // Values captured from above must be constants too.
+  DenseMap<Value, Attribute> captured;
+  for (Operation &inner : body.without_terminator())
+    for (Value v : inner.getOperands())
+      if (v.getParentRegion() != &op.getRegion() && !captured.count(v)) {
+        Attribute a;
+        if (!matchPattern(v, m_Constant(&a)))
+          return std::nullopt;
+        captured[v] = a;
+      }
+
+  MLIRContext *ctx = op.getContext();
+  SmallVector<SmallVector<Attribute>> results(op->getNumResults());
+  SmallVector<int64_t> point(ranges.size(), 0);
+  for (int64_t linear = 0; linear < count; ++linear) {
+    int64_t rest = linear;
+    for (int64_t d = ranges.size() - 1; d >= 0; --d) {
+      point[d] = rest % ranges[d];
+      rest /= ranges[d];
+    }
+    DenseMap<Value, Attribute> value(captured);
+    for (auto [i, in] : llvm::enumerate(op.getDpsInputOperands())) {
+      BlockArgument arg = op.getMatchingBlockArgument(in);
+      if (!tensors[i]) {
+        value[arg] = scalars[i];
+        continue;
+      }
+      SmallVector<int64_t> at =
+          op.getMatchingIndexingMap(in).compose(point);
+      ArrayRef<int64_t> shape = tensors[i].getType().getShape();
+      int64_t flat = 0;
+      for (auto [x, extent] : llvm::zip(at, shape))
+        flat = flat * extent + x;
+      value[arg] = tensors[i].getValues<Attribute>()[flat];
+    }
+    for (Operation &inner : body.without_terminator()) {
+      if (auto idx = dyn_cast<linalg::IndexOp>(inner)) {
+        value[idx] = IntegerAttr::get(IndexType::get(ctx),
+                                      point[idx.getDim()]);
+        continue;
+      }
+      if (inner.getNumRegions() != 0 || inner.getNumResults() != 1)
+        return std::nullopt;
+      if (auto trunc = dyn_cast<arith::TruncFOp>(inner);
+          trunc && !trunc.getRoundingmodeAttr()) {
+        // Its folder keeps inexact truncations (0.01 : f64); the op rounds
+        // to nearest even.
+        auto in = dyn_cast_or_null<FloatAttr>(value.lookup(trunc.getIn()));
+        if (!in)
+          return std::nullopt;
+        APFloat f = in.getValue();
+        bool losesInfo;
+        f.convert(cast<FloatType>(trunc.getType()).getFloatSemantics(),
+                  APFloat::rmNearestTiesToEven, &losesInfo);
+        value[trunc] = FloatAttr::get(trunc.getType(), f);
+        continue;
+      }
+      SmallVector<Attribute> operands;
+      for (Value v : inner.getOperands())
+        operands.push_back(value.lookup(v));
+      SmallVector<OpFoldResult> folded;
+      if (failed(inner.fold(operands, folded)) || folded.size() != 1)
+        return std::nullopt;
+      Attribute a = dyn_cast<Attribute>(folded[0]);
+      if (!a)
+        a = value.lookup(cast<Value>(folded[0]));
+      if (!a || !isa<IntegerAttr, FloatAttr>(a))
+        return std::nullopt;
+      value[inner.getResult(0)] = a;
+    }
+    for (auto [r, yielded] :
+         llvm::enumerate(body.getTerminator()->getOperands())) {
+      Attribute a = value.lookup(yielded);
+      if (!a)
+        return std::nullopt;
+      results[r].push_back(a);
+    }
+  }
+  return results;
+}
+
+unsigned fuser::foldConstantGenerics(
+    Operation *root, int64_t maxElements,
+    function_ref<void(Operation *, const Twine &)> remark) {
+  SmallVector<linalg::GenericOp> ops;
+  root->walk([&](linalg::GenericOp op) { ops.push_back(op); });
+  unsigned replaced = 0;
+  for (linalg::GenericOp op : ops) { // program order: producers first
+    std::optional<SmallVector<SmallVector<Attribute>>> values =
+        evaluateGeneric(op, maxElements);
+    if (!values)
+      continue;
+    remark(op, "evaluated at compile time (its value depends on constants "
+               "and indices only): a constant, no kernel");
+    OpBuilder b(op);
+    for (auto [result, elems] : llvm::zip(op->getResults(), *values)) {
+      auto type = cast<RankedTensorType>(result.getType());
+      auto attr = DenseElementsAttr::get(type, elems);
+      result.replaceAllUsesWith(
+          arith::ConstantOp::create(b, op.getLoc(), type, attr));
+    }
+    op->erase();
+    ++replaced;
+  }
+  return replaced;
+}

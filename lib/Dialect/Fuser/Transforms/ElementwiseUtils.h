@@ -57,6 +57,24 @@ void generalizeElementwiseNamedOps(Operation *root);
 /// inits whose block argument is used (e.g. an accumulate-into form).
 SmallVector<OpOperand *> getReadOperands(linalg::GenericOp op);
 
+/// Replaces every linalg.generic in `root` that computes a small static
+/// tensor from constants alone (torch.arange: linalg.index in the body; the
+/// masks of triu/tril built from it) with an arith.constant holding its
+/// value, computed by the body ops' own folders. Such ops have no inputs but
+/// constants (seen through tensor reshapes), parallel iterators, identity
+/// output maps and at most `maxElements` elements, and use linalg.index or
+/// read a constant that is not a splat (fills and splat arithmetic stay for
+/// the groups to make immediates of); anything a folder cannot
+/// evaluate leaves the op as it was. `remark(op, msg)` reports each
+/// evaluated op before it is replaced. Returns how many were replaced.
+/// The largest tensor the fusion passes evaluate at compile time: 64 Ki
+/// elements (a 256x256 mask), a constant buffer of at most 256 KiB.
+constexpr int64_t kMaxFoldedElements = int64_t(1) << 16;
+
+unsigned foldConstantGenerics(
+    Operation *root, int64_t maxElements,
+    function_ref<void(Operation *, const Twine &)> remark);
+
 } // namespace mlir::fuser
 
 #endif // FUSER_LIB_DIALECT_FUSER_TRANSFORMS_ELEMENTWISEUTILS_H

@@ -6,6 +6,7 @@
 
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/RegionUtils.h"
@@ -45,6 +46,24 @@ Epilogue::Epilogue(MLIRContext *ctx, Type accType, Location loc)
 Value Epilogue::read(Value v, AffineMap map) {
   if (Value h = hoisted.lookup(v))
     return h;
+  DenseElementsAttr mask;
+  auto maskTy = dyn_cast<RankedTensorType>(v.getType());
+  if (maskTy && maskTy.getElementType().isInteger(1) &&
+      matchPattern(v, m_Constant(&mask))) {
+    if (Value b = boolReads.lookup({v, map}))
+      return b;
+    auto i8 = IntegerType::get(v.getContext(), 8);
+    OpBuilder at(v.getContext());
+    at.setInsertionPointAfterValue(v);
+    auto bytes = mask.mapValues(
+        i8, [](const APInt &bit) { return bit.zext(8); });
+    Value c = arith::ConstantOp::create(at, v.getLoc(), bytes);
+    Value arg = read(c, map);
+    Value zero = arith::ConstantOp::create(builder, v.getLoc(),
+                                           IntegerAttr::get(i8, 0));
+    return boolReads[{v, map}] = arith::CmpIOp::create(
+               builder, v.getLoc(), arith::CmpIPredicate::ne, arg, zero);
+  }
   if (!isa<ShapedType>(v.getType()) && matchPattern(v, m_Constant()))
     return hoisted[v] = builder.clone(*v.getDefiningOp())->getResult(0);
   // A splat tensor constant stays an input here: fuser-simplify-group-bodies
@@ -113,7 +132,8 @@ static std::string whyNotGroupReader(linalg::GenericOp user,
               "'s value outside the epilogue")
           .str();
     } else if (isa<ShapedType>(v.getType()) &&
-               !isLoadableElementType(v.getType())) {
+               !isLoadableElementType(v.getType()) &&
+               !matchPattern(v, m_Constant())) {
       return ("it reads a tensor of " +
               Twine(getElementTypeOrSelf(v.getType()).getIntOrFloatBitWidth()) +
               "-bit elements (a mask), which the " + what +

@@ -57,8 +57,13 @@ struct Epilogue {
   /// size-1 dimensions at 0 (isBroadcastRead): the input is then a
   /// tensor.collapse_shape view without them (dropUnitDimReads), built right
   /// after `v`'s definition, so that every input map is a projected
-  /// permutation.
+  /// permutation. A constant i1 tensor (a triu/tril mask evaluated at
+  /// compile time) is read as a byte constant compared with 0, since the
+  /// group kernels load whole bytes.
   Value read(Value v, AffineMap map);
+
+  /// Reads of constant i1 tensors -> their i1 value in the body.
+  DenseMap<std::pair<Value, AffineMap>, Value> boolReads;
 };
 
 /// Absorbs into `epi` the DAG of elementwise consumers of `cur`, a value of

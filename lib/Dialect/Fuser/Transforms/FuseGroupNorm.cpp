@@ -319,10 +319,88 @@ public:
     }
     for (GroupNormOp op : direct)
       absorbIntoDirect(op);
+    getOperation().walk([&](GroupNormOp op) { regroupInstances(op); });
   }
 
 private:
   DenseSet<Operation *> erased;
+
+  /// torch-mlir's InstanceNorm views X (N, C, ...) as (1, N * C, ...) with
+  /// one group per channel and repeats gamma and beta N times (a broadcast
+  /// to N x C, flattened), which costs a kernel each. The same group norm is
+  /// GroupNorm(C) on X with gamma and beta themselves: rewrite it so.
+  void regroupInstances(GroupNormOp op) {
+    auto viewTy = op.getInput().getType();
+    Value x = reshapeRoot(op.getInput());
+    auto xTy = cast<RankedTensorType>(x.getType());
+    if (x == op.getInput() || !op.getEpilogueInputs().empty() ||
+        xTy.getRank() < 2 || viewTy.getRank() != xTy.getRank() ||
+        !xTy.hasStaticShape() || !viewTy.hasStaticShape() ||
+        viewTy.getDimSize(0) != 1)
+      return;
+    int64_t n = xTy.getDimSize(0), c = xTy.getDimSize(1);
+    if (viewTy.getDimSize(1) != n * c ||
+        static_cast<int64_t>(op.getNumGroups()) != n * c ||
+        viewTy.getShape().drop_front(2) != xTy.getShape().drop_front(2))
+      return;
+    // gamma, beta: collapse_shape (N x C -> N * C) of a copy of a C vector
+    // read through (d0, d1) -> (d1).
+    MLIRContext *ctx = op.getContext();
+    AffineMap perChannel = AffineMap::get(2, 0, getAffineDimExpr(1, ctx));
+    auto channelVector = [&](Value v) -> Value {
+      auto collapse = v.getDefiningOp<tensor::CollapseShapeOp>();
+      if (!collapse || collapse.getSrcType().getRank() != 2 ||
+          collapse.getSrcType().getShape() != ArrayRef<int64_t>{n, c})
+        return {};
+      std::optional<MappedValue> copy = matchCopy(collapse.getSrc());
+      if (!copy || copy->map != perChannel)
+        return {};
+      return copy->source;
+    };
+    Value gamma = channelVector(op.getGamma());
+    Value beta = channelVector(op.getBeta());
+    if (!gamma || !beta)
+      return;
+    OpBuilder b(op);
+    auto regrouped = GroupNormOp::create(
+        b, op.getLoc(), xTy, x, gamma, beta, b.getI64IntegerAttr(c),
+        op.getEpsilonAttr(), ValueRange{}, b.getArrayAttr({}),
+        op.getConfigAttr());
+    regrouped.getEpilogue().takeBody(op.getEpilogue());
+    // Back to the (1, N * C, ...) view for the old users.
+    SmallVector<ReassociationIndices> merge{{0, 1}};
+    for (int64_t d = 2; d < xTy.getRank(); ++d)
+      merge.push_back({d});
+    Value flat =
+        tensor::CollapseShapeOp::create(b, op.getLoc(), regrouped, merge);
+    Value view = tensor::ExpandShapeOp::create(b, op.getLoc(), viewTy, flat,
+                                               merge);
+    remark(regrouped, "InstanceNorm: " + Twine(n * c) +
+                          " groups of one channel over the (1, N * C) view "
+                          "are GroupNorm(" + Twine(c) +
+                          ") on the input, with gamma and beta as given");
+    op.getResult().replaceAllUsesWith(view);
+    Operation *gammaDef = op.getGamma().getDefiningOp();
+    Operation *betaDef = op.getBeta().getDefiningOp();
+    Operation *viewDef = op.getInput().getDefiningOp();
+    op.erase();
+    for (Operation *def : {gammaDef, betaDef, viewDef})
+      eraseIfDead(def);
+  }
+
+  /// Erases `op` and then its producers while nothing uses them.
+  void eraseIfDead(Operation *op) {
+    SmallVector<Operation *> work{op};
+    while (!work.empty()) {
+      Operation *o = work.pop_back_val();
+      if (!o || erased.contains(o) || !isOpTriviallyDead(o))
+        continue;
+      for (Value v : o->getOperands())
+        work.push_back(v.getDefiningOp());
+      erased.insert(o);
+      o->erase();
+    }
+  }
 
   void remark(Operation *op, const Twine &msg) {
     if (report)

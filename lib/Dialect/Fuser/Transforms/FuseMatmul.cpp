@@ -163,6 +163,13 @@ public:
     // Candidates all exist before the first rewrite, so an address in
     // `erased` can only be a candidate that was really erased.
     erased.clear();
+    // Tensors computed from constants and indices alone (torch.arange, the
+    // masks of triu/tril) become constants first, so that epilogues take
+    // their readers instead of leaving them a kernel each.
+    foldConstantGenerics(getOperation(), kMaxFoldedElements,
+                         [&](Operation *at, const Twine &msg) {
+                           remark(at, msg);
+                         });
     SmallVector<linalg::LinalgOp> contractions;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (linalg::isaContractionOpInterface(op))

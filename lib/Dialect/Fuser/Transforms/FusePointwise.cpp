@@ -59,6 +59,12 @@ public:
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     generalizeElementwiseNamedOps(func);
+    // Tensors computed from constants and indices alone become constants
+    // (fuser-fuse-matmul does this first when it runs).
+    foldConstantGenerics(func, kMaxFoldedElements,
+                         [&](Operation *at, const Twine &msg) {
+                           remark(at, msg);
+                         });
 
     // Collect candidates and report everything else.
     DenseSet<Operation *> candidates;

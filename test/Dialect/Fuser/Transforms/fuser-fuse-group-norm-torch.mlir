@@ -363,16 +363,14 @@ func.func @torch_layer_norm_3d(%arg0: tensor<2x4x16xf32>, %arg1: tensor<16xf32>,
 // torch-mlir's InstanceNorm2d(3, affine=True) on 2 x 3 x 2 x 2: a batch
 // norm of the (1, 6, 2, 2) view, gamma and beta repeated per sample (6
 // values, 6x1x1 views read through (d1, 0, 0)) and applied to the view
-// before it is reshaped back. The group norm runs on the view: 6 groups of
-// one channel, gamma and beta per channel of the view.
+// before it is reshaped back. Matched on the view (6 groups of one
+// channel, gamma and beta repeated), it is then the same group norm as
+// GroupNorm(3) on the input with gamma and beta themselves: no copies of
+// gamma and beta are left (a kernel each), and the result is viewed back.
 // CHECK-LABEL: func.func @torch_instance_norm
-// CHECK: %[[GR:.+]] = linalg.generic
-// CHECK: %[[G:.+]] = tensor.collapse_shape %[[GR]] {{\[}}[0, 1]] : tensor<2x3xf32> into tensor<6xf32>
-// CHECK: %[[BR:.+]] = linalg.generic
-// CHECK: %[[B:.+]] = tensor.collapse_shape %[[BR]] {{\[}}[0, 1]] : tensor<2x3xf32> into tensor<6xf32>
-// CHECK: %[[V:.+]] = tensor.expand_shape
+// CHECK-SAME: (%[[X:.+]]: tensor<2x3x2x2xf32>, %[[G:.+]]: tensor<3xf32>, %[[B:.+]]: tensor<3xf32>)
 // CHECK-NOT: linalg.
-// CHECK: %[[R:.+]] = fuser.group_norm %[[V]], %[[G]], %[[B]] groups = 6 eps = 1.000000e-05 epilogue_maps [] : tensor<1x6x2x2xf32>, tensor<6xf32>, tensor<6xf32> -> tensor<1x6x2x2xf32>
+// CHECK: %[[R:.+]] = fuser.group_norm %[[X]], %[[G]], %[[B]] groups = 3 eps = 1.000000e-05 epilogue_maps [] : tensor<2x3x2x2xf32>, tensor<3xf32>, tensor<3xf32> -> tensor<2x3x2x2xf32>
 // CHECK-NOT: linalg.
 // CHECK: tensor.collapse_shape %[[R]]
 #map = affine_map<(d0, d1) -> (d1)>
@@ -473,6 +471,7 @@ func.func @torch_instance_norm(%arg0: tensor<2x3x2x2xf32>, %arg1: tensor<3xf32>,
     %25 = arith.subf %in, %in_10 : f32
     linalg.yield %25 : f32
   } -> tensor<1x6x2x2xf32>
+  // expected-remark @+1 {{InstanceNorm: 6 groups of one channel over the (1, N * C) view are GroupNorm(3) on the input, with gamma and beta as given}}
   %22 = linalg.generic {indexing_maps = [#map2, #map4, #map2], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%21, %19 : tensor<1x6x2x2xf32>, tensor<1x6x1x1xf32>) outs(%20 : tensor<1x6x2x2xf32>) {
   ^bb0(%in: f32, %in_10: f32, %out: f32):
     %25 = arith.mulf %in, %in_10 : f32

@@ -156,11 +156,17 @@ func.func @reduction(%x: tensor<4x8xf32>, %acc: tensor<4xf32>) -> tensor<4xf32> 
 
 // -----
 
+// linalg.index (torch.arange) over a static shape: evaluated at compile
+// time, as are its readers that read nothing else; over a dynamic shape it
+// is left to the generic fallback.
 // CHECK-LABEL: func.func @uses_index
+// CHECK: %[[C:.+]] = arith.constant dense<[0.000000e+00, 2.000000e+00, 4.000000e+00, 6.000000e+00, 8.000000e+00, 1.000000e+01, 1.200000e+01, 1.400000e+01]> : tensor<8xf32>
+// CHECK: fuser.pointwise ins(%[[C]], %{{.+}} : tensor<8xf32>, tensor<8xf32>)
 // CHECK: linalg.generic
-func.func @uses_index(%e: tensor<8xf32>) -> tensor<8xf32> {
-  // expected-remark @+1 {{left unfused: its body uses linalg.index}}
-  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+// CHECK: linalg.index
+func.func @uses_index(%e: tensor<8xf32>, %x: tensor<8xf32>, %d: tensor<?xf32>) -> (tensor<8xf32>, tensor<?xf32>) {
+  // expected-remark @+1 {{evaluated at compile time (its value depends on constants and indices only): a constant, no kernel}}
+  %a = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
       outs(%e : tensor<8xf32>) {
   ^bb0(%o: f32):
     %i = linalg.index 0 : index
@@ -168,7 +174,30 @@ func.func @uses_index(%e: tensor<8xf32>) -> tensor<8xf32> {
     %f = arith.sitofp %ii : i32 to f32
     linalg.yield %f : f32
   } -> tensor<8xf32>
-  return %r : tensor<8xf32>
+  // expected-remark @+1 {{evaluated at compile time (its value depends on constants and indices only): a constant, no kernel}}
+  %b = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%a : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %two = arith.addf %v, %v : f32
+    linalg.yield %two : f32
+  } -> tensor<8xf32>
+  // expected-remark @+1 {{fused 1 elementwise op(s)}}
+  %c = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%b, %x : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%v: f32, %w: f32, %o: f32):
+    %s = arith.addf %v, %w : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  // expected-remark @+1 {{left unfused: its body uses linalg.index}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      outs(%d : tensor<?xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %ii = arith.index_cast %i : index to i32
+    %f = arith.sitofp %ii : i32 to f32
+    linalg.yield %f : f32
+  } -> tensor<?xf32>
+  return %c, %r : tensor<8xf32>, tensor<?xf32>
 }
 
 // -----

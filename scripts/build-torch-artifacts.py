@@ -55,6 +55,9 @@ TRAINING = {
     "w1": ("w1", None, None, None),
     "w2": ("w2", None, None, None),
     "w3": ("w3", None, None, None),
+    # Two linears with a relu between (test/gpu/Inputs/torch_models.py):
+    # a backward through two GEMMs and a relu mask.
+    "mlp_small_dynamic": ("torch_models.MLP", [], [7, 128], "batch"),
 }
 
 
@@ -72,7 +75,11 @@ def build_training(out, chip, index):
     (out / "training").mkdir(parents=True, exist_ok=True)
     index.setdefault("training", {})
     for name, (seed, init, shape, dynamic) in TRAINING.items():
-        problem = load_problem(seed)
+        if seed.startswith("torch_models."):
+            problem = type("Problem", (), {
+                "Model": getattr(torch_models, seed.split(".", 1)[1])})
+        else:
+            problem = load_problem(seed)
         if init is None:
             init = list(problem.get_init_inputs())
         if shape is None:

@@ -45,7 +45,7 @@ if not INDEX.exists() or "training" not in json.loads(INDEX.read_text()):
                 "torch-mlir is", allow_module_level=True)
 
 TRAINING = json.loads(INDEX.read_text())["training"]
-SMALL = sorted(n for n in TRAINING if "small" in n)
+SMALL = sorted(n for n in TRAINING if "small" in n)  # Incl. mlp_small_dynamic.
 REAL = sorted(n for n in TRAINING if "small" not in n)
 
 
@@ -62,6 +62,11 @@ def fp32_reference():
 
 
 def problem(seed):
+    if seed.startswith("torch_models."):  # test/gpu/Inputs/torch_models.py
+        sys.path.insert(0, str(Path(__file__).parent / "Inputs"))
+        import torch_models
+        return type("Problem", (), {
+            "Model": getattr(torch_models, seed.split(".", 1)[1])})
     spec = importlib.util.spec_from_file_location(
         f"fuser_problem_{seed}", ROOT / "examples" / "torch" / f"{seed}.py")
     module = importlib.util.module_from_spec(spec)

@@ -120,30 +120,58 @@ def gradients(model, x, r):
 
 @pytest.mark.parametrize("name", SMALL + [n for n in REAL if n != "w1"])
 def test_gradients_match_eager(name):
+    """Against eager fp32: torch.allclose at 1e-4 (the users' rule).
+    Against float64: allclose at 1e-4, or, where eager fp32 itself misses
+    float64 by more (GroupNorm's backward amplifies rounding by about
+    1/sigma of a group), no more than twice eager's own error."""
     model, compiled, entry = build(name)
     ref64 = copy.deepcopy(model).double()
-    worst = {"fp32": 0.0, "fp64": 0.0}
+    worst = {"fp32": 0.0, "fp64": 0.0, "eager-fp64": 0.0}
     for batch in batches(entry):
         for trial in range(3):
             shape = [batch] + entry["shape"][1:]
             x = torch.rand(shape, device="cuda")
-            out_shape = model(x).shape
-            r = torch.randn(out_shape, device="cuda")
-            y, gx, gp = gradients(compiled, x, r)
-            for ref_name, ref, xr, rr in (
-                    ("fp32", model, x, r),
-                    ("fp64", ref64, x.double(), r.double())):
-                y_ref, gx_ref, gp_ref = gradients(ref, xr, rr)
-                tag = f"{name} batch {batch} vs eager {ref_name}"
-                w = check(f"{tag}: output", y, y_ref)
-                w = max(w, check(f"{tag}: input gradient", gx, gx_ref))
-                for (pname, _), g, g_ref in zip(model.named_parameters(), gp,
-                                                gp_ref):
-                    w = max(w, check(f"{tag}: {pname}.grad", g, g_ref))
-                worst[ref_name] = max(worst[ref_name], w)
-    print(f"[gpu tests] training {name}: {compiled.fuser_kernels}; max abs "
+            with torch.no_grad():
+                r = torch.randn(model(x).shape, device="cuda")
+            got = gradients(compiled, x, r)
+            eager = gradients(model, x, r)
+            exact = gradients(ref64, x.double(), r.double())
+            labels = ["output", "input gradient"] + [
+                f"{n}.grad" for n, _ in model.named_parameters()]
+            for label, new, e32, e64 in zip(labels, flat(got), flat(eager),
+                                            flat(exact)):
+                tag = f"{name} batch {batch}: {label}"
+                worst["fp32"] = max(worst["fp32"],
+                                    check(f"{tag} vs eager fp32", new, e32))
+                err = max_err(new, e64)
+                eager_err = max_err(e32, e64)
+                worst["fp64"] = max(worst["fp64"], err)
+                worst["eager-fp64"] = max(worst["eager-fp64"], eager_err)
+                if not close(new, e64) and err > 2 * eager_err:
+                    pytest.fail(f"{tag}: max abs error {err:.3e} against "
+                                f"float64, eager fp32's {eager_err:.3e}")
+    kernels = {v: len(k) for v, k in compiled.fuser_kernels.items()}
+    print(f"[gpu tests] training {name}: kernels {kernels}; max abs "
           f"error vs eager fp32 {worst['fp32']:.3e}, vs fp64 "
-          f"{worst['fp64']:.3e} (batches {batches(entry)})")
+          f"{worst['fp64']:.3e} (eager fp32 vs fp64 "
+          f"{worst['eager-fp64']:.3e}; batches {batches(entry)})")
+
+
+def flat(values):
+    y, gx, gp = values
+    return [y, gx] + list(gp)
+
+
+def max_err(new, ref):
+    a, b = new.detach().reshape(-1), ref.detach().reshape(-1).to(new.dtype)
+    return max((float((a[s:s + CHUNK] - b[s:s + CHUNK]).abs().max())
+                for s in range(0, a.numel(), CHUNK)), default=0.0)
+
+
+def close(new, ref):
+    a, b = new.detach().reshape(-1), ref.detach().reshape(-1).to(new.dtype)
+    return all(torch.allclose(b[s:s + CHUNK], a[s:s + CHUNK], atol=TOL,
+                              rtol=TOL) for s in range(0, a.numel(), CHUNK))
 
 
 def test_w1_real_gradient():

@@ -319,7 +319,10 @@ public:
     }
     for (GroupNormOp op : direct)
       absorbIntoDirect(op);
-    getOperation().walk([&](GroupNormOp op) { regroupInstances(op); });
+    SmallVector<GroupNormOp> groups;
+    getOperation().walk([&](GroupNormOp op) { groups.push_back(op); });
+    for (GroupNormOp op : groups)
+      regroupInstances(op);
   }
 
 private:

@@ -322,6 +322,9 @@ EXPORTS += [
      (torch.empty(16, 8), torch.empty(8, 16)), None),
     ("torch_matmul_tril.mlir", MatmulTriu(lower=True),
      (torch.empty(16, 8), torch.empty(8, 16)), None),
+    # A mask too large to evaluate at compile time (320 x 320 > 64 Ki).
+    ("torch_matmul_triu_large.mlir", MatmulTriu(),
+     (torch.empty(320, 8), torch.empty(8, 320)), None),
     ("torch_linear_float_arg.mlir", LinearFloatArg(),
      (meta(8, 32), meta(64, 32), meta(64), 0.5), None),
 ]

@@ -44,9 +44,10 @@
 //   bmm_scale_relu                     3 (1)            relu(torch.bmm * 0.125)
 //   matmul_triu                        1 (1)            torch.triu(a @ b): the mask evaluated at compile time, the select in the epilogue
 //   matmul_tril                        1 (1)            torch.tril(a @ b, -1)
+//   matmul_triu_large                  1 (1)            torch.triu(a @ b) at 320 x 320: the mask computed in the epilogue from the index vectors
 //   linear_arange                      1 (1)            Linear + torch.arange * 0.01
 //
-// 35 of 38 models at their ideal count.
+// 36 of 39 models at their ideal count.
 
 // RUN: fuser-opt %S/Inputs/torch_leaky_relu.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
 // RUN: fuser-opt %S/Inputs/torch_leaky_relu_dynamic.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
@@ -85,6 +86,7 @@
 // RUN: fuser-opt %S/Inputs/torch_bmm_scale_relu.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=THREE
 // RUN: fuser-opt %S/Inputs/torch_matmul_triu.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
 // RUN: fuser-opt %S/Inputs/torch_matmul_tril.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
+// RUN: fuser-opt %S/Inputs/torch_matmul_triu_large.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
 // RUN: fuser-opt %S/Inputs/torch_linear_arange.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
 // ONE-COUNT-1: gpu.launch_func
 // ONE-NOT: gpu.launch_func
@@ -119,6 +121,8 @@
 // RUN: fuser-opt %S/Inputs/torch_matmul_tril.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=MATMUL-TRIL
 // MATMUL-TRIL-DAG: torch_matmul_tril.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: evaluated at compile time (its value depends on constants and indices only): a constant, no kernel
 // MATMUL-TRIL-DAG: torch_matmul_tril.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: fused matmul with 1 epilogue op(s)
+// RUN: fuser-opt %S/Inputs/torch_matmul_triu_large.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=MATMUL-TRIU-LARGE
+// MATMUL-TRIU-LARGE-DAG: torch_matmul_triu_large.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: fused matmul with 1 epilogue op(s)
 // RUN: fuser-opt %S/Inputs/torch_linear_arange.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=LINEAR-ARANGE
 // LINEAR-ARANGE-DAG: torch_linear_arange.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: evaluated at compile time (its value depends on constants and indices only): a constant, no kernel
 // LINEAR-ARANGE-DAG: torch_linear_arange.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: fused matmul with 2 epilogue op(s)
@@ -163,6 +167,7 @@
 // RUN: fuser-opt %S/Inputs/torch_bmm_scale_relu.mlir --fuser-gpu-pipeline="fuse=false" 2>/dev/null | fuser-translate --fuser-to-manifest | FileCheck %s --check-prefix=MANIFEST
 // RUN: fuser-opt %S/Inputs/torch_matmul_triu.mlir --fuser-gpu-pipeline="fuse=false" 2>/dev/null | fuser-translate --fuser-to-manifest | FileCheck %s --check-prefix=MANIFEST
 // RUN: fuser-opt %S/Inputs/torch_matmul_tril.mlir --fuser-gpu-pipeline="fuse=false" 2>/dev/null | fuser-translate --fuser-to-manifest | FileCheck %s --check-prefix=MANIFEST
+// RUN: fuser-opt %S/Inputs/torch_matmul_triu_large.mlir --fuser-gpu-pipeline="fuse=false" 2>/dev/null | fuser-translate --fuser-to-manifest | FileCheck %s --check-prefix=MANIFEST
 // RUN: fuser-opt %S/Inputs/torch_linear_arange.mlir --fuser-gpu-pipeline="fuse=false" 2>/dev/null | fuser-translate --fuser-to-manifest | FileCheck %s --check-prefix=MANIFEST
 // MANIFEST: "format": "fuser-manifest"
 // MANIFEST: "kernel":

@@ -12,6 +12,8 @@
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 
+#include <functional>
+
 using namespace mlir;
 using namespace mlir::fuser;
 
@@ -110,6 +112,37 @@ static bool isLoadableElementType(Type t) {
   return e.isIntOrFloat() && e.getIntOrFloatBitWidth() % 8 == 0;
 }
 
+/// If `v`, a tensor the kernels cannot load (an i1 mask) read through `map`
+/// from the group's iteration space, is computed by an elementwise generic
+/// whose own tensors are loadable or such masks in turn, each still read
+/// through a broadcast, returns that generic: the epilogue computes the mask
+/// itself (a causal mask from index vectors too large to evaluate at
+/// compile time). Constants are read as they are (Epilogue::read).
+static linalg::GenericOp inlinableMask(Value v, AffineMap map,
+                                       bool onlyUser = false) {
+  // onlyUser: a loadable tensor the mask alone reads (the index difference
+  // of triu), computed in the body too rather than a kernel of its own.
+  if (!isa<RankedTensorType>(v.getType()) || matchPattern(v, m_Constant()) ||
+      (onlyUser ? !v.hasOneUse() : isLoadableElementType(v.getType())))
+    return {};
+  auto producer = v.getDefiningOp<linalg::GenericOp>();
+  if (!producer || producer->getNumResults() != 1 ||
+      !whyNotElementwise(producer).empty())
+    return {};
+  for (OpOperand *in : getReadOperands(producer)) {
+    Value t = in->get();
+    if (!isa<ShapedType>(t.getType()))
+      continue;
+    AffineMap composed = producer.getMatchingIndexingMap(in).compose(map);
+    if (!isBroadcastRead(composed, t.getType()))
+      return {};
+    if (!isLoadableElementType(t.getType()) &&
+        !matchPattern(t, m_Constant()) && !inlinableMask(t, composed))
+      return {};
+  }
+  return producer;
+}
+
 /// Checks that the generic `user` reads the group's values (`inGroup`) only
 /// through the identity map, and none of its other operands is computed
 /// from the group's value (`tainted`). Returns why not, or "".
@@ -133,7 +166,8 @@ static std::string whyNotGroupReader(linalg::GenericOp user,
           .str();
     } else if (isa<ShapedType>(v.getType()) &&
                !isLoadableElementType(v.getType()) &&
-               !matchPattern(v, m_Constant())) {
+               !matchPattern(v, m_Constant()) &&
+               !inlinableMask(v, user.getMatchingIndexingMap(operand))) {
       return ("it reads a tensor of " +
               Twine(getElementTypeOrSelf(v.getType()).getIntOrFloatBitWidth()) +
               "-bit elements (a mask), which the " + what +
@@ -302,8 +336,56 @@ Value fuser::absorbElementwiseConsumers(
   }
 
   // 3. Clone the members' bodies in program order, each group value
-  // replaced by its element and the other operands read as inputs.
+  // replaced by its element and the other operands read as inputs (masks
+  // the kernels cannot load computed in the body from their producers).
   DenseMap<Value, Value> elementOf{{cur, running}};
+  DenseMap<std::pair<Value, AffineMap>, Value> inlined;
+  std::function<Value(Value, AffineMap, bool)> readTensor =
+      [&](Value v, AffineMap map, bool inMask) {
+    linalg::GenericOp producer = inlinableMask(v, map);
+    if (!producer && inMask)
+      producer = inlinableMask(v, map, /*onlyUser=*/true);
+    if (producer) {
+      Value &done = inlined[{v, map}];
+      if (done)
+        return done;
+      IRMapping pm;
+      for (OpOperand *in : getReadOperands(producer)) {
+        Value t = in->get();
+        pm.map(producer.getMatchingBlockArgument(in),
+               isa<ShapedType>(t.getType())
+                   ? readTensor(
+                         t, producer.getMatchingIndexingMap(in).compose(map),
+                         /*inMask=*/true)
+                   : epi.read(t, scalarMap));
+      }
+      Region &region = producer.getRegion();
+      for (Operation &inner : region.front().without_terminator()) {
+        for (Value operand : inner.getOperands())
+          if (!pm.contains(operand) && operand.getParentRegion() != &region)
+            pm.map(operand, epi.read(operand, scalarMap));
+        epi.builder.clone(inner, pm);
+      }
+      return done = pm.lookupOrDefault(
+                 region.front().getTerminator()->getOperand(0));
+    }
+    MappedValue mv{v, map};
+    // Look through broadcasts, transposes and fills to their source, as
+    // long as the composed read is still a broadcast of it.
+    while (isa<ShapedType>(mv.source.getType())) {
+      std::optional<MappedValue> copy = matchCopy(mv.source);
+      if (!copy)
+        break;
+      AffineMap composed = copy->map.compose(mv.map);
+      if (isa<ShapedType>(copy->source.getType()) &&
+          !isBroadcastRead(composed, copy->source.getType()))
+        break;
+      mv = {copy->source, composed};
+    }
+    if (!isa<ShapedType>(mv.source.getType()))
+      mv.map = scalarMap;
+    return epi.read(mv.source, mv.map);
+  };
   for (linalg::GenericOp generic : dag.members) {
     IRMapping mapping;
     for (OpOperand *operand : getReadOperands(generic)) {
@@ -313,24 +395,10 @@ Value fuser::absorbElementwiseConsumers(
         mapping.map(arg, element);
         continue;
       }
-      MappedValue mv{v, isa<ShapedType>(v.getType())
-                            ? generic.getMatchingIndexingMap(operand)
-                            : scalarMap};
-      // Look through broadcasts, transposes and fills to their source, as
-      // long as the composed read is still a broadcast of it.
-      while (isa<ShapedType>(mv.source.getType())) {
-        std::optional<MappedValue> copy = matchCopy(mv.source);
-        if (!copy)
-          break;
-        AffineMap composed = copy->map.compose(mv.map);
-        if (isa<ShapedType>(copy->source.getType()) &&
-            !isBroadcastRead(composed, copy->source.getType()))
-          break;
-        mv = {copy->source, composed};
-      }
-      if (!isa<ShapedType>(mv.source.getType()))
-        mv.map = scalarMap;
-      mapping.map(arg, epi.read(mv.source, mv.map));
+      mapping.map(arg, isa<ShapedType>(v.getType())
+                           ? readTensor(v, generic.getMatchingIndexingMap(operand),
+                                        /*inMask=*/false)
+                           : readTensor(v, scalarMap, /*inMask=*/false));
     }
     Region &region = generic.getRegion();
     for (Operation &inner : region.front().without_terminator()) {

@@ -902,3 +902,50 @@ func.func @mask_inside(%a: tensor<8x16xf32>, %b: tensor<16x8xf32>) -> tensor<8x8
   } -> tensor<8x8xf32>
   return %r : tensor<8x8xf32>
 }
+
+// -----
+
+// A mask the kernels cannot load, computed elementwise from loadable
+// tensors (a causal mask from row and column indices, too large to
+// evaluate at compile time): the epilogue computes it from the index
+// vectors, with the index difference only the mask reads.
+// CHECK-LABEL: func.func @computed_mask
+// CHECK-SAME: (%{{.+}}: tensor<8x16xf32>, %{{.+}}: tensor<16x8xf32>, %[[R:.+]]: tensor<8xi64>, %[[C:.+]]: tensor<8xi64>)
+// CHECK: %[[MM:.+]] = fuser.matmul %{{.+}}, %{{.+}} epilogue_inputs(%[[C]], %[[R]] : tensor<8xi64>, tensor<8xi64>) epilogue_maps [#[[$COLS:.+]], #[[$ROWS:.+]]]
+// CHECK: ^bb0(%[[ACC:.+]]: f32, %[[J:.+]]: i64, %[[I:.+]]: i64):
+// CHECK: %[[D:.+]] = arith.subi %[[J]], %[[I]] : i64
+// CHECK: %[[M:.+]] = arith.cmpi sge, %[[D]], %{{.+}} : i64
+// CHECK: %[[S:.+]] = arith.select %[[M]], %[[ACC]], %{{.+}} : f32
+// CHECK: fuser.yield %[[S]] : f32
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[MM]]
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @computed_mask(%a: tensor<8x16xf32>, %b: tensor<16x8xf32>, %rows: tensor<8xi64>, %cols: tensor<8xi64>) -> tensor<8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : i64
+  %e = tensor.empty() : tensor<8x8xf32>
+  %ei = tensor.empty() : tensor<8x8xi64>
+  %eb = tensor.empty() : tensor<8x8xi1>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  // expected-remark @+1 {{fused matmul with 1 epilogue op(s)}}
+  %m = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x8xf32>) outs(%z : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %d = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%cols, %rows : tensor<8xi64>, tensor<8xi64>) outs(%ei : tensor<8x8xi64>) {
+  ^bb0(%j: i64, %i: i64, %o: i64):
+    %s = arith.subi %j, %i : i64
+    linalg.yield %s : i64
+  } -> tensor<8x8xi64>
+  %mask = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%d : tensor<8x8xi64>) outs(%eb : tensor<8x8xi1>) {
+  ^bb0(%v: i64, %o: i1):
+    %k = arith.cmpi sge, %v, %c0 : i64
+    linalg.yield %k : i1
+  } -> tensor<8x8xi1>
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mask, %m : tensor<8x8xi1>, tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%k: i1, %v: f32, %o: f32):
+    %s = arith.select %k, %v, %zero : f32
+    linalg.yield %s : f32
+  } -> tensor<8x8xf32>
+  return %r : tensor<8x8xf32>
+}

@@ -112,9 +112,9 @@
 // RUN: fuser-opt %S/Inputs/torch_transposed_left.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=TRANSPOSED-LEFT
 // TRANSPOSED-LEFT-DAG: torch_transposed_left.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: not absorbed into fuser.matmul: the left operand is a transposed copy (x.T)
 // RUN: fuser-opt %S/Inputs/torch_bmm.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BMM
-// BMM-DAG: torch_bmm.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: not fused into fuser.matmul: it is a batched contraction
+// BMM-DAG: torch_bmm.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: not fused into fuser.matmul: it is a batched contraction (torch.bmm), and fuser.matmul is 2-D; the generic fallback computes it
 // RUN: fuser-opt %S/Inputs/torch_bmm_scale_relu.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BMM-SCALE-RELU
-// BMM-SCALE-RELU-DAG: torch_bmm_scale_relu.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: not fused into fuser.matmul: it is a batched contraction
+// BMM-SCALE-RELU-DAG: torch_bmm_scale_relu.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: not fused into fuser.matmul: it is a batched contraction (torch.bmm), and fuser.matmul is 2-D; the generic fallback computes it
 // RUN: fuser-opt %S/Inputs/torch_matmul_triu.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=MATMUL-TRIU
 // MATMUL-TRIU-DAG: torch_matmul_triu.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: evaluated at compile time (its value depends on constants and indices only): a constant, no kernel
 // MATMUL-TRIU-DAG: torch_matmul_triu.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: fused matmul with 1 epilogue op(s)

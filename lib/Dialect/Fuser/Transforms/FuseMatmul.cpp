@@ -96,7 +96,8 @@ static std::string matchMatmul(linalg::LinalgOp op, MatmulMatch &match) {
   if (failed(dims) || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
     return "it is not a two-operand contraction";
   if (!dims->batch.empty())
-    return "it is a batched contraction";
+    return "it is a batched contraction (torch.bmm), and fuser.matmul is "
+           "2-D; the generic fallback computes it (correct, not fast)";
   if (dims->m.size() != 1 || dims->n.size() != 1 || dims->k.size() != 1 ||
       op.getNumLoops() != 3)
     return "it contracts more than one M, N or K dimension";

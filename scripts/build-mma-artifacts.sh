@@ -12,11 +12,12 @@ mkdir -p "$OUT"
 # default fp32 kernel on sm_90); inputs named *bf16* / *f16*
 # get their own precision by default (mma_<stem>). Then W2 tile variants
 # (mma_w2v_<precision>_<tile>) for bench.py's "mmav" case.
-mma() { # mma <src> <out stem> <precision> [tile-sizes] [tensor-core-kernel]
-  local pre="" tiles=${4:-} opts="precision=$3"
+mma() { # mma <src> <out stem> <precision> [tile-sizes] [tensor-core-kernel] [configure-kernels options]
+  local pre="" tiles=${4:-} opts="precision=$3" extra=${6:-}
   [ "$3" = fp64 ] && opts="precision=fp32 fp32-kernel=fp64"
   [ -n "${5:-}" ] && opts="$opts tensor-core-kernel=$5"
-  [ -n "$tiles" ] && pre="--pass-pipeline=builtin.module(func.func(fuser-fuse-matmul),fuser-configure-kernels{$opts tile-sizes=$tiles})"
+  [ -n "$tiles" ] && extra="$extra tile-sizes=$tiles"
+  [ -n "$extra" ] && pre="--pass-pipeline=builtin.module(func.func(fuser-fuse-matmul),fuser-configure-kernels{$opts $extra})"
   if [ -n "$pre" ]; then
     "$TOOLS/fuser-opt" "$1" "$pre" | "$TOOLS/fuser-opt" --fuser-gpu-pipeline="$opts" -o "$OUT/$2.gpu.mlir"
   else
@@ -30,6 +31,7 @@ mma() { # mma <src> <out stem> <precision> [tile-sizes] [tensor-core-kernel]
 for p in tf32 3xtf32 fp64; do
   mma examples/w2_linear_scale_leaky.mlir "mma_w2_$p" $p
 done
+mma test/gpu/Inputs/matmul_w2.mlir mma_matmul_w2_fp64 fp64
 for src in test/gpu/Inputs/mma/*.mlir; do
   stem=$(basename "$src" .mlir)
   case $stem in
@@ -55,4 +57,27 @@ for v in wgmma-tma:tf32:128,256,32,16,256,3 wgmma-tma:tf32:128,128,32,16,128,6 \
   src=examples/w2_linear_scale_leaky.mlir
   [ $p = bf16 ] && src=test/gpu/Inputs/mma/w2_bf16.mlir
   mma "$src" "mma_w2v_${k}_${p}_${t//,/x}" $p "$t" $k
+done
+# The fp32 default on sm_90a, 3xtf32 on wgmma_tma (test/gpu/test_split_tf32.py):
+# bare GEMMs at K = 200, 1000, 8192 (8193: no TMA, fp64 tensor cores), and
+# the control without promotion, which the accuracy test must catch.
+for src in test/gpu/Inputs/split/*.mlir; do
+  mma "$src" "split_$(basename "$src" .mlir)" fp32
+done
+mma test/gpu/Inputs/split/linear_k8192.mlir split_linear_k8192_nopromote fp32 "" "" promote-every=0
+# The promotion interval (bench/split_promotion.py): the bare GEMMs, W2
+# (bench.py mmav) and W3 (bench.py w3v; its group norm needs the whole
+# fusion pipeline, so the interval is set in the configured IR).
+for pe in 32 64 128 256; do
+  for k in 200 1000 8192; do
+    mma test/gpu/Inputs/split/linear_k$k.mlir "split_linear_k${k}_pe$pe" fp32 "" "" promote-every=$pe
+  done
+  mma examples/w2_linear_scale_leaky.mlir "mma_w2v_3xtf32_pe$pe" fp32 "" "" promote-every=$pe
+  "$TOOLS/fuser-opt" examples/w3_linear_groupnorm.mlir --fuser-fusion-pipeline \
+    | sed "s/promote_every = [0-9]*/promote_every = $pe/" \
+    | "$TOOLS/fuser-opt" --fuser-gpu-pipeline -o "$OUT/w3v_3xtf32_pe$pe.gpu.mlir"
+  "$TOOLS/fuser-translate" "$OUT/w3v_3xtf32_pe$pe.gpu.mlir" --fuser-to-ptx -o "$OUT/w3v_3xtf32_pe$pe.ptx"
+  "$TOOLS/fuser-translate" "$OUT/w3v_3xtf32_pe$pe.gpu.mlir" --fuser-to-manifest -o "$OUT/w3v_3xtf32_pe$pe.manifest.json"
+  rm "$OUT/w3v_3xtf32_pe$pe.gpu.mlir"
+  echo "[artifacts] w3v_3xtf32_pe$pe"
 done

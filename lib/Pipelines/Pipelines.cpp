@@ -81,6 +81,7 @@ void mlir::fuser::buildFusionPipeline(OpPassManager &pm,
   configOpts.precision = opts.precision;
   configOpts.fp32Kernel = opts.fp32Kernel;
   configOpts.tensorCoreKernel = opts.tensorCoreKernel;
+  configOpts.report = opts.report;
   pm.addPass(createFuserConfigureKernelsPass(configOpts));
   pm.addPass(createCSEPass());
 }

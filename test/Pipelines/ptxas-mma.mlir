@@ -8,7 +8,7 @@
 // RUN: fuser-opt %fuser_src/examples/w2_linear_scale_leaky.mlir --fuser-gpu-pipeline="precision=tf32 tensor-core-kernel=mma" | fuser-translate --fuser-to-ptx -o %t.tf32.ptx
 // RUN: FileCheck %s --check-prefix=TF32PTX < %t.tf32.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.tf32.ptx -o %t.tf32.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL
-// RUN: fuser-opt %fuser_src/examples/w2_linear_scale_leaky.mlir --fuser-gpu-pipeline="precision=3xtf32" | fuser-translate --fuser-to-ptx -o %t.3x.ptx
+// RUN: fuser-opt %fuser_src/examples/w2_linear_scale_leaky.mlir --fuser-gpu-pipeline="precision=3xtf32 tensor-core-kernel=mma" | fuser-translate --fuser-to-ptx -o %t.3x.ptx
 // RUN: FileCheck %s --check-prefix=TF32PTX < %t.3x.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.3x.ptx -o %t.3x.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL
 // W2 with bf16 tensors (precision chosen from the element type): the

@@ -23,6 +23,7 @@
 // RUN:   | fuser-translate --fuser-to-ptx | FileCheck %s --check-prefix=PTX --implicit-check-not=.entry
 
 // REMARK: torch_w2.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: fused matmul with 6 epilogue op(s)
+// REMARK: remark: matmul kernel: wgmma_tma in 3xtf32, sums promoted to fp32 every 64 K
 // FUSED-LABEL: func.func @main
 // FUSED-SAME: (%[[X:.+]]: tensor<1024x8192xf32>, %[[W:.+]]: tensor<8192x8192xf32>, %[[B:.+]]: tensor<8192xf32>) -> tensor<1024x8192xf32>
 // FUSED: %[[R:.+]] = fuser.matmul %[[X]], %[[W]] transpose_b epilogue_inputs(%[[B]] : tensor<8192xf32>) epilogue_maps [#{{.+}}]
@@ -65,6 +66,7 @@
 // RUN: fuser-opt %S/Inputs/torch_w2_dynamic.mlir --fuser-gpu-pipeline \
 // RUN:   | fuser-translate --fuser-to-manifest | FileCheck %s --check-prefix=MANIFEST --implicit-check-not='"kernel"'
 // DYN-REMARK: torch_w2_dynamic.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: fused matmul with 6 epilogue op(s)
+// DYN-REMARK: remark: matmul kernel: wgmma_tma in 3xtf32, sums promoted to fp32 every 64 K
 // DYN-FUSED-LABEL: func.func @main
 // DYN-FUSED-SAME: (%[[X:.+]]: tensor<?x8192xf32>, %[[W:.+]]: tensor<8192x8192xf32>, %[[B:.+]]: tensor<8192xf32>) -> tensor<?x8192xf32>
 // DYN-FUSED: %[[R:.+]] = fuser.matmul %[[X]], %[[W]] transpose_b epilogue_inputs(%[[B]] : tensor<8192xf32>)
@@ -85,6 +87,7 @@
 // RUN: fuser-opt %S/Inputs/torch_linear_leaky_relu.mlir --fuser-kernel-pipeline \
 // RUN:   | FileCheck %s --check-prefix=LIN-KERNEL --implicit-check-not=gpu.launch_func --implicit-check-not=gpu.func
 // LIN-REMARK: torch_linear_leaky_relu.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: fused matmul with 5 epilogue op(s)
+// LIN-REMARK: remark: matmul kernel: wgmma_tma in 3xtf32, sums promoted to fp32 every 64 K
 // LIN-FUSED: fuser.matmul %{{.+}}, %{{.+}} transpose_b epilogue_inputs(%{{.+}} : tensor<64xf32>)
 // LIN-KERNEL: gpu.launch_func @fuser_kernels::@main_matmul
 // LIN-KERNEL: gpu.func @main_matmul

@@ -1,5 +1,6 @@
 """fp32 matmuls on fp64 tensor cores (MmaGemmKernel, config precision "fp64":
-the default fp32 kernel on sm_90) against float64 references.
+the fp32 kernel on sm_90, and on sm_90a where 3xtf32 on wgmma_tma does not
+apply) against float64 references.
 
 f32 operands are widened to f64 exactly and multiplied and summed in fp64,
 so the result is the float64 product rounded once to f32 (then the fp32
@@ -33,9 +34,9 @@ def rel_err(out, ref):
     return float(((out.double() - ref).abs() / (ref.abs() + 1e-3)).max())
 
 
-@pytest.mark.parametrize("stem", ["w2_linear_scale_leaky", "matmul_w2", "mma_w2_fp64"])
-def test_fp64_is_default_and_one_launch(stem):
-    """The default fp32 W2 kernel is the fp64 tensor-core one, one launch."""
+@pytest.mark.parametrize("stem", ["mma_w2_fp64", "mma_matmul_w2_fp64"])
+def test_fp64_kernel_one_launch(stem):
+    """fp32-kernel=fp64 gives W2 the fp64 tensor-core kernel, one launch."""
     ptx = ARTIFACTS / f"{stem}.ptx"
     if not ptx.exists():
         pytest.skip(f"{ptx} missing: run scripts/build-gpu-artifacts.sh")
@@ -46,10 +47,10 @@ def test_fp64_is_default_and_one_launch(stem):
 
 @pytest.mark.parametrize("batch", [1024, 77])
 def test_w2_example(batch, generator):
-    """W2 from linalg, default options: 5 fresh trials at batch 1024 (the
+    """W2 from linalg, fp32-kernel=fp64: 5 fresh trials at batch 1024 (the
     users' rule), and a dynamic batch that is no tile multiple (the same
     W2 with a dynamic batch, test/gpu/Inputs/matmul_w2.mlir)."""
-    mod = load("w2_linear_scale_leaky" if batch == 1024 else "matmul_w2")
+    mod = load("mma_w2_fp64" if batch == 1024 else "mma_matmul_w2_fp64")
     w, b = linear_weights(8192, 8192, generator)
     worst = 0.0
     for trial in range(5 if batch == 1024 else 1):

@@ -1,5 +1,5 @@
-"""fuser.matmul groups (the FFMA GEMM kernel, and W2 on the default fp64
-tensor-core one) against float64 references."""
+"""fuser.matmul groups (the FFMA GEMM kernel, and W2 on the default fp32
+kernel: 3xtf32 on wgmma_tma for sm_90a) against float64 references."""
 
 import math
 
@@ -20,7 +20,7 @@ def w2_ref(x, w, b):
 @pytest.mark.parametrize("batch", [1024, 77])
 def test_w2(stem, batch, generator):
     """W2 itself (batch 1024) and a dynamic batch that is no tile multiple,
-    on the default kernel (fp64 tensor cores) and on FFMA."""
+    on the default kernel (3xtf32 on wgmma_tma) and on FFMA."""
     mod = load(stem)
     w, b = linear_weights(8192, 8192, generator)
     for trial in range(5 if batch == 1024 else 1):  # the users' 5 fresh trials
@@ -104,6 +104,8 @@ def test_examples_w2_w3_from_linalg(generator):
         print(f"[gpu tests] example W3 trial={trial}: max abs error {err:.3e} (1e-4 rule: "
               f"{'pass' if torch.allclose(out3.double(), ref3, atol=TOL, rtol=TOL) else 'FAIL'})")
         assert not torch.isnan(out3).any(), "W3: unwritten elements"
-        # W3 amplifies GEMM rounding by ~1/sigma of a group: the default fp64
-        # tensor-core kernel gives ~1.5e-6, FFMA ~4e-5, both within the rule.
+        # W3 amplifies GEMM rounding by ~1/sigma of a group: fp64 tensor
+        # cores give ~1.5e-6, FFMA ~4e-5, both within the rule; the default
+        # (3xtf32, promoted sums) is checked against cuBLAS in
+        # test_split_tf32.py.
         assert torch.allclose(out3.double(), ref3, atol=TOL, rtol=TOL)

@@ -54,8 +54,10 @@ struct FuserPipelineOptions
       llvm::cl::init("auto")};
   PassOptions::Option<std::string> fp32Kernel{
       *this, "fp32-kernel",
-      llvm::cl::desc("Kernel of fp32 matmuls: auto (default: fp64 tensor "
-                     "cores on sm_90, else FFMA), ffma or fp64"),
+      llvm::cl::desc("Kernel of fp32 matmuls: auto (default: on sm_90a "
+                     "with K-major operands 3xtf32, split tf32 with "
+                     "promoted fp32 sums; else fp64 tensor cores on sm_90; "
+                     "else FFMA), 3xtf32, fp64 or ffma"),
       llvm::cl::init("auto")};
   PassOptions::Option<bool> report{
       *this, "report",

@@ -97,9 +97,12 @@ LogicalResult MmaEmitter::emitEpilogue(ValueRange acc) {
     return add(add(blockN, warpCol0), inWarp);
   };
   // Row vectors (a bias over n) are shared by all rows of a column: held
-  // in registers, except beside wgmma_tma's 128 accumulators, which leave
-  // no room (the loads hit L1).
-  bool lazyRows = t.tma();
+  // in registers, except beside wgmma_tma's accumulators, which leave no
+  // room (the loads hit L1): tf32/bf16's 128, or 3xtf32's 64 and 64
+  // promoted sums beside a group norm, whose inputs are then loaded again
+  // after the normalization rather than held across it.
+  Block *norm = op.hasGroupNorm() ? &op.getNormEpilogue().front() : nullptr;
+  bool lazyRows = t.tma() && (!t.split3 || norm);
   SmallVector<SmallVector<Value>> rowVecs(inputs.size());
   for (auto [e, read] : llvm::enumerate(reads))
     if (read == EpilogueRead::Row && !lazyRows)
@@ -109,7 +112,47 @@ LogicalResult MmaEmitter::emitEpilogue(ValueRange acc) {
             loadTwo(epiArgs[e], types[e], base, always, col, nEven));
       }
   auto accVecTy = VectorType::get({2}, f32);
-  Block *norm = op.hasGroupNorm() ? &op.getNormEpilogue().front() : nullptr;
+  bool storeAtOnce = lazyRows && !norm;
+  // Piece j's epilogue inputs on row `row`.
+  auto loadInputs = [&](Value row, Value rowOk, ArrayRef<Value> colVals,
+                        int64_t j) {
+    Value col = colOf(j);
+    SmallVector<Value> in;
+    for (auto [e, read] : llvm::enumerate(reads)) {
+      switch (read) {
+      case EpilogueRead::Scalar:
+      case EpilogueRead::SingleValue:
+        in.push_back(singles[e]);
+        break;
+      case EpilogueRead::Row:
+        in.push_back(lazyRows ? loadTwo(epiArgs[e], types[e], col,
+                                            always, col, nEven)
+                                  : rowVecs[e][j]);
+        break;
+      case EpilogueRead::Column:
+        in.push_back(colVals[e]);
+        break;
+      case EpilogueRead::Full:
+        in.push_back(loadTwo(epiArgs[e], types[e],
+                                 add(mul(row, n), col), rowOk, col,
+                                 nEven));
+        break;
+      case EpilogueRead::Transposed: {
+        SmallVector<Value> lanes;
+        for (int64_t l = 0; l < 2; ++l) {
+          Value c = add(col, c64(l));
+          Value ok = both(rowOk, lt(c, n));
+          lanes.push_back(loadScalarIf(epiArgs[e], types[e],
+                                       add(mul(c, m), row), ok));
+        }
+        in.push_back(vector::FromElementsOp::create(
+            b, loc, VectorType::get({2}, types[e]), lanes));
+        break;
+      }
+      }
+    }
+    return in;
+  };
   for (int64_t i = 0; i < t.mTiles(); ++i) {
     for (int64_t h = 0; h < 2; ++h) {
       Value inWarp = add(c64(i * 16 + h * 8), g);
@@ -135,53 +178,23 @@ LogicalResult MmaEmitter::emitEpilogue(ValueRange acc) {
         if (resElem != f32)
           v = arith::TruncFOp::create(
               b, loc, VectorType::get({2}, resElem), v);
-        for (auto [e, read] : llvm::enumerate(reads)) {
-          switch (read) {
-          case EpilogueRead::Scalar:
-          case EpilogueRead::SingleValue:
-            ins[j].push_back(singles[e]);
-            break;
-          case EpilogueRead::Row:
-            ins[j].push_back(lazyRows ? loadTwo(epiArgs[e], types[e], col,
-                                                always, col, nEven)
-                                      : rowVecs[e][j]);
-            break;
-          case EpilogueRead::Column:
-            ins[j].push_back(colVals[e]);
-            break;
-          case EpilogueRead::Full:
-            ins[j].push_back(loadTwo(epiArgs[e], types[e],
-                                     add(mul(row, n), col), rowOk, col,
-                                     nEven));
-            break;
-          case EpilogueRead::Transposed: {
-            SmallVector<Value> lanes;
-            for (int64_t l = 0; l < 2; ++l) {
-              Value c = add(col, c64(l));
-              Value ok = both(rowOk, lt(c, n));
-              lanes.push_back(loadScalarIf(epiArgs[e], types[e],
-                                           add(mul(c, m), row), ok));
-            }
-            ins[j].push_back(vector::FromElementsOp::create(
-                b, loc, VectorType::get({2}, types[e]), lanes));
-            break;
-          }
-          }
-        }
+        ins[j] = loadInputs(row, rowOk, colVals, j);
         FailureOr<Value> out = applyBody(body, v, ins[j]);
         if (failed(out))
           return failure();
-        if (lazyRows) // store at once: fewer values live
+        if (storeAtOnce) // fewer values live
           storeTwo(*out, row, rowOk, col, nEven);
         else
           vals.push_back(*out);
       }
-      if (lazyRows)
+      if (storeAtOnce)
         continue;
       if (norm) {
         normalizeGroups(vals);
         for (int64_t j = 0; j < t.nTiles(); ++j) {
-          FailureOr<Value> out = applyBody(*norm, vals[j], ins[j]);
+          FailureOr<Value> out = applyBody(
+              *norm, vals[j],
+              lazyRows ? loadInputs(row, rowOk, colVals, j) : ins[j]);
           if (failed(out))
             return failure();
           vals[j] = *out;

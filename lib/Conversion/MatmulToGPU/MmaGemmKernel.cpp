@@ -41,6 +41,7 @@
 
 #include "GemmKernelArgs.h"
 #include "MmaEmitter.h"
+#include "WgmmaTmaLoop.h"
 
 #include "fuser/Conversion/Common/KernelUtils.h"
 
@@ -101,6 +102,7 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
   MmaTiling t{tile[0], tile[1], tile[2], tile[3], tile[4], tile[5], want,
               precision == "3xtf32", op.getTransposeB(),
               precision == "fp64", strategy};
+  t.promoteEvery = config.getPromoteEvery();
   auto describe = [&](InFlightDiagnostic diag) {
     diag << stringifyGemmStrategy(strategy) << " tile [" << t.bm << ", " << t.bn
          << ", " << t.bk << ", " << t.wm << ", " << t.wn << ", " << t.stages
@@ -108,14 +110,16 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
     return diag;
   };
   if (t.wgmma() &&
-      (!getGemmStrategyRecord(GemmStrategy::wgmma).applies(op, precision) ||
+      (!llvm::is_contained(getGemmStrategyRecord(strategy).precisions,
+                           precision) ||
+       !op.getTransposeB() ||
        t.wm != 16 || t.wn != t.bn || t.bm % 64 || t.bn % 8 || t.bn > 256 ||
        t.bk * t.elemBytes() != 128 || t.stages < 3))
     return describe(op.emitOpError())
            << "unsupported: wgmma needs transpose_b (both operands K-major), "
-              "tf32, bf16 or f16, WM = 16, WN = BN (at most 256, a multiple "
-              "of 8), BM a multiple of 64, BK of 128 bytes and at least 3 "
-              "stages";
+              "tf32, bf16 or f16 (wgmma_tma: or 3xtf32), WM = 16, WN = BN "
+              "(at most 256, a multiple of 8), BM a multiple of 64, BK of "
+              "128 bytes and at least 3 stages";
   if (t.wm % 16 || t.wn % 8 || t.bm % t.wm || t.bn % t.wn ||
       t.bk % t.kStep() || t.stages < 2)
     return describe(op.emitOpError())
@@ -143,9 +147,23 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
            << "needs a block of [" << t.threads() << ", 1, 1] (one warp per "
            << t.wm << " x " << t.wn << " outputs"
            << (t.tma() ? ", and a producer warpgroup)" : ")");
-  if (t.tma() && op.hasGroupNorm())
+  if (t.tma() && op.hasGroupNorm() && !t.split3)
     return describe(op.emitOpError())
-           << "does not hold a group norm; use the 'wgmma' or 'mma' strategy";
+           << "holds a group norm only in precision 3xtf32; use the 'mma' "
+              "strategy";
+  if (t.promoteEvery && (!t.splitInShared() || t.promoteEvery % t.bk))
+    return describe(op.emitOpError())
+           << "promote_every = " << t.promoteEvery
+           << " needs precision 3xtf32 on wgmma_tma and a multiple of BK";
+  // Two accumulator sets (the tensor cores' and the promoted sums) in the
+  // consumers' registers; the splitter's threads take the lo parts in
+  // whole groups of four 16-byte chunks each.
+  if (t.splitInShared() &&
+      (t.bn > 128 || (t.copyBytes() / 16) % (kSplitterThreads * 4)))
+    return describe(op.emitOpError())
+           << "unsupported: 3xtf32 on wgmma_tma needs BN <= 128 (two "
+              "accumulator sets in registers) and a stage the consumers "
+              "split in whole 16-byte chunks";
   // setmaxnreg's split (232 / 40 registers) is sized for two consumer
   // warpgroups and a producer: 2 x 128 x 232 + 128 x 40 fit 64K.
   if (t.tma() && t.bm != 128)

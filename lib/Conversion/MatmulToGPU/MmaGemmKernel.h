@@ -38,6 +38,9 @@ struct MmaTiling {
   /// 128-byte-swizzled shared memory) or wgmma_tma (wgmma with TMA copies
   /// and a producer warpgroup).
   GemmStrategy strategy = GemmStrategy::mma;
+  /// 3xtf32 on wgmma_tma: K elements after which the tensor-core sums are
+  /// added into fp32 registers and restarted (0: never).
+  int64_t promoteEvery = 0;
 
   /// wgmma.mma_async (wgmma or wgmma_tma) instead of mma.sync.
   bool wgmma() const {
@@ -75,15 +78,25 @@ struct MmaTiling {
   int64_t bPitch() const { return transB ? bk + kPad() : bn + 8; }
   int64_t aStageElems() const { return bm * aPitch(); }
   int64_t bStageElems() const { return (transB ? bn : bk) * bPitch(); }
-  int64_t stageBytes() const {
+  /// The bytes the copies fill per stage.
+  int64_t copyBytes() const {
     return (aStageElems() + bStageElems()) * elemBytes();
   }
+  /// The lo parts of 3xtf32 on wgmma_tma, made in shared memory.
+  bool splitInShared() const { return split3 && tma(); }
+  /// A stage: the copied A and B, then (splitInShared) their lo parts in
+  /// the same layout.
+  int64_t stageBytes() const {
+    return copyBytes() * (splitInShared() ? 2 : 1);
+  }
+  /// K tiles between promotions (0: never).
+  int64_t promoteTiles() const { return promoteEvery / bk; }
   /// Dynamic shared memory of one block (wgmma: and room to align the
   /// stages to the 1024-byte swizzle atom; tma: and two 8-byte mbarriers
-  /// per stage).
+  /// per stage, three with the lo parts).
   int64_t sharedBytes() const {
     return stages * stageBytes() + (wgmma() ? 1024 : 0) +
-           (tma() ? 16 * stages : 0);
+           (tma() ? (splitInShared() ? 24 : 16) * stages : 0);
   }
 };
 

@@ -66,6 +66,16 @@ LogicalResult MmaEmitter::emitWarpSpecialized(Value mapA, Value mapB) {
   Value producedK = openTileLoop();
   emitTmaProducer(b, loc, bars, mapA, mapB, numK, blockM, blockN,
                   producedK);
+  if (t.splitInShared()) {
+    // Warps 1 and 2 of the producer warpgroup write the lo parts.
+    b.setInsertionPointAfter(producer);
+    Value sid = sub(tid, c64(consumers + 32));
+    auto splitter = scf::IfOp::create(
+        b, loc, lt(sid, c64(kSplitterThreads)), /*withElse=*/false);
+    b.setInsertionPointToStart(splitter.thenBlock());
+    Value splitK = openTileLoop();
+    emitTmaSplitter(b, loc, bars, numK, sid, splitK);
+  }
 
   b.setInsertionPointToStart(role.thenBlock());
   NVVM::SetMaxRegisterOp::create(
@@ -75,7 +85,9 @@ LogicalResult MmaEmitter::emitWarpSpecialized(Value mapA, Value mapB) {
   int64_t numAcc = t.mTiles() * t.nTiles() * 4;
   Value consumedK = openTileLoop();
   Value accStruct =
-      emitTmaConsumer(b, loc, bars, numK, tid, numAcc, consumedK);
+      t.splitInShared()
+          ? emitTmaSplitConsumer(b, loc, bars, numK, tid, numAcc, consumedK)
+          : emitTmaConsumer(b, loc, bars, numK, tid, numAcc, consumedK);
   SmallVector<Value> acc;
   for (int64_t e = 0; e < numAcc; ++e)
     acc.push_back(LLVM::ExtractValueOp::create(b, loc, accStruct, e));

@@ -106,6 +106,11 @@ Value TmaBarriers::empty(OpBuilder &b, Location loc, Value stage) const {
   return full(b, loc, s);
 }
 
+Value TmaBarriers::split(OpBuilder &b, Location loc, Value stage) const {
+  Value s = arith::AddIOp::create(b, loc, stage, c64(b, loc, 2 * t.stages));
+  return full(b, loc, s);
+}
+
 void mlir::fuser::emitTmaBarrierInit(OpBuilder &b, Location loc,
                                      const TmaBarriers &bars, Value tid) {
   Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
@@ -119,6 +124,10 @@ void mlir::fuser::emitTmaBarrierInit(OpBuilder &b, Location loc,
                                    c32(b, loc, 1), Value());
       NVVM::MBarrierInitOp::create(b, loc, bars.empty(b, loc, c64(b, loc, s)),
                                    c32(b, loc, bars.t.warps()), Value());
+      if (bars.t.splitInShared())
+        NVVM::MBarrierInitOp::create(b, loc,
+                                     bars.split(b, loc, c64(b, loc, s)),
+                                     c32(b, loc, kSplitterThreads), Value());
     }
     NVVM::FenceMbarrierInitOp::create(b, loc);
   }
@@ -151,7 +160,7 @@ void mlir::fuser::emitTmaProducer(OpBuilder &b, Location loc,
   }
   Value full = bars.full(b, loc, stage);
   NVVM::MBarrierArriveExpectTxOp::create(
-      b, loc, Type(), full, c32(b, loc, t.stageBytes()),
+      b, loc, Type(), full, c32(b, loc, t.copyBytes()),
       NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA),
       b.getBoolAttr(false), Value());
   Value stageOff = arith::MulIOp::create(b, loc, stage,
@@ -225,4 +234,150 @@ Value mlir::fuser::emitTmaConsumer(OpBuilder &b, Location loc,
   releaseStage(b, loc, bars, arith::AndIOp::create(b, loc, any, leader),
                arith::AddIOp::create(b, loc, kBase, numK), 1);
   return loop.getResult(0);
+}
+
+void mlir::fuser::emitTmaSplitter(OpBuilder &b, Location loc,
+                                  const TmaBarriers &bars, Value numK,
+                                  Value sid, Value kBase) {
+  const MmaTiling &t = bars.t;
+  // Thread sid takes 16-byte chunks sid, sid + 64, ... of the stage (a
+  // warp's loads and stores are contiguous), kUnroll loads in flight.
+  constexpr int64_t kUnroll = 4;
+  int64_t perThread = t.copyBytes() / 16 / kSplitterThreads;
+  auto f32x4 = VectorType::get({4}, b.getF32Type());
+  auto i32x4 = VectorType::get({4}, b.getI32Type());
+  Value mask = arith::ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(
+          i32x4, b.getI32IntegerAttr(static_cast<int32_t>(0xFFFFE000))));
+  auto loop = scf::ForOp::create(b, loc, c64(b, loc, 0), numK, c64(b, loc, 1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value it = arith::AddIOp::create(b, loc, kBase, loop.getInductionVar());
+  Value stage = arith::RemUIOp::create(b, loc, it, c64(b, loc, t.stages));
+  // Stage s's lo parts were last read by round r - 1's wgmmas, which every
+  // consumer completed before releasing s, which the producer waited for
+  // before the copies this wait sees land.
+  NVVM::MBarrierTryWaitParityOp::create(b, loc, bars.full(b, loc, stage),
+                                        roundParity(b, loc, it, t.stages),
+                                        c32(b, loc, kWaitTicks));
+  Value first = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, stage, c64(b, loc, t.stageBytes())),
+      arith::MulIOp::create(b, loc, sid, c64(b, loc, 16)));
+  auto chunks = scf::ForOp::create(b, loc, c64(b, loc, 0),
+                                   c64(b, loc, perThread),
+                                   c64(b, loc, kUnroll));
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(chunks.getBody());
+    Value j0 = chunks.getInductionVar();
+    SmallVector<Value> xs, offs;
+    for (int64_t u = 0; u < kUnroll; ++u) {
+      Value j = arith::AddIOp::create(b, loc, j0, c64(b, loc, u));
+      offs.push_back(arith::AddIOp::create(
+          b, loc, first,
+          arith::MulIOp::create(b, loc, j,
+                                c64(b, loc, kSplitterThreads * 16))));
+      xs.push_back(LLVM::LoadOp::create(
+          b, loc, f32x4, sharedByte(b, loc, bars.stages, offs.back()), 16));
+    }
+    for (int64_t u = 0; u < kUnroll; ++u) {
+      Value bits = arith::BitcastOp::create(b, loc, i32x4, xs[u]);
+      Value hi = arith::BitcastOp::create(
+          b, loc, f32x4, arith::AndIOp::create(b, loc, bits, mask));
+      Value lo = arith::SubFOp::create(b, loc, xs[u], hi);
+      Value dst = sharedByte(
+          b, loc, bars.stages,
+          arith::AddIOp::create(b, loc, offs[u], c64(b, loc, t.copyBytes())));
+      LLVM::StoreOp::create(b, loc, lo, dst, 16);
+    }
+  }
+  // The lo parts, written through the generic proxy, for wgmma's async
+  // proxy; the arrival releases them to the consumers.
+  NVVM::FenceProxyOp::create(
+      b, loc, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(b.getContext(),
+                                 NVVM::SharedSpace::shared_cta));
+  NVVM::MBarrierArriveOp::create(
+      b, loc, Type(), bars.split(b, loc, stage), Value(),
+      NVVM::MemScopeKindAttr::get(b.getContext(), NVVM::MemScopeKind::CTA));
+}
+
+Value mlir::fuser::emitTmaSplitConsumer(OpBuilder &b, Location loc,
+                                        const TmaBarriers &bars, Value numK,
+                                        Value tid, int64_t numAcc,
+                                        Value kBase) {
+  const MmaTiling &t = bars.t;
+  Type f32 = b.getF32Type();
+  auto structTy = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(numAcc, f32));
+  Value zero = LLVM::ZeroOp::create(b, loc, structTy);
+  Value group = arith::DivUIOp::create(b, loc, tid, c64(b, loc, 128));
+  Value aGroupOff = arith::MulIOp::create(
+      b, loc, group, c64(b, loc, 64 * t.bk * t.elemBytes()));
+  Value lane = arith::RemUIOp::create(b, loc, tid, c64(b, loc, 32));
+  Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
+                                       c64(b, loc, 0));
+  Value base = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), bars.stages);
+  // K tiles per chunk: the promotion interval, or all of them.
+  Value chunk = t.promoteTiles()
+                    ? c64(b, loc, t.promoteTiles())
+                    : arith::MaxUIOp::create(b, loc, numK, c64(b, loc, 1))
+                          .getResult();
+  auto chunks = scf::ForOp::create(b, loc, c64(b, loc, 0), numK, chunk,
+                                   ValueRange{zero});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(chunks.getBody());
+  Value c0 = chunks.getInductionVar();
+  Value cEnd = arith::MinUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, c0, chunk), numK);
+  auto loop = scf::ForOp::create(b, loc, c0, cEnd, c64(b, loc, 1),
+                                 ValueRange{zero});
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value kt = loop.getInductionVar();
+    Value it = arith::AddIOp::create(b, loc, kBase, kt);
+    Value stage = arith::RemUIOp::create(b, loc, it, c64(b, loc, t.stages));
+    NVVM::MBarrierTryWaitParityOp::create(b, loc, bars.split(b, loc, stage),
+                                          roundParity(b, loc, it, t.stages),
+                                          c32(b, loc, kWaitTicks));
+    Value stageAddr = arith::AddIOp::create(
+        b, loc, base,
+        arith::MulIOp::create(b, loc, stage, c64(b, loc, t.stageBytes())));
+    Value aAddr = arith::AddIOp::create(b, loc, stageAddr, aGroupOff);
+    Value bAddr = arith::AddIOp::create(
+        b, loc, stageAddr, c64(b, loc, t.aStageElems() * t.elemBytes()));
+    auto lo = [&](Value addr) {
+      return arith::AddIOp::create(b, loc, addr, c64(b, loc, t.copyBytes()));
+    };
+    NVVM::WgmmaFenceAlignedOp::create(b, loc);
+    // Small terms first.
+    Value acc = loop.getRegionIterArgs()[0];
+    acc = emitWgmmaSteps(b, loc, t, acc, aAddr, lo(bAddr));
+    acc = emitWgmmaSteps(b, loc, t, acc, lo(aAddr), bAddr);
+    acc = emitWgmmaSteps(b, loc, t, acc, aAddr, bAddr);
+    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+    Value hasPrev =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kt, c0);
+    releaseStage(b, loc, bars, arith::AndIOp::create(b, loc, hasPrev, leader),
+                 it, 1);
+    scf::YieldOp::create(b, loc, acc);
+  }
+  // Promotion: the chunk's tensor-core sums into the fp32 registers, in
+  // round-to-nearest adds; the next chunk's wgmmas start from zero.
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  releaseStage(b, loc, bars, leader, arith::AddIOp::create(b, loc, kBase, cEnd),
+               1);
+  Value sums = chunks.getRegionIterArgs()[0];
+  for (int64_t e = 0; e < numAcc; ++e) {
+    Value s = arith::AddFOp::create(
+        b, loc, LLVM::ExtractValueOp::create(b, loc, sums, e),
+        LLVM::ExtractValueOp::create(b, loc, loop.getResult(0), e));
+    sums = LLVM::InsertValueOp::create(b, loc, sums, s, e);
+  }
+  scf::YieldOp::create(b, loc, sums);
+  b.setInsertionPointAfter(chunks);
+  return chunks.getResult(0);
 }

@@ -32,15 +32,21 @@ Value emitWgmmaSteps(OpBuilder &b, Location loc, const MmaTiling &t,
 /// swizzle mode at shared address `addr` (i64).
 Value wgmmaDescriptor(OpBuilder &b, Location loc, Value addr);
 
-/// The stages' mbarriers, after the stages: full[s] then empty[s], 8 bytes
-/// each (MmaTiling::sharedBytes counts them). `stages` is the 1024-byte
-/// aligned shared base.
+/// The stages' mbarriers, after the stages: full[s], empty[s] and (3xtf32)
+/// split[s], 8 bytes each (MmaTiling::sharedBytes counts them). `stages` is
+/// the 1024-byte aligned shared base.
 struct TmaBarriers {
   Value stages;
   const MmaTiling &t;
   Value full(OpBuilder &b, Location loc, Value stage) const;
   Value empty(OpBuilder &b, Location loc, Value stage) const;
+  /// Completes once per round when the splitter has written the stage's
+  /// lo parts (kSplitterThreads arrivals).
+  Value split(OpBuilder &b, Location loc, Value stage) const;
 };
+
+/// 3xtf32's splitter: warps 1 and 2 of the producer warpgroup.
+constexpr int64_t kSplitterThreads = 64;
 
 /// Thread 0 initializes the mbarriers; then a block barrier.
 void emitTmaBarrierInit(OpBuilder &b, Location loc, const TmaBarriers &bars,
@@ -60,6 +66,25 @@ void emitTmaProducer(OpBuilder &b, Location loc, const TmaBarriers &bars,
 /// mma.sync C layout of one 16-row piece per warp).
 Value emitTmaConsumer(OpBuilder &b, Location loc, const TmaBarriers &bars,
                       Value numK, Value tid, int64_t numAcc, Value kBase);
+
+/// 3xtf32 (tiling.splitInShared()): the splitter's pass over one output
+/// tile's k tiles. For each, wait until its copies landed, write
+/// lo = x - tf32(x) beside each copied x, with tf32(x) what wgmma reads of
+/// x (x with its low 13 mantissa bits cleared), so x = tf32(x) + lo
+/// exactly, and arrive on split[s]. The splitter's speed bounds the
+/// kernel's: rounding lo (or hi) to nearest tf32 before wgmma truncates
+/// it, which unbiases the split's error, measured 1.2x-1.3x W2's time
+/// (bench/results/H100-2026-11-23-split-tf32.md).
+/// `sid` is the thread's index among the kSplitterThreads.
+void emitTmaSplitter(OpBuilder &b, Location loc, const TmaBarriers &bars,
+                     Value numK, Value sid, Value kBase);
+
+/// emitTmaConsumer for 3xtf32: per k tile, wait for split[s], then three
+/// wgmma products (A·B_lo, A_lo·B, A·B; wgmma reads A and B as their tf32
+/// truncations); every promoteTiles() k tiles, the tensor-core sums are
+/// added into fp32 registers and restarted. Returns those sums.
+Value emitTmaSplitConsumer(OpBuilder &b, Location loc, const TmaBarriers &bars,
+                           Value numK, Value tid, int64_t numAcc, Value kBase);
 
 } // namespace mlir::fuser
 

@@ -40,7 +40,7 @@ KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          StringRef strategy, ArrayRef<int64_t> block,
                          int64_t vectorWidth, int64_t maxGrid,
                          ArrayRef<int64_t> tile, int64_t minBlocksPerSM,
-                         StringRef precision) {
+                         StringRef precision, int64_t promoteEvery) {
   if (strategy.empty())
     return emitError() << "kernel config needs a non-empty strategy";
   if (block.size() != 3)
@@ -72,5 +72,9 @@ KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "kernel config precision must be one of fp32, tf32, "
                           "3xtf32, fp64, bf16, f16; got '"
                        << precision << "'";
+  if (promoteEvery < 0)
+    return emitError() << "kernel config promote_every must be >= 0 (0: "
+                          "never), got "
+                       << promoteEvery;
   return success();
 }

@@ -97,7 +97,7 @@ ArrayRef<int64_t> wgmmaTile(StringRef precision) {
 
 /// Both operands K-major (nn.Linear's layout): wgmma reads them from
 /// 128-byte-swizzled rows of K.
-bool wgmmaSupports(MatmulOp op) { return op.getTransposeB(); }
+bool wgmmaSupports(MatmulOp op, StringRef) { return op.getTransposeB(); }
 
 //===----------------------------------------------------------------------===//
 // wgmma_tma
@@ -108,21 +108,49 @@ bool wgmmaSupports(MatmulOp op) { return op.getTransposeB(); }
 /// 64 x 256, 4 stages of 48 KiB.
 constexpr int64_t kWgmmaTmaTf32Tile[] = {128, 256, 32, 16, 256, 4};
 constexpr int64_t kWgmmaTmaHalfTile[] = {128, 256, 64, 16, 256, 4};
+/// 3xtf32 (fp32-accurate): three tf32 products per step, A·B + A·B_lo +
+/// A_lo·B, where wgmma reads A and B as their tf32 truncations and lo =
+/// x - tf32(x) is made in shared memory beside each stage by two warps of
+/// the producer warpgroup (the splitter). Two accumulator sets (the tensor
+/// cores' and the promoted fp32 sums) must fit the consumers' 232
+/// registers: 64 x 128 per warpgroup. Stages of 32 KiB copied + 32 KiB of
+/// lo parts, 3 of them.
+constexpr int64_t kWgmmaTma3xTf32Tile[] = {128, 128, 32, 16, 128, 3};
+/// The tensor cores' fp32 sums truncate; promoting them into fp32
+/// registers bounds that loss. Measured on an H100 (2026-11-23,
+/// bench/results/H100-2026-11-23-split-tf32.md), max |GEMM - float64| over
+/// cuBLAS SGEMM's on the same inputs (x in [-1, 1), N = 256) at K = 200 /
+/// 1000 / 8192: every 32 K 0.73 / 1.38 / 1.28, every 64 1.18 / 1.88 / 1.05,
+/// every 256 3.5 / 6.6 / 2.5, never 77 (K = 8192); W2 within 1% at 32 to
+/// 256, W3 4% slower at 32. On W2 and W3 with the users' inputs the
+/// result errs about half as much as eager PyTorch.
+constexpr int64_t kWgmmaTmaPromoteEvery = 64;
+constexpr StringLiteral kWgmmaTmaPrecisions[] = {"tf32", "3xtf32", "bf16",
+                                                 "f16"};
 /// Its grid: at most one block per SM of an H100 SXM or H200 (132), each
 /// looping over output tiles, so that a tile's epilogue overlaps the next
 /// one's copies.
 constexpr int64_t kWgmmaTmaMaxGrid = 132;
 
 ArrayRef<int64_t> wgmmaTmaTile(StringRef precision) {
-  return precision == "tf32" ? ArrayRef(kWgmmaTmaTf32Tile)
-                             : ArrayRef(kWgmmaTmaHalfTile);
+  return precision == "tf32"     ? ArrayRef(kWgmmaTmaTf32Tile)
+         : precision == "3xtf32" ? ArrayRef(kWgmmaTma3xTf32Tile)
+                                 : ArrayRef(kWgmmaTmaHalfTile);
 }
 
 /// The copy engine reads the operands: K-major with a static, non-zero K
 /// whose rows are a multiple of 16 bytes apart (the runtime checks the base
-/// addresses); its epilogue holds no group norm.
-bool wgmmaTmaSupports(MatmulOp op) {
-  return op.getTransposeB() && op.hasTmaCopyableK() && !op.hasGroupNorm();
+/// addresses). A group norm needs each row's groups in registers at once:
+/// only beside 3xtf32's 64-column warpgroup halves, for groups that are
+/// whole 8-column pieces (a power of two) of them.
+bool wgmmaTmaSupports(MatmulOp op, StringRef precision) {
+  if (!op.getTransposeB() || !op.hasTmaCopyableK())
+    return false;
+  if (!op.hasGroupNorm())
+    return true;
+  int64_t g = *op.getNormGroupSize();
+  return precision == "3xtf32" && g % 8 == 0 && llvm::isPowerOf2_64(g) &&
+         kWgmmaTma3xTf32Tile[4] % g == 0;
 }
 
 /// The consumers' warps and the producer warpgroup.
@@ -132,13 +160,17 @@ int64_t wgmmaTmaThreads(ArrayRef<int64_t> tile) {
 
 const GemmStrategyRecord kRecords[] = {
     {GemmStrategy::ffma, kFfmaPrecisions, /*supportsOp=*/nullptr, ffmaTile,
-     ffmaThreads, /*maxGrid=*/0, /*minBlocksPerSm=*/1},
+     ffmaThreads, /*maxGrid=*/0, /*minBlocksPerSm=*/1,
+     /*splitPromoteEvery=*/0},
     {GemmStrategy::mma, kMmaPrecisions, /*supportsOp=*/nullptr, mmaTile,
-     mmaThreads, /*maxGrid=*/0, /*minBlocksPerSm=*/1},
+     mmaThreads, /*maxGrid=*/0, /*minBlocksPerSm=*/1,
+     /*splitPromoteEvery=*/0},
     {GemmStrategy::wgmma, kWgmmaPrecisions, wgmmaSupports, wgmmaTile,
-     mmaThreads, /*maxGrid=*/0, /*minBlocksPerSm=*/1},
-    {GemmStrategy::wgmma_tma, kWgmmaPrecisions, wgmmaTmaSupports, wgmmaTmaTile,
-     wgmmaTmaThreads, kWgmmaTmaMaxGrid, /*minBlocksPerSm=*/1},
+     mmaThreads, /*maxGrid=*/0, /*minBlocksPerSm=*/1,
+     /*splitPromoteEvery=*/0},
+    {GemmStrategy::wgmma_tma, kWgmmaTmaPrecisions, wgmmaTmaSupports,
+     wgmmaTmaTile, wgmmaTmaThreads, kWgmmaTmaMaxGrid, /*minBlocksPerSm=*/1,
+     kWgmmaTmaPromoteEvery},
 };
 static_assert(std::size(kRecords) == getMaxEnumValForGemmStrategy() + 1,
               "one record per GemmStrategy, in enum order");

@@ -44,29 +44,72 @@ bool mmaHoldsGroups(MatmulOp op) {
          mmaRecord().defaultTile("fp64")[4] % g == 0;
 }
 
-/// The tensor-core precision of `op`, or "" for the fp32 FFMA kernel.
-/// `fp32Kernel` (auto, ffma, fp64) picks the kernel of fp32 f32 matmuls.
-/// On chips whose fp64 tensor cores (DMMA) match their fp32 FMA peak
-/// (Hopper), f32 operands widened to f64 give fp32-or-better results
-/// fastest: DMMA issues one instruction per 512 FMAs, so the kernel is no
-/// longer bound by the issue slots that cap an FFMA main loop. W2 on an
-/// H100, 2026-11-22: cuBLAS DGEMM 63 TFLOP/s against 50 for cuBLAS SGEMM and
-/// 46 for fuser's FFMA kernel (bench/results/).
+const GemmStrategyRecord &tmaRecord() {
+  return getGemmStrategyRecord(GemmStrategy::wgmma_tma);
+}
+
+/// The fp32-accurate kernel of an f32 matmul under precision fp32, as a
+/// tensor-core precision ("" for the fp32 FFMA kernel), and why.
+/// `fp32Kernel` (auto, 3xtf32, fp64, ffma) forces one where it applies.
+///  - 3xtf32 on wgmma_tma (sm_90a, K-major operands, TMA-copyable K):
+///    three tf32 products with promoted fp32 sums, more accurate than
+///    cuBLAS SGEMM and past the fp32 peak (PERFORMANCE.md).
+///  - fp64 on mma.sync where fp64 tensor cores (DMMA) match the fp32 FMA
+///    peak (Hopper): f32 operands widened exactly; DMMA issues one
+///    instruction per 512 FMAs, so the kernel is not bound by issue slots
+///    (W2 on an H100, 2026-11-22: cuBLAS DGEMM 63 TFLOP/s, SGEMM 50, fuser's
+///    FFMA 46).
+///  - FFMA otherwise.
+std::pair<StringRef, std::string> fp32Choice(MatmulOp op,
+                                             StringRef fp32Kernel,
+                                             const ChipInfo &chip,
+                                             bool tmaAllowed) {
+  bool groupsFitMma = !op.hasGroupNorm() || mmaHoldsGroups(op);
+  std::string why;
+  if (fp32Kernel == "ffma")
+    return {StringRef(), "fp32-kernel=ffma"};
+  if (fp32Kernel == "auto" || fp32Kernel == "3xtf32") {
+    if (chip.wgmma && tmaAllowed && tmaRecord().applies(op, "3xtf32"))
+      return {"3xtf32", "split tf32 on wgmma_tma with promoted fp32 sums "
+                        "(fp32-accurate, past the fp32 peak)"};
+    why = !chip.wgmma ? "no wgmma on this chip"
+          : !tmaAllowed ? "tensor-core-kernel excludes wgmma-tma"
+          : !op.getTransposeB() ? "B is not K-major (x * W^T)"
+          : !op.hasTmaCopyableK()
+              ? "K is dynamic, zero or not a multiple of 4 (TMA rows)"
+              : "its groups do not fit the 64 x 128 warpgroup tiles";
+    why = "3xtf32 not applicable: " + why;
+  }
+  if (fp32Kernel == "fp64" ||
+      (fp32Kernel != "ffma" && chip.fastFp64TensorCores)) {
+    if (groupsFitMma)
+      return {"fp64", why.empty() ? std::string("fp32-kernel=fp64")
+                                  : why + "; fp64 tensor cores"};
+    why += (why.empty() ? "" : "; ") +
+           std::string("groups do not fit the fp64 tensor-core epilogue");
+  }
+  return {StringRef(), why.empty() ? std::string("no fp32 tensor-core kernel "
+                                                 "on this chip")
+                                   : why + "; FFMA"};
+}
+
+/// The tensor-core precision of `op`, or "" for the fp32 FFMA kernel; sets
+/// `why` for a remark.
 StringRef mmaPrecision(MatmulOp op, StringRef precision, StringRef fp32Kernel,
-                       const ChipInfo &chip) {
+                       const ChipInfo &chip, bool tmaAllowed,
+                       std::string &why) {
   Type elem = getElementTypeOrSelf(op.getLhs().getType());
   if (elem.isBF16())
     return "bf16";
   if (elem.isF16())
     return "f16";
-  if (precision != "fp32")
-    return precision;
-  if (!elem.isF32() || fp32Kernel == "ffma" ||
-      (op.hasGroupNorm() && !mmaHoldsGroups(op)))
-    return StringRef();
-  if (fp32Kernel == "fp64" || chip.fastFp64TensorCores)
-    return "fp64";
-  return StringRef();
+  if (precision != "fp32" || !elem.isF32()) {
+    why = "precision " + precision.str();
+    return precision != "fp32" ? precision : StringRef();
+  }
+  auto [choice, reason] = fp32Choice(op, fp32Kernel, chip, tmaAllowed);
+  why = reason;
+  return choice;
 }
 
 /// GroupNorm: one block per (sample, group), threads striding over the
@@ -97,7 +140,8 @@ KernelConfigAttr groupNormConfig(GroupNormOp op, StringRef precision) {
   return KernelConfigAttr::getChecked(
       [&] { return op.emitError(); }, op.getContext(), StringRef("group_norm"),
       ArrayRef<int64_t>{block, 1, 1}, width, /*max_grid=*/int64_t(0),
-      ArrayRef<int64_t>{}, /*min_blocks_per_sm=*/int64_t(0), precision);
+      ArrayRef<int64_t>{}, /*min_blocks_per_sm=*/int64_t(0), precision,
+      /*promote_every=*/int64_t(0));
 }
 
 int64_t pointwiseVectorWidth(PointwiseOp op) {
@@ -130,10 +174,10 @@ public:
           << tensorCoreKernel << "'";
       return signalPassFailure();
     }
-    if (!llvm::is_contained({"auto", "ffma", "fp64"}, fp32Kernel)) {
+    if (!llvm::is_contained({"auto", "3xtf32", "fp64", "ffma"}, fp32Kernel)) {
       getOperation().emitError()
-          << "fp32-kernel must be auto, ffma or fp64, got '" << fp32Kernel
-          << "'";
+          << "fp32-kernel must be auto, 3xtf32, fp64 or ffma, got '"
+          << fp32Kernel << "'";
       return signalPassFailure();
     }
     chipInfo = lookupChip(chip);
@@ -144,6 +188,13 @@ public:
     }
     // Kernels the chip cannot run are refused, not compiled for ptxas to
     // reject.
+    if (fp32Kernel == "3xtf32" && !chipInfo->wgmma) {
+      getOperation().emitError()
+          << "fp32-kernel=3xtf32 needs wgmma.mma_async and TMA, which only "
+             "sm_90a has; "
+          << chip << " gets fp32-kernel=auto, fp64 or ffma";
+      return signalPassFailure();
+    }
     if (fp32Kernel == "fp64" && !hasFp64Mma(*chipInfo)) {
       getOperation().emitError()
           << "fp32-kernel=fp64 needs fp64 tensor cores with mma.sync "
@@ -169,7 +220,8 @@ public:
       auto config = KernelConfigAttr::getChecked(
           [&] { return op.emitError(); }, ctx, StringRef("pointwise"),
           ArrayRef<int64_t>{block, 1, 1}, width, grid, ArrayRef<int64_t>{},
-          /*min_blocks_per_sm=*/int64_t(0), StringRef(precision));
+          /*min_blocks_per_sm=*/int64_t(0), StringRef(precision),
+          /*promote_every=*/int64_t(0));
       if (!config) {
         failedAny = true;
         return;
@@ -183,7 +235,8 @@ public:
       // the GEMM's error by 1/sigma: it keeps fp32 accuracy (FFMA, or fp64
       // tensor cores where the groups fit their epilogue).
       StringRef opPrecision = precision;
-      if (op.hasGroupNorm() && opPrecision != "fp32") {
+      if (op.hasGroupNorm() && opPrecision != "fp32" &&
+          opPrecision != "3xtf32") {
         op.emitRemark() << "precision " << opPrecision
                         << " not applied: a group-norm epilogue keeps fp32 "
                            "accuracy";
@@ -196,9 +249,16 @@ public:
                            "(a power of two, a multiple of 8 dividing "
                         << mmaRecord().defaultTile("fp64")[4]
                         << "); FFMA instead";
-      if (StringRef mma = mmaPrecision(op, opPrecision, fp32Kernel, *chipInfo);
-          !mma.empty()) {
-        if (!configureMma(op, mma))
+      std::string why;
+      StringRef mma =
+          mmaPrecision(op, opPrecision, fp32Kernel, *chipInfo,
+                       tensorCoreKernel == "auto" ||
+                           tensorCoreKernel == "wgmma-tma",
+                       why);
+      if (fp32Kernel == "3xtf32" && opPrecision == "fp32" && mma != "3xtf32")
+        op.emitRemark() << "fp32-kernel=3xtf32 not applied: " << why;
+      if (!mma.empty()) {
+        if (!configureMma(op, mma, why))
           failedAny = true;
         return;
       }
@@ -218,12 +278,14 @@ public:
           [&] { return op.emitError(); }, ctx, ffma.name(),
           ArrayRef<int64_t>{ffma.threads(tile), 1, 1},
           /*vector_width=*/int64_t(1), ffma.maxGrid, ArrayRef<int64_t>(tile),
-          ffma.minBlocksPerSm, opPrecision);
+          ffma.minBlocksPerSm, opPrecision, /*promote_every=*/int64_t(0));
       if (!config) {
         failedAny = true;
         return;
       }
       op.setConfigAttr(config);
+      if (report)
+        op.emitRemark() << "matmul kernel: ffma in fp32 (" << why << ")";
     });
     getOperation().walk([&](GroupNormOp op) {
       if (op.getConfigAttr())
@@ -242,7 +304,7 @@ private:
   const ChipInfo *chipInfo = nullptr;
 
   /// Attaches the tensor-core config of `op`; false after a diagnostic.
-  bool configureMma(MatmulOp op, StringRef mma) {
+  bool configureMma(MatmulOp op, StringRef mma, StringRef why) {
     const GemmStrategyRecord &wgmmaRec =
         getGemmStrategyRecord(GemmStrategy::wgmma);
     const GemmStrategyRecord &tmaRec =
@@ -255,12 +317,11 @@ private:
     bool tma = tmaRec.applies(op, mma) &&
                (tensorCoreKernel == "wgmma-tma" ||
                 (tensorCoreKernel == "auto" && chipInfo->wgmma));
-    if (tensorCoreKernel == "wgmma-tma" && !tma && mma != "fp64" &&
-        mma != "3xtf32")
+    if (tensorCoreKernel == "wgmma-tma" && !tma && mma != "fp64")
       op.emitRemark() << "tensor-core-kernel=wgmma-tma not applied: TMA "
                          "needs K-major operands with a static K whose rows "
                          "are a multiple of 16 bytes apart, and no group "
-                         "norm";
+                         "norm (3xtf32: groups fitting 64 x 128 tiles)";
     bool wgmma = wgmmaOk && (tma || tensorCoreKernel == "wgmma" ||
                              tensorCoreKernel == "wgmma-tma" || autoHalf);
     const GemmStrategyRecord &rec = tma     ? tmaRec
@@ -288,14 +349,25 @@ private:
                            "selects the FFMA kernel and its tiles";
       return false;
     }
+    int64_t promoteEvery = mma == "3xtf32" ? rec.splitPromoteEvery : 0;
+    if (promoteEvery && this->promoteEvery >= 0)
+      promoteEvery = this->promoteEvery;
     auto config = KernelConfigAttr::getChecked(
         [&] { return op.emitError(); }, &getContext(), rec.name(),
         ArrayRef<int64_t>{std::max<int64_t>(rec.threads(tile), 1), 1, 1},
         /*vector_width=*/int64_t(1), rec.maxGrid, ArrayRef<int64_t>(tile),
-        rec.minBlocksPerSm, mma);
+        rec.minBlocksPerSm, mma, promoteEvery);
     if (!config)
       return false;
     op.setConfigAttr(config);
+    if (report) {
+      auto remark = op.emitRemark()
+                    << "matmul kernel: " << rec.name() << " in " << mma;
+      if (promoteEvery)
+        remark << ", sums promoted to fp32 every " << promoteEvery << " K";
+      if (!why.empty())
+        remark << " (" << why << ")";
+    }
     return true;
   }
 };

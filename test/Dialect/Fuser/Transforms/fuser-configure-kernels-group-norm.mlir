@@ -4,12 +4,12 @@
 
 // A matmul with a group-norm epilogue keeps fp32 accuracy under a
 // tensor-core precision, with a remark: the group norm divides by each
-// group's spread and so amplifies GEMM error. Its groups of 16 fit the fp64
-// tensor-core epilogue (whole 8-column pieces of a warp's 32 columns), so
-// it runs there on sm_90a; a plain matmul beside it gets tf32.
+// group's spread and so amplifies GEMM error. Its groups of 16 fit the
+// 3xtf32 wgmma_tma epilogue (whole 8-column pieces of a warpgroup's 128
+// columns), so it runs there on sm_90a; a plain matmul beside it gets tf32.
 #col = affine_map<(d0, d1) -> (d1)>
 // CHECK-LABEL: func.func @mixed
-// CHECK: fuser.matmul {{.+}} group_norm(size = 16, eps = 1.000000e-05) {config = #fuser.config<strategy = "mma", block = [256, 1, 1], tile = [128, 128, 32, 64, 32, 4], min_blocks_per_sm = 1, precision = "fp64">}
+// CHECK: fuser.matmul {{.+}} group_norm(size = 16, eps = 1.000000e-05) {config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], max_grid = 132, tile = [128, 128, 32, 16, 128, 3], min_blocks_per_sm = 1, precision = "3xtf32", promote_every = 64>}
 // CHECK: fuser.matmul {{.+}} {config = #fuser.config<strategy = "wgmma_tma", {{.+}}, precision = "tf32">}
 // FFMA-LABEL: func.func @mixed
 // FFMA: fuser.matmul {{.+}} group_norm(size = 16, eps = 1.000000e-05) {config = #fuser.config<strategy = "ffma", block = [256, 1, 1], tile = [256, 128, 8, 16, 8], min_blocks_per_sm = 1>}
@@ -36,10 +36,11 @@ func.func @mixed(%x: tensor<?x32xf32>, %w: tensor<64x32xf32>, %g: tensor<64xf32>
 
 // -----
 
-// Groups of 64 columns are wider than a tensor-core warp's 32: FFMA, with a
-// remark when fp64 was asked for.
+// Groups of 64 columns fit 3xtf32's 128-column warpgroup tiles but are
+// wider than an fp64 tensor-core warp's 32: FFMA when fp64 is asked for,
+// with a remark.
 // CHECK-LABEL: func.func @wide_groups
-// CHECK: group_norm(size = 64, eps = 1.000000e-05) {config = #fuser.config<strategy = "ffma"
+// CHECK: group_norm(size = 64, eps = 1.000000e-05) {config = #fuser.config<strategy = "wgmma_tma"{{.+}}precision = "3xtf32"
 // FORCED: remark: fp32-kernel=fp64 not applied: groups of 64 columns do not fit the tensor-core epilogue (a power of two, a multiple of 8 dividing 32); FFMA instead
 // FORCED-LABEL: func.func @wide_groups
 // FORCED: strategy = "ffma"
@@ -54,4 +55,22 @@ func.func @wide_groups(%x: tensor<?x32xf32>, %w: tensor<128x32xf32>) -> tensor<?
     fuser.yield %v : f32
   }
   return %y : tensor<?x128xf32>
+}
+
+// -----
+
+// Groups of 256 columns fit no tensor-core epilogue: FFMA.
+// CHECK-LABEL: func.func @wider_groups
+// CHECK: group_norm(size = 256, eps = 1.000000e-05) {config = #fuser.config<strategy = "ffma"
+func.func @wider_groups(%x: tensor<?x32xf32>, %w: tensor<512x32xf32>) -> tensor<?x512xf32> {
+  // expected-remark @+1 {{precision tf32 not applied: a group-norm epilogue keeps fp32 accuracy}}
+  %y = fuser.matmul %x, %w transpose_b epilogue_maps [] group_norm(size = 256, eps = 1.0e-05)
+         : tensor<?x32xf32>, tensor<512x32xf32> -> tensor<?x512xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  } then {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  return %y : tensor<?x512xf32>
 }

@@ -17,15 +17,18 @@
 // The pipeline's precision option reaches the configuration.
 // RUN: fuser-opt %s -split-input-file --fuser-fusion-pipeline="precision=tf32" | FileCheck %s --check-prefix=TF32
 
-// f32: fp64 tensor cores by default on sm_90a (fuser-configure-kernels.mlir
-// covers the choice), tf32 / 3xtf32 ones when the precision option asks;
-// tf32 with a static K-major K takes the TMA-fed wgmma kernel.
+// f32: 3xtf32 on the TMA-fed wgmma kernel by default on sm_90a
+// (fuser-configure-kernels.mlir covers the choice), tf32 when the precision
+// option asks; fp64 tensor cores where TMA is excluded; tf32 or 3xtf32
+// with a static K-major K take the TMA-fed wgmma kernel.
 // FP32-LABEL: func.func @f32
-// FP32: config = #fuser.config<strategy = "mma", block = [256, 1, 1], tile = [128, 128, 32, 64, 32, 4], min_blocks_per_sm = 1, precision = "fp64">
+// FP32: config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], max_grid = 132, tile = [128, 128, 32, 16, 128, 3], min_blocks_per_sm = 1, precision = "3xtf32", promote_every = 64>
+// MMA-LABEL: func.func @f32
+// MMA: config = #fuser.config<strategy = "mma", block = [256, 1, 1], tile = [128, 128, 32, 64, 32, 4], min_blocks_per_sm = 1, precision = "fp64">
 // TF32-LABEL: func.func @f32
 // TF32: config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], max_grid = 132, tile = [128, 256, 32, 16, 256, 4], min_blocks_per_sm = 1, precision = "tf32">
 // X3-LABEL: func.func @f32
-// X3: config = #fuser.config<strategy = "mma", block = [256, 1, 1], tile = [128, 128, 16, 64, 32, 4], min_blocks_per_sm = 1, precision = "3xtf32">
+// X3: config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], max_grid = 132, tile = [128, 128, 32, 16, 128, 3], min_blocks_per_sm = 1, precision = "3xtf32", promote_every = 64>
 // TILE6-LABEL: func.func @f32
 // TILE6: config = #fuser.config<strategy = "mma", block = [256, 1, 1], tile = [128, 128, 32, 64, 32, 3], min_blocks_per_sm = 1, precision = "tf32">
 // TILE3-LABEL: func.func @f32
@@ -79,7 +82,7 @@ func.func @half(%a: tensor<?x64xbf16>, %w: tensor<32x64xbf16>, %c: tensor<?x64xf
 // cp.async wgmma kernel runs it, with a remark when wgmma-tma was asked for.
 // FP32-LABEL: func.func @dynamic_k
 // FP32: strategy = "wgmma", block = [256, 1, 1]
-// FORCE: remark: tensor-core-kernel=wgmma-tma not applied: TMA needs K-major operands with a static K whose rows are a multiple of 16 bytes apart, and no group norm
+// FORCE: remark: tensor-core-kernel=wgmma-tma not applied: TMA needs K-major operands with a static K whose rows are a multiple of 16 bytes apart, and no group norm (3xtf32: groups fitting 64 x 128 tiles)
 // FORCE-LABEL: func.func @dynamic_k
 // FORCE: strategy = "wgmma", block = [256, 1, 1]
 func.func @dynamic_k(%a: tensor<?x?xbf16>, %w: tensor<32x?xbf16>) -> tensor<?x32xbf16> {

@@ -6,7 +6,12 @@
 // RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="chip=sm_80" | FileCheck %s --check-prefix=SM80
 // RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="chip=sm_100 fp32-kernel=fp64" | FileCheck %s --check-prefix=FORCED
 // RUN: not fuser-opt %s --fuser-configure-kernels="fp32-kernel=dmma" 2>&1 | FileCheck %s --check-prefix=BADKERNEL
-// BADKERNEL: error: fp32-kernel must be auto, ffma or fp64, got 'dmma'
+// BADKERNEL: error: fp32-kernel must be auto, 3xtf32, fp64 or ffma, got 'dmma'
+// RUN: not fuser-opt %s --fuser-configure-kernels="chip=sm_80 fp32-kernel=3xtf32" 2>&1 | FileCheck %s --check-prefix=NOSPLIT
+// NOSPLIT: error: fp32-kernel=3xtf32 needs wgmma.mma_async and TMA, which only sm_90a has; sm_80 gets fp32-kernel=auto, fp64 or ffma
+// RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REPORT
+// RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="fp32-kernel=fp64" | FileCheck %s --check-prefix=FP64
+// RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="promote-every=0" | FileCheck %s --check-prefix=NOPROMOTE
 
 // f32: four lanes make a 128-bit access.
 // CHECK-LABEL: func.func @f32_chain
@@ -52,13 +57,20 @@ func.func @preset(%x: tensor<?xf32>) -> tensor<?xf32> {
 
 // -----
 
-// An f32 matmul for sm_90a (the default chip) runs on fp64 tensor cores;
-// elsewhere, or with fp32-kernel=ffma, it gets the measured FFMA
-// configuration, whose tile tile-sizes overrides (tensor-core precisions:
+// An f32 x * W^T with a static K for sm_90a (the default chip) runs as
+// 3xtf32 on the TMA-fed wgmma kernel, its sums promoted every 64 K;
+// fp32-kernel=fp64 or sm_90 gives fp64 tensor cores; elsewhere, or with
+// fp32-kernel=ffma, it gets the measured FFMA configuration, whose tile
+// tile-sizes overrides (tensor-core precisions:
 // fuser-configure-kernels-mma.mlir).
 // CHECK-LABEL: func.func @matmul
 // CHECK: fuser.matmul
-// CHECK-SAME: {config = #fuser.config<strategy = "mma", block = [256, 1, 1], tile = [128, 128, 32, 64, 32, 4], min_blocks_per_sm = 1, precision = "fp64">}
+// CHECK-SAME: {config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], max_grid = 132, tile = [128, 128, 32, 16, 128, 3], min_blocks_per_sm = 1, precision = "3xtf32", promote_every = 64>}
+// REPORT: remark: matmul kernel: wgmma_tma in 3xtf32, sums promoted to fp32 every 64 K (split tf32 on wgmma_tma with promoted fp32 sums (fp32-accurate, past the fp32 peak))
+// FP64-LABEL: func.func @matmul
+// FP64: {config = #fuser.config<strategy = "mma", block = [256, 1, 1], tile = [128, 128, 32, 64, 32, 4], min_blocks_per_sm = 1, precision = "fp64">}
+// NOPROMOTE-LABEL: func.func @matmul
+// NOPROMOTE: precision = "3xtf32">}
 // SM80-LABEL: func.func @matmul
 // SM80: config = #fuser.config<strategy = "ffma", block = [256, 1, 1], tile = [256, 128, 8, 16, 8], min_blocks_per_sm = 1>
 // FORCED-LABEL: func.func @matmul
@@ -80,9 +92,25 @@ func.func @matmul(%a: tensor<?x16xf32>, %w: tensor<8x16xf32>) -> tensor<?x8xf32>
 
 // -----
 
+// B stored K x N (not K-major): no TMA wgmma, so fp64 tensor cores.
+// CHECK-LABEL: func.func @matmul_nn
+// CHECK: strategy = "mma"{{.+}}precision = "fp64"
+// REPORT: remark: matmul kernel: mma in fp64 (3xtf32 not applicable: B is not K-major (x * W^T); fp64 tensor cores)
+func.func @matmul_nn(%a: tensor<?x16xf32>, %w: tensor<16x8xf32>) -> tensor<?x8xf32> {
+  // expected-error@below {{tile-sizes must list 3 values (M, N, K) or 5 (M, N, K, thread M, thread N), got 2}}
+  %r = fuser.matmul %a, %w epilogue_maps [] : tensor<?x16xf32>, tensor<16x8xf32> -> tensor<?x8xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
 // Only f32 matmuls take the fp64 tensor-core kernel.
 // CHECK-LABEL: func.func @f64_matmul
 // CHECK: strategy = "ffma"
+// REPORT: remark: matmul kernel: ffma in fp32 (precision fp32)
 func.func @f64_matmul(%a: tensor<4x16xf64>, %w: tensor<8x16xf64>) -> tensor<4x8xf64> {
   // expected-error@below {{tile-sizes must list 3 values (M, N, K) or 5 (M, N, K, thread M, thread N), got 2}}
   %r = fuser.matmul %a, %w transpose_b epilogue_maps [] : tensor<4x16xf64>, tensor<8x16xf64> -> tensor<4x8xf64> {

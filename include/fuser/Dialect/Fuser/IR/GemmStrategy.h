@@ -25,9 +25,9 @@ struct GemmStrategyRecord {
   GemmStrategy kind;
   /// The `precision` values of #fuser.config the kernel computes in.
   ArrayRef<StringLiteral> precisions;
-  /// What the kernel needs of `op` beyond its precision (operand layout,
-  /// static sizes, epilogue); null when it takes any matmul.
-  bool (*supportsOp)(MatmulOp op);
+  /// What the kernel needs of `op` in `precision` (operand layout, static
+  /// sizes, epilogue); null when it takes any matmul.
+  bool (*supportsOp)(MatmulOp op, StringRef precision);
   /// The default tile for `precision` (one of `precisions`): [BM, BN, BK,
   /// TM, TN] for ffma (a thread's TM x TN outputs), [BM, BN, BK, WM, WN,
   /// STAGES] for the tensor-core kernels (a warp's WM x WN outputs; wgmma:
@@ -39,13 +39,17 @@ struct GemmStrategyRecord {
   int64_t maxGrid;
   /// #fuser.config's min_blocks_per_sm (register cap).
   int64_t minBlocksPerSm;
+  /// #fuser.config's promote_every for split precisions (3xtf32): K
+  /// elements per promotion of the tensor-core sums into fp32 registers;
+  /// 0 where the kernel does not promote.
+  int64_t splitPromoteEvery;
 
   /// Its #fuser.config strategy string.
   StringRef name() const { return stringifyGemmStrategy(kind); }
   /// Whether the kernel can compute `op` in `precision`.
   bool applies(MatmulOp op, StringRef precision) const {
     return llvm::is_contained(precisions, precision) &&
-           (!supportsOp || supportsOp(op));
+           (!supportsOp || supportsOp(op, precision));
   }
 };
 

@@ -365,12 +365,20 @@ def FuserConfigureKernelsPass : Pass<"fuser-configure-kernels", "mlir::ModuleOp"
     f32 operands to tf32 where mma.sync rounds them: about 2.5x the error
     (2.5e-3 on W2, within the users' 1e-2).
 
-    Under the default `precision=fp32`, an f32 matmul for sm_90/sm_90a (whose
-    fp64 tensor cores match the fp32 FMA peak) gets the `mma` strategy with
+    Under the default `precision=fp32` an f32 matmul stays fp32-accurate.
+    On sm_90a, when the operands suit `wgmma_tma` (K-major, TMA-copyable K;
+    a group norm's groups whole 8-column powers of two dividing 128), it
+    gets `wgmma_tma` with `precision = "3xtf32"` and `promote_every = 64`:
+    three tf32 products per step (A·B + A·B_lo + A_lo·B, lo = x minus its
+    tf32 truncation), the tensor cores' sums added into fp32 registers
+    every 64 K: past the fp32 peak (2.3x eager PyTorch on W2), with errors
+    within 2x cuBLAS SGEMM's; tile [128, 128, 32, 16, 128, 3]. Otherwise, for sm_90/sm_90a (whose fp64
+    tensor cores match the fp32 FMA peak), the `mma` strategy with
     `precision = "fp64"`: operands widened exactly to f64, fp64 products and
-    sums, so at least as accurate as FFMA and faster (Hopper's DMMA path
-    keeps the issue slots free). A matmul with a group-norm epilogue, or any
-    other chip, gets FFMA. `fp32-kernel=ffma|fp64` forces either.
+    sums. Any other chip, or groups that fit neither, gets FFMA.
+    `fp32-kernel=3xtf32|fp64|ffma` forces one (with a remark where it does
+    not apply); with `report`, a remark on each matmul names the kernel and
+    why.
 
     ```mlir
     %r = fuser.pointwise ins(%x : tensor<?xf32>) maps [...]
@@ -394,15 +402,23 @@ def FuserConfigureKernelsPass : Pass<"fuser-configure-kernels", "mlir::ModuleOp"
            "cores); bf16/f16 matmuls always run on tensor cores in their own "
            "type">,
     Option<"fp32Kernel", "fp32-kernel", "std::string", /*default=*/"\"auto\"",
-           "Kernel of fp32-precision f32 matmuls: auto (by chip), ffma (fp32 "
-           "FMA on CUDA cores) or fp64 (f64 tensor cores, exact products)">,
+           "Kernel of fp32-precision f32 matmuls: auto (by chip and "
+           "operands: 3xtf32, else fp64, else ffma), 3xtf32 (split tf32 on "
+           "wgmma_tma with promoted fp32 sums, sm_90a), fp64 (f64 tensor "
+           "cores, exact products) or ffma (fp32 FMA on CUDA cores)">,
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark on each matmul naming its kernel and why">,
     Option<"tensorCoreKernel", "tensor-core-kernel", "std::string",
            /*default=*/"\"auto\"",
            "Kernel of tf32/bf16/f16 matmuls: auto (on sm_90a with K-major "
            "operands: wgmma-tma when K is static, else wgmma for bf16/f16; "
            "otherwise mma.sync), mma, wgmma or wgmma-tma">,
     ListOption<"tileSizes", "tile-sizes", "int64_t",
-               "Override: matmul tile sizes M,N,K or M,N,K,TM,TN (empty: heuristic)">
+               "Override: matmul tile sizes M,N,K or M,N,K,TM,TN (empty: heuristic)">,
+    Option<"promoteEvery", "promote-every", "int64_t", /*default=*/"-1",
+           "Override: K elements between promotions of 3xtf32 wgmma_tma "
+           "sums into fp32 registers, a multiple of BK (0: never, which "
+           "loses accuracy over long K; -1: heuristic)">
   ];
   let dependentDialects = ["::mlir::fuser::FuserDialect"];
 }

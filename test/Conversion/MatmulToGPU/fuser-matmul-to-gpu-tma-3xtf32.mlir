@@ -1,0 +1,127 @@
+// RUN: fuser-opt %s -split-input-file --fuser-matmul-to-gpu -verify-diagnostics | FileCheck %s
+
+// 3xtf32 on the TMA-fed wgmma kernel, with the config -fuser-configure-kernels
+// gives an f32 nn.Linear on sm_90a under precision=fp32: two consumer
+// warpgroups of 64 x 128, 3 stages, each of 32 KiB copied (128 + 128 rows of
+// 32 f32) and 32 KiB of lo parts. Dynamic shared memory: 3 x 65536 + 1024
+// bytes of alignment slack + 3 x 3 mbarriers of 8 bytes = 197704 bytes.
+#split = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], tile = [128, 128, 32, 16, 128, 3], max_grid = 132, min_blocks_per_sm = 1, precision = "3xtf32", promote_every = 64>
+
+// CHECK-LABEL: func.func @linear
+// CHECK: fuser.tensor_map %{{.+}} box [128, 32] swizzle 128
+// CHECK: fuser.tensor_map %{{.+}} box [128, 32] swizzle 128
+// CHECK: gpu.launch_func{{ +}}@fuser_kernels::@linear_matmul {{.+}} threads in (%c384{{[^,]*}}, %c1{{[^,]*}}, %c1{{[^)]*}}) dynamic_shared_memory_size %c197704_i32
+// CHECK-LABEL: gpu.func @linear_matmul
+// Per stage: full (the producer), empty (8 consumer warps), split (the 64
+// splitter threads).
+// CHECK: nvvm.mbarrier.init %{{.+}}, %c1_i32{{[_0-9]*}}
+// CHECK: nvvm.mbarrier.init %{{.+}}, %c8_i32{{[_0-9]*}}
+// CHECK: nvvm.mbarrier.init %{{.+}}, %c64_i32{{[_0-9]*}}
+// Consumers: chunks of promote_every / BK = 2 k tiles; each k tile waits
+// for its split barrier, then 3 x BK / 8 = 12 wgmmas: A·B_lo, A_lo·B, A·B.
+// CHECK: nvvm.setmaxregister increase 232
+// CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %c2_i64
+// CHECK: scf.for
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-12: nvvm.wgmma.mma_async {{.+}}, <m = 64, n = 128, k = 8>, D[<f32>, <one>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
+// CHECK-NOT: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: scf.yield
+// Promotion: wait for the chunk's wgmmas, release its last stage, add the
+// 64 tensor-core sums into the fp32 registers.
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: nvvm.mbarrier.arrive
+// CHECK-COUNT-64: arith.addf %{{.+}}, %{{.+}} : f32
+// CHECK: scf.yield
+// The epilogue holds the bias (row vectors in registers: no lazy loads).
+// CHECK: arith.addf %{{.+}}, %{{.+}} : vector<2xf32>
+// The producer: one thread's TMA copies expect the 32768 copied bytes.
+// CHECK: nvvm.setmaxregister decrease 40
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c32768_i32
+// CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// The splitter (producer warps 1 and 2): lo = x - (x with its low 13
+// mantissa bits cleared), written 32768 bytes past x, four 16-byte chunks
+// at a time; then the async-proxy fence and the split arrival.
+// CHECK: arith.cmpi ult, %{{.+}}, %c64_i64
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: scf.for
+// CHECK-COUNT-4: llvm.load %{{.+}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+// CHECK: arith.andi %{{.+}}, %{{.+}} : vector<4xi32>
+// CHECK: arith.subf %{{.+}}, %{{.+}} : vector<4xf32>
+// CHECK: %c32768_i64
+// CHECK: llvm.store %{{.+}}, %{{.+}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: nvvm.mbarrier.arrive
+// CHECK: gpu.return
+func.func @linear(%x: tensor<?x1024xf32>, %w: tensor<512x1024xf32>, %b: tensor<512xf32>) -> tensor<?x512xf32> {
+  %y = fuser.matmul %x, %w transpose_b epilogue_inputs(%b : tensor<512xf32>)
+         epilogue_maps [affine_map<(m, n) -> (n)>] {config = #split}
+         : tensor<?x1024xf32>, tensor<512x1024xf32> -> tensor<?x512xf32> {
+  ^bb0(%acc: f32, %bias: f32):
+    %s = arith.addf %acc, %bias : f32
+    fuser.yield %s : f32
+  }
+  return %y : tensor<?x512xf32>
+}
+
+// -----
+
+// A group norm (W3's 16-column groups) in the 3xtf32 kernel's epilogue:
+// the group sums are quad shuffles.
+// CHECK-LABEL: gpu.func @group_norm_matmul
+// CHECK: gpu.shuffle xor
+// CHECK: math.rsqrt
+func.func @group_norm(%a: tensor<?x64xf32>, %b: tensor<256x64xf32>) -> tensor<?x256xf32> {
+  %y = fuser.matmul %a, %b transpose_b epilogue_maps [] group_norm(size = 16, eps = 1.0e-05)
+         {config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], tile = [128, 128, 32, 16, 128, 3], max_grid = 132, min_blocks_per_sm = 1, precision = "3xtf32", promote_every = 64>}
+         : tensor<?x64xf32>, tensor<256x64xf32> -> tensor<?x256xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  } then {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  return %y : tensor<?x256xf32>
+}
+
+// -----
+
+func.func @promote_needs_split(%a: tensor<?x64xbf16>, %b: tensor<256x64xbf16>) -> tensor<?x256xf32> {
+  // expected-error @+1 {{promote_every = 64 needs precision 3xtf32 on wgmma_tma and a multiple of BK}}
+  %y = fuser.matmul %a, %b transpose_b epilogue_maps []
+         {config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], tile = [128, 256, 64, 16, 256, 4], max_grid = 132, min_blocks_per_sm = 1, precision = "bf16", promote_every = 64>}
+         : tensor<?x64xbf16>, tensor<256x64xbf16> -> tensor<?x256xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<?x256xf32>
+}
+
+// -----
+
+func.func @promote_not_multiple_of_bk(%a: tensor<?x64xf32>, %b: tensor<256x64xf32>) -> tensor<?x256xf32> {
+  // expected-error @+1 {{promote_every = 48 needs precision 3xtf32 on wgmma_tma and a multiple of BK}}
+  %y = fuser.matmul %a, %b transpose_b epilogue_maps []
+         {config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], tile = [128, 128, 32, 16, 128, 3], max_grid = 132, min_blocks_per_sm = 1, precision = "3xtf32", promote_every = 48>}
+         : tensor<?x64xf32>, tensor<256x64xf32> -> tensor<?x256xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<?x256xf32>
+}
+
+// -----
+
+// Two accumulator sets of 64 x 256 would not fit the consumers' registers.
+func.func @split_too_wide(%a: tensor<?x64xf32>, %b: tensor<256x64xf32>) -> tensor<?x256xf32> {
+  // expected-error @+1 {{wgmma_tma tile [128, 256, 32, 16, 256, 3] unsupported: 3xtf32 on wgmma_tma needs BN <= 128 (two accumulator sets in registers)}}
+  %y = fuser.matmul %a, %b transpose_b epilogue_maps []
+         {config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], tile = [128, 256, 32, 16, 256, 3], max_grid = 132, min_blocks_per_sm = 1, precision = "3xtf32", promote_every = 64>}
+         : tensor<?x64xf32>, tensor<256x64xf32> -> tensor<?x256xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<?x256xf32>
+}

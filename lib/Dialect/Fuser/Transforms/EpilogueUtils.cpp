@@ -7,6 +7,7 @@
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/RegionUtils.h"
@@ -39,6 +40,56 @@ std::optional<MappedValue> fuser::matchCopy(Value v) {
   return MappedValue{in->get(), inMap};
 }
 
+DenseElementsAttr fuser::convertConstantExactly(Value v, Type to) {
+  DenseElementsAttr attr;
+  auto floatTy = dyn_cast<FloatType>(to);
+  auto vTy = dyn_cast<RankedTensorType>(v.getType());
+  // Through reshapes of the constant (the views torch-mlir reads an index
+  // vector through): the row-major order of the elements is unchanged.
+  Value root = v;
+  while (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
+      root.getDefiningOp()))
+    root = root.getDefiningOp()->getOperand(0);
+  if (!floatTy || !vTy || !matchPattern(root, m_Constant(&attr)) ||
+      !attr.getElementType().isIntOrFloat() ||
+      attr.getNumElements() > (int64_t(1) << 20))
+    return {};
+  attr = attr.reshape(
+      RankedTensorType::get(vTy.getShape(), attr.getElementType()));
+  Type from = attr.getElementType();
+  const llvm::fltSemantics &sem = floatTy.getFloatSemantics();
+  SmallVector<APFloat> values;
+  bool exact = true;
+  auto convert = [&](Attribute a) {
+    APFloat f(sem);
+    if (auto i = dyn_cast<IntegerAttr>(a)) {
+      // i1 is 0 or 1; wider integers are signed (fptosi converts back).
+      bool isSigned = !from.isInteger(1);
+      exact &= f.convertFromAPInt(i.getValue(), isSigned,
+                                  APFloat::rmNearestTiesToEven) ==
+               APFloat::opOK;
+    } else {
+      f = cast<FloatAttr>(a).getValue();
+      bool losesInfo = false;
+      f.convert(sem, APFloat::rmNearestTiesToEven, &losesInfo);
+      exact &= !losesInfo;
+    }
+    return f;
+  };
+  if (attr.isSplat()) {
+    values.push_back(convert(attr.getSplatValue<Attribute>()));
+  } else {
+    for (Attribute a : attr.getValues<Attribute>())
+      if (values.push_back(convert(a)), !exact)
+        return {};
+  }
+  if (!exact)
+    return {};
+  auto type = RankedTensorType::get(attr.getType().getShape(), to);
+  return attr.isSplat() ? DenseElementsAttr::get(type, values.front())
+                        : DenseElementsAttr::get(type, values);
+}
+
 Epilogue::Epilogue(MLIRContext *ctx, Type accType, Location loc)
     : block(new Block()), builder(ctx) {
   block->addArgument(accType, loc);
@@ -48,24 +99,35 @@ Epilogue::Epilogue(MLIRContext *ctx, Type accType, Location loc)
 Value Epilogue::read(Value v, AffineMap map) {
   if (Value h = hoisted.lookup(v))
     return h;
-  DenseElementsAttr mask;
-  auto maskTy = dyn_cast<RankedTensorType>(v.getType());
-  if (maskTy && maskTy.getElementType().isInteger(1) &&
-      matchPattern(v, m_Constant(&mask))) {
-    if (Value b = boolReads.lookup({v, map}))
-      return b;
-    auto i8 = IntegerType::get(v.getContext(), 8);
-    OpBuilder at(v.getContext());
-    at.setInsertionPointAfterValue(v);
-    auto bytes = mask.mapValues(
-        i8, [](const APInt &bit) { return bit.zext(8); });
-    Value c = arith::ConstantOp::create(at, v.getLoc(), bytes);
-    Value arg = read(c, map);
-    Value zero = arith::ConstantOp::create(builder, v.getLoc(),
-                                           IntegerAttr::get(i8, 0));
-    return boolReads[{v, map}] = arith::CmpIOp::create(
-               builder, v.getLoc(), arith::CmpIPredicate::ne, arg, zero);
-  }
+  Type acc = block->getArgument(0).getType();
+  auto tensorTy = dyn_cast<RankedTensorType>(v.getType());
+  if (tensorTy && tensorTy.getElementType() != acc)
+    if (DenseElementsAttr converted = convertConstantExactly(v, acc)) {
+      // A constant of another type (a triu mask, an index vector) read as
+      // the accumulator's type, which holds it exactly, and converted back
+      // in the body: the kernels read epilogue inputs of that one type.
+      if (Value done = convertedReads.lookup({v, map}))
+        return done;
+      OpBuilder at(v.getContext());
+      at.setInsertionPointAfterValue(v);
+      Value c = arith::ConstantOp::create(at, v.getLoc(), converted);
+      Value arg = read(c, map);
+      Type want = tensorTy.getElementType();
+      Location loc = v.getLoc();
+      Value back;
+      if (want.isInteger(1))
+        back = arith::CmpFOp::create(
+            builder, loc, arith::CmpFPredicate::UNE, arg,
+            arith::ConstantOp::create(builder, loc,
+                                      builder.getFloatAttr(acc, 0.0)));
+      else if (isa<IntegerType>(want))
+        back = arith::FPToSIOp::create(builder, loc, want, arg);
+      else if (want.getIntOrFloatBitWidth() > acc.getIntOrFloatBitWidth())
+        back = arith::ExtFOp::create(builder, loc, want, arg);
+      else
+        back = arith::TruncFOp::create(builder, loc, want, arg);
+      return convertedReads[{v, map}] = back;
+    }
   if (!isa<ShapedType>(v.getType()) && matchPattern(v, m_Constant()))
     return hoisted[v] = builder.clone(*v.getDefiningOp())->getResult(0);
   // A splat tensor constant stays an input here: fuser-simplify-group-bodies
@@ -105,25 +167,26 @@ static std::string whyNotEpilogueOp(linalg::LinalgOp user, Value cur,
   return "";
 }
 
-/// True when the group kernels load elements of `t` from memory: whole-byte
-/// ints and floats (an i1 mask tensor is not).
-static bool isLoadableElementType(Type t) {
-  Type e = getElementTypeOrSelf(t);
-  return e.isIntOrFloat() && e.getIntOrFloatBitWidth() % 8 == 0;
-}
-
 /// If `v`, a tensor the kernels cannot load (an i1 mask) read through `map`
 /// from the group's iteration space, is computed by an elementwise generic
 /// whose own tensors are loadable or such masks in turn, each still read
 /// through a broadcast, returns that generic: the epilogue computes the mask
 /// itself (a causal mask from index vectors too large to evaluate at
 /// compile time). Constants are read as they are (Epilogue::read).
-static linalg::GenericOp inlinableMask(Value v, AffineMap map,
+/// True when the kernels can read `v` as an epilogue input of a group whose
+/// values have type `acc`: the same element type, or a constant that type
+/// holds exactly (converted at compile time).
+static bool isReadableInput(Value v, Type acc) {
+  return getElementTypeOrSelf(v.getType()) == acc ||
+         convertConstantExactly(v, acc);
+}
+
+static linalg::GenericOp inlinableMask(Value v, AffineMap map, Type acc,
                                        bool onlyUser = false) {
   // onlyUser: a loadable tensor the mask alone reads (the index difference
   // of triu), computed in the body too rather than a kernel of its own.
   if (!isa<RankedTensorType>(v.getType()) || matchPattern(v, m_Constant()) ||
-      (onlyUser ? !v.hasOneUse() : isLoadableElementType(v.getType())))
+      (onlyUser ? !v.hasOneUse() : isReadableInput(v, acc)))
     return {};
   auto producer = v.getDefiningOp<linalg::GenericOp>();
   if (!producer || producer->getNumResults() != 1 ||
@@ -136,8 +199,8 @@ static linalg::GenericOp inlinableMask(Value v, AffineMap map,
     AffineMap composed = producer.getMatchingIndexingMap(in).compose(map);
     if (!isBroadcastRead(composed, t.getType()))
       return {};
-    if (!isLoadableElementType(t.getType()) &&
-        !matchPattern(t, m_Constant()) && !inlinableMask(t, composed))
+    if (!isReadableInput(t, acc) &&
+        !inlinableMask(t, composed, acc, /*onlyUser=*/true))
       return {};
   }
   return producer;
@@ -149,7 +212,7 @@ static linalg::GenericOp inlinableMask(Value v, AffineMap map,
 static std::string whyNotGroupReader(linalg::GenericOp user,
                                      const DenseSet<Value> &inGroup,
                                      const DenseSet<Value> &tainted,
-                                     StringRef what) {
+                                     StringRef what, Type acc) {
   std::string why = whyNotElementwise(user);
   if (!why.empty())
     return why;
@@ -164,15 +227,15 @@ static std::string whyNotGroupReader(linalg::GenericOp user,
       return ("it also reads a value computed from the " + what +
               "'s value outside the epilogue")
           .str();
-    } else if (isa<ShapedType>(v.getType()) &&
-               !isLoadableElementType(v.getType()) &&
-               !matchPattern(v, m_Constant()) &&
-               !inlinableMask(v, user.getMatchingIndexingMap(operand))) {
-      return ("it reads a tensor of " +
-              Twine(getElementTypeOrSelf(v.getType()).getIntOrFloatBitWidth()) +
-              "-bit elements (a mask), which the " + what +
-              " kernels do not load; it is left for pointwise fusion")
-          .str();
+    } else if (isa<ShapedType>(v.getType()) && !isReadableInput(v, acc) &&
+               !inlinableMask(v, user.getMatchingIndexingMap(operand), acc)) {
+      std::string why;
+      llvm::raw_string_ostream os(why);
+      os << "it reads a tensor of " << getElementTypeOrSelf(v.getType())
+         << " elements, and the " << what << " kernels read epilogue inputs "
+         << "of the " << what << "'s type (" << acc
+         << "); it is left for pointwise fusion";
+      return why;
     }
   }
   return "";
@@ -234,7 +297,8 @@ static EpilogueDag collectEpilogueDag(Value cur, Block *block, StringRef what) {
         why = "it is not an elementwise op";
     }
     if (why.empty())
-      why = whyNotGroupReader(generic, inGroup, tainted, what);
+      why = whyNotGroupReader(generic, inGroup, tainted, what,
+                              getElementTypeOrSelf(cur.getType()));
     // Generalization replaced the named op: what is left is `generic`.
     Operation *at = generic ? generic.getOperation() : op;
     taint(at);
@@ -342,9 +406,10 @@ Value fuser::absorbElementwiseConsumers(
   DenseMap<std::pair<Value, AffineMap>, Value> inlined;
   std::function<Value(Value, AffineMap, bool)> readTensor =
       [&](Value v, AffineMap map, bool inMask) {
-    linalg::GenericOp producer = inlinableMask(v, map);
+    Type acc = getElementTypeOrSelf(cur.getType());
+    linalg::GenericOp producer = inlinableMask(v, map, acc);
     if (!producer && inMask)
-      producer = inlinableMask(v, map, /*onlyUser=*/true);
+      producer = inlinableMask(v, map, acc, /*onlyUser=*/true);
     if (producer) {
       Value &done = inlined[{v, map}];
       if (done)

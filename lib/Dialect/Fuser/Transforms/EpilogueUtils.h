@@ -57,14 +57,20 @@ struct Epilogue {
   /// size-1 dimensions at 0 (isBroadcastRead): the input is then a
   /// tensor.collapse_shape view without them (dropUnitDimReads), built right
   /// after `v`'s definition, so that every input map is a projected
-  /// permutation. A constant i1 tensor (a triu/tril mask evaluated at
-  /// compile time) is read as a byte constant compared with 0, since the
-  /// group kernels load whole bytes.
+  /// permutation. A constant of another element type that the group's type
+  /// holds exactly (a triu mask evaluated at compile time, an index vector)
+  /// is read as a constant of the group's type and converted back in the
+  /// body: the kernels read epilogue inputs of one type.
   Value read(Value v, AffineMap map);
 
-  /// Reads of constant i1 tensors -> their i1 value in the body.
-  DenseMap<std::pair<Value, AffineMap>, Value> boolReads;
+  /// Reads of converted constants -> their value in the body.
+  DenseMap<std::pair<Value, AffineMap>, Value> convertedReads;
 };
+
+/// The constant `v` as a constant of float type `to`, if every element
+/// converts exactly (integers, i1 as 0 and 1, narrower or wider floats);
+/// null otherwise, or when `v` is no constant.
+DenseElementsAttr convertConstantExactly(Value v, Type to);
 
 /// Absorbs into `epi` the DAG of elementwise consumers of `cur`, a value of
 /// the group's result type defined in `block` whose element is `running` in

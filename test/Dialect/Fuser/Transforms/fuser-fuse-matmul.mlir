@@ -835,9 +835,12 @@ func.func @torch_linear_hardtanh(%arg0: tensor<?x16xf32>, %arg1: tensor<8x16xf32
 // -----
 
 // An i1 mask read by the epilogue (torch.triu after a matmul: an
-// arith.select on a mask tensor) is not loaded by the matmul kernels: the
-// select stays out, for pointwise fusion, with a remark.
+// arith.select on a mask tensor) that is neither a constant nor computed
+// elementwise from f32 tensors: the matmul kernels read epilogue inputs of
+// the product's type only, so the select stays out, for pointwise fusion,
+// with a remark.
 // CHECK-LABEL: func.func @mask_input
+// SIMPLIFY-LABEL: func.func @mask_input
 // CHECK: %[[MM:.+]] = fuser.matmul %{{.+}}, %{{.+}} :
 // CHECK: linalg.generic
 // CHECK-SAME: ins(%{{.+}}, %[[MM]] : tensor<8x8xi1>, tensor<8x8xf32>)
@@ -849,7 +852,7 @@ func.func @mask_input(%a: tensor<8x16xf32>, %b: tensor<16x8xf32>, %mask: tensor<
   %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
   // expected-remark @+1 {{fused matmul with 0 epilogue op(s)}}
   %m = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x8xf32>) outs(%z : tensor<8x8xf32>) -> tensor<8x8xf32>
-  // expected-remark @+1 {{not fused into the matmul epilogue: it reads a tensor of 1-bit elements (a mask), which the matmul kernels do not load; it is left for pointwise fusion}}
+  // expected-remark @+1 {{not fused into the matmul epilogue: it reads a tensor of i1 elements, and the matmul kernels read epilogue inputs of the matmul's type (f32); it is left for pointwise fusion}}
   %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
       ins(%mask, %m : tensor<8x8xi1>, tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
   ^bb0(%k: i1, %v: f32, %o: f32):
@@ -905,40 +908,38 @@ func.func @mask_inside(%a: tensor<8x16xf32>, %b: tensor<16x8xf32>) -> tensor<8x8
 
 // -----
 
-// A mask the kernels cannot load, computed elementwise from loadable
-// tensors (a causal mask from row and column indices, too large to
-// evaluate at compile time): the epilogue computes it from the index
-// vectors, with the index difference only the mask reads.
+// A mask computed elementwise from f32 tensors (a causal mask from row and
+// column positions, too large to evaluate at compile time): the epilogue
+// computes it from the position vectors, with the difference only the mask
+// reads.
 // CHECK-LABEL: func.func @computed_mask
-// CHECK-SAME: (%{{.+}}: tensor<8x16xf32>, %{{.+}}: tensor<16x8xf32>, %[[R:.+]]: tensor<8xi64>, %[[C:.+]]: tensor<8xi64>)
-// CHECK: %[[MM:.+]] = fuser.matmul %{{.+}}, %{{.+}} epilogue_inputs(%[[C]], %[[R]] : tensor<8xi64>, tensor<8xi64>) epilogue_maps [#[[$COLS:.+]], #[[$ROWS:.+]]]
-// CHECK: ^bb0(%[[ACC:.+]]: f32, %[[J:.+]]: i64, %[[I:.+]]: i64):
-// CHECK: %[[D:.+]] = arith.subi %[[J]], %[[I]] : i64
-// CHECK: %[[M:.+]] = arith.cmpi sge, %[[D]], %{{.+}} : i64
+// CHECK-SAME: (%{{.+}}: tensor<8x16xf32>, %{{.+}}: tensor<16x8xf32>, %[[R:.+]]: tensor<8xf32>, %[[C:.+]]: tensor<8xf32>)
+// CHECK: %[[MM:.+]] = fuser.matmul %{{.+}}, %{{.+}} epilogue_inputs(%[[C]], %[[R]] : tensor<8xf32>, tensor<8xf32>)
+// CHECK: ^bb0(%[[ACC:.+]]: f32, %[[J:.+]]: f32, %[[I:.+]]: f32):
+// CHECK: %[[D:.+]] = arith.subf %[[J]], %[[I]] : f32
+// CHECK: %[[M:.+]] = arith.cmpf oge, %[[D]], %{{.+}} : f32
 // CHECK: %[[S:.+]] = arith.select %[[M]], %[[ACC]], %{{.+}} : f32
 // CHECK: fuser.yield %[[S]] : f32
 // CHECK-NOT: linalg.generic
 // CHECK: return %[[MM]]
 #id = affine_map<(d0, d1) -> (d0, d1)>
-func.func @computed_mask(%a: tensor<8x16xf32>, %b: tensor<16x8xf32>, %rows: tensor<8xi64>, %cols: tensor<8xi64>) -> tensor<8x8xf32> {
+func.func @computed_mask(%a: tensor<8x16xf32>, %b: tensor<16x8xf32>, %rows: tensor<8xf32>, %cols: tensor<8xf32>) -> tensor<8x8xf32> {
   %zero = arith.constant 0.0 : f32
-  %c0 = arith.constant 0 : i64
   %e = tensor.empty() : tensor<8x8xf32>
-  %ei = tensor.empty() : tensor<8x8xi64>
   %eb = tensor.empty() : tensor<8x8xi1>
   %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
   // expected-remark @+1 {{fused matmul with 1 epilogue op(s)}}
   %m = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x8xf32>) outs(%z : tensor<8x8xf32>) -> tensor<8x8xf32>
   %d = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>, #id], iterator_types = ["parallel", "parallel"]}
-      ins(%cols, %rows : tensor<8xi64>, tensor<8xi64>) outs(%ei : tensor<8x8xi64>) {
-  ^bb0(%j: i64, %i: i64, %o: i64):
-    %s = arith.subi %j, %i : i64
-    linalg.yield %s : i64
-  } -> tensor<8x8xi64>
+      ins(%cols, %rows : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%j: f32, %i: f32, %o: f32):
+    %s = arith.subf %j, %i : f32
+    linalg.yield %s : f32
+  } -> tensor<8x8xf32>
   %mask = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
-      ins(%d : tensor<8x8xi64>) outs(%eb : tensor<8x8xi1>) {
-  ^bb0(%v: i64, %o: i1):
-    %k = arith.cmpi sge, %v, %c0 : i64
+      ins(%d : tensor<8x8xf32>) outs(%eb : tensor<8x8xi1>) {
+  ^bb0(%v: f32, %o: i1):
+    %k = arith.cmpf oge, %v, %zero : f32
     linalg.yield %k : i1
   } -> tensor<8x8xi1>
   %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
@@ -946,6 +947,38 @@ func.func @computed_mask(%a: tensor<8x16xf32>, %b: tensor<16x8xf32>, %rows: tens
   ^bb0(%k: i1, %v: f32, %o: f32):
     %s = arith.select %k, %v, %zero : f32
     linalg.yield %s : f32
+  } -> tensor<8x8xf32>
+  return %r : tensor<8x8xf32>
+}
+
+// -----
+
+// Constants of another type that f32 holds exactly (index vectors, a mask
+// evaluated at compile time) are read as f32 constants and converted back
+// in the body: every epilogue input has the product's type.
+// CHECK-LABEL: func.func @constant_other_types
+// CHECK-DAG: %[[CI:.+]] = arith.constant dense<[0.000000e+00, 1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00, 5.000000e+00, 6.000000e+00, 7.000000e+00]> : tensor<8xf32>
+// CHECK-DAG: %[[CB:.+]] = arith.constant dense<[1.000000e+00, 0.000000e+00, 1.000000e+00, 0.000000e+00, 1.000000e+00, 0.000000e+00, 1.000000e+00, 0.000000e+00]> : tensor<8xf32>
+// CHECK: fuser.matmul %{{.+}}, %{{.+}} epilogue_inputs(%[[CI]], %[[CB]] : tensor<8xf32>, tensor<8xf32>)
+// CHECK: ^bb0(%[[ACC:.+]]: f32, %[[I:.+]]: f32, %[[B:.+]]: f32):
+// CHECK: %[[II:.+]] = arith.fptosi %[[I]] : f32 to i64
+// CHECK: %[[BB:.+]] = arith.cmpf une, %[[B]], %{{.+}} : f32
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @constant_other_types(%a: tensor<8x16xf32>, %b: tensor<16x8xf32>) -> tensor<8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %idx = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7]> : tensor<8xi64>
+  %bits = arith.constant dense<[true, false, true, false, true, false, true, false]> : tensor<8xi1>
+  %e = tensor.empty() : tensor<8x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  // expected-remark @+1 {{fused matmul with 1 epilogue op(s)}}
+  %m = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x8xf32>) outs(%z : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %r = linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1)>, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m, %idx, %bits : tensor<8x8xf32>, tensor<8xi64>, tensor<8xi1>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%v: f32, %i: i64, %k: i1, %o: f32):
+    %f = arith.sitofp %i : i64 to f32
+    %s = arith.addf %v, %f : f32
+    %t = arith.select %k, %s, %v : f32
+    linalg.yield %t : f32
   } -> tensor<8x8xf32>
   return %r : tensor<8x8xf32>
 }

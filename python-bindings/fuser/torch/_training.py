@@ -795,6 +795,7 @@ class _FuserStep(torch.autograd.Function):
         ctx.save_for_backward(*keep)
         ctx.fuser_variants = (forward, backward)
         ctx.fuser_n_args = len(tensors)
+        ctx.fuser_arg_shapes = [t.shape for t in tensors]
         outs = results[:n_out]
         return tuple(outs) if len(outs) != 1 else outs[0]
 
@@ -819,6 +820,13 @@ class _FuserStep(torch.autograd.Function):
                 grads.append(results[g["index"]])
             else:
                 grads.append(args[g["index"]])
+        # A gradient may come back in the grouped view its kernel computed
+        # it in (GroupNorm's dgamma as groups x channels-per-group): the
+        # same row-major elements, so a view gives the argument's shape.
+        shapes = ctx.fuser_arg_shapes
+        grads = [g.reshape(shapes[i]) if g is not None and g.shape != shapes[i]
+                 and g.numel() == shapes[i].numel() else g
+                 for i, g in enumerate(grads)]
         return (None, None, *grads)
 
 

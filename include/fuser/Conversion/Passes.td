@@ -76,7 +76,12 @@ def ConvertMatmulToGPUPass : Pass<"fuser-matmul-to-gpu", "mlir::ModuleOp"> {
       stage on a second mbarrier. The host code adds one
       `fuser.tensor_map` per operand ([BM, BK] and [BN, BK] boxes, 128-byte
       swizzle), which the runtime encodes per call; at most `max_grid`
-      blocks loop over the output tiles.
+      blocks loop over the output tiles. In precision `3xtf32` (tf32
+      operands, fp32-accurate: the fp32 default on sm_90a) two more producer
+      warps write each stage's lo parts (x minus its tf32 truncation) beside
+      it, the consumers run A·B_lo + A_lo·B + A·B, and every
+      `promote_every` K add the tensor cores' sums into fp32 registers;
+      BN <= 128, and the epilogue may hold a group norm.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::LLVM::LLVMDialect",

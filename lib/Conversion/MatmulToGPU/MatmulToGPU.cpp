@@ -10,8 +10,9 @@
 //   ffma       register-tiled fp32 FMA (FfmaGemmKernel.cpp)
 //   mma        mma.sync on tf32, 3xtf32, fp64, bf16 or f16 (MmaGemmKernel.cpp)
 //   wgmma      wgmma.mma_async from cp.async stages, sm_90a (WgmmaKernel.cpp)
-//   wgmma_tma  wgmma.mma_async fed by TMA from a producer warpgroup, sm_90a
-//              (WgmmaKernel.cpp, WgmmaTmaLoop.cpp)
+//   wgmma_tma  wgmma.mma_async fed by TMA from a producer warpgroup, sm_90a,
+//              on tf32, 3xtf32 (promoted sums), bf16 or f16 (WgmmaKernel.cpp,
+//              WgmmaTmaLoop.cpp)
 // The tensor-core kernels share MmaEmitter.h and their epilogue
 // (MmaEpilogue.cpp).
 //

@@ -81,3 +81,19 @@ for pe in 32 64 128 256; do
   rm "$OUT/w3v_3xtf32_pe$pe.gpu.mlir"
   echo "[artifacts] w3v_3xtf32_pe$pe"
 done
+# GEMM shape classes (bench/gemm_shapes.py): the bare x * W^T (nn.Linear's
+# layout, static sizes) under the default options, as gemm_<class>.
+gemm() { # gemm <class> <M> <N> <K>
+  local src="$OUT/gemm_$1.mlir" x="tensor<$2x$4xf32>" w="tensor<$3x$4xf32>" y="tensor<$2x$3xf32>"
+  printf '%s\n' "func.func @forward(%x: $x, %w: $w) -> $y {" \
+    "  %y = fuser.matmul %x, %w transpose_b epilogue_maps [] : $x, $w -> $y {" \
+    "  ^bb0(%acc: f32):" "    fuser.yield %acc : f32" "  }" "  return %y : $y" "}" > "$src"
+  mma "$src" "gemm_$1" fp32
+  rm "$src"
+}
+gemm square 4096 4096 4096
+gemm tall_skinny 32768 1024 1024
+gemm small_k 8192 8192 32
+gemm large_k 256 256 131072
+gemm matvec 8192 1 8192
+gemm linear_odd 1000 3000 1000

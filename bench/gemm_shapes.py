@@ -1,0 +1,71 @@
+"""fp32 GEMM shape classes: fuser's default fp32 kernel against cuBLAS SGEMM.
+
+Each class is the bare x * W^T (nn.Linear's layout) with static sizes,
+compiled with the default options by scripts/build-mma-artifacts.sh as
+.artifacts/gemm_<class> (3xtf32 on wgmma_tma on sm_90a where it applies).
+Per class: the max |result - float64| of fuser and of torch.mm (TF32 off)
+on the same inputs (x uniform in [-1, 1), nn.Linear's weights), then both
+timed as bench.py times (L2 flushed, medians). Batched GEMMs (bmm) are not
+a fuser.matmul yet and are not listed.
+Usage: python3 bench/gemm_shapes.py [--iters N] [--out DIR]
+"""
+
+import argparse
+import math
+import sys
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench import ARTIFACTS, load, time_fn  # noqa: E402
+
+CLASSES = [  # name, M, N, K, what bounds it
+    ("square", 4096, 4096, 4096, "compute"),
+    ("tall_skinny", 32768, 1024, 1024, "compute"),
+    ("small_k", 8192, 8192, 32, "memory (writes C)"),
+    ("large_k", 256, 256, 131072, "compute (few tiles)"),
+    ("matvec", 8192, 1, 8192, "memory (reads x)"),
+    ("linear_odd", 1000, 3000, 1000, "compute"),
+]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--iters", type=int, default=20)
+    ap.add_argument("--out", type=Path, default=None)
+    args = ap.parse_args()
+    torch.backends.cuda.matmul.allow_tf32 = False
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    rows = ["| class | M x N x K | bound | fuser ms | cuBLAS SGEMM ms | vs cuBLAS | fuser TFLOP/s "
+            "| fuser max err | SGEMM max err |", "|---|---|---|---|---|---|---|---|---|"]
+    for name, m, n, k, bound in CLASSES:
+        stem = f"gemm_{name}"
+        if not (ARTIFACTS / f"{stem}.ptx").exists():
+            sys.exit(f"{stem} missing: run scripts/build-gpu-artifacts.sh")
+        mod = load(stem)
+        x = torch.rand(m, k, device="cuda", generator=gen) * 2 - 1
+        w = (torch.rand(n, k, device="cuda", generator=gen) * 2 - 1) / math.sqrt(k)
+        out = torch.full((m, n), float("nan"), device="cuda")
+        mod.forward(x, w, out=out)
+        ref = x.double() @ w.double().T
+        ours_err = float((out.double() - ref).abs().max())
+        cublas_err = float(((x @ w.T).double() - ref).abs().max())
+        del ref
+        t_ours = time_fn(lambda: mod.forward(x, w, out=out), args.iters)["median_ms"]
+        t_cublas = time_fn(lambda: torch.mm(x, w.T), args.iters)["median_ms"]
+        tflops = 2 * m * n * k / (t_ours * 1e-3) / 1e12
+        rows.append(f"| {name} | {m} x {n} x {k} | {bound} | {t_ours:.3f} | {t_cublas:.3f} | "
+                    f"{t_cublas / t_ours:.2f}x | {tflops:.1f} | {ours_err:.2e} | {cublas_err:.2e} |")
+        print(rows[-1], flush=True)
+        del x, w, out
+        torch.cuda.empty_cache()
+    text = "\n".join(rows) + "\n"
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "gemm_shapes.md").write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -23,7 +23,10 @@ def FuserFusePointwisePass : Pass<"fuser-fuse-pointwise", "mlir::func::FuncOp"> 
     group is a DAG). A producer whose value is also used outside its group
     becomes an extra result of the group when it has the group's shape;
     otherwise it stays in a group of its own. Ops that cannot be fused are
-    left as they were; with `report` set, a remark on each says why.
+    left as they were; with `report` set, a remark on each says why. Ops
+    over static shapes computed from constants and indices alone
+    (`linalg.index`) are evaluated at compile time first, as in
+    `fuser-fuse-matmul`.
 
     Before:
     ```mlir
@@ -87,8 +90,22 @@ def FuserFuseMatmulPass : Pass<"fuser-fuse-matmul", "mlir::func::FuncOp"> {
     are cloned into the epilogue. Tensor constants stay epilogue inputs:
     `fuser-simplify-group-bodies` makes the splat ones immediates.
 
+    Epilogue inputs keep the product's element type (the kernels read one
+    type): a constant of another type that it holds exactly (an index
+    vector, a mask) is read as a constant of that type and converted back
+    in the body; an i1 mask computed elementwise from such tensors (a
+    causal mask from index vectors) is computed in the body; an op reading
+    any other tensor of another type stays out of the epilogue. Values of
+    other types inside the DAG (softplus's `y > 20` in mish) are fine.
+
+    First, linalg.generic ops over static shapes of at most 64 Ki elements
+    that compute from constants and indices alone (`torch.arange`, triu/tril
+    masks: `linalg.index` in the body, or readers of such constants) are
+    evaluated at compile time by their body ops' folders.
+
     With `report` set, a remark on each matmul says how many epilogue ops
-    were fused, and on each near miss why not.
+    were fused, and on each near miss why not (a transposed copy of A, which
+    fuser.matmul cannot read, included).
 
     Before (W2: `leaky_relu((x @ W^T + b) * 2.0, 0.1)` as torch-mlir emits it):
     ```mlir
@@ -184,7 +201,9 @@ def FuserFuseGroupNormPass : Pass<"fuser-fuse-group-norm", "mlir::func::FuncOp">
 
     1. a tensor T that a sum reduction reads element by element: a grouped
        view of the input X (tensor.expand_shape / collapse_shape; torch-mlir
-       views GroupNorm's (N, C) as (N, G, C/G, 1)), or X itself (LayerNorm);
+       views GroupNorm's (N, C) as (N, G, C/G, 1)), or X itself (LayerNorm;
+       when X is computed elementwise, nn.Linear's bias add, the trace
+       stops at it);
     2. mean = sum(T) * (1 / K), or / K;
     3. var = sum((T - mean)^2) / K, or sum(T^2) / K - mean^2;
     4. rstd = rsqrt(var + eps), or 1 / sqrt(var + eps), eps a positive
@@ -213,7 +232,10 @@ def FuserFuseGroupNormPass : Pass<"fuser-fuse-group-norm", "mlir::func::FuncOp">
     (rows, K), one group per row, and the result viewed back; otherwise
     gamma = 1 and beta = 0 (constants; in a GEMM epilogue they fold away)
     and the epilogue keeps everything. `fuser.group_norm` ops already in the
-    input absorb their elementwise consumers the same way.
+    input absorb their elementwise consumers the same way. InstanceNorm's
+    form (X of (N, C, ...) viewed as (1, N * C, ...), one group per channel,
+    gamma and beta repeated per sample) becomes GroupNorm(C) on X with gamma
+    and beta themselves, so their copies cost no kernels.
 
     Near misses stay unfused; with `report` set a remark says why (sums over
     the wrong dimensions, statistics not read per group, no epsilon, a
@@ -441,7 +463,10 @@ def FuserMergeGpuModulesPass : Pass<"fuser-merge-gpu-modules", "mlir::ModuleOp">
     in its own gpu.module. The runtime loads one PTX image per compiled
     module, so this pass moves every gpu.func into the gpu.module named by
     `module-name` (created if needed), renames clashing kernels and updates
-    the gpu.launch_func references.
+    the gpu.launch_func references. A float argument that every launch of a
+    kernel passes the same constant for (the generic fallback captures
+    torch-mlir's f64 slopes) becomes an immediate in the kernel: the kernel
+    manifest cannot describe an f64 kernel argument.
   }];
   let options = [
     Option<"moduleName", "module-name", "std::string",
@@ -490,6 +515,11 @@ def FuserVerifyEntryPointsPass
     i32 or i64, the dtypes of the kernel manifest. Private functions are
     helpers and may take anything. A module without an entry function has
     nothing to compile, which is reported too (an empty file, say).
+
+    A scalar argument nothing reads (torch.export leaves a Python float it
+    specialised into the body as an unused f64 argument) is dropped from
+    the signature with a remark, unless something in the module calls the
+    function.
 
     ```mlir
     // error: entry function argument #1 has type 'index'; fuser entry

@@ -298,6 +298,17 @@ evaluateGeneric(linalg::GenericOp op, int64_t maxElements) {
   return results;
 }
 
+/// True if every use of `v` is a linalg op reading it (through tensor
+/// reshapes): a constant the function returned would have no kernel to
+/// write its result.
+static bool onlyReadByLinalg(Value v) {
+  return llvm::all_of(v.getUsers(), [](Operation *user) {
+    if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(user))
+      return onlyReadByLinalg(user->getResult(0));
+    return isa<linalg::LinalgOp>(user);
+  });
+}
+
 unsigned fuser::foldConstantGenerics(
     Operation *root, int64_t maxElements,
     function_ref<void(Operation *, const Twine &)> remark) {
@@ -305,6 +316,8 @@ unsigned fuser::foldConstantGenerics(
   root->walk([&](linalg::GenericOp op) { ops.push_back(op); });
   unsigned replaced = 0;
   for (linalg::GenericOp op : ops) { // program order: producers first
+    if (!llvm::all_of(op->getResults(), onlyReadByLinalg))
+      continue;
     std::optional<SmallVector<SmallVector<Attribute>>> values =
         evaluateGeneric(op, maxElements);
     if (!values)

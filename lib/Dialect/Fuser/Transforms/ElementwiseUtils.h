@@ -64,7 +64,9 @@ SmallVector<OpOperand *> getReadOperands(linalg::GenericOp op);
 /// constants (seen through tensor reshapes), parallel iterators, identity
 /// output maps and at most `maxElements` elements, and use linalg.index or
 /// read a constant that is not a splat (fills and splat arithmetic stay for
-/// the groups to make immediates of); anything a folder cannot
+/// the groups to make immediates of), and whose results only linalg ops
+/// read (a returned constant would have no kernel writing the result);
+/// anything a folder cannot
 /// evaluate leaves the op as it was. `remark(op, msg)` reports each
 /// evaluated op before it is replaced. Returns how many were replaced.
 /// The largest tensor the fusion passes evaluate at compile time: 64 Ki

@@ -202,6 +202,27 @@ func.func @uses_index(%e: tensor<8xf32>, %x: tensor<8xf32>, %d: tensor<?xf32>) -
 
 // -----
 
+// A tensor built from indices that the function returns stays a kernel (the
+// fallback's): a constant returned unchanged would have no kernel writing
+// the result.
+// CHECK-LABEL: func.func @returned_index
+// CHECK: linalg.generic
+// CHECK: linalg.index
+func.func @returned_index(%e: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-remark @+1 {{left unfused: its body uses linalg.index}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      outs(%e : tensor<8xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %ii = arith.index_cast %i : index to i32
+    %f = arith.sitofp %ii : i32 to f32
+    linalg.yield %f : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
 // A scalar captured from above becomes a scalar input; constants are cloned.
 // CHECK-LABEL: func.func @captured_scalar
 // CHECK-SAME: (%[[X:.+]]: tensor<8xf32>, %[[S:.+]]: f32)

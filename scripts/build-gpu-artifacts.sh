@@ -24,6 +24,17 @@ src=test/Pipelines/Inputs/torch_leaky_relu_dynamic.mlir
   -o "$OUT/torch_leaky_relu_dynamic.manifest.json"
 rm "$OUT/torch_leaky_relu_dynamic.gpu.mlir"
 echo "[artifacts] torch_leaky_relu_dynamic"
+# The torch-mlir corpus (test/Pipelines/Inputs/torch_*.mlir) with the default
+# options, for test/gpu/test_torch_corpus.py: .artifacts/corpus/<stem>.
+mkdir -p "$OUT/corpus"
+for src in test/Pipelines/Inputs/torch_*.mlir; do
+  stem=$(basename "$src" .mlir)
+  "$TOOLS/fuser-opt" "$src" --fuser-gpu-pipeline -o "$OUT/corpus/$stem.gpu.mlir"
+  "$TOOLS/fuser-translate" "$OUT/corpus/$stem.gpu.mlir" --fuser-to-ptx -o "$OUT/corpus/$stem.ptx"
+  "$TOOLS/fuser-translate" "$OUT/corpus/$stem.gpu.mlir" --fuser-to-manifest -o "$OUT/corpus/$stem.manifest.json"
+  rm "$OUT/corpus/$stem.gpu.mlir"
+done
+echo "[artifacts] corpus: $(ls "$OUT"/corpus/*.ptx | wc -l) torch-mlir exports"
 # The C header of the host-constants input, for test/gpu/test_host_constants.py.
 "$TOOLS/fuser-opt" test/gpu/Inputs/host_constants.mlir --fuser-gpu-pipeline \
   | "$TOOLS/fuser-translate" --fuser-to-c-header --fuser-header-prefix=hc -o "$OUT/host_constants.h"

@@ -182,13 +182,16 @@ void mlir::fuser::emitTmaProducer(OpBuilder &b, Location loc,
        blockN);
 }
 
-Value mlir::fuser::emitTmaConsumer(OpBuilder &b, Location loc,
-                                   const TmaBarriers &bars, Value numK,
-                                   Value tid, int64_t numAcc, Value kBase) {
+namespace {
+/// What a consumer thread computes once: its warpgroup's A offset in a stage,
+/// whether it releases stages for its warp, the stages' shared address.
+struct ConsumerThread {
+  Value aGroupOff, leader, base;
+};
+
+ConsumerThread consumerThread(OpBuilder &b, Location loc,
+                              const TmaBarriers &bars, Value tid) {
   const MmaTiling &t = bars.t;
-  auto structTy = LLVM::LLVMStructType::getLiteral(
-      b.getContext(), SmallVector<Type>(numAcc, b.getF32Type()));
-  Value init = LLVM::ZeroOp::create(b, loc, structTy);
   // Warpgroup g's A rows start 64 g rows into the stage.
   Value group = arith::DivUIOp::create(b, loc, tid, c64(b, loc, 128));
   Value aGroupOff = arith::MulIOp::create(
@@ -197,6 +200,40 @@ Value mlir::fuser::emitTmaConsumer(OpBuilder &b, Location loc,
   Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
                                        c64(b, loc, 0));
   Value base = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), bars.stages);
+  return {aGroupOff, leader, base};
+}
+
+/// The top of a consumer's k iteration `it`: wait for round it / STAGES of
+/// its stage's barrier `ready` (full, or split with 3xtf32), then the
+/// shared addresses of the warpgroup's A rows and of B in that stage.
+std::pair<Value, Value>
+waitForStage(OpBuilder &b, Location loc, const TmaBarriers &bars,
+             const ConsumerThread &c, Value it,
+             Value (TmaBarriers::*ready)(OpBuilder &, Location, Value) const) {
+  const MmaTiling &t = bars.t;
+  Value stage = arith::RemUIOp::create(b, loc, it, c64(b, loc, t.stages));
+  NVVM::MBarrierTryWaitParityOp::create(b, loc, (bars.*ready)(b, loc, stage),
+                                        roundParity(b, loc, it, t.stages),
+                                        c32(b, loc, kWaitTicks));
+  Value stageAddr = arith::AddIOp::create(
+      b, loc, c.base,
+      arith::MulIOp::create(b, loc, stage, c64(b, loc, t.stageBytes())));
+  Value aAddr = arith::AddIOp::create(b, loc, stageAddr, c.aGroupOff);
+  Value bAddr = arith::AddIOp::create(
+      b, loc, stageAddr, c64(b, loc, t.aStageElems() * t.elemBytes()));
+  return {aAddr, bAddr};
+}
+} // namespace
+
+Value mlir::fuser::emitTmaConsumer(OpBuilder &b, Location loc,
+                                   const TmaBarriers &bars, Value numK,
+                                   Value tid, int64_t numAcc, Value kBase) {
+  const MmaTiling &t = bars.t;
+  auto structTy = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(numAcc, b.getF32Type()));
+  Value init = LLVM::ZeroOp::create(b, loc, structTy);
+  ConsumerThread c = consumerThread(b, loc, bars, tid);
+  Value leader = c.leader;
   auto loop = scf::ForOp::create(b, loc, c64(b, loc, 0), numK, c64(b, loc, 1),
                                  ValueRange{init});
   {
@@ -204,16 +241,7 @@ Value mlir::fuser::emitTmaConsumer(OpBuilder &b, Location loc,
     b.setInsertionPointToStart(loop.getBody());
     Value kt = loop.getInductionVar();
     Value it = arith::AddIOp::create(b, loc, kBase, kt);
-    Value stage = arith::RemUIOp::create(b, loc, it, c64(b, loc, t.stages));
-    NVVM::MBarrierTryWaitParityOp::create(b, loc, bars.full(b, loc, stage),
-                                          roundParity(b, loc, it, t.stages),
-                                          c32(b, loc, kWaitTicks));
-    Value stageAddr = arith::AddIOp::create(
-        b, loc, base,
-        arith::MulIOp::create(b, loc, stage, c64(b, loc, t.stageBytes())));
-    Value aAddr = arith::AddIOp::create(b, loc, stageAddr, aGroupOff);
-    Value bAddr = arith::AddIOp::create(
-        b, loc, stageAddr, c64(b, loc, t.aStageElems() * t.elemBytes()));
+    auto [aAddr, bAddr] = waitForStage(b, loc, bars, c, it, &TmaBarriers::full);
     NVVM::WgmmaFenceAlignedOp::create(b, loc);
     Value acc = emitWgmmaSteps(b, loc, t, loop.getRegionIterArgs()[0], aAddr,
                                bAddr);
@@ -312,13 +340,8 @@ Value mlir::fuser::emitTmaSplitConsumer(OpBuilder &b, Location loc,
   auto structTy = LLVM::LLVMStructType::getLiteral(
       b.getContext(), SmallVector<Type>(numAcc, f32));
   Value zero = LLVM::ZeroOp::create(b, loc, structTy);
-  Value group = arith::DivUIOp::create(b, loc, tid, c64(b, loc, 128));
-  Value aGroupOff = arith::MulIOp::create(
-      b, loc, group, c64(b, loc, 64 * t.bk * t.elemBytes()));
-  Value lane = arith::RemUIOp::create(b, loc, tid, c64(b, loc, 32));
-  Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
-                                       c64(b, loc, 0));
-  Value base = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), bars.stages);
+  ConsumerThread c = consumerThread(b, loc, bars, tid);
+  Value leader = c.leader;
   // K tiles per chunk: the promotion interval, or all of them.
   Value chunk = t.promoteTiles()
                     ? c64(b, loc, t.promoteTiles())
@@ -338,16 +361,8 @@ Value mlir::fuser::emitTmaSplitConsumer(OpBuilder &b, Location loc,
     b.setInsertionPointToStart(loop.getBody());
     Value kt = loop.getInductionVar();
     Value it = arith::AddIOp::create(b, loc, kBase, kt);
-    Value stage = arith::RemUIOp::create(b, loc, it, c64(b, loc, t.stages));
-    NVVM::MBarrierTryWaitParityOp::create(b, loc, bars.split(b, loc, stage),
-                                          roundParity(b, loc, it, t.stages),
-                                          c32(b, loc, kWaitTicks));
-    Value stageAddr = arith::AddIOp::create(
-        b, loc, base,
-        arith::MulIOp::create(b, loc, stage, c64(b, loc, t.stageBytes())));
-    Value aAddr = arith::AddIOp::create(b, loc, stageAddr, aGroupOff);
-    Value bAddr = arith::AddIOp::create(
-        b, loc, stageAddr, c64(b, loc, t.aStageElems() * t.elemBytes()));
+    auto [aAddr, bAddr] =
+        waitForStage(b, loc, bars, c, it, &TmaBarriers::split);
     auto lo = [&](Value addr) {
       return arith::AddIOp::create(b, loc, addr, c64(b, loc, t.copyBytes()));
     };

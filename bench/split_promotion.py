@@ -11,15 +11,13 @@ Usage: python3 bench/split_promotion.py [--out DIR]
 
 import argparse
 import math
-import os
 import sys
 from pathlib import Path
 
 import torch
 
-import fuser
-
-ARTIFACTS = Path(os.environ.get("FUSER_ARTIFACTS", Path(__file__).resolve().parents[1] / ".artifacts"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench import ARTIFACTS, load  # noqa: E402
 
 
 def main():
@@ -42,8 +40,7 @@ def main():
             stem = f"split_linear_k{k}_pe{pe}"
             if not (ARTIFACTS / f"{stem}.ptx").exists():
                 sys.exit(f"{stem} missing: run scripts/build-gpu-artifacts.sh")
-            mod = fuser.load(fuser.Artifact.from_files(ARTIFACTS / f"{stem}.ptx",
-                                                       ARTIFACTS / f"{stem}.manifest.json"))
+            mod = load(stem)
             err = 0.0
             for x, w, ref in inputs:
                 out = torch.full((1024, 256), float("nan"), device="cuda")

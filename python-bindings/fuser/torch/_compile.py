@@ -539,25 +539,36 @@ def compile(module: torch.nn.Module, example_inputs: Any, *,
     package = Package(compiler.spec)
     inputs = [compiler.template[p] for p in compiler.positions]
     compiler.dynamic_shapes(dynamic, inputs)  # A bad spec raises here.
-    try:
-        variant = compiler.variant(
+    return finish_compile(
+        module, compiler, package,
+        lambda: [compiler.variant(
             "dynamic" if dynamic not in (None, False) else "static",
-            compiler.state_tensors(), inputs, dynamic)
+            compiler.state_tensors(), inputs, dynamic)],
+        compiler.on_demand, fallback=fallback, report=report)
+
+
+def finish_compile(module, compiler, package: Package, make_variants,
+                   on_demand, *, fallback: bool, report: bool,
+                   doing: str = "runs", stacklevel: int = 3) -> CompiledModule:
+    """The compiled module of `package` with the variants `make_variants()`
+    builds; if that fails and `fallback` allows, one that runs `module`
+    eagerly, with a warning saying why (`doing`: what it does eagerly;
+    `stacklevel`: the user's frame, seen from here)."""
+    try:
+        variants = make_variants()
     except Exception as e:  # noqa: BLE001 - any export or compile failure.
         if not fallback:
             raise
         reason = f"{type(e).__name__}: {_short(e)}"
-        warnings.warn(f"fuser.torch: {compiler.model_name} runs eagerly "
+        warnings.warn(f"fuser.torch: {compiler.model_name} {doing} eagerly "
                       f"(PyTorch), not through fuser: {reason}",
-                      RuntimeWarning, stacklevel=2)
+                      RuntimeWarning, stacklevel=stacklevel)
         compiled = make_compiled(
             module, package, eager_reason=reason,
             notes=[Remark("", 0, "remark", f"runs eagerly: {reason}")])
-        if report:
-            print(compiled.fuser_report(), file=sys.stderr)
-        return compiled
-    package.variants.append(variant)
-    compiled = make_compiled(module, package, compiler=compiler.on_demand)
+    else:
+        package.variants.extend(variants)
+        compiled = make_compiled(module, package, compiler=on_demand)
     if report:
         print(compiled.fuser_report(), file=sys.stderr)
     return compiled

@@ -51,7 +51,6 @@ manifest (`saved:mm`, `arg:lin.weight`, `grad:0`).
 from __future__ import annotations
 
 import sys
-import warnings
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import torch
@@ -59,7 +58,7 @@ from torch.autograd.function import once_differentiable
 
 from .._native import FuserError
 from . import _module
-from ._module import CompiledModule, Package, Remark, Variant, make_compiled
+from ._module import CompiledModule, Package, Variant
 
 # Ops that only view their first argument: a saved value made of these from
 # a forward argument is recomputed in the backward, not a kernel result.
@@ -720,7 +719,7 @@ def compile_training(module: torch.nn.Module, example_inputs: Any, *,
     """fuser.torch.compile(..., training=True): see compile() and the module
     docstring."""
     from ..compiler import find_tools
-    from ._compile import _Compiler, _short, make_cache
+    from ._compile import _Compiler, finish_compile, make_cache
 
     if not isinstance(module, torch.nn.Module):
         raise TypeError(f"compile() expects an nn.Module, got "
@@ -739,28 +738,13 @@ def compile_training(module: torch.nn.Module, example_inputs: Any, *,
     inputs = [compiler.template[p] for p in compiler.positions]
     compiler.dynamic_shapes(dynamic, inputs)  # A bad spec raises here.
     training = _TrainingCompiler(compiler, input_grads)
-    try:
-        pair = training.pair(
+    return finish_compile(
+        module, compiler, package,
+        lambda: training.pair(
             "dynamic" if dynamic not in (None, False) else "static",
-            compiler.state_tensors(), inputs, dynamic)
-    except Exception as e:  # noqa: BLE001 - any export or compile failure.
-        if not fallback:
-            raise
-        reason = f"{type(e).__name__}: {_short(e)}"
-        warnings.warn(f"fuser.torch: {compiler.model_name} trains eagerly "
-                      f"(PyTorch), not through fuser: {reason}",
-                      RuntimeWarning, stacklevel=3)
-        compiled = make_compiled(
-            module, package, eager_reason=reason,
-            notes=[Remark("", 0, "remark", f"runs eagerly: {reason}")])
-        if report:
-            print(compiled.fuser_report(), file=sys.stderr)
-        return compiled
-    package.variants.extend(pair)
-    compiled = make_compiled(module, package, compiler=training.on_demand)
-    if report:
-        print(compiled.fuser_report(), file=sys.stderr)
-    return compiled
+            compiler.state_tensors(), inputs, dynamic),
+        training.on_demand, fallback=fallback, report=report,
+        doing="trains", stacklevel=4)
 
 
 # -- the runtime side (torch and fuser's runtime only) ------------------------

@@ -40,7 +40,8 @@ echo "[artifacts] corpus: $(ls "$OUT"/corpus/*.ptx | wc -l) torch-mlir exports"
   | "$TOOLS/fuser-translate" --fuser-to-c-header --fuser-header-prefix=hc -o "$OUT/host_constants.h"
 # The FFMA kernel where the default is fp64 tensor cores: <stem>_ffma.
 for src in examples/w2_linear_scale_leaky.mlir examples/w3_linear_groupnorm.mlir \
-           test/gpu/Inputs/matmul_w2.mlir test/gpu/Inputs/linear_group_norm_odd.mlir; do
+           test/gpu/Inputs/matmul_w2.mlir test/gpu/Inputs/linear_group_norm_odd.mlir \
+           test/gpu/Inputs/matmul_batched_transposed.mlir; do
   stem=$(basename "$src" .mlir)_ffma
   "$TOOLS/fuser-opt" "$src" --fuser-gpu-pipeline="fp32-kernel=ffma" -o "$OUT/$stem.gpu.mlir"
   "$TOOLS/fuser-translate" "$OUT/$stem.gpu.mlir" --fuser-to-ptx -o "$OUT/$stem.ptx"

@@ -74,27 +74,67 @@ LogicalResult lowerPointwise(PointwiseOp op) {
   return success();
 }
 
+/// The product of a transposed-A or batched fuser.matmul: a linalg.generic
+/// over (b?, m, n, k) summing lhs * rhs into `acc`, K innermost.
+static Value buildGenericProduct(OpBuilder &b, Location loc,
+                                 fuser::MatmulOp op, Value acc) {
+  MLIRContext *ctx = op.getContext();
+  unsigned batch = op.isBatched();
+  unsigned numLoops = batch + 3;
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  AffineExpr m = d(batch), n = d(batch + 1), k = d(batch + 2);
+  auto map = [&](AffineExpr r0, AffineExpr r1) {
+    SmallVector<AffineExpr> results;
+    if (batch)
+      results.push_back(d(0));
+    results.append({r0, r1});
+    return AffineMap::get(numLoops, 0, results, ctx);
+  };
+  SmallVector<AffineMap> maps{
+      op.getTransposeA() ? map(k, m) : map(m, k),
+      op.getTransposeB() ? map(n, k) : map(k, n), map(m, n)};
+  SmallVector<utils::IteratorType> iterators(numLoops - 1,
+                                             utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{acc.getType()}, ValueRange{op.getLhs(), op.getRhs()},
+      acc, maps, iterators, [&](OpBuilder &nb, Location nloc, ValueRange a) {
+        Value p = arith::MulFOp::create(nb, nloc, a[0], a[1]);
+        linalg::YieldOp::create(nb, nloc,
+                                arith::AddFOp::create(nb, nloc, a[2], p)
+                                    .getResult());
+      });
+  return generic.getResult(0);
+}
+
 /// fuser.matmul -> linalg.fill(+0.0) + linalg.matmul (B read through
-/// (m, n, k) -> (n, k) when transpose_b) + a linalg.generic epilogue. The
-/// product sums K in order from +0.0, as the unfused linalg.matmul does, so
-/// the CPU results are bit-identical.
+/// (m, n, k) -> (n, k) when transpose_b; a linalg.generic contraction when
+/// transpose_a or batched) + a linalg.generic epilogue. The product sums K
+/// in order from +0.0, as the unfused linalg.matmul does, so the CPU
+/// results are bit-identical.
 LogicalResult lowerMatmul(fuser::MatmulOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   auto resTy = cast<RankedTensorType>(op.getType());
+  int64_t rank = resTy.getRank();
   SmallVector<Value> dynSizes;
-  if (resTy.isDynamicDim(0))
+  if (op.isBatched() && resTy.isDynamicDim(0))
     dynSizes.push_back(tensor::DimOp::create(b, loc, op.getLhs(), 0));
-  if (resTy.isDynamicDim(1))
+  if (resTy.isDynamicDim(rank - 2))
     dynSizes.push_back(
-        tensor::DimOp::create(b, loc, op.getRhs(), op.getTransposeB() ? 0 : 1));
+        tensor::DimOp::create(b, loc, op.getLhs(), op.getLhsMDim()));
+  if (resTy.isDynamicDim(rank - 1))
+    dynSizes.push_back(
+        tensor::DimOp::create(b, loc, op.getRhs(), op.getRhsNDim()));
   Value empty = tensor::EmptyOp::create(b, loc, resTy, dynSizes);
   Value zero = arith::ConstantOp::create(
       b, loc, cast<TypedAttr>(b.getZeroAttr(resTy.getElementType())));
   Value acc = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
   SmallVector<Value> operands{op.getLhs(), op.getRhs()};
   Value product =
-      op.getTransposeB()
+      op.getTransposeA() || op.isBatched()
+          ? buildGenericProduct(b, loc, op, acc)
+      : op.getTransposeB()
           ? linalg::MatmulTransposeBOp::create(b, loc, TypeRange{resTy},
                                                operands, acc)
                 .getResult(0)
@@ -112,14 +152,15 @@ LogicalResult lowerMatmul(fuser::MatmulOp op) {
   }
 
   MLIRContext *ctx = op.getContext();
-  AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
+  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
   SmallVector<AffineMap> maps{id};
   for (Attribute m : op.getEpilogueMaps())
     maps.push_back(cast<AffineMapAttr>(m).getValue());
   maps.push_back(id);
   SmallVector<Value> inputs{product};
   llvm::append_range(inputs, op.getEpilogueInputs());
-  SmallVector<utils::IteratorType> iterators(2, utils::IteratorType::parallel);
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
   auto generic = linalg::GenericOp::create(
       b, loc, TypeRange{resTy}, inputs, empty, maps, iterators,
       [&](OpBuilder &nb, Location nloc, ValueRange args) {
@@ -139,7 +180,8 @@ void splitGroupNorm(fuser::MatmulOp op) {
   Location loc = op.getLoc();
   auto resTy = cast<RankedTensorType>(op.getType());
   auto plain = fuser::MatmulOp::create(
-      b, loc, resTy, op.getLhs(), op.getRhs(), op.getTransposeB(),
+      b, loc, resTy, op.getLhs(), op.getRhs(), op.getTransposeA(),
+      op.getTransposeB(),
       op.getEpilogueInputs(), op.getEpilogueMaps(),
       /*norm_group_size=*/nullptr, /*norm_epsilon=*/nullptr,
       /*config=*/nullptr);

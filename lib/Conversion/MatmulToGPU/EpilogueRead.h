@@ -17,13 +17,14 @@ namespace mlir::fuser {
 /// How the epilogue reads one of its extra inputs, from the (m, n) map.
 enum class EpilogueRead { Scalar, SingleValue, Row, Column, Full, Transposed };
 
-/// A scalar operand, a rank-0 tensor, a row vector (n), a column vector
-/// (m), a full (m, n) tensor or its transpose (n, m).
+/// A scalar operand, a single value (a rank-0 tensor, or one element per
+/// batch), a row vector (n), a column vector (m), a full (m, n) tensor or
+/// its transpose (n, m). `map` ranges over (m, n) (a batched matmul's maps
+/// without the batch: MatmulOp::getEpilogueMapOverMN).
 inline EpilogueRead classifyEpilogueRead(Value input, AffineMap map) {
-  auto tensorTy = dyn_cast<RankedTensorType>(input.getType());
-  if (!tensorTy)
+  if (!isa<RankedTensorType>(input.getType()))
     return EpilogueRead::Scalar;
-  if (tensorTy.getRank() == 0)
+  if (map.getNumResults() == 0)
     return EpilogueRead::SingleValue;
   if (map.getNumResults() == 1)
     return map.getDimPosition(0) == 1 ? EpilogueRead::Row

@@ -10,7 +10,10 @@
 //   epilogue in registers, 128-bit stores
 //
 // A and B^T slices are stored transposed (k-major) in shared memory, so both
-// operands are read as float4 along M and N. Thread (r, c) owns TM rows in
+// operands are read as float4 along M and N. An M-major A (transpose_a, K x
+// M) and a K x N B are k-major already: their float4s are stored as loaded.
+// A batched matmul's block (x, y, z) computes tile (x, y) of batch z
+// (GemmKernelArgs offsets the pointers). Thread (r, c) owns TM rows in
 // groups of 4, {4r..4r+3} + g * BM/(TM/4), and likewise TN columns: the
 // float4 reads of neighbouring threads are neighbours, free of bank
 // conflicts.
@@ -100,9 +103,10 @@ public:
     b.setInsertionPointToStart(&entry);
     f32 = b.getF32Type();
     v4 = VectorType::get({4}, f32);
+    transA = op.getTransposeA();
     transB = op.getTransposeB();
 
-    GemmKernelArgs args = GemmKernelArgs::of(op, kernel);
+    GemmKernelArgs args = GemmKernelArgs::of(op, kernel, b);
     aPtr = args.a;
     bPtr = args.b;
     epiArgs = args.epilogue;
@@ -122,6 +126,7 @@ public:
     threadRow = arith::DivUIOp::create(b, loc, tidIdx, cIdx(t.threadCols()));
     threadCol = arith::RemUIOp::create(b, loc, tidIdx, cIdx(t.threadCols()));
     kVectorOk = isMultipleOf4(k);
+    mVectorOk = isMultipleOf4(m);
     nVectorOk = isMultipleOf4(n);
 
     // Prologue: slice 0 into buffer 0. With K = 0 the operands may have no
@@ -231,10 +236,13 @@ private:
   SmallVector<Value> loadSlice(Value k0) {
     SmallVector<Value> regs;
     for (int64_t i = 0; i < t.aLoads(); ++i)
-      regs.push_back(loadKMajor(aPtr, blockM, m, k0, i));
+      regs.push_back(transA ? loadAlongK(aPtr, blockM, m, mVectorOk, k0, i,
+                                         t.bm)
+                            : loadKMajor(aPtr, blockM, m, k0, i));
     for (int64_t i = 0; i < t.bLoads(); ++i)
       regs.push_back(transB ? loadKMajor(bPtr, blockN, n, k0, i)
-                            : loadNMajor(k0, i));
+                            : loadAlongK(bPtr, blockN, n, nVectorOk, k0, i,
+                                         t.bn));
     return regs;
   }
 
@@ -260,20 +268,25 @@ private:
     return {row, col};
   }
 
-  /// Load i of B (K x N row-major): k f / (BN/4), n offset 4 * (f % (BN/4)).
-  Value loadNMajor(Value k0, int64_t i) {
-    auto [kRow, nq] = nMajorCoords(i);
-    Value gk = add(k0, kRow), gn = add(blockN, nq);
-    return loadFour(bPtr, add(mul(gk, n), gn), lt(gk, k), gn, n, nVectorOk);
-  }
-
-  std::pair<Value, Value> nMajorCoords(int64_t i) {
-    return sliceCoords(i, t.bn / 4);
+  /// Load i of a (K x cols) row-major operand's slice, `tile` columns wide
+  /// from colBase (B, or an M-major A): k f / (tile/4), column offset
+  /// 4 * (f % (tile/4)).
+  Value loadAlongK(Value ptr, Value colBase, Value cols, Value vectorOk,
+                   Value k0, int64_t i, int64_t tile) {
+    auto [kRow, q] = sliceCoords(i, tile / 4);
+    Value gk = add(k0, kRow), gc = add(colBase, q);
+    return loadFour(ptr, add(mul(gk, cols), gc), lt(gk, k), gc, cols,
+                    vectorOk);
   }
 
   /// Stores a slice's registers into shared buffer `buf`, k-major.
   void storeSlice(ArrayRef<Value> regs, Value buf) {
     for (int64_t i = 0; i < t.aLoads(); ++i) {
+      if (transA) {
+        auto [kRow, mq] = sliceCoords(i, t.bm / 4);
+        storeAsLoaded(aSmem, buf, regs[i], kRow, mq);
+        continue;
+      }
       auto [row, kq] = kMajorCoords(i);
       storeTransposed(aSmem, buf, regs[i], row, kq);
     }
@@ -284,11 +297,15 @@ private:
         storeTransposed(bSmem, buf, v, row, kq);
         continue;
       }
-      auto [kRow, nq] = nMajorCoords(i);
-      vector::StoreOp::create(b, loc, v, bSmem,
-                              ValueRange{buf, toIdx(kRow), toIdx(nq)},
-                              /*nontemporal=*/false, llvm::Align(16));
+      auto [kRow, nq] = sliceCoords(i, t.bn / 4);
+      storeAsLoaded(bSmem, buf, v, kRow, nq);
     }
+  }
+
+  void storeAsLoaded(Value smem, Value buf, Value v, Value kRow, Value col) {
+    vector::StoreOp::create(b, loc, v, smem,
+                            ValueRange{buf, toIdx(kRow), toIdx(col)},
+                            /*nontemporal=*/false, llvm::Align(16));
   }
 
   void storeTransposed(Value smem, Value buf, Value v, Value row, Value kq) {
@@ -348,8 +365,7 @@ private:
     SmallVector<SmallVector<Value>> rowVecs(inputs.size());
     Value always = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
     for (auto [j, in] : llvm::enumerate(inputs)) {
-      auto map = cast<AffineMapAttr>(op.getEpilogueMaps()[j]).getValue();
-      reads.push_back(classifyEpilogueRead(in, map));
+      reads.push_back(classifyEpilogueRead(in, op.getEpilogueMapOverMN(j)));
       if (reads.back() == EpilogueRead::Scalar)
         singles[j] = splat(epiArgs[j]);
       if (reads.back() == EpilogueRead::SingleValue)
@@ -474,10 +490,11 @@ private:
   Location loc;
   Type f32;
   VectorType v4;
-  bool transB = false;
+  bool transA = false, transB = false;
   Value aPtr, bPtr, cPtr, m, n, k, aSmem, bSmem;
   SmallVector<Value> epiArgs;
-  Value tid, blockM, blockN, threadRow, threadCol, kVectorOk, nVectorOk;
+  Value tid, blockM, blockN, threadRow, threadCol, kVectorOk, mVectorOk,
+      nVectorOk;
 };
 
 } // namespace

@@ -4,6 +4,7 @@
 
 #include "fuser/Conversion/Common/KernelUtils.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
 using namespace mlir;
@@ -26,7 +27,34 @@ SmallVector<Type> mlir::fuser::gemmKernelParamTypes(MatmulOp op,
   return params;
 }
 
-GemmKernelArgs GemmKernelArgs::of(MatmulOp op, gpu::GPUFuncOp kernel) {
+/// Offsets `args`' pointers to batch blockIdx.z: each operand's batch is
+/// the product of its other dimensions (M, N or K) elements long.
+static void offsetToBatch(MatmulOp op, GemmKernelArgs &args, OpBuilder &b) {
+  Location loc = op.getLoc();
+  auto mul = [&](Value x, Value y) -> Value {
+    return arith::MulIOp::create(b, loc, x, y);
+  };
+  Value z = arith::IndexCastUIOp::create(
+      b, loc, b.getI64Type(), gpu::BlockIdOp::create(b, loc, gpu::Dimension::z));
+  auto offset = [&](Value &ptr, Type tensorTy, Value batchElems) {
+    ptr = gepElement(b, loc, ptr, elementTypeOf(tensorTy), mul(z, batchElems));
+  };
+  offset(args.a, op.getLhs().getType(), mul(args.m, args.k));
+  offset(args.b, op.getRhs().getType(), mul(args.k, args.n));
+  offset(args.c, op.getResult().getType(), mul(args.m, args.n));
+  for (auto [j, in] : llvm::enumerate(op.getEpilogueInputs())) {
+    if (!op.epilogueInputReadsBatch(j))
+      continue;
+    Value elems = constI64(b, loc, 1);
+    for (AffineExpr e : op.getEpilogueMapOverMN(j).getResults())
+      elems = mul(elems, cast<AffineDimExpr>(e).getPosition() == 0 ? args.m
+                                                                   : args.n);
+    offset(args.epilogue[j], in.getType(), elems);
+  }
+}
+
+GemmKernelArgs GemmKernelArgs::of(MatmulOp op, gpu::GPUFuncOp kernel,
+                                  OpBuilder &b) {
   Block &entry = kernel.getBody().front();
   GemmKernelArgs args;
   unsigned i = 0;
@@ -42,5 +70,7 @@ GemmKernelArgs GemmKernelArgs::of(MatmulOp op, gpu::GPUFuncOp kernel) {
     args.mapA = entry.getArgument(i);
     args.mapB = entry.getArgument(i + 1);
   }
+  if (op.isBatched())
+    offsetToBatch(op, args, b);
   return args;
 }

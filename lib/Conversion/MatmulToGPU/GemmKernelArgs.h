@@ -5,7 +5,8 @@
 //   (A ptr, B ptr, epilogue inputs (ptr or scalar)..., C ptr, M, N, K
 //    [, tensor map of A, tensor map of B])
 // The tensor maps (wgmma_tma) are !llvm.ptr parameters, passed by value
-// once -fuser-lower-tensor-map-params has run.
+// once -fuser-lower-tensor-map-params has run. A batched matmul launches
+// one grid layer (block z) per batch on the same parameters.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,7 +29,11 @@ struct GemmKernelArgs {
   /// Null without tensor maps.
   Value mapA, mapB;
 
-  static GemmKernelArgs of(MatmulOp op, gpu::GPUFuncOp kernel);
+  /// The entry block's arguments. For a batched matmul, the pointers are
+  /// then offset (at `b`'s insertion point) to block z's batch: A, B, C and
+  /// the epilogue inputs read per batch, so that the kernels compute one
+  /// 2-D product on them.
+  static GemmKernelArgs of(MatmulOp op, gpu::GPUFuncOp kernel, OpBuilder &b);
 };
 
 } // namespace mlir::fuser

@@ -14,7 +14,9 @@
 //              on tf32, 3xtf32 (promoted sums), bf16 or f16 (WgmmaKernel.cpp,
 //              WgmmaTmaLoop.cpp)
 // The tensor-core kernels share MmaEmitter.h and their epilogue
-// (MmaEpilogue.cpp).
+// (MmaEpilogue.cpp). A batched matmul launches one grid layer (block z) per
+// batch (ffma and mma; GemmKernelArgs offsets the pointers); an M-major A
+// (transpose_a) is the FFMA kernel's alone.
 //
 //===----------------------------------------------------------------------===//
 
@@ -186,10 +188,20 @@ private:
     Location loc = op.getLoc();
     auto dim = [&](Value t, int64_t d) { return tensorDimSize(b, loc, t, d); };
     Value lhs = op.getLhs(), rhs = op.getRhs();
-    Value m = dim(lhs, 0), k = dim(lhs, 1);
-    Value n = dim(rhs, op.getTransposeB() ? 0 : 1);
-    assertSizesEqual(b, loc, k, dim(rhs, op.getTransposeB() ? 1 : 0),
+    Value m = dim(lhs, op.getLhsMDim()), k = dim(lhs, op.getLhsKDim());
+    Value n = dim(rhs, op.getRhsNDim());
+    assertSizesEqual(b, loc, k, dim(rhs, op.getRhsKDim()),
                 "fuser.matmul: the reduction sizes of lhs and rhs differ");
+    // Result dimensions by the epilogue maps' dimension positions.
+    SmallVector<Value> resultDims{m, n};
+    SmallVector<StringRef> dimNames{"M", "N"};
+    if (op.isBatched()) {
+      Value batch = dim(lhs, 0);
+      assertSizesEqual(b, loc, batch, dim(rhs, 0),
+                       "fuser.matmul: the batch sizes of lhs and rhs differ");
+      resultDims.insert(resultDims.begin(), batch);
+      dimNames.insert(dimNames.begin(), "batch");
+    }
     SmallVector<Value> args{hostPointerToTensor(b, loc, lhs),
                             hostPointerToTensor(b, loc, rhs)};
     for (auto [j, in] : llvm::enumerate(op.getEpilogueInputs())) {
@@ -199,18 +211,18 @@ private:
       }
       auto map = cast<AffineMapAttr>(op.getEpilogueMaps()[j]).getValue();
       for (unsigned p = 0; p < map.getNumResults(); ++p)
-        assertSizesEqual(b, loc, dim(in, p), map.getDimPosition(p) == 0 ? m : n,
-                    "fuser.matmul: epilogue input #" + Twine(j) +
-                        " dimension " + Twine(p) + " must equal the result's " +
-                        (map.getDimPosition(p) == 0 ? "M" : "N"));
+        assertSizesEqual(b, loc, dim(in, p), resultDims[map.getDimPosition(p)],
+                         "fuser.matmul: epilogue input #" + Twine(j) +
+                             " dimension " + Twine(p) +
+                             " must equal the result's " +
+                             dimNames[map.getDimPosition(p)]);
       args.push_back(hostPointerToTensor(b, loc, in));
     }
     auto resultTy = cast<RankedTensorType>(op.getResult().getType());
     SmallVector<Value> dynDims;
-    if (resultTy.isDynamicDim(0))
-      dynDims.push_back(m);
-    if (resultTy.isDynamicDim(1))
-      dynDims.push_back(n);
+    for (auto [d, size] : llvm::enumerate(resultDims))
+      if (resultTy.isDynamicDim(d))
+        dynDims.push_back(size);
     Value out = memref::AllocOp::create(
         b, loc, MemRefType::get(resultTy.getShape(), resultTy.getElementType()),
         dynDims, b.getI64IntegerAttr(64));
@@ -236,6 +248,7 @@ private:
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
     Value threads = arith::ConstantIndexOp::create(b, loc, numThreads);
     Value gridX = ceilDiv(m, tileM), gridY = ceilDiv(n, tileN);
+    Value gridZ = op.isBatched() ? resultDims.front() : one; // a layer each
     if (tma) { // one block per tile, or max_grid blocks looping over them
       gridX = arith::MulIOp::create(b, loc, gridX, gridY);
       gridY = one;
@@ -246,7 +259,7 @@ private:
     }
     gpu::LaunchFuncOp::create(
         b, loc, kernel,
-        gpu::KernelDim3{gridX, gridY, one},
+        gpu::KernelDim3{gridX, gridY, gridZ},
         gpu::KernelDim3{threads, one, one},
         /*dynamicSharedMemorySize=*/
         sharedBytes ? Value(arith::ConstantIntOp::create(b, loc, b.getI32Type(),

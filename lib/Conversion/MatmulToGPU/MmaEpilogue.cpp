@@ -80,8 +80,7 @@ LogicalResult MmaEmitter::emitEpilogue(ValueRange acc) {
   SmallVector<Type> types;
   SmallVector<Value> singles(inputs.size());
   for (auto [j, in] : llvm::enumerate(inputs)) {
-    auto map = cast<AffineMapAttr>(op.getEpilogueMaps()[j]).getValue();
-    reads.push_back(classifyEpilogueRead(in, map));
+    reads.push_back(classifyEpilogueRead(in, op.getEpilogueMapOverMN(j)));
     types.push_back(elementTypeOf(in.getType()));
     if (reads.back() == EpilogueRead::Scalar)
       singles[j] = splat2(epiArgs[j]);

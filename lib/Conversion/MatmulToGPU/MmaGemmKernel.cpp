@@ -93,6 +93,17 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
   for (Value in : op.getEpilogueInputs())
     if (failed(checkLoadableElementType(op, in.getType())))
       return failure();
+  if (op.getTransposeA())
+    return op.emitOpError() << "transpose_a (an M-major A) needs the '"
+                            << stringifyGemmStrategy(GemmStrategy::ffma)
+                            << "' strategy; the tensor-core kernels read "
+                               "K-major A";
+  if (op.isBatched() && strategy != GemmStrategy::mma)
+    return op.emitOpError() << "a batched matmul needs the '"
+                            << stringifyGemmStrategy(GemmStrategy::mma)
+                            << "' or '"
+                            << stringifyGemmStrategy(GemmStrategy::ffma)
+                            << "' strategy";
 
   ArrayRef<int64_t> tile = config.getTile();
   if (tile.size() != 6)
@@ -202,7 +213,7 @@ LogicalResult MmaEmitter::emit() {
   resElem = elementTypeOf(op.getResult().getType());
   smemPtrTy = LLVM::LLVMPointerType::get(ctx, 3);
 
-  GemmKernelArgs args = GemmKernelArgs::of(op, kernel);
+  GemmKernelArgs args = GemmKernelArgs::of(op, kernel, b);
   aPtr = args.a;
   bPtr = args.b;
   epiArgs = args.epilogue;

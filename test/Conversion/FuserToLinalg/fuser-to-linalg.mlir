@@ -131,3 +131,32 @@ func.func @dynamic_channels(%x: tensor<2x?xf32>, %g: tensor<?xf32>) -> tensor<2x
   }
   return %y : tensor<2x?xf32>
 }
+
+// -----
+
+// A batched matmul with both operands transposed: the product is a
+// linalg.generic over (b, m, n, k) summing K innermost, as the unfused
+// batch_matmul of the transposed copies does; the epilogue ranges over
+// (b, m, n).
+// CHECK-DAG: #[[$A:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d1)>
+// CHECK-DAG: #[[$B:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+// CHECK-DAG: #[[$C:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-DAG: #[[$BN:.+]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-LABEL: func.func @batched_transposed
+// CHECK-SAME: (%[[X:.+]]: tensor<?x32x40xf32>, %[[W:.+]]: tensor<?x48x32xf32>, %[[BIAS:.+]]: tensor<?x48xf32>)
+// CHECK: %[[D:.+]] = tensor.dim %[[X]], %c0
+// CHECK: %[[E:.+]] = tensor.empty(%[[D]]) : tensor<?x40x48xf32>
+// CHECK: %[[F:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%[[E]] : tensor<?x40x48xf32>)
+// CHECK: %[[P:.+]] = linalg.generic {indexing_maps = [#[[$A]], #[[$B]], #[[$C]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[X]], %[[W]] : tensor<?x32x40xf32>, tensor<?x48x32xf32>) outs(%[[F]] : tensor<?x40x48xf32>)
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: linalg.generic {{.+}} ins(%[[P]], %[[BIAS]] : tensor<?x40x48xf32>, tensor<?x48xf32>)
+func.func @batched_transposed(%x: tensor<?x32x40xf32>, %w: tensor<?x48x32xf32>, %b: tensor<?x48xf32>) -> tensor<?x40x48xf32> {
+  %y = fuser.matmul %x, %w transpose_a transpose_b epilogue_inputs(%b : tensor<?x48xf32>) epilogue_maps [affine_map<(b, m, n) -> (b, n)>]
+         : tensor<?x32x40xf32>, tensor<?x48x32xf32> -> tensor<?x40x48xf32> {
+  ^bb0(%acc: f32, %bi: f32):
+    %s = arith.addf %acc, %bi : f32
+    fuser.yield %s : f32
+  }
+  return %y : tensor<?x40x48xf32>
+}

@@ -195,3 +195,52 @@ func.func @loads(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<4x4xf32> {
   }
   return %y : tensor<4x4xf32>
 }
+
+// -----
+
+// torch.bmm of x.transpose(1, 2): one grid layer (block z) per batch, whose
+// kernel offsets A, B, C and the per-batch bias to its batch; A is read
+// K x M (transpose_a).
+// CHECK-LABEL: func.func @batched_transposed_a
+// CHECK-SAME: (%[[X:.+]]: tensor<?x32x40xf32>, %[[W:.+]]: tensor<?x32x48xf32>, %[[B:.+]]: tensor<?x48xf32>)
+// CHECK: %[[BATCH:.+]] = tensor.dim %[[X]], %c0
+// CHECK: cf.assert %{{.+}}, "fuser.matmul: the batch sizes of lhs and rhs differ"
+// CHECK: cf.assert %{{.+}}, "fuser.matmul: epilogue input #0 dimension 0 must equal the result's batch"
+// CHECK: memref.alloc(%[[BATCH]]) {alignment = 64 : i64} : memref<?x40x48xf32>
+// CHECK: gpu.launch_func @fuser_kernels::@batched_transposed_a_matmul blocks in (%{{.+}}, %{{.+}}, %[[BATCH]])
+// CHECK: gpu.func @batched_transposed_a_matmul(%[[A:.+]]: !llvm.ptr<1>, %[[BP:.+]]: !llvm.ptr<1>, %[[BIAS:.+]]: !llvm.ptr<1>, %[[C:.+]]: !llvm.ptr<1>, %[[M:.+]]: i64, %[[N:.+]]: i64, %[[K:.+]]: i64)
+// CHECK: %[[Z:.+]] = arith.index_castui %block_id_z
+// CHECK: %[[MK:.+]] = arith.muli %[[M]], %[[K]]
+// CHECK: %[[OA:.+]] = arith.muli %[[Z]], %[[MK]]
+// CHECK: llvm.getelementptr inbounds %[[A]][%[[OA]]]
+// CHECK: %[[KN:.+]] = arith.muli %[[K]], %[[N]]
+// CHECK: %[[OB:.+]] = arith.muli %[[Z]], %[[KN]]
+// CHECK: llvm.getelementptr inbounds %[[BP]][%[[OB]]]
+// CHECK: %[[MN:.+]] = arith.muli %[[M]], %[[N]]
+// CHECK: %[[OC:.+]] = arith.muli %[[Z]], %[[MN]]
+// CHECK: llvm.getelementptr inbounds %[[C]][%[[OC]]]
+// CHECK: llvm.getelementptr inbounds %[[BIAS]]
+#cfg = #fuser.config<strategy = "ffma", block = [64, 1, 1], tile = [64, 64, 8], min_blocks_per_sm = 2>
+func.func @batched_transposed_a(%x: tensor<?x32x40xf32>, %w: tensor<?x32x48xf32>, %b: tensor<?x48xf32>) -> tensor<?x40x48xf32> {
+  %y = fuser.matmul %x, %w transpose_a epilogue_inputs(%b : tensor<?x48xf32>) epilogue_maps [affine_map<(b, m, n) -> (b, n)>] {config = #cfg}
+         : tensor<?x32x40xf32>, tensor<?x32x48xf32> -> tensor<?x40x48xf32> {
+  ^bb0(%acc: f32, %bi: f32):
+    %s = arith.addf %acc, %bi : f32
+    fuser.yield %s : f32
+  }
+  return %y : tensor<?x40x48xf32>
+}
+
+// -----
+
+#tc = #fuser.config<strategy = "mma", block = [128, 1, 1], tile = [128, 128, 32, 64, 64, 3], precision = "tf32">
+
+func.func @transposed_a_on_tensor_cores(%x: tensor<32x40xf32>, %w: tensor<32x48xf32>) -> tensor<40x48xf32> {
+  // expected-error @+1 {{transpose_a (an M-major A) needs the 'ffma' strategy; the tensor-core kernels read K-major A}}
+  %y = fuser.matmul %x, %w transpose_a epilogue_maps [] {config = #tc}
+         : tensor<32x40xf32>, tensor<32x48xf32> -> tensor<40x48xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<40x48xf32>
+}

@@ -216,6 +216,55 @@ func.func @matmul_rank(%a: tensor<4xf32>, %b: tensor<4x4xf32>) {
 
 // -----
 
+func.func @matmul_batch_sizes(%a: tensor<2x4x8xf32>, %b: tensor<3x8x4xf32>) {
+  // expected-error @+1 {{batch sizes differ}}
+  %r = fuser.matmul %a, %b epilogue_maps [] : tensor<2x4x8xf32>, tensor<3x8x4xf32> -> tensor<2x4x4xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return
+}
+
+// -----
+
+func.func @matmul_transpose_a_k(%a: tensor<8x4xf32>, %b: tensor<16x4xf32>) {
+  // expected-error @+1 {{reduction sizes differ: lhs has K = 8, rhs has K = 16}}
+  %r = fuser.matmul %a, %b transpose_a epilogue_maps [] : tensor<8x4xf32>, tensor<16x4xf32> -> tensor<4x4xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return
+}
+
+// -----
+
+func.func @matmul_batch_read_late(%a: tensor<2x4x8xf32>, %b: tensor<2x8x4xf32>, %r: tensor<4x2xf32>) {
+  // expected-error @+1 {{epilogue input #0 reads the batch dimension after another one}}
+  %y = fuser.matmul %a, %b epilogue_inputs(%r : tensor<4x2xf32>) epilogue_maps [affine_map<(b, m, n) -> (m, b)>]
+         : tensor<2x4x8xf32>, tensor<2x8x4xf32> -> tensor<2x4x4xf32> {
+  ^bb0(%acc: f32, %x: f32):
+    fuser.yield %acc : f32
+  }
+  return
+}
+
+// -----
+
+func.func @matmul_batched_group_norm(%a: tensor<2x4x8xf32>, %b: tensor<2x8x16xf32>) {
+  // expected-error @+1 {{a batched matmul has no group_norm}}
+  %y = fuser.matmul %a, %b epilogue_maps [] group_norm(size = 8, eps = 1.0e-05)
+         : tensor<2x4x8xf32>, tensor<2x8x16xf32> -> tensor<2x4x16xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  } then {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  return
+}
+
+// -----
+
 func.func @matmul_k(%a: tensor<4x8xf32>, %b: tensor<16x4xf32>) {
   // expected-error @+1 {{reduction sizes differ: lhs has K = 8, rhs has K = 4}}
   %r = fuser.matmul %a, %b transpose_b epilogue_maps [] : tensor<4x8xf32>, tensor<16x4xf32> -> tensor<4x16xf32> {

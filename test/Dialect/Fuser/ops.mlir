@@ -139,3 +139,24 @@ func.func @tensor_map_generic(%a: memref<?x?xf32>, %b: memref<?x?xf16>) -> (!llv
   %mb = "fuser.tensor_map"(%b) <{box = array<i64: 2, 32>, swizzle = 64 : i64}> : (memref<?x?xf16>) -> !llvm.ptr
   return %ma, %mb : !llvm.ptr, !llvm.ptr
 }
+
+// -----
+
+// torch.bmm with a per-batch bias, and x.T @ W (A stored K x M).
+// CHECK-LABEL: func.func @matmul_batched_transposed
+// CHECK: fuser.matmul %{{.+}}, %{{.+}} epilogue_inputs(%{{.+}} : tensor<?x8xf32>) epilogue_maps [#{{.+}}] : tensor<?x4x16xf32>, tensor<?x16x8xf32> -> tensor<?x4x8xf32> {
+// CHECK: fuser.matmul %{{.+}}, %{{.+}} transpose_a transpose_b epilogue_maps [] : tensor<16x4xf32>, tensor<8x16xf32> -> tensor<4x8xf32> {
+func.func @matmul_batched_transposed(%a: tensor<?x4x16xf32>, %b: tensor<?x16x8xf32>, %bias: tensor<?x8xf32>,
+                                     %x: tensor<16x4xf32>, %w: tensor<8x16xf32>) -> (tensor<?x4x8xf32>, tensor<4x8xf32>) {
+  %y = fuser.matmul %a, %b epilogue_inputs(%bias : tensor<?x8xf32>) epilogue_maps [affine_map<(b, m, n) -> (b, n)>]
+         : tensor<?x4x16xf32>, tensor<?x16x8xf32> -> tensor<?x4x8xf32> {
+  ^bb0(%acc: f32, %bi: f32):
+    %s = arith.addf %acc, %bi : f32
+    fuser.yield %s : f32
+  }
+  %z = fuser.matmul %x, %w transpose_a transpose_b epilogue_maps [] : tensor<16x4xf32>, tensor<8x16xf32> -> tensor<4x8xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y, %z : tensor<?x4x8xf32>, tensor<4x8xf32>
+}

@@ -195,18 +195,24 @@ LogicalResult MatmulOp::verify() {
   auto lhsTy = cast<RankedTensorType>(getLhs().getType());
   auto rhsTy = cast<RankedTensorType>(getRhs().getType());
   auto resTy = cast<RankedTensorType>(getResult().getType());
-  if (lhsTy.getRank() != 2 || rhsTy.getRank() != 2 || resTy.getRank() != 2)
-    return emitOpError() << "operands and result must be rank-2 tensors";
-  int64_t kDimB = getTransposeB() ? 1 : 0, nDimB = getTransposeB() ? 0 : 1;
+  int64_t rank = resTy.getRank();
+  if ((rank != 2 && rank != 3) || lhsTy.getRank() != rank ||
+      rhsTy.getRank() != rank)
+    return emitOpError() << "operands and result must be rank-2 tensors, or "
+                            "rank-3 ones with a leading batch dimension";
   auto mismatch = [](int64_t a, int64_t b) {
     return !ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) && a != b;
   };
-  if (mismatch(lhsTy.getDimSize(1), rhsTy.getDimSize(kDimB)))
+  if (rank == 3 && (mismatch(lhsTy.getDimSize(0), resTy.getDimSize(0)) ||
+                    mismatch(rhsTy.getDimSize(0), resTy.getDimSize(0))))
+    return emitOpError() << "batch sizes differ: lhs " << lhsTy << ", rhs "
+                         << rhsTy << ", result " << resTy;
+  if (mismatch(lhsTy.getDimSize(getLhsKDim()), rhsTy.getDimSize(getRhsKDim())))
     return emitOpError() << "reduction sizes differ: lhs has K = "
-                         << lhsTy.getDimSize(1) << ", rhs has K = "
-                         << rhsTy.getDimSize(kDimB);
-  if (mismatch(lhsTy.getDimSize(0), resTy.getDimSize(0)) ||
-      mismatch(rhsTy.getDimSize(nDimB), resTy.getDimSize(1)))
+                         << lhsTy.getDimSize(getLhsKDim())
+                         << ", rhs has K = " << rhsTy.getDimSize(getRhsKDim());
+  if (mismatch(lhsTy.getDimSize(getLhsMDim()), resTy.getDimSize(rank - 2)) ||
+      mismatch(rhsTy.getDimSize(getRhsNDim()), resTy.getDimSize(rank - 1)))
     return emitOpError() << "result type " << resTy
                          << " does not match the operand shapes";
   Block &body = getEpilogue().front();
@@ -225,8 +231,20 @@ LogicalResult MatmulOp::verify() {
       getNormGroupSize().has_value() == getNormEpilogue().empty())
     return emitOpError() << "group_norm(size, eps) and the `then` region "
                             "come together";
+  if (rank == 3)
+    for (auto [j, attr] : llvm::enumerate(getEpilogueMaps())) {
+      AffineMap map = cast<AffineMapAttr>(attr).getValue();
+      if (!map.isFunctionOfDim(0) || map.getDimPosition(0) == 0)
+        continue;
+      return emitOpError() << "epilogue input #" << j
+                           << " reads the batch dimension after another one; "
+                              "a batched matmul's inputs are (B, ...) or "
+                              "shared by every batch";
+    }
   if (!hasGroupNorm())
     return success();
+  if (rank == 3)
+    return emitOpError() << "a batched matmul has no group_norm";
   int64_t groupSize = *getNormGroupSize();
   if (resTy.isDynamicDim(1))
     return emitOpError() << "group_norm needs a static column count";
@@ -243,6 +261,25 @@ LogicalResult MatmulOp::verify() {
                             "as the epilogue: the normalized value, then one "
                             "per epilogue input";
   return verifyScalarBody(*this, norm, resTy.getElementType());
+}
+
+bool MatmulOp::epilogueInputReadsBatch(unsigned j) {
+  AffineMap map = cast<AffineMapAttr>(getEpilogueMaps()[j]).getValue();
+  return isBatched() && map.getNumResults() > 0 && map.getDimPosition(0) == 0;
+}
+
+AffineMap MatmulOp::getEpilogueMapOverMN(unsigned j) {
+  AffineMap map = cast<AffineMapAttr>(getEpilogueMaps()[j]).getValue();
+  if (!isBatched())
+    return map;
+  // (b, m, n) -> (b?, ...) becomes (m, n) -> (...).
+  SmallVector<AffineExpr> results;
+  for (AffineExpr e : map.getResults()) {
+    unsigned d = cast<AffineDimExpr>(e).getPosition();
+    if (d != 0)
+      results.push_back(getAffineDimExpr(d - 1, getContext()));
+  }
+  return AffineMap::get(2, 0, results, getContext());
 }
 
 //===----------------------------------------------------------------------===//

@@ -95,9 +95,15 @@ ArrayRef<int64_t> wgmmaTile(StringRef precision) {
                              : ArrayRef(kWgmmaHalfTile);
 }
 
-/// Both operands K-major (nn.Linear's layout): wgmma reads them from
-/// 128-byte-swizzled rows of K.
-bool wgmmaSupports(MatmulOp op, StringRef) { return op.getTransposeB(); }
+/// Reads A as K-major (M x K) rows: an M-major A (transpose_a) needs the
+/// FFMA kernel.
+bool mmaSupports(MatmulOp op, StringRef) { return !op.getTransposeA(); }
+
+/// Both operands K-major (nn.Linear's layout), unbatched: wgmma reads them
+/// from 128-byte-swizzled rows of K.
+bool wgmmaSupports(MatmulOp op, StringRef) {
+  return op.getTransposeB() && !op.getTransposeA() && !op.isBatched();
+}
 
 //===----------------------------------------------------------------------===//
 // wgmma_tma
@@ -138,9 +144,9 @@ ArrayRef<int64_t> wgmmaTmaTile(StringRef precision) {
                                  : ArrayRef(kWgmmaTmaHalfTile);
 }
 
-/// The copy engine reads the operands: K-major with a static, non-zero K
-/// whose rows are a multiple of 16 bytes apart (the runtime checks the base
-/// addresses). A group norm needs each row's groups in registers at once:
+/// The copy engine reads the operands: K-major, unbatched, with a static,
+/// non-zero K whose rows are a multiple of 16 bytes apart (the runtime
+/// checks the base addresses). A group norm needs each row's groups in registers at once:
 /// only beside 3xtf32's 64-column warpgroup halves, for groups that are
 /// whole 8-column pieces (a power of two) of them.
 bool wgmmaTmaSupports(MatmulOp op, StringRef precision) {
@@ -162,7 +168,7 @@ const GemmStrategyRecord kRecords[] = {
     {GemmStrategy::ffma, kFfmaPrecisions, /*supportsOp=*/nullptr, ffmaTile,
      ffmaThreads, /*maxGrid=*/0, /*minBlocksPerSm=*/1,
      /*splitPromoteEvery=*/0},
-    {GemmStrategy::mma, kMmaPrecisions, /*supportsOp=*/nullptr, mmaTile,
+    {GemmStrategy::mma, kMmaPrecisions, mmaSupports, mmaTile,
      mmaThreads, /*maxGrid=*/0, /*minBlocksPerSm=*/1,
      /*splitPromoteEvery=*/0},
     {GemmStrategy::wgmma, kWgmmaPrecisions, wgmmaSupports, wgmmaTile,

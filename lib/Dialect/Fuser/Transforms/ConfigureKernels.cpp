@@ -74,6 +74,8 @@ std::pair<StringRef, std::string> fp32Choice(MatmulOp op,
                         "(fp32-accurate, past the fp32 peak)"};
     why = !chip.wgmma ? "no wgmma on this chip"
           : !tmaAllowed ? "tensor-core-kernel excludes wgmma-tma"
+          : op.getTransposeA() ? "A is not K-major (x.T)"
+          : op.isBatched() ? "it is batched"
           : !op.getTransposeB() ? "B is not K-major (x * W^T)"
           : !op.hasTmaCopyableK()
               ? "K is dynamic, zero or not a multiple of 4 (TMA rows)"
@@ -82,11 +84,14 @@ std::pair<StringRef, std::string> fp32Choice(MatmulOp op,
   }
   if (fp32Kernel == "fp64" ||
       (fp32Kernel != "ffma" && chip.fastFp64TensorCores)) {
-    if (groupsFitMma)
+    if (groupsFitMma && mmaRecord().applies(op, "fp64"))
       return {"fp64", why.empty() ? std::string("fp32-kernel=fp64")
                                   : why + "; fp64 tensor cores"};
     why += (why.empty() ? "" : "; ") +
-           std::string("groups do not fit the fp64 tensor-core epilogue");
+           std::string(groupsFitMma
+                           ? "the fp64 tensor-core kernel reads K-major A"
+                           : "groups do not fit the fp64 tensor-core "
+                             "epilogue");
   }
   return {StringRef(), why.empty() ? std::string("no fp32 tensor-core kernel "
                                                  "on this chip")
@@ -257,6 +262,21 @@ public:
                        why);
       if (fp32Kernel == "3xtf32" && opPrecision == "fp32" && mma != "3xtf32")
         op.emitRemark() << "fp32-kernel=3xtf32 not applied: " << why;
+      if (!mma.empty() && op.getTransposeA()) {
+        // Every tensor-core kernel reads K-major A (GemmStrategy records).
+        if (!getElementTypeOrSelf(op.getLhs().getType()).isF32()) {
+          op.emitError() << "transpose_a needs f32 operands: only the FFMA "
+                            "kernel reads an M-major A";
+          failedAny = true;
+          return;
+        }
+        op.emitRemark() << "precision " << mma
+                        << " not applied: A is M-major (x.T), which only the "
+                           "fp32 FFMA kernel reads";
+        why = "A is M-major (x.T): the tensor-core kernels read K-major A";
+        mma = "";
+        opPrecision = "fp32";
+      }
       if (!mma.empty()) {
         if (!configureMma(op, mma, why))
           failedAny = true;

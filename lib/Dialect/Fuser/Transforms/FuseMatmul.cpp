@@ -3,11 +3,14 @@
 // Forms fuser.matmul groups from 2-D matrix products on tensors and the
 // chains of elementwise ops that consume them.
 //
-// 1. A contraction qualifies when it is a plain 2-D product (A[m, k] times
-//    B[k, n] or B[n, k]) of one float element type with a mulf + addf body,
+// 1. A contraction qualifies when it is a plain product (A[m, k] or A[k, m]
+//    times B[k, n] or B[n, k]), 2-D or batched over a leading dimension
+//    (torch.bmm), of one float element type with a mulf + addf body,
 //    accumulating into a +0.0 fill.
-// 2. A B operand that is a transposing copy of W (torch-mlir's nn.Linear:
-//    transpose(W) then matmul) is replaced by W with transpose_b toggled.
+// 2. An operand that is a transposing copy (torch-mlir's nn.Linear:
+//    transpose(W) then matmul; x.T @ W) is replaced by its source with
+//    transpose_b or transpose_a toggled. A transposed A is f32 only: the
+//    FFMA kernel reads it, the tensor-core kernels read K-major A.
 // 3. The elementwise consumers are absorbed as a DAG (absorbElementwise-
 //    Consumers): values with several users inside the epilogue, such as
 //    the y of torch-mlir's leaky_relu max(0, y) + a * min(0, y), do not end
@@ -81,8 +84,26 @@ static bool isMulAddBody(Block &body) {
 /// A contraction fuser.matmul can take.
 struct MatmulMatch {
   Value lhs, rhs;
-  bool transposeB = false;
+  bool transposeA = false, transposeB = false;
 };
+
+/// Replaces `operand` by the source of the transposing copies it is made
+/// by (the last two dimensions swapped, a batch dimension kept), toggling
+/// `transposed` for each.
+static void lookThroughTransposes(Value &operand, bool &transposed,
+                                  unsigned rank) {
+  SmallVector<unsigned> swapLast =
+      rank == 3 ? SmallVector<unsigned>{0, 2, 1} : SmallVector<unsigned>{1, 0};
+  while (std::optional<MappedValue> copy = matchCopy(operand)) {
+    auto srcTy = dyn_cast<RankedTensorType>(copy->source.getType());
+    if (!srcTy || srcTy.getRank() != rank ||
+        copy->map !=
+            AffineMap::getPermutationMap(swapLast, operand.getContext()))
+      return;
+    operand = copy->source;
+    transposed = !transposed;
+  }
+}
 
 /// Matches a 2-D matmul accumulating into +0.0 and fills `match`. Returns why
 /// `op` is not one, or "" if it is.
@@ -95,11 +116,11 @@ static std::string matchMatmul(linalg::LinalgOp op, MatmulMatch &match) {
       linalg::inferContractionDims(op);
   if (failed(dims) || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
     return "it is not a two-operand contraction";
-  if (!dims->batch.empty())
-    return "it is a batched contraction (torch.bmm), and fuser.matmul is "
-           "2-D; the generic fallback computes it (correct, not fast)";
+  if (dims->batch.size() > 1)
+    return "it has more than one batch dimension";
+  unsigned batch = dims->batch.size();
   if (dims->m.size() != 1 || dims->n.size() != 1 || dims->k.size() != 1 ||
-      op.getNumLoops() != 3)
+      op.getNumLoops() != 3 + batch)
     return "it contracts more than one M, N or K dimension";
 
   OpOperand *a = op.getDpsInputOperand(0), *b = op.getDpsInputOperand(1);
@@ -109,12 +130,19 @@ static std::string matchMatmul(linalg::LinalgOp op, MatmulMatch &match) {
              n = getAffineDimExpr(dims->n[0], ctx),
              k = getAffineDimExpr(dims->k[0], ctx);
   auto map = [&](AffineExpr r0, AffineExpr r1) {
-    return AffineMap::get(3, 0, {r0, r1}, ctx);
+    SmallVector<AffineExpr> results;
+    if (batch)
+      results.push_back(getAffineDimExpr(dims->batch[0], ctx));
+    results.append({r0, r1});
+    return AffineMap::get(3 + batch, 0, results, ctx);
   };
-  // With one m, n and k and rank-2 operands, each map is one of two
-  // permutations: A (m, k) or (k, m), B (k, n) or (n, k), C (m, n) or (n, m).
-  if (op.getMatchingIndexingMap(a) != map(m, k))
-    return "it reads A transposed (K x M)";
+  // With one m, n, k (and batch, first) and operands of rank 2 (3), each
+  // map is one of two permutations: A (m, k) or (k, m), B (k, n) or (n, k),
+  // C (m, n) or (n, m).
+  AffineMap aMap = op.getMatchingIndexingMap(a);
+  if (aMap != map(m, k) && aMap != map(k, m))
+    return "it reads its operands through maps other than (batch?, row, "
+           "column) permutations";
   if (op.getMatchingIndexingMap(c) != map(m, n))
     return "it writes its result transposed (N x M)";
   AffineMap bMap = op.getMatchingIndexingMap(b);
@@ -141,17 +169,15 @@ static std::string matchMatmul(linalg::LinalgOp op, MatmulMatch &match) {
 
   match.lhs = a->get();
   match.rhs = b->get();
+  match.transposeA = aMap == map(k, m);
   match.transposeB = bMap == map(n, k);
   // nn.Linear: B = transpose(W), so B[k, n] = W[n, k]; read W directly.
-  while (std::optional<MappedValue> copy = matchCopy(match.rhs)) {
-    auto srcTy = dyn_cast<RankedTensorType>(copy->source.getType());
-    if (!srcTy || srcTy.getRank() != 2 ||
-        copy->map !=
-            AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0}, ctx))
-      break;
-    match.rhs = copy->source;
-    match.transposeB = !match.transposeB;
-  }
+  lookThroughTransposes(match.rhs, match.transposeB, 2 + batch);
+  // x.T @ W likewise; only the f32 FFMA kernel reads an M-major A.
+  if (elem.isF32())
+    lookThroughTransposes(match.lhs, match.transposeA, 2 + batch);
+  else if (match.transposeA)
+    return "it reads A transposed (K x M), which only the f32 kernel does";
   return "";
 }
 
@@ -215,23 +241,23 @@ private:
     OpBuilder builder(chain.back());
     auto group = fuser::MatmulOp::create(
         builder, op.getLoc(), cur.getType(), match.lhs, match.rhs,
-        match.transposeB, epi.inputs, builder.getArrayAttr(epi.maps),
+        match.transposeA, match.transposeB, epi.inputs,
+        builder.getArrayAttr(epi.maps),
         /*norm_group_size=*/nullptr, /*norm_epsilon=*/nullptr,
         /*config=*/nullptr);
     group.getEpilogue().push_back(epi.block);
     remark(op,
            "fused matmul with " + Twine(chain.size() - 1) + " epilogue op(s)");
-    // x.T @ W: fuser.matmul reads A row-major (it has transpose_b, no
-    // transpose_a), so a transposing copy of A stays a kernel of its own.
-    if (std::optional<MappedValue> copy = matchCopy(match.lhs);
-        copy && isa<RankedTensorType>(copy->source.getType()) &&
-        copy->map ==
-            AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0}, ctx))
+    // An f16/bf16 x.T: the tensor-core kernels read K-major A only, so a
+    // transposing copy of A stays a kernel of its own.
+    bool aTransposable = false;
+    Value lhs = match.lhs;
+    lookThroughTransposes(lhs, aTransposable, curTy.getRank());
+    if (lhs != match.lhs)
       remark(match.lhs.getDefiningOp(),
              "not absorbed into fuser.matmul: the left operand is a "
-             "transposed copy (x.T), and fuser.matmul reads A row-major "
-             "only (transpose_b, no transpose_a); the copy is a kernel of "
-             "its own");
+             "transposed copy (x.T) of a 16-bit type, and the tensor-core "
+             "kernels read K-major A only; the copy is a kernel of its own");
     LLVM_DEBUG(llvm::dbgs() << "fused: " << group << "\n");
     cur.replaceAllUsesWith(group.getResult());
 

@@ -60,6 +60,8 @@ private:
   static std::string whyNotFusable(MatmulOp mm, GroupNormOp norm) {
     if (mm.hasGroupNorm())
       return "the matmul already ends in a group norm";
+    if (mm.isBatched())
+      return "the matmul is batched (B x M x N), not (N, C) rows";
     if (!mm->hasOneUse())
       return "the matmul result has other users, so it must be stored";
     auto ty = cast<RankedTensorType>(norm.getInput().getType());
@@ -98,7 +100,7 @@ private:
     OpBuilder b(norm);
     auto group = MatmulOp::create(
         b, mm.getLoc(), norm.getResult().getType(), mm.getLhs(), mm.getRhs(),
-        mm.getTransposeB(), inputs, b.getArrayAttr(maps),
+        mm.getTransposeA(), mm.getTransposeB(), inputs, b.getArrayAttr(maps),
         b.getI64IntegerAttr(groupSize), norm.getEpsilonAttr(),
         /*config=*/nullptr);
 

@@ -287,15 +287,45 @@ func.func @nonzero_init(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>, %c: tensor<4
 
 // -----
 
+// torch.bmm: a batched fuser.matmul; the epilogue maps range over (b, m, n)
+// and read a per-batch bias (b, n).
 // CHECK-LABEL: func.func @batched
-// CHECK: linalg.batch_matmul
-// CHECK-NOT: fuser.matmul
-func.func @batched(%a: tensor<2x4x16xf32>, %b: tensor<2x16x8xf32>) -> tensor<2x4x8xf32> {
+// CHECK-SAME: (%[[A:.+]]: tensor<2x4x16xf32>, %[[B:.+]]: tensor<2x16x8xf32>, %[[BIAS:.+]]: tensor<2x8xf32>)
+// CHECK: %[[R:.+]] = fuser.matmul %[[A]], %[[B]] epilogue_inputs(%[[BIAS]] : tensor<2x8xf32>) epilogue_maps [#{{.+}}] : tensor<2x4x16xf32>, tensor<2x16x8xf32> -> tensor<2x4x8xf32>
+// CHECK-NOT: linalg.batch_matmul
+// CHECK: return %[[R]]
+func.func @batched(%a: tensor<2x4x16xf32>, %b: tensor<2x16x8xf32>, %bias: tensor<2x8xf32>) -> tensor<2x4x8xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<2x4x8xf32>
   %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
-  // expected-remark @+1 {{not fused into fuser.matmul: it is a batched contraction}}
+  // expected-remark @+1 {{fused matmul with 1 epilogue op(s)}}
   %mm = linalg.batch_matmul ins(%a, %b : tensor<2x4x16xf32>, tensor<2x16x8xf32>) outs(%z : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(b, m, n) -> (b, m, n)>, affine_map<(b, m, n) -> (b, n)>, affine_map<(b, m, n) -> (b, m, n)>],
+                       iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%mm, %bias : tensor<2x4x8xf32>, tensor<2x8xf32>) outs(%e : tensor<2x4x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<2x4x8xf32>
+  return %r : tensor<2x4x8xf32>
+}
+
+// -----
+
+// A batched product of a transposing copy (x.transpose(1, 2) @ w): the copy
+// is absorbed as transpose_a.
+// CHECK-LABEL: func.func @batched_transposed_copy
+// CHECK-SAME: (%[[X:.+]]: tensor<2x16x4xf32>, %[[W:.+]]: tensor<2x16x8xf32>)
+// CHECK: fuser.matmul %[[X]], %[[W]] transpose_a epilogue_maps [] : tensor<2x16x4xf32>, tensor<2x16x8xf32> -> tensor<2x4x8xf32>
+// CHECK-NOT: linalg.transpose
+func.func @batched_transposed_copy(%x: tensor<2x16x4xf32>, %w: tensor<2x16x8xf32>) -> tensor<2x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %te = tensor.empty() : tensor<2x4x16xf32>
+  %xt = linalg.transpose ins(%x : tensor<2x16x4xf32>) outs(%te : tensor<2x4x16xf32>) permutation = [0, 2, 1]
+  %e = tensor.empty() : tensor<2x4x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  // expected-remark @+1 {{fused matmul with 0 epilogue op(s)}}
+  %mm = linalg.batch_matmul ins(%xt, %w : tensor<2x4x16xf32>, tensor<2x16x8xf32>) outs(%z : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   return %mm : tensor<2x4x8xf32>
 }
 
@@ -320,17 +350,48 @@ func.func @element_types(%a: tensor<4x16xi32>, %b: tensor<16x8xi32>, %h: tensor<
 
 // -----
 
+// A matmul reading A through (k, m) is transpose_a; so is a transposing
+// copy of x (torch-mlir's x.T @ W), which is absorbed.
 // CHECK-LABEL: func.func @transposed_a
-// CHECK: linalg.matmul
-// CHECK-NOT: fuser.matmul
-func.func @transposed_a(%a: tensor<16x4xf32>, %b: tensor<16x8xf32>) -> tensor<4x8xf32> {
+// CHECK-SAME: (%[[A:.+]]: tensor<16x4xf32>, %[[B:.+]]: tensor<16x8xf32>)
+// CHECK: fuser.matmul %[[A]], %[[B]] transpose_a epilogue_maps [] : tensor<16x4xf32>, tensor<16x8xf32> -> tensor<4x8xf32>
+// CHECK: fuser.matmul %[[A]], %[[B]] transpose_a epilogue_maps [] : tensor<16x4xf32>, tensor<16x8xf32> -> tensor<4x8xf32>
+// CHECK-NOT: linalg.transpose
+func.func @transposed_a(%a: tensor<16x4xf32>, %b: tensor<16x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<4x8xf32>
   %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
-  // expected-remark @+1 {{not fused into fuser.matmul: it reads A transposed (K x M)}}
+  // expected-remark @+1 {{fused matmul with 0 epilogue op(s)}}
   %mm = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
       ins(%a, %b : tensor<16x4xf32>, tensor<16x8xf32>) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
-  return %mm : tensor<4x8xf32>
+  %te = tensor.empty() : tensor<4x16xf32>
+  %at = linalg.transpose ins(%a : tensor<16x4xf32>) outs(%te : tensor<4x16xf32>) permutation = [1, 0]
+  // expected-remark @+1 {{fused matmul with 0 epilogue op(s)}}
+  %m2 = linalg.matmul ins(%at, %b : tensor<4x16xf32>, tensor<16x8xf32>) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %mm, %m2 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// bf16: only the f32 FFMA kernel reads an M-major A, so a bf16 x.T stays a
+// copy of its own, and a bf16 matmul reading A through (k, m) is not fused.
+// CHECK-LABEL: func.func @transposed_a_bf16
+// CHECK: linalg.transpose
+// CHECK: fuser.matmul %{{.+}}, %{{.+}} epilogue_maps
+// CHECK: linalg.matmul
+func.func @transposed_a_bf16(%a: tensor<16x4xbf16>, %b: tensor<16x8xbf16>) -> (tensor<4x8xbf16>, tensor<4x8xbf16>) {
+  %zero = arith.constant 0.0 : bf16
+  %e = tensor.empty() : tensor<4x8xbf16>
+  %z = linalg.fill ins(%zero : bf16) outs(%e : tensor<4x8xbf16>) -> tensor<4x8xbf16>
+  %te = tensor.empty() : tensor<4x16xbf16>
+  // expected-remark @+1 {{not absorbed into fuser.matmul: the left operand is a transposed copy (x.T) of a 16-bit type}}
+  %at = linalg.transpose ins(%a : tensor<16x4xbf16>) outs(%te : tensor<4x16xbf16>) permutation = [1, 0]
+  // expected-remark @+1 {{fused matmul with 0 epilogue op(s)}}
+  %m1 = linalg.matmul ins(%at, %b : tensor<4x16xbf16>, tensor<16x8xbf16>) outs(%z : tensor<4x8xbf16>) -> tensor<4x8xbf16>
+  // expected-remark @+1 {{not fused into fuser.matmul: it reads A transposed (K x M), which only the f32 kernel does}}
+  %m2 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%a, %b : tensor<16x4xbf16>, tensor<16x8xbf16>) outs(%z : tensor<4x8xbf16>) -> tensor<4x8xbf16>
+  return %m1, %m2 : tensor<4x8xbf16>, tensor<4x8xbf16>
 }
 
 // -----

@@ -88,9 +88,16 @@ def Fuser_PointwiseOp : Fuser_Op<"pointwise", [
 def Fuser_MatmulOp : Fuser_Op<"matmul", [Pure, IsolatedFromAbove, SingleBlock]> {
   let summary = "A matrix product with a fused pointwise epilogue";
   let description = [{
-    `result[m, n] = epilogue(sum_k lhs[m, k] * rhs'[k, n], extra...)` where
-    `rhs'` is `rhs` (K x N), or its transpose when `transpose_b` is set
-    (`rhs` is N x K, the layout `nn.Linear` stores its weight in).
+    `result[m, n] = epilogue(sum_k lhs'[m, k] * rhs'[k, n], extra...)` where
+    `lhs'` is `lhs` (M x K), or its transpose when `transpose_a` is set
+    (`lhs` is K x M: `x.T @ W`), and `rhs'` is `rhs` (K x N), or its
+    transpose when `transpose_b` is set (`rhs` is N x K, the layout
+    `nn.Linear` stores its weight in).
+
+    Batched (`torch.bmm`): lhs, rhs and result have a leading batch
+    dimension of one size B, `result[b, m, n] = epilogue(sum_k lhs'[b, m, k]
+    * rhs'[b, k, n], ...)`, and the epilogue maps range over (b, m, n). A
+    batched matmul has no group norm.
 
     The epilogue body receives the accumulator first, then one element per
     `epilogue_inputs` operand, read through `epilogue_maps` from the (m, n)
@@ -131,6 +138,7 @@ def Fuser_MatmulOp : Fuser_Op<"matmul", [Pure, IsolatedFromAbove, SingleBlock]> 
     ```
   }];
   let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs,
+                       UnitAttr:$transpose_a,
                        UnitAttr:$transpose_b,
                        Variadic<AnyType>:$epilogue_inputs,
                        AffineMapArrayAttr:$epilogue_maps,
@@ -141,7 +149,7 @@ def Fuser_MatmulOp : Fuser_Op<"matmul", [Pure, IsolatedFromAbove, SingleBlock]> 
   let regions = (region SizedRegion<1>:$epilogue,
                         MaxSizedRegion<1>:$norm_epilogue);
   let assemblyFormat = [{
-    $lhs `,` $rhs (`transpose_b` $transpose_b^)?
+    $lhs `,` $rhs (`transpose_a` $transpose_a^)? (`transpose_b` $transpose_b^)?
     (`epilogue_inputs` `(` $epilogue_inputs^ `:` type($epilogue_inputs) `)`)?
     `epilogue_maps` $epilogue_maps
     (`group_norm` `(` `size` `=` $norm_group_size^ `,` `eps` `=` $norm_epsilon `)`)?
@@ -153,12 +161,32 @@ def Fuser_MatmulOp : Fuser_Op<"matmul", [Pure, IsolatedFromAbove, SingleBlock]> 
   let extraClassDeclaration = [{
     /// True when the epilogue ends in a group normalization (`then` region).
     bool hasGroupNorm() { return getNormGroupSize().has_value(); }
+    /// True for a batched matmul: rank-3 operands and result (B, ., .).
+    bool isBatched() {
+      return ::llvm::cast<::mlir::ShapedType>(getResult().getType())
+                 .getRank() == 3;
+    }
+    /// The dimensions of lhs that hold M and K, and of rhs that hold K and
+    /// N (after the batch dimension, and swapped by the transposes).
+    int64_t getLhsMDim() { return isBatched() + (getTransposeA() ? 1 : 0); }
+    int64_t getLhsKDim() { return isBatched() + (getTransposeA() ? 0 : 1); }
+    int64_t getRhsKDim() { return isBatched() + (getTransposeB() ? 1 : 0); }
+    int64_t getRhsNDim() { return isBatched() + (getTransposeB() ? 0 : 1); }
+    /// Epilogue input `j`'s map over (m, n) alone: a batched matmul's
+    /// (b, m, n) map without the batch dimension, which the kernels apply
+    /// by offsetting the input per batch (see readsBatch).
+    ::mlir::AffineMap getEpilogueMapOverMN(unsigned j);
+    /// True if epilogue input `j` of a batched matmul is read per batch
+    /// (its map's first result is the batch dimension).
+    bool epilogueInputReadsBatch(unsigned j);
     /// True when K is static, non-zero and K-long rows are a multiple of 16
-    /// bytes apart: what a TMA tensor map of the operands needs.
+    /// bytes apart: what a TMA tensor map of the operands needs (A and B
+    /// K-major, unbatched).
     bool hasTmaCopyableK() {
       auto lhs = ::llvm::cast<::mlir::ShapedType>(getLhs().getType());
-      int64_t k = lhs.getDimSize(1);
-      return !::mlir::ShapedType::isDynamic(k) && k > 0 &&
+      int64_t k = lhs.getDimSize(getLhsKDim());
+      return !getTransposeA() && !isBatched() &&
+             !::mlir::ShapedType::isDynamic(k) && k > 0 &&
              k * lhs.getElementTypeBitWidth() / 8 % 16 == 0;
     }
   }];

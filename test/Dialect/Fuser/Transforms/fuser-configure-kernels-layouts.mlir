@@ -1,0 +1,55 @@
+// Strategies for operand layouts the tensor-core kernels do not read: an
+// M-major A (transpose_a, x.T @ W) gets the FFMA kernel; a batched matmul
+// (torch.bmm) gets mma.sync (fp64 tensor cores for f32), not wgmma.
+// RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="report=true" -verify-diagnostics | FileCheck %s
+// Other options (`not`: the last split is an error under every option).
+// RUN: not fuser-opt %s -split-input-file --fuser-configure-kernels="precision=tf32" 2>&1 | FileCheck %s --check-prefix=TF32
+// RUN: not fuser-opt %s -split-input-file --fuser-configure-kernels="precision=bf16 tensor-core-kernel=wgmma" 2>&1 | FileCheck %s --check-prefix=BF16
+
+// CHECK-LABEL: func.func @transposed_a
+// CHECK: strategy = "ffma"
+// TF32-DAG: remark: precision tf32 not applied: A is M-major (x.T), which only the fp32 FFMA kernel reads
+// TF32-DAG: strategy = "ffma"
+func.func @transposed_a(%x: tensor<64x32xf32>, %w: tensor<48x64xf32>) -> tensor<32x48xf32> {
+  // expected-remark @+1 {{matmul kernel: ffma in fp32 (3xtf32 not applicable: A is not K-major (x.T); the fp64 tensor-core kernel reads K-major A; FFMA)}}
+  %y = fuser.matmul %x, %w transpose_a transpose_b epilogue_maps [] : tensor<64x32xf32>, tensor<48x64xf32> -> tensor<32x48xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<32x48xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @batched
+// CHECK: strategy = "mma"
+// CHECK-SAME: precision = "fp64"
+// BF16-DAG: remark: precision bf16 not applied: A is M-major (x.T)
+// BF16-DAG: strategy = "mma", block = [128, 1, 1], tile = [128, 128, 32, 64, 64, 3], min_blocks_per_sm = 1, precision = "bf16"
+func.func @batched(%x: tensor<?x32x64xf32>, %w: tensor<?x48x64xf32>) -> tensor<?x32x48xf32> {
+  // expected-remark @+1 {{matmul kernel: mma in fp64 (3xtf32 not applicable: it is batched; fp64 tensor cores)}}
+  %y = fuser.matmul %x, %w transpose_b epilogue_maps [] : tensor<?x32x64xf32>, tensor<?x48x64xf32> -> tensor<?x32x48xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<?x32x48xf32>
+}
+func.func @batched_bf16(%x: tensor<4x32x64xbf16>, %w: tensor<4x48x64xbf16>) -> tensor<4x32x48xbf16> {
+  // expected-remark @+1 {{matmul kernel: mma in bf16}}
+  %y = fuser.matmul %x, %w transpose_b epilogue_maps [] : tensor<4x32x64xbf16>, tensor<4x48x64xbf16> -> tensor<4x32x48xbf16> {
+  ^bb0(%acc: bf16):
+    fuser.yield %acc : bf16
+  }
+  return %y : tensor<4x32x48xbf16>
+}
+
+// -----
+
+func.func @transposed_a_bf16(%x: tensor<64x32xbf16>, %w: tensor<48x64xbf16>) -> tensor<32x48xbf16> {
+  // expected-error @+1 {{transpose_a needs f32 operands: only the FFMA kernel reads an M-major A}}
+  %y = fuser.matmul %x, %w transpose_a transpose_b epilogue_maps [] : tensor<64x32xbf16>, tensor<48x64xbf16> -> tensor<32x48xbf16> {
+  ^bb0(%acc: bf16):
+    fuser.yield %acc : bf16
+  }
+  return %y : tensor<32x48xbf16>
+}

@@ -13,11 +13,16 @@ on the GPU machine (torch and fuser's runtime only):
                             the seed models (TRAINING: small, odd, static
                             and dynamic batch, and the real sizes) for
                             test/gpu/test_torch_training.py
+  elementwise/<name>.fuser/ fuser.torch.elementwise packages of the
+                            functions in test/gpu/Inputs/elementwise_fns.py
+                            (FORMS: the constants of each) for
+                            test/gpu/test_torch_kernel_interface.py
   index.json                kernels and compile times of each (and how to
                             rebuild each training package's model)
 
---only-training builds the training packages alone (into an existing
-.artifacts/torch/, keeping the rest).
+--only-training builds the training packages alone, --only-elementwise the
+elementwise ones alone (into an existing .artifacts/torch/, keeping the
+rest).
 
 Run under the project venv (make venv), e.g. from build-gpu-artifacts.sh:
     PYTHONPATH=build/python_packages .venv/bin/python scripts/build-torch-artifacts.py
@@ -39,6 +44,7 @@ import torch  # noqa: E402
 import fuser.torch as ft  # noqa: E402
 from fuser.torch import kernelbench  # noqa: E402
 import torch_models  # noqa: E402
+import elementwise_fns  # noqa: E402
 
 
 # Training packages: name -> (seed problem file in examples/torch, the
@@ -101,21 +107,54 @@ def build_training(out, chip, index):
               f"({seconds:.2f} s)")
 
 
+def build_elementwise(out, chip, index):
+    """The fuser.torch.elementwise packages of elementwise_fns.FORMS into
+    out/elementwise/ (forward and backward kernels per constants)."""
+    shutil.rmtree(out / "elementwise", ignore_errors=True)
+    (out / "elementwise").mkdir(parents=True)
+    index["elementwise"] = {}
+    for name, (fn, forms, n_tensors, dynamic) in \
+            elementwise_fns.FORMS.items():
+        kernel = ft.elementwise(fn, dynamic=dynamic, chip=chip, name=name)
+        numel = 16 if dynamic else elementwise_fns.STATIC_NUMEL
+        start = time.perf_counter()
+        for consts in forms:
+            kernel.compile(*[torch.empty(numel, device="meta")] * n_tensors,
+                           *consts)
+        seconds = time.perf_counter() - start
+        kernel.save(out / "elementwise" / f"{name}.fuser")
+        index["elementwise"][name] = {
+            "kernels": kernel.fuser_kernels, "dynamic": dynamic,
+            "seconds": round(seconds, 2)}
+        counts = {form: {v: len(k) for v, k in variants.items()}
+                  for form, variants in kernel.fuser_kernels.items()}
+        print(f"[torch artifacts] elementwise/{name}: {counts} "
+              f"({seconds:.2f} s)")
+
+
+def read_index(out, chip):
+    index_path = out / "index.json"
+    return (json.loads(index_path.read_text()) if index_path.exists()
+            else {"torch": torch.__version__, "chip": chip,
+                  "packages": {}, "model_new": {}})
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / ".artifacts" / "torch")
     parser.add_argument("--chip", default="sm_90a")
     parser.add_argument("--only-training", action="store_true")
+    parser.add_argument("--only-elementwise", action="store_true")
     args = parser.parse_args()
     out = args.out
-    if args.only_training:
-        index_path = out / "index.json"
-        index = (json.loads(index_path.read_text()) if index_path.exists()
-                 else {"torch": torch.__version__, "chip": args.chip,
-                       "packages": {}, "model_new": {}})
-        shutil.rmtree(out / "training", ignore_errors=True)
-        build_training(out, args.chip, index)
-        index_path.write_text(json.dumps(index, indent=1) + "\n")
+    if args.only_training or args.only_elementwise:
+        index = read_index(out, args.chip)
+        if args.only_training:
+            shutil.rmtree(out / "training", ignore_errors=True)
+            build_training(out, args.chip, index)
+        if args.only_elementwise:
+            build_elementwise(out, args.chip, index)
+        (out / "index.json").write_text(json.dumps(index, indent=1) + "\n")
         return 0
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
@@ -151,6 +190,7 @@ def main() -> int:
         print(f"[torch artifacts] {seed}_new.py ({seconds:.2f} s)")
 
     build_training(out, args.chip, index)
+    build_elementwise(out, args.chip, index)
 
     (out / "index.json").write_text(json.dumps(index, indent=1) + "\n")
     return 0

@@ -5,6 +5,9 @@
     y = compiled(x)                       # fuser's kernels, model's weights
     trained = fuser.torch.compile(model, (x,), training=True)
     trained(x).sum().backward()           # fuser's backward kernels: .grad
+    @fuser.torch.elementwise              # fn's forward and backward kernels
+    def leaky(x, slope): return torch.where(x > 0, x, x * slope)
+    leaky.forward(x, 0.1); leaky.backward(dy, x, 0.1); leaky(x, 0.1)
     import fuser.torch.dynamo             # torch.compile(m, backend="fuser")
     print(compiled.fuser_report())        # kernels; fused where, or not and why
     fuser.torch.save(compiled, "model.fuser")
@@ -25,6 +28,7 @@ except ImportError as e:  # pragma: no cover - depends on the install
 # _compile imports torch-mlir inside compile(), not here: loading a package
 # must work where torch-mlir is not installed.
 from ._compile import add_variant, compile
+from ._elementwise import ElementwiseKernel, elementwise, load_elementwise
 from ._module import (CompiledModule, Package, Remark, Variant,
                       check_init_arguments, parse_remarks)
 from ._package import load, save
@@ -39,6 +43,7 @@ if "torch._dynamo" in _sys.modules:
     except ImportError:  # pragma: no cover - a torch without these APIs.
         pass
 
-__all__ = ["CompiledModule", "Package", "Remark", "TrainingModule",
-           "Variant", "add_variant", "check_init_arguments", "compile",
-           "load", "parse_remarks", "save"]
+__all__ = ["CompiledModule", "ElementwiseKernel", "Package", "Remark",
+           "TrainingModule", "Variant", "add_variant", "check_init_arguments",
+           "compile", "elementwise", "load", "load_elementwise",
+           "parse_remarks", "save"]

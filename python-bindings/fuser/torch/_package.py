@@ -34,6 +34,10 @@ from ._module import CompiledModule, Package, make_compiled
 PathLike = Union[str, "os.PathLike[str]"]
 SPEC = "fuser-torch.json"
 WEIGHTS = "weights.pt"
+# A directory holding one of these is a package save() may replace
+# (fuser.torch.elementwise writes ELEMENTWISE beside its packages).
+ELEMENTWISE = "fuser-elementwise.json"
+MARKERS = (SPEC, ELEMENTWISE)
 
 
 def _is_zip(path: Path) -> bool:
@@ -59,6 +63,13 @@ def save(compiled: CompiledModule, path: PathLike, *,
         torch.save({k: v.detach().cpu() for k, v in
                     compiled.state_dict().items()}, buf)
         files[WEIGHTS] = buf.getvalue()
+    return write_files(files, path)
+
+
+def write_files(files: Dict[str, bytes], path: PathLike) -> Path:
+    """Writes {relative path: bytes} as a package directory, or a zip file
+    when `path` ends in .zip, replacing what was there (a directory only if
+    it is a package: it holds fuser-torch.json or `marker`)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     # Written beside the target, then renamed over it: a reader sees the old
@@ -76,7 +87,8 @@ def save(compiled: CompiledModule, path: PathLike, *,
                 os.unlink(tmp)
             raise
         return path
-    if path.exists() and not (path / SPEC).is_file() and any(path.iterdir()):
+    if path.exists() and not any((path / n).is_file() for n in MARKERS) \
+            and any(path.iterdir()):
         raise FuserError(f"{path} exists and is not a fuser.torch package; "
                          "not overwriting it")
     tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))

@@ -301,12 +301,33 @@ def recompute_after_reductions(joint: torch.fx.GraphModule,
 
 # -- 2. the joint graph, partitioned ----------------------------------------
 
-def partitioned_graphs(program, requires_grad: Sequence[bool]
+def recompute_all(joint: torch.fx.GraphModule) -> None:
+    """Marks every value the forward computes for recomputation in the
+    backward: the partitioner saves nothing but the forward's arguments, so
+    the backward kernel takes the arguments and the outputs' gradients only
+    (fuser.torch.elementwise: backward(grad_out, x), as a KernelInterface
+    has it; recomputing elementwise values costs the backward's kernel no
+    extra memory traffic)."""
+    from torch.utils.checkpoint import CheckpointPolicy
+
+    backward = set()
+    for node in joint.graph.nodes:
+        if (node.op == "placeholder" and node.name.startswith("tangents")) \
+                or any(a in backward for a in node.all_input_nodes):
+            backward.add(node)
+        elif node.op == "call_function":
+            node.meta["recompute"] = CheckpointPolicy.MUST_RECOMPUTE
+
+
+def partitioned_graphs(program, requires_grad: Sequence[bool],
+                       recompute: str = "policy"
                        ) -> Tuple[torch.fx.GraphModule, torch.fx.GraphModule]:
     """(forward, backward) fx graphs of an ExportedProgram with flat
     arguments, from AOTAutograd's joint graph and min-cut partitioner, run
     on the program's own fake tensors (so dynamic sizes stay symbolic).
-    Nodes keep the export's stack traces (the user's lines)."""
+    Nodes keep the export's stack traces (the user's lines). `recompute`:
+    "policy" (masks read off outputs, values after reductions recomputed)
+    or "all" (recompute_all: only arguments are saved)."""
     from torch._functorch.aot_autograd import (aot_module_simplified,
                                                make_boxed_func)
     from torch._functorch.partitioners import \
@@ -333,8 +354,12 @@ def partitioned_graphs(program, requires_grad: Sequence[bool]
                                                   v.is_floating_point())
                 for v, g in zip(values, requires_grad)]
     def partition(joint, joint_inputs, **kwargs):
-        read_masks_off_outputs(joint)
-        recompute_after_reductions(joint, kwargs.get("num_fwd_outputs", 0))
+        if recompute == "all":
+            recompute_all(joint)
+        else:
+            read_masks_off_outputs(joint)
+            recompute_after_reductions(joint,
+                                       kwargs.get("num_fwd_outputs", 0))
         return min_cut_rematerialization_partition(joint, joint_inputs,
                                                    **kwargs)
 
@@ -621,7 +646,9 @@ def _variant_pair(compiler, name: str, state: Sequence[torch.Tensor],
             requires.append(False)
         else:
             requires.append(input_grads)
-    fw, bw = partitioned_graphs(program, requires)
+    fw, bw = partitioned_graphs(
+        program, requires, compiler.spec["training"].get("recompute",
+                                                         "policy"))
     n_out = _count_tensors(outputs)
     plan = plan_graphs(fw, bw, n_out, len(compiler.spec["args"]))
     fold_permutes(bw)  # Views recomputed from the weights.
@@ -715,9 +742,11 @@ def compile_training(module: torch.nn.Module, example_inputs: Any, *,
                      format: str = "ptx",
                      options: Optional[Mapping[str, Any]] = None,
                      cache=True, fallback: bool = True,
-                     input_grads: bool = True) -> "TrainingModule":
+                     input_grads: bool = True,
+                     recompute: str = "policy") -> "TrainingModule":
     """fuser.torch.compile(..., training=True): see compile() and the module
-    docstring."""
+    docstring. `recompute="all"` saves only the forward's arguments for the
+    backward (partitioned_graphs; fuser.torch.elementwise uses it)."""
     from ..compiler import find_tools
     from ._compile import _Compiler, finish_compile, make_cache
 
@@ -733,7 +762,12 @@ def compile_training(module: torch.nn.Module, example_inputs: Any, *,
                          options=options or {}, cache=make_cache(cache),
                          fallback=fallback, report=report)
     compiler.spec["version"] = _module.PACKAGE_VERSION
+    if recompute not in ("policy", "all"):
+        raise ValueError(f"recompute must be 'policy' or 'all', got "
+                         f"{recompute!r}")
     compiler.spec["training"] = {"input_grads": bool(input_grads)}
+    if recompute != "policy":
+        compiler.spec["training"]["recompute"] = recompute
     package = Package(compiler.spec)
     inputs = [compiler.template[p] for p in compiler.positions]
     compiler.dynamic_shapes(dynamic, inputs)  # A bad spec raises here.
@@ -767,51 +801,80 @@ class _FuserStep(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, forward: Variant, backward: Variant, *tensors):
-        plan = forward.info["training"]
-        results = _as_list(forward.entry()(*_contiguous(tensors)))
-        n_out = plan["outputs"]
-        keep = []
-        for a in plan["backward_args"]:
-            if a["from"] == "result":
-                keep.append(results[a["index"]])
-            elif a["from"] == "arg":
-                keep.append(tensors[a["index"]])
+        outs, keep = run_forward(forward, tensors)
         ctx.save_for_backward(*keep)
         ctx.fuser_variants = (forward, backward)
         ctx.fuser_n_args = len(tensors)
         ctx.fuser_arg_shapes = [t.shape for t in tensors]
-        outs = results[:n_out]
         return tuple(outs) if len(outs) != 1 else outs[0]
 
     @staticmethod
     @once_differentiable
     def backward(ctx, *grad_outputs):
         forward, backward = ctx.fuser_variants
-        plan = forward.info["training"]
-        saved = iter(ctx.saved_tensors)
-        args = []
-        for a in plan["backward_args"]:
-            if a["from"] == "grad":
-                args.append(grad_outputs[a["index"]])
-            else:
-                args.append(next(saved))
-        results = _as_list(backward.entry()(*_contiguous(args)))
-        grads = []
-        for g in plan["grads"]:
-            if g is None:
-                grads.append(None)
-            elif g["from"] == "result":
-                grads.append(results[g["index"]])
-            else:
-                grads.append(args[g["index"]])
-        # A gradient may come back in the grouped view its kernel computed
-        # it in (GroupNorm's dgamma as groups x channels-per-group): the
-        # same row-major elements, so a view gives the argument's shape.
-        shapes = ctx.fuser_arg_shapes
-        grads = [g.reshape(shapes[i]) if g is not None and g.shape != shapes[i]
-                 and g.numel() == shapes[i].numel() else g
-                 for i, g in enumerate(grads)]
+        grads = run_backward(forward, backward, ctx.saved_tensors,
+                             grad_outputs, ctx.fuser_arg_shapes)
         return (None, None, *grads)
+
+
+def _kernel_call(variant: Variant, args, out=None) -> list:
+    """The variant's kernels on dense `args`; `out`: the caller's result
+    tensors (every result, in the kernel's order), or None to allocate."""
+    entry = variant.entry()
+    if out is None:
+        return _as_list(entry(*_contiguous(args)))
+    return _as_list(entry(*_contiguous(args), out=tuple(out)))
+
+
+def run_forward(forward: Variant, tensors: Sequence[torch.Tensor],
+                out: Optional[Sequence[torch.Tensor]] = None
+                ) -> Tuple[List[torch.Tensor], List[torch.Tensor]]:
+    """The forward kernel on `tensors`: (the module's outputs, what the
+    backward kernel reads besides the gradients, in the plan's order).
+    `out`: every kernel result, preallocated (see _kernel_call)."""
+    plan = forward.info["training"]
+    results = _kernel_call(forward, tensors, out)
+    keep = []
+    for a in plan["backward_args"]:
+        if a["from"] == "result":
+            keep.append(results[a["index"]])
+        elif a["from"] == "arg":
+            keep.append(tensors[a["index"]])
+    return results[:plan["outputs"]], keep
+
+
+def run_backward(forward: Variant, backward: Variant,
+                 saved: Sequence[torch.Tensor],
+                 grad_outputs: Sequence[torch.Tensor],
+                 arg_shapes: Sequence[torch.Size],
+                 out: Optional[Sequence[torch.Tensor]] = None) -> List[Any]:
+    """The backward kernel: the gradient of each forward argument (None
+    where the plan has none), from what run_forward kept (`saved`) and the
+    outputs' gradients. `out`: every backward kernel result, preallocated
+    (see _kernel_call)."""
+    plan = forward.info["training"]
+    saved = iter(saved)
+    args = []
+    for a in plan["backward_args"]:
+        if a["from"] == "grad":
+            args.append(grad_outputs[a["index"]])
+        else:
+            args.append(next(saved))
+    results = _kernel_call(backward, args, out)
+    grads = []
+    for g in plan["grads"]:
+        if g is None:
+            grads.append(None)
+        elif g["from"] == "result":
+            grads.append(results[g["index"]])
+        else:
+            grads.append(args[g["index"]])
+    # A gradient may come back in the grouped view its kernel computed it
+    # in (GroupNorm's dgamma as groups x channels-per-group): the same
+    # row-major elements, so a view gives the argument's shape.
+    return [g.reshape(arg_shapes[i]) if g is not None and
+            g.shape != arg_shapes[i] and g.numel() == arg_shapes[i].numel()
+            else g for i, g in enumerate(grads)]
 
 
 class TrainingModule(CompiledModule):

@@ -21,10 +21,11 @@
 // FUSED-NOT: dense<
 // FUSED: fuser.pointwise ins(%[[X]] : tensor<4x1000xf32>) maps [#{{.+}}]
 // FUSED-NEXT: ^bb0(%[[V:.+]]: f32):
-// FUSED-NEXT: %[[Z:.+]] = arith.constant 0.000000e+00 : f32
-// FUSED: %[[SL:.+]] = arith.constant 1.000000e-02 : f64
+// FUSED-NEXT: %[[SL:.+]] = arith.constant 1.000000e-02 : f64
 // FUSED-NEXT: %[[T:.+]] = arith.truncf %[[SL]] : f64 to f32
-// FUSED-NEXT: arith.mulf %{{.+}}, %[[T]] : f32
+// FUSED-NEXT: %[[Z:.+]] = arith.constant 0.000000e+00 : f32
+// FUSED-NEXT: arith.cmpf olt, %[[V]], %[[Z]] : f32
+// FUSED-NEXT: arith.mulf %[[V]], %[[T]] : f32
 // FUSED: fuser.yield
 // FUSED-NOT: dense<
 

@@ -9,6 +9,8 @@
 // 2. Constant scalings become explicit in the bodies (x + x is x * 2.0;
 //    two scalings by constants become one when that is exact) so that code
 //    generation can fold a leading scaling of the matmul accumulator.
+// 3. torch-mlir's leaky_relu (max(0, x) + min(0, x) * s) becomes one
+//    select, as the hand-written form is.
 // Every rewrite here must keep results bit-identical; see the pass
 // description for the one documented caveat.
 //
@@ -168,6 +170,83 @@ struct AddSelfToMulTwo : OpRewritePattern<arith::AddFOp> {
   }
 };
 
+/// The value of a scalar float constant, looking through the truncf/extf of
+/// one (torch-mlir's f64 slopes arrive as truncf of an f64 constant).
+static std::optional<APFloat> getScalarConstant(Value v) {
+  auto type = dyn_cast<FloatType>(v.getType());
+  Operation *conversion = v.getDefiningOp();
+  if (conversion && isa<arith::TruncFOp, arith::ExtFOp>(conversion))
+    v = conversion->getOperand(0);
+  FloatAttr attr;
+  if (!type || !matchPattern(v, m_Constant(&attr)))
+    return std::nullopt;
+  APFloat value = attr.getValue();
+  bool lost = false;
+  value.convert(type.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                &lost);
+  return value;
+}
+
+/// Matches `select(cmpf(pred, zero, x), zero', x)` with zero' +0.0 and zero
+/// +-0.0: max(0, x) for ogt, min(0, x) for olt, as torch-mlir writes them
+/// (NaN x gives x). Binds x.
+static bool matchZeroClamp(Value v, arith::CmpFPredicate pred, Value &x) {
+  auto select = v.getDefiningOp<arith::SelectOp>();
+  if (!select)
+    return false;
+  auto cmp = select.getCondition().getDefiningOp<arith::CmpFOp>();
+  if (!cmp || cmp.getPredicate() != pred ||
+      cmp.getRhs() != select.getFalseValue() ||
+      !matchPattern(cmp.getLhs(), m_AnyZeroFloat()) ||
+      !matchPattern(select.getTrueValue(), m_PosZeroFloat()))
+    return false;
+  x = select.getFalseValue();
+  return true;
+}
+
+/// torch-mlir's leaky_relu, `max(0, x) + min(0, x) * s` (two compares, two
+/// selects, a multiply and an add), becomes `select(x < 0, x * s + 0.0, x)`
+/// for a finite constant s >= 0. Same bits for every x: x > 0 gives
+/// x + (+0) = x; +-0 gives itself in both; x < 0 gives +0 + x * s, which the
+/// + 0.0 keeps where x * s underflows to -0; NaN stays NaN (its payload
+/// aside).
+struct LeakyReluToSelect : OpRewritePattern<arith::AddFOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(arith::AddFOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = dyn_cast<FloatType>(op.getType());
+    if (!type)
+      return failure();
+    for (unsigned side = 0; side < 2; ++side) {
+      Value x, xNeg;
+      if (!matchZeroClamp(op->getOperand(side), arith::CmpFPredicate::OGT, x))
+        continue;
+      auto mul = op->getOperand(1 - side).getDefiningOp<arith::MulFOp>();
+      if (!mul)
+        continue;
+      for (unsigned m = 0; m < 2; ++m) {
+        Value slope = mul->getOperand(1 - m);
+        std::optional<APFloat> s = getScalarConstant(slope);
+        if (!matchZeroClamp(mul->getOperand(m), arith::CmpFPredicate::OLT,
+                            xNeg) ||
+            xNeg != x || !s || !s->isFinite() || s->isNegative())
+          continue;
+        Location loc = op.getLoc();
+        Value zero = arith::ConstantOp::create(
+            rewriter, loc, rewriter.getFloatAttr(type, 0.0));
+        Value negative = arith::CmpFOp::create(
+            rewriter, loc, arith::CmpFPredicate::OLT, x, zero);
+        Value scaled = arith::MulFOp::create(rewriter, loc, x, slope);
+        Value kept = arith::AddFOp::create(rewriter, loc, scaled, zero);
+        rewriter.replaceOpWithNewOp<arith::SelectOp>(op, negative, kept, x);
+        return success();
+      }
+    }
+    return rewriter.notifyMatchFailure(op, "not max(0, x) + min(0, x) * s");
+  }
+};
+
 /// Matches `mulf(x, c)` or `mulf(c, x)` with a constant scalar c; binds x
 /// and c.
 static bool matchScale(Value v, Value &x, APFloat &c) {
@@ -228,7 +307,7 @@ public:
 
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<AddSelfToMulTwo>(&getContext());
+    patterns.add<AddSelfToMulTwo, LeakyReluToSelect>(&getContext());
     if (foldScales) // opt-in: not exact under intermediate overflow
       patterns.add<FoldPowerOfTwoScale>(&getContext());
     FrozenRewritePatternSet frozen(std::move(patterns));

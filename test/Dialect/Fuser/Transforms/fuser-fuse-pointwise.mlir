@@ -294,9 +294,9 @@ func.func @transpose_add(%x: tensor<8x4xf32>, %y: tensor<4x8xf32>) -> tensor<4x8
 // SIMPLIFY-NOT: dense<
 // SIMPLIFY: fuser.pointwise ins(%[[X]] : tensor<4x8xf32>) maps [#{{.+}}] -> tensor<4x8xf32> {
 // SIMPLIFY-NEXT: ^bb0(%[[XA:.+]]: f32):
-// SIMPLIFY-NEXT: %[[Z:.+]] = arith.constant 0.000000e+00 : f32
-// SIMPLIFY-NEXT: %[[P:.+]] = arith.cmpf ogt, %[[Z]], %[[XA]] : f32
-// SIMPLIFY: %[[SL:.+]] = arith.constant 1.000000e-02 : f64
+// SIMPLIFY-NEXT: %[[SL:.+]] = arith.constant 1.000000e-02 : f64
+// SIMPLIFY: arith.cmpf olt, %[[XA]], %{{.+}} : f32
+// SIMPLIFY: arith.select
 // SIMPLIFY-NOT: tensor<f32>
 func.func @torch_leaky_relu(%arg0: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %cst = arith.constant 1.000000e-02 : f64

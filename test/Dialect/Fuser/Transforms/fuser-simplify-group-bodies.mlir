@@ -317,3 +317,59 @@ func.func @constant_gives_dynamic_size(%x: tensor<?xf32>) -> (tensor<?xf32>, ten
   }
   return %a, %b : tensor<?xf32>, tensor<?xf32>
 }
+
+// -----
+
+// torch-mlir's leaky_relu(x, 0.1): max(0, x) + min(0, x) * truncf(0.1 : f64)
+// becomes one select (by default too). A negative slope (-0.5) is left
+// alone: there x = -0.0 gives -0 + +0 = +0 where the select would give -0.
+// DEFAULT-LABEL: func.func @leaky_relu_torch_form
+// DEFAULT: arith.cmpf olt
+// DEFAULT-LABEL: func.func @leaky_relu_negative_slope
+// CHECK-LABEL: func.func @leaky_relu_torch_form
+// CHECK: fuser.pointwise
+// CHECK-NEXT: ^bb0(%[[X:.+]]: f32):
+// CHECK-DAG: %[[S64:.+]] = arith.constant 1.000000e-01 : f64
+// CHECK-DAG: %[[S:.+]] = arith.truncf %[[S64]] : f64 to f32
+// CHECK-DAG: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[NEG:.+]] = arith.cmpf olt, %[[X]], %[[ZERO]] : f32
+// CHECK: %[[XS:.+]] = arith.mulf %[[X]], %[[S]] : f32
+// CHECK: %[[KEPT:.+]] = arith.addf %[[XS]], %[[ZERO]] : f32
+// CHECK: %[[R:.+]] = arith.select %[[NEG]], %[[KEPT]], %[[X]] : f32
+// CHECK-NEXT: fuser.yield %[[R]]
+func.func @leaky_relu_torch_form(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %r = fuser.pointwise ins(%x : tensor<4x8xf32>) maps [affine_map<(d0, d1) -> (d0, d1)>] -> tensor<4x8xf32> {
+  ^bb0(%v: f32):
+    %z = arith.constant 0.0 : f32
+    %s64 = arith.constant 0.1 : f64
+    %s = arith.truncf %s64 : f64 to f32
+    %gt = arith.cmpf ogt, %z, %v : f32
+    %max = arith.select %gt, %z, %v : f32
+    %lt = arith.cmpf olt, %z, %v : f32
+    %min = arith.select %lt, %z, %v : f32
+    %neg = arith.mulf %min, %s : f32
+    %sum = arith.addf %max, %neg : f32
+    fuser.yield %sum : f32
+  }
+  return %r : tensor<4x8xf32>
+}
+
+// CHECK-LABEL: func.func @leaky_relu_negative_slope
+// CHECK: arith.select
+// CHECK: arith.select
+// CHECK: arith.addf
+func.func @leaky_relu_negative_slope(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %r = fuser.pointwise ins(%x : tensor<4x8xf32>) maps [affine_map<(d0, d1) -> (d0, d1)>] -> tensor<4x8xf32> {
+  ^bb0(%v: f32):
+    %z = arith.constant 0.0 : f32
+    %s = arith.constant -0.5 : f32
+    %gt = arith.cmpf ogt, %z, %v : f32
+    %max = arith.select %gt, %z, %v : f32
+    %lt = arith.cmpf olt, %z, %v : f32
+    %min = arith.select %lt, %z, %v : f32
+    %neg = arith.mulf %min, %s : f32
+    %sum = arith.addf %max, %neg : f32
+    fuser.yield %sum : f32
+  }
+  return %r : tensor<4x8xf32>
+}

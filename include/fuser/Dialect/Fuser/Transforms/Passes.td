@@ -323,6 +323,11 @@ def FuserSimplifyGroupBodiesPass
     - `addf(%v, %v)` becomes `mulf(%v, 2.0)`: both compute the exact 2v and
       round it once, so every input (NaN, infinities, signed zeros) gives
       the same result.
+    - torch-mlir's leaky_relu, `max(0, x) + min(0, x) * s` written as two
+      compares and two selects, becomes `select(x < 0, x * s + 0.0, x)` for
+      a finite constant `s >= 0` (the hand-written form's one select, plus
+      an add that keeps the +0.0 the sum gives where `x * s` underflows to
+      -0.0). Same bits for every x, NaN payloads aside.
     - With `fold-scales` (off by default, since it is not exact in every
       case): `mulf(mulf(%v, c1), c2)` becomes `mulf(%v, c1 * c2)` when c1 or
       c2 is a power of two (up to sign), `c1 * c2` is exact and the inner product

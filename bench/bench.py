@@ -53,6 +53,27 @@ def time_fn(fn, iters, warmup=3):
             "min_ms": min(times), "iters": iters}
 
 
+def time_interleaved(fns, iters, rounds=5):
+    """Times several callables in alternating rounds (each round runs them
+    all, in an order rotated by one per round), so that clock and thermal
+    drift over the run does not favour the one timed first. Returns, per
+    name, time_fn's figures with median_ms the median of the rounds'
+    medians, and the rounds' medians themselves."""
+    names = list(fns)
+    per_round = {n: [] for n in names}
+    for r in range(rounds):
+        for n in names[r % len(names):] + names[:r % len(names)]:
+            per_round[n].append(time_fn(fns[n], iters))
+    out = {}
+    for n in names:
+        medians = [t["median_ms"] for t in per_round[n]]
+        out[n] = {"median_ms": statistics.median(medians),
+                  "mean_ms": statistics.fmean(t["mean_ms"] for t in per_round[n]),
+                  "min_ms": min(t["min_ms"] for t in per_round[n]),
+                  "round_medians_ms": medians, "iters": iters * rounds}
+    return out
+
+
 def load(stem):
     return fuser.load(fuser.Artifact.from_files(
         ARTIFACTS / f"{stem}.ptx", ARTIFACTS / f"{stem}.manifest.json"))

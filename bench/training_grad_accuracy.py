@@ -17,7 +17,14 @@ gamma, beta), it prints:
   fuser, eager and f64 values there;
 - for 2-D gradients, how the elements that miss allclose(fuser, f64) fall
   over 128 x 128 tiles (a kernel bug clusters in tiles or edges; rounding
-  does not).
+  does not);
+- the output's sign flips: elements where fuser's output and eager's (or
+  float64's) are on opposite sides of 0. leaky_relu's backward mask is
+  `out > 0` of each one's own output, so a flip at (b, n) (an output within
+  rounding of 0) changes g[b, n] by (1 - slope)·2·r[b, n] and so the whole
+  row b of the input gradient (by about that times W[n, :]), row n of the
+  weight gradient and bias[n]: for each gradient that misses, how many of
+  its missing rows (or elements) lie on a flip.
 
 The float64 reference runs on the GPU (a float64 copy of the model, 0.5 GB
 for 8192 x 8192); tensors are freed between models. Needs torch, fuser's
@@ -197,6 +204,22 @@ def describe(r) -> str:
         lines.append(f"    {what} at {tuple(a['index'])}: fuser "
                      f"{a['fuser']:.8e}  eager {a['eager']:.8e}  f64 "
                      f"{a['f64']:.8e}")
+    f = r.get("output_sign_flips")
+    if f is not None:
+        lines.append(
+            f"    output sign flips (out > 0 differs): fuser vs eager "
+            f"{f['fuser_vs_eager']} (in {len(f['rows'])} rows, "
+            f"{len(f['cols'])} cols), fuser vs f64 {f['fuser_vs_f64']}, "
+            f"eager vs f64 {f['eager_vs_f64']}")
+        for e in f["examples"]:
+            lines.append(f"      at {tuple(e['index'])}: fuser "
+                         f"{e['fuser']:.3e}  eager {e['eager']:.3e}  f64 "
+                         f"{e['f64']:.3e}")
+    m = r.get("misses_on_output_sign_flips")
+    if m is not None:
+        lines.append(f"    of the {m['missing']} {m['kind']} missing "
+                     f"allclose(fuser, eager), {m['on_flips']} lie on an "
+                     "output sign flip")
     for key, what in (("tiles_fuser_vs_f64", "misses vs f64"),
                       ("tiles_fuser_vs_eager", "misses vs eager")):
         t = r[key]
@@ -211,6 +234,49 @@ def describe(r) -> str:
     return "\n".join(lines)
 
 
+def sign_flips(new, e32, e64, show=5):
+    """Where the output's sign (> 0, leaky_relu's mask) differs between
+    fuser and eager, fuser and f64, eager and f64; the rows (batch) and
+    columns (features) of fuser-vs-eager flips."""
+    if new.dim() != 2:
+        return None
+    pos = [t > 0 for t in (new, e32, e64)]
+    fe = pos[0] != pos[1]
+    out = {"fuser_vs_eager": int(fe.sum()),
+           "fuser_vs_f64": int((pos[0] != pos[2]).sum()),
+           "eager_vs_f64": int((pos[1] != pos[2]).sum())}
+    where = fe.nonzero()
+    out["rows"] = sorted({int(i) for i in where[:, 0]})
+    out["cols"] = sorted({int(i) for i in where[:, 1]})
+    out["examples"] = [
+        {"index": [int(b), int(n)], "fuser": float(new[b, n]),
+         "eager": float(e32[b, n]), "f64": float(e64[b, n])}
+        for b, n in where[:show].tolist()]
+    return out
+
+
+def misses_on_flips(r, flips, batch):
+    """How many of a gradient's rows (2-D) or elements (1-D) that miss
+    allclose(fuser, eager) lie on an output sign flip: rows b of an
+    input-shaped gradient ([batch, K]), rows n of a weight gradient, n of a
+    per-feature one."""
+    t = r.get("_miss_fuser_vs_eager")
+    if t is None or flips is None or not flips["fuser_vs_eager"]:
+        return None
+    if t.dim() == 2:
+        missing = t.any(dim=1).nonzero().reshape(-1).tolist()
+        on = set(flips["rows"]) if t.shape[0] == batch else \
+            set(flips["cols"])
+    else:
+        missing = t.reshape(-1).nonzero().reshape(-1).tolist()
+        on = set(flips["cols"])
+    if not missing:
+        return None
+    return {"missing": len(missing),
+            "on_flips": sum(1 for i in missing if i in on),
+            "kind": "rows" if t.dim() == 2 else "elements"}
+
+
 def analyse(name, model, compiled, x, r):
     """Every value of one trial: fuser's (the loaded package), eager fp32
     (model) and float64 (a copy of model in float64, on model's device).
@@ -222,8 +288,18 @@ def analyse(name, model, compiled, x, r):
     exact = gradients(ref64, x.double(), r.double())
     del ref64
     results = []
+    flips = sign_flips(got[0], eager[0], exact[0])
     for label, new, e32, e64 in zip(names, got, eager, exact):
-        results.append(analyse_value(label, new, e32, e64))
+        res = analyse_value(label, new, e32, e64)
+        res["_miss_fuser_vs_eager"] = (
+            (new.double() - e32.double()).abs() >
+            ATOL + RTOL * e32.double().abs())
+        res["misses_on_output_sign_flips"] = misses_on_flips(
+            res, flips, x.shape[0])
+        del res["_miss_fuser_vs_eager"]
+        results.append(res)
+    if results:
+        results[0]["output_sign_flips"] = flips
     del got, eager, exact
     return results
 

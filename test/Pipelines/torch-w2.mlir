@@ -28,16 +28,18 @@
 // FUSED-SAME: (%[[X:.+]]: tensor<1024x8192xf32>, %[[W:.+]]: tensor<8192x8192xf32>, %[[B:.+]]: tensor<8192xf32>) -> tensor<1024x8192xf32>
 // FUSED: %[[R:.+]] = fuser.matmul %[[X]], %[[W]] transpose_b epilogue_inputs(%[[B]] : tensor<8192xf32>) epilogue_maps [#{{.+}}]
 // FUSED-NEXT: ^bb0(%[[ACC:.+]]: f32, %[[BV:.+]]: f32):
+// FUSED-NEXT: %[[Z:.+]] = arith.constant 0.000000e+00 : f32
 // FUSED-NEXT: %[[L:.+]] = arith.addf %[[ACC]], %[[BV]] : f32
 // FUSED-NEXT: %[[TWO:.+]] = arith.constant 2.000000e+00 : f32
 // FUSED-NEXT: %[[Y:.+]] = arith.mulf %[[L]], %[[TWO]] : f32
+// FUSED-NEXT: %[[P:.+]] = arith.cmpf ogt, %[[Z]], %[[Y]] : f32
+// FUSED-NEXT: %[[MAX:.+]] = arith.select %[[P]], %[[Z]], %[[Y]] : f32
+// FUSED-NEXT: %[[Q:.+]] = arith.cmpf olt, %[[Z]], %[[Y]] : f32
+// FUSED-NEXT: %[[MIN:.+]] = arith.select %[[Q]], %[[Z]], %[[Y]] : f32
 // FUSED-NEXT: %[[SL:.+]] = arith.constant 1.000000e-01 : f64
 // FUSED-NEXT: %[[T:.+]] = arith.truncf %[[SL]] : f64 to f32
-// FUSED-NEXT: %[[Z:.+]] = arith.constant 0.000000e+00 : f32
-// FUSED-NEXT: %[[NEG:.+]] = arith.cmpf olt, %[[Y]], %[[Z]] : f32
-// FUSED-NEXT: %[[YS:.+]] = arith.mulf %[[Y]], %[[T]] : f32
-// FUSED-NEXT: %[[K:.+]] = arith.addf %[[YS]], %[[Z]] : f32
-// FUSED-NEXT: %[[S:.+]] = arith.select %[[NEG]], %[[K]], %[[Y]] : f32
+// FUSED-NEXT: %[[N:.+]] = arith.mulf %[[MIN]], %[[T]] : f32
+// FUSED-NEXT: %[[S:.+]] = arith.addf %[[MAX]], %[[N]] : f32
 // FUSED-NEXT: fuser.yield %[[S]] : f32
 // FUSED-NEXT: }
 // FUSED-NEXT: return %[[R]]
@@ -69,7 +71,8 @@
 // DYN-FUSED-SAME: (%[[X:.+]]: tensor<?x8192xf32>, %[[W:.+]]: tensor<8192x8192xf32>, %[[B:.+]]: tensor<8192xf32>) -> tensor<?x8192xf32>
 // DYN-FUSED: %[[R:.+]] = fuser.matmul %[[X]], %[[W]] transpose_b epilogue_inputs(%[[B]] : tensor<8192xf32>)
 // DYN-FUSED: arith.select
-// DYN-FUSED-NEXT: fuser.yield
+// DYN-FUSED: arith.select
+// DYN-FUSED: fuser.yield
 // DYN-FUSED: return %[[R]]
 // DYN-KERNEL-LABEL: func.func @main(%{{.+}}: memref<?x8192xf32>, %{{.+}}: memref<8192x8192xf32>, %{{.+}}: memref<8192xf32>) -> memref<?x8192xf32>
 // DYN-KERNEL: gpu.launch_func @fuser_kernels::@main_matmul

@@ -10,7 +10,7 @@
 //    two scalings by constants become one when that is exact) so that code
 //    generation can fold a leading scaling of the matmul accumulator.
 // 3. torch-mlir's leaky_relu (max(0, x) + min(0, x) * s) becomes one
-//    select, as the hand-written form is.
+//    select in pointwise groups, as the hand-written form is.
 // Every rewrite here must keep results bit-identical; see the pass
 // description for the one documented caveat.
 //
@@ -209,15 +209,18 @@ static bool matchZeroClamp(Value v, arith::CmpFPredicate pred, Value &x) {
 /// for a finite constant s >= 0. Same bits for every x: x > 0 gives
 /// x + (+0) = x; +-0 gives itself in both; x < 0 gives +0 + x * s, which the
 /// + 0.0 keeps where x * s underflows to -0; NaN stays NaN (its payload
-/// aside).
+/// aside). In fuser.pointwise bodies only: in the torch-mlir W3 epilogue it
+/// made ptxas spill (56 bytes, none before) and the kernel 8% slower (H100,
+/// 2026-11-24, bench/ab_kernels.py), while W1 went from 0.993x to 1.000x of
+/// the hand-written kernel.
 struct LeakyReluToSelect : OpRewritePattern<arith::AddFOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(arith::AddFOp op,
                                 PatternRewriter &rewriter) const override {
     auto type = dyn_cast<FloatType>(op.getType());
-    if (!type)
-      return failure();
+    if (!type || !isa<PointwiseOp>(op->getParentOp()))
+      return rewriter.notifyMatchFailure(op, "not in a pointwise body");
     for (unsigned side = 0; side < 2; ++side) {
       Value x, xNeg;
       if (!matchZeroClamp(op->getOperand(side), arith::CmpFPredicate::OGT, x))

@@ -327,7 +327,9 @@ def FuserSimplifyGroupBodiesPass
       compares and two selects, becomes `select(x < 0, x * s + 0.0, x)` for
       a finite constant `s >= 0` (the hand-written form's one select, plus
       an add that keeps the +0.0 the sum gives where `x * s` underflows to
-      -0.0). Same bits for every x, NaN payloads aside.
+      -0.0). Same bits for every x, NaN payloads aside. In
+      `fuser.pointwise` bodies only: in a matmul epilogue (torch-mlir's W3)
+      it made ptxas spill and the kernel slower.
     - With `fold-scales` (off by default, since it is not exact in every
       case): `mulf(mulf(%v, c1), c2)` becomes `mulf(%v, c1 * c2)` when c1 or
       c2 is a power of two (up to sign), `c1 * c2` is exact and the inner product
@@ -504,6 +506,33 @@ def FuserLowerTensorMapParamsPass
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::NVVM::NVVMDialect"];
+}
+
+def FuserNarrowFPowIExponentsPass
+    : Pass<"fuser-narrow-fpowi-exponents", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Give math.fpowi the 32-bit exponent libdevice's powi takes";
+  let description = [{
+    convert-gpu-to-nvvm lowers `math.fpowi` to a call of libdevice's
+    `__nv_powif(float, int)` / `__nv_powi(double, int)` whatever the width
+    of the exponent, so torch-mlir's `x ** 3` (an i64 exponent) passes 64
+    bits where the callee reads 32: wrong results, no diagnostic. This pass
+    runs before it on the kernels and narrows every wider exponent:
+    - a constant that fits in i32 becomes that i32 constant (exact);
+    - otherwise, for f32, the exponent is saturated to the i32 value of the
+      same parity nearest to it (exact too: beyond 2^31 every f32 base but
+      +-1 has already overflowed or underflowed, and +-1's result depends
+      on the parity alone);
+    - an f64 base with such an exponent is an error (f64 has not saturated
+      there).
+
+    ```mlir
+    %y = math.fpowi %x, %c3 : f32, i64
+    // becomes
+    %c3_i32 = arith.constant 3 : i32
+    %y = math.fpowi %x, %c3_i32 : f32, i32
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
 def FuserVerifyEntryPointsPass

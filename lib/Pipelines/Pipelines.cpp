@@ -132,6 +132,7 @@ void mlir::fuser::buildGpuPipeline(OpPassManager &pm,
   kernels.addPass(createLowerAffinePass());
   kernels.addPass(createSCFToControlFlowPass());
   kernels.addPass(memref::createExpandStridedMetadataPass());
+  kernels.addPass(createFuserNarrowFPowIExponentsPass());
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.indexBitwidth = 64; // W1 indexes past 2^32 bytes
   kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));

@@ -556,6 +556,10 @@ private:
         return r.emitError() << "result #" << i
                              << " returns the same buffer as an earlier one";
       buffer.isResult = true;
+      // A result may be a reshaped view (expand/collapse_shape) of its
+      // allocation, with the same elements: the caller gets the result's
+      // shape (kernel arguments carry their own views' shapes).
+      buffer.shape.assign(view->shape.begin(), view->shape.end());
       fn.results.push_back(view->buffer);
     }
     // Vector kernels need 16-byte aligned pointers, inputs and outputs

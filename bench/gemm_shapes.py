@@ -5,8 +5,8 @@ compiled with the default options by scripts/build-mma-artifacts.sh as
 .artifacts/gemm_<class> (3xtf32 on wgmma_tma on sm_90a where it applies).
 Per class: the max |result - float64| of fuser and of torch.mm (TF32 off)
 on the same inputs (x uniform in [-1, 1), nn.Linear's weights), then both
-timed as bench.py times (L2 flushed, medians). Batched GEMMs (bmm) are not
-a fuser.matmul yet and are not listed.
+timed as bench.py times (L2 flushed, medians). The batched class is
+torch.bmm's layout (B x M x K times B x K x N) against torch.bmm.
 Usage: python3 bench/gemm_shapes.py [--iters N] [--out DIR]
 """
 
@@ -28,6 +28,7 @@ CLASSES = [  # name, M, N, K, what bounds it
     ("matvec", 8192, 1, 8192, "memory (reads x)"),
     ("linear_odd", 1000, 3000, 1000, "compute"),
 ]
+BATCHED = [("bmm", 32, 1024, 1024, 1024, "compute")]  # name, B, M, N, K
 
 
 def main():
@@ -56,6 +57,25 @@ def main():
         t_cublas = time_fn(lambda: torch.mm(x, w.T), args.iters)["median_ms"]
         tflops = 2 * m * n * k / (t_ours * 1e-3) / 1e12
         rows.append(f"| {name} | {m} x {n} x {k} | {bound} | {t_ours:.3f} | {t_cublas:.3f} | "
+                    f"{t_cublas / t_ours:.2f}x | {tflops:.1f} | {ours_err:.2e} | {cublas_err:.2e} |")
+        print(rows[-1], flush=True)
+    for name, bsz, m, n, k, bound in BATCHED:
+        stem = f"gemm_{name}"
+        if not (ARTIFACTS / f"{stem}.ptx").exists():
+            sys.exit(f"{stem} missing: run scripts/build-gpu-artifacts.sh")
+        mod = load(stem)
+        x = torch.rand(bsz, m, k, device="cuda", generator=gen) * 2 - 1
+        w = (torch.rand(bsz, k, n, device="cuda", generator=gen) * 2 - 1) / math.sqrt(k)
+        out = torch.full((bsz, m, n), float("nan"), device="cuda")
+        mod.forward(x, w, out=out)
+        ref = x.double() @ w.double()
+        ours_err = float((out.double() - ref).abs().max())
+        cublas_err = float((torch.bmm(x, w).double() - ref).abs().max())
+        del ref
+        t_ours = time_fn(lambda: mod.forward(x, w, out=out), args.iters)["median_ms"]
+        t_cublas = time_fn(lambda: torch.bmm(x, w), args.iters)["median_ms"]
+        tflops = 2 * bsz * m * n * k / (t_ours * 1e-3) / 1e12
+        rows.append(f"| {name} | {bsz} x {m} x {n} x {k} | {bound} | {t_ours:.3f} | {t_cublas:.3f} | "
                     f"{t_cublas / t_ours:.2f}x | {tflops:.1f} | {ours_err:.2e} | {cublas_err:.2e} |")
         print(rows[-1], flush=True)
         del x, w, out

@@ -97,3 +97,10 @@ gemm small_k 8192 8192 32
 gemm large_k 256 256 131072
 gemm matvec 8192 1 8192
 gemm linear_odd 1000 3000 1000
+# torch.bmm (32 x 1024^3): B x M x K times B x K x N, a batched fuser.matmul.
+src="$OUT/gemm_bmm.mlir" x="tensor<32x1024x1024xf32>"
+printf '%s\n' "func.func @forward(%x: $x, %w: $x) -> $x {" \
+  "  %y = fuser.matmul %x, %w epilogue_maps [] : $x, $x -> $x {" \
+  "  ^bb0(%acc: f32):" "    fuser.yield %acc : f32" "  }" "  return %y : $x" "}" > "$src"
+mma "$src" gemm_bmm fp32
+rm "$src"

@@ -6,9 +6,12 @@ compiled elsewhere by scripts/build-torch-artifacts.py into
 - outputs, input gradients and parameter gradients against eager fp32 and
   against a float64 reference, at atol = rtol = 1e-4 (torch.allclose(ref,
   new)), at the package's batch and, for dynamic-batch packages, at 1 and 3;
+  at W2's and W3's real sizes, where eager fp32 misses float64 itself
+  (leaky_relu's kink), at least as close to float64 as eager;
 - 3 steps of forward, backward and torch.optim.SGD: losses and parameters
   equal to eager's at 1e-4 after every step (W1 has no parameters: its input
-  is the parameter);
+  is the parameter); at W2's and W3's real sizes, at least as close to a
+  float64 run as eager's;
 - the forward alone under torch.no_grad() and the gradients reaching
   .grad of the module's own parameters.
 
@@ -118,12 +121,42 @@ def gradients(model, x, r):
     return y.detach(), grads[0], list(grads[1:])
 
 
+def misses(new, ref):
+    """Elements of `new` outside atol = rtol = 1e-4 of `ref`."""
+    a, b = new.detach().reshape(-1), ref.detach().reshape(-1).to(new.dtype)
+    return sum(int(((a[s:s + CHUNK] - b[s:s + CHUNK]).abs()
+                    > TOL + TOL * b[s:s + CHUNK].abs()).sum())
+               for s in range(0, a.numel(), CHUNK))
+
+
+def as_accurate_as_eager(tag, new, e32, e64):
+    """At the real sizes eager fp32 is no reference for gradients: an
+    output within rounding of 0 that eager's forward puts on the other side
+    of leaky_relu's kink than float64 does moves a whole row of dX and of dW
+    (W2: one flip, dW off by 3.9 in 8188 elements, H100 2026-11-24,
+    bench/training_grad_accuracy.py), and GroupNorm's backward spreads it
+    over the group. There fuser must meet 1e-4 against float64, or be at
+    least as close to it as eager: no larger max error, no more elements
+    outside 1e-4."""
+    err, eager_err = max_err(new, e64), max_err(e32, e64)
+    bad, eager_bad = misses(new, e64), misses(e32, e64)
+    print(f"[gpu tests] {tag}: vs float64 max abs error {err:.3e}, {bad} "
+          f"elements outside 1e-4; eager fp32 {eager_err:.3e}, {eager_bad}; "
+          f"fuser vs eager {max_err(new, e32):.3e}, {misses(new, e32)} outside")
+    if bad and (err > eager_err or bad > eager_bad):
+        pytest.fail(f"{tag}: against float64 max abs error {err:.3e} with "
+                    f"{bad} elements outside 1e-4, eager fp32 {eager_err:.3e} "
+                    f"with {eager_bad}")
+    return err
+
+
 @pytest.mark.parametrize("name", SMALL + [n for n in REAL if n != "w1"])
 def test_gradients_match_eager(name):
-    """Against eager fp32: torch.allclose at 1e-4 (the users' rule).
-    Against float64: allclose at 1e-4, or, where eager fp32 itself misses
-    float64 by more (GroupNorm's backward amplifies rounding by about
-    1/sigma of a group), no more than twice eager's own error."""
+    """Small sizes, against eager fp32: torch.allclose at 1e-4 (the users'
+    rule); against float64: allclose at 1e-4, or, where eager fp32 itself
+    misses float64 by more (GroupNorm's backward amplifies rounding by
+    about 1/sigma of a group), no more than twice eager's own error.
+    Real sizes: at least as close to float64 as eager (as_accurate_as_eager)."""
     model, compiled, entry = build(name)
     ref64 = copy.deepcopy(model).double()
     worst = {"fp32": 0.0, "fp64": 0.0, "eager-fp64": 0.0}
@@ -141,6 +174,10 @@ def test_gradients_match_eager(name):
             for label, new, e32, e64 in zip(labels, flat(got), flat(eager),
                                             flat(exact)):
                 tag = f"{name} batch {batch}: {label}"
+                if name in REAL:
+                    worst["fp64"] = max(worst["fp64"], as_accurate_as_eager(
+                        tag, new, e32, e64))
+                    continue
                 worst["fp32"] = max(worst["fp32"],
                                     check(f"{tag} vs eager fp32", new, e32))
                 err = max_err(new, e64)
@@ -216,6 +253,8 @@ def sgd_run(model, params, x_of_step, r_of_step, loss_fn):
 def test_sgd_steps_match_eager(name):
     model, compiled, entry = build(name)
     eager = copy.deepcopy(model)
+    # Before any step: the fuser run updates model's own parameters.
+    ref64 = copy.deepcopy(model).double() if name in REAL else None
     batch = entry["shape"][0]
     shape = entry["shape"]
     g = torch.Generator(device="cuda")
@@ -254,6 +293,22 @@ def test_sgd_steps_match_eager(name):
         del xs
     (lf, sf), (le, se) = runs["fuser"], runs["eager"]
     worst = 0.0
+    if name in REAL and has_params:
+        # Eager's parameter updates inherit its gradients' kink flips
+        # (as_accurate_as_eager): both runs against a float64 one.
+        l64, s64 = sgd_run(ref64, list(ref64.parameters()),
+                           lambda step: xs[step].double(),
+                           lambda step: rs[step].double(), loss_fn)
+        for step in range(STEPS):
+            worst = max(worst, as_accurate_as_eager(
+                f"{name} step {step}: loss", lf[step], le[step], l64[step]))
+        for i, (a, b, c) in enumerate(zip(sf, se, s64)):
+            worst = max(worst, as_accurate_as_eager(
+                f"{name} after {STEPS} steps: parameter {i}", a, b, c))
+        print(f"[gpu tests] training {name}: {STEPS} SGD steps, losses "
+              f"{[round(float(v), 6) for v in lf]}; max abs error vs "
+              f"float64 {worst:.3e}")
+        return
     for step in range(STEPS):
         worst = max(worst, check(f"{name} step {step}: loss", lf[step],
                                  le[step]))

@@ -15,7 +15,7 @@
 
 // f32: four lanes make a 128-bit access.
 // CHECK-LABEL: func.func @f32_chain
-// CHECK: config = #fuser.config<strategy = "pointwise", block = [256, 1, 1], vector_width = 4, max_grid = 1048576>
+// CHECK: config = #fuser.config<strategy = "pointwise", block = [1024, 1, 1], vector_width = 4, max_grid = 1048576>
 // OVERRIDE-LABEL: func.func @f32_chain
 // OVERRIDE: config = #fuser.config<strategy = "pointwise", block = [128, 1, 1], vector_width = 2>
 // BAD: error: kernel config vector_width must be 1, 2 or 4, got 3

@@ -31,6 +31,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
@@ -181,6 +182,44 @@ static std::string matchMatmul(linalg::LinalgOp op, MatmulMatch &match) {
   return "";
 }
 
+/// A batched matmul's kernels offset each epilogue input to its batch, so
+/// an input read with the batch after another dimension ((b, m, n) ->
+/// (m, b, n)) is first copied batch-first by a linalg.transpose (a kernel
+/// of its own, with a remark) placed at `b`.
+static void copyEpilogueInputsBatchFirst(
+    Epilogue &epi, OpBuilder &b, Location loc,
+    function_ref<void(Operation *, const Twine &)> remark) {
+  MLIRContext *ctx = b.getContext();
+  for (auto [j, attr] : llvm::enumerate(epi.maps)) {
+    AffineMap map = cast<AffineMapAttr>(attr).getValue();
+    std::optional<unsigned> pos =
+        map.getResultPosition(getAffineDimExpr(0, ctx));
+    if (!pos || *pos == 0)
+      continue;
+    SmallVector<int64_t> perm{*pos};
+    for (unsigned r = 0; r < map.getNumResults(); ++r)
+      if (r != *pos)
+        perm.push_back(r);
+    Value input = epi.inputs[j];
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, input);
+    SmallVector<OpFoldResult> permuted;
+    SmallVector<AffineExpr> results;
+    for (int64_t r : perm) {
+      permuted.push_back(sizes[r]);
+      results.push_back(map.getResult(r));
+    }
+    Value init = tensor::EmptyOp::create(
+        b, loc, permuted, getElementTypeOrSelf(input.getType()));
+    auto copy = linalg::TransposeOp::create(b, loc, input, init, perm);
+    remark(copy, "epilogue input #" + Twine(j) +
+                     " copied batch-first for the batched matmul (its "
+                     "kernels offset each input to its batch)");
+    epi.inputs[j] = copy->getResult(0);
+    epi.maps[j] = AffineMapAttr::get(
+        AffineMap::get(map.getNumDims(), 0, results, ctx));
+  }
+}
+
 class FuseMatmulPass
     : public fuser::impl::FuserFuseMatmulPassBase<FuseMatmulPass> {
 public:
@@ -239,6 +278,10 @@ private:
     // Build the group where the chain ends: every input dominates it.
     YieldOp::create(epi.builder, op.getLoc(), running);
     OpBuilder builder(chain.back());
+    if (curTy.getRank() == 3)
+      copyEpilogueInputsBatchFirst(
+          epi, builder, op.getLoc(),
+          [&](Operation *at, const Twine &msg) { remark(at, msg); });
     auto group = fuser::MatmulOp::create(
         builder, op.getLoc(), cur.getType(), match.lhs, match.rhs,
         match.transposeA, match.transposeB, epi.inputs,

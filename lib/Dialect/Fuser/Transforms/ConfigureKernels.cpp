@@ -52,6 +52,21 @@ const GemmStrategyRecord &tmaRecord() {
   return getGemmStrategyRecord(GemmStrategy::wgmma_tma);
 }
 
+/// Matrix-vector products and a few columns (a static N of at most 8) are
+/// memory-bound on A. The fp64 tensor-core kernel with an 8-column tile
+/// streams A at 2561 GB/s on 8192 x 1 x 8192: 1.18x cuBLAS (torch.mm) and
+/// 3.1x the 3xtf32 128 x 128 tile, with 4x less error than cuBLAS (H100,
+/// 2026-11-24, bench/gemv_tiles.py; [128, 8, 64, 32, 8, 4] 0.98x, 3xtf32
+/// on this tile 1.12x but 8e-5 error).
+constexpr int64_t kNarrowMaxN = 8;
+constexpr int64_t kNarrowFp64Tile[] = {64, 8, 64, 16, 8, 4};
+
+bool hasNarrowN(MatmulOp op) {
+  auto type = cast<RankedTensorType>(op.getResult().getType());
+  int64_t n = type.getDimSize(type.getRank() - 1);
+  return !ShapedType::isDynamic(n) && n <= kNarrowMaxN && !op.hasGroupNorm();
+}
+
 /// The fp32-accurate kernel of an f32 matmul under precision fp32, as a
 /// tensor-core precision ("" for the fp32 FFMA kernel), and why.
 /// `fp32Kernel` (auto, 3xtf32, fp64, ffma) forces one where it applies.
@@ -72,6 +87,12 @@ std::pair<StringRef, std::string> fp32Choice(MatmulOp op,
   std::string why;
   if (fp32Kernel == "ffma")
     return {StringRef(), "fp32-kernel=ffma"};
+  if ((fp32Kernel == "auto" || fp32Kernel == "fp64") &&
+      chip.fastFp64TensorCores && hasNarrowN(op) &&
+      mmaRecord().applies(op, "fp64"))
+    return {"fp64", "N of at most " + std::to_string(kNarrowMaxN) +
+                        ": memory-bound on A, fp64 tensor cores with an "
+                        "8-column tile"};
   if (fp32Kernel == "auto" || fp32Kernel == "3xtf32") {
     if (chip.wgmma && tmaAllowed && tmaRecord().applies(op, "3xtf32"))
       return {"3xtf32", "split tf32 on wgmma_tma with promoted fp32 sums "
@@ -351,7 +372,10 @@ private:
     const GemmStrategyRecord &rec = tma     ? tmaRec
                                     : wgmma ? wgmmaRec
                                             : mmaRecord();
-    ArrayRef<int64_t> defaults = rec.defaultTile(mma);
+    ArrayRef<int64_t> defaults = rec.kind == GemmStrategy::mma &&
+                                         mma == "fp64" && hasNarrowN(op)
+                                     ? ArrayRef(kNarrowFp64Tile)
+                                     : rec.defaultTile(mma);
     SmallVector<int64_t> tile(defaults);
     if (tileSizes.size() == 6) {
       tile.assign(tileSizes.begin(), tileSizes.end());

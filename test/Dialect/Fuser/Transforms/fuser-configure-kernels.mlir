@@ -81,13 +81,13 @@ func.func @preset(%x: tensor<?xf32>) -> tensor<?xf32> {
 // OVERRIDE: config = #fuser.config<strategy = "ffma", block = [256, 1, 1], tile = [256, 128, 8, 16, 8], min_blocks_per_sm = 1>
 // TILE-LABEL: func.func @matmul
 // TILE: config = #fuser.config<strategy = "ffma", block = [64, 1, 1], tile = [64, 64, 8], min_blocks_per_sm = 1>
-func.func @matmul(%a: tensor<?x16xf32>, %w: tensor<8x16xf32>) -> tensor<?x8xf32> {
+func.func @matmul(%a: tensor<?x16xf32>, %w: tensor<16x16xf32>) -> tensor<?x16xf32> {
   // expected-error@below {{tile-sizes must list 3 values (M, N, K) or 5 (M, N, K, thread M, thread N), got 2}}
-  %r = fuser.matmul %a, %w transpose_b epilogue_maps [] : tensor<?x16xf32>, tensor<8x16xf32> -> tensor<?x8xf32> {
+  %r = fuser.matmul %a, %w transpose_b epilogue_maps [] : tensor<?x16xf32>, tensor<16x16xf32> -> tensor<?x16xf32> {
   ^bb0(%acc: f32):
     fuser.yield %acc : f32
   }
-  return %r : tensor<?x8xf32>
+  return %r : tensor<?x16xf32>
 }
 
 // -----
@@ -96,13 +96,13 @@ func.func @matmul(%a: tensor<?x16xf32>, %w: tensor<8x16xf32>) -> tensor<?x8xf32>
 // CHECK-LABEL: func.func @matmul_nn
 // CHECK: strategy = "mma"{{.+}}precision = "fp64"
 // REPORT: remark: matmul kernel: mma in fp64 (3xtf32 not applicable: B is not K-major (x * W^T); fp64 tensor cores)
-func.func @matmul_nn(%a: tensor<?x16xf32>, %w: tensor<16x8xf32>) -> tensor<?x8xf32> {
+func.func @matmul_nn(%a: tensor<?x16xf32>, %w: tensor<16x16xf32>) -> tensor<?x16xf32> {
   // expected-error@below {{tile-sizes must list 3 values (M, N, K) or 5 (M, N, K, thread M, thread N), got 2}}
-  %r = fuser.matmul %a, %w epilogue_maps [] : tensor<?x16xf32>, tensor<16x8xf32> -> tensor<?x8xf32> {
+  %r = fuser.matmul %a, %w epilogue_maps [] : tensor<?x16xf32>, tensor<16x16xf32> -> tensor<?x16xf32> {
   ^bb0(%acc: f32):
     fuser.yield %acc : f32
   }
-  return %r : tensor<?x8xf32>
+  return %r : tensor<?x16xf32>
 }
 
 // -----
@@ -118,4 +118,32 @@ func.func @f64_matmul(%a: tensor<4x16xf64>, %w: tensor<8x16xf64>) -> tensor<4x8x
     fuser.yield %acc : f64
   }
   return %r : tensor<4x8xf64>
+}
+
+// -----
+
+// A matrix-vector product (a static N of at most 8) is memory-bound on A:
+// fp64 tensor cores with an 8-column tile, also for fp32-kernel=fp64; FFMA
+// where the chip has no fast fp64 tensor cores; a dynamic N keeps the
+// default.
+// CHECK-LABEL: func.func @matvec
+// CHECK: {config = #fuser.config<strategy = "mma", block = [128, 1, 1], tile = [64, 8, 64, 16, 8, 4], min_blocks_per_sm = 1, precision = "fp64">}
+// CHECK: strategy = "wgmma_tma"
+// REPORT: remark: matmul kernel: mma in fp64 (N of at most 8: memory-bound on A, fp64 tensor cores with an 8-column tile)
+// FP64-LABEL: func.func @matvec
+// FP64: tile = [64, 8, 64, 16, 8, 4]
+// SM80-LABEL: func.func @matvec
+// SM80: strategy = "ffma"
+func.func @matvec(%a: tensor<?x64xf32>, %w: tensor<1x64xf32>, %v: tensor<?x64xf32>) -> (tensor<?x1xf32>, tensor<?x?xf32>) {
+  // expected-error@below {{tile-sizes must list 3 values (M, N, K) or 5 (M, N, K, thread M, thread N), got 2}}
+  %r = fuser.matmul %a, %w transpose_b epilogue_maps [] : tensor<?x64xf32>, tensor<1x64xf32> -> tensor<?x1xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  // expected-error@below {{tile-sizes must list 3 values (M, N, K) or 5 (M, N, K, thread M, thread N), got 2}}
+  %s = fuser.matmul %a, %v transpose_b epilogue_maps [] : tensor<?x64xf32>, tensor<?x64xf32> -> tensor<?x?xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %r, %s : tensor<?x1xf32>, tensor<?x?xf32>
 }

@@ -17,13 +17,10 @@ runs the kernels.
 
 import json
 import os
-import subprocess
-import sys
-import textwrap
 
 import pytest
 
-from torch_frontend_util import require_front_end
+from torch_frontend_util import require_front_end, run_without_compiler
 
 torch = require_front_end()
 
@@ -294,31 +291,8 @@ def test_bad_functions_and_arguments(cache):
 
 # -- packages ---------------------------------------------------------------
 
-BLOCK_TORCH_MLIR = '''
-import sys
-class _NoTorchMlir:
-    def find_spec(self, name, path=None, target=None):
-        if name == "torch_mlir" or name.startswith("torch_mlir."):
-            raise ImportError("torch_mlir is not available in this test")
-        return None
-sys.meta_path.insert(0, _NoTorchMlir())
-'''
 
 
-def run_without_compiler(code, tmp_path):
-    paths = [os.path.dirname(os.path.dirname(os.path.abspath(
-        fuser.__file__)))]
-    paths += [os.path.abspath(p) for p in
-              os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(paths),
-               FUSER_TOOLS_DIR=str(tmp_path / "no-tools"))
-    script = BLOCK_TORCH_MLIR + textwrap.dedent(code) + (
-        '\nassert not any(m.startswith("torch_mlir") for m in sys.modules)\n'
-        'print("ok")\n')
-    done = subprocess.run([sys.executable, "-c", script], env=env,
-                          capture_output=True, text=True, cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
 
 
 @pytest.mark.parametrize("suffix", ["", ".zip"])

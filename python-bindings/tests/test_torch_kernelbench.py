@@ -17,11 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from torch_frontend_util import require_front_end
+from torch_frontend_util import BLOCK_TORCH_MLIR, require_front_end, subprocess_env
 
 torch = require_front_end()
 
-import fuser  # noqa: E402
 
 import fuser.torch as ft  # noqa: E402
 from fuser.torch import kernelbench  # noqa: E402
@@ -65,24 +64,8 @@ def get_init_inputs():
     return [in_features, out_features, groups]
 '''
 
-def subprocess_env(**extra):
-    """os.environ with PYTHONPATH absolute and naming this fuser package, so
-    a child running elsewhere (cwd) imports the same one."""
-    paths = [os.path.dirname(os.path.dirname(os.path.abspath(fuser.__file__)))]
-    paths += [os.path.abspath(p) for p in
-              os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    return dict(os.environ, PYTHONPATH=os.pathsep.join(paths), **extra)
 
 
-BLOCK_TORCH_MLIR = '''
-import sys
-class _NoTorchMlir:
-    def find_spec(self, name, path=None, target=None):
-        if name == "torch_mlir" or name.startswith("torch_mlir."):
-            raise ImportError("torch_mlir is not available in this test")
-        return None
-sys.meta_path.insert(0, _NoTorchMlir())
-'''
 
 
 @pytest.fixture(scope="module")

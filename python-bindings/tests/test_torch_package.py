@@ -6,15 +6,11 @@ GPU machines.
 Skipped without torch, torch-mlir or the compiler tools (compiling the
 packages needs them); `make test` runs these under the project venv."""
 
-import os
-import subprocess
-import sys
-import textwrap
 import zipfile
 
 import pytest
 
-from torch_frontend_util import require_front_end
+from torch_frontend_util import require_front_end, run_without_compiler
 
 torch = require_front_end()
 
@@ -27,40 +23,10 @@ import fuser.torch as ft  # noqa: E402
 
 # Prepended to the code a fresh interpreter runs: torch_mlir cannot be
 # imported there, and the tools are not found (FUSER_TOOLS_DIR, below).
-def subprocess_env(**extra):
-    """os.environ with PYTHONPATH absolute and naming this fuser package, so
-    a child running elsewhere (cwd) imports the same one."""
-    paths = [os.path.dirname(os.path.dirname(os.path.abspath(fuser.__file__)))]
-    paths += [os.path.abspath(p) for p in
-              os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    return dict(os.environ, PYTHONPATH=os.pathsep.join(paths), **extra)
 
 
-BLOCK_TORCH_MLIR = '''
-import sys
-class _NoTorchMlir:
-    def find_spec(self, name, path=None, target=None):
-        if name == "torch_mlir" or name.startswith("torch_mlir."):
-            raise ImportError("torch_mlir is not available in this test")
-        return None
-sys.meta_path.insert(0, _NoTorchMlir())
-'''
 
 
-def run_without_compiler(code: str, tmp_path) -> str:
-    """Runs `code` in a fresh interpreter without torch-mlir or the compiler
-    tools; returns its stdout. The code ends by checking that nothing
-    imported torch_mlir."""
-    env = subprocess_env(FUSER_TOOLS_DIR=str(tmp_path / "no-tools"))
-    script = BLOCK_TORCH_MLIR + textwrap.dedent(code) + (
-        '\nassert "torch_mlir" not in sys.modules\n'
-        'assert not any(m.startswith("torch_mlir") for m in sys.modules)\n'
-        'print("ok")\n')
-    done = subprocess.run([sys.executable, "-c", script], env=env,
-                          capture_output=True, text=True, cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.rstrip().endswith("ok"), done.stdout
-    return done.stdout
 
 
 # The same model in the test and in the fresh interpreter.

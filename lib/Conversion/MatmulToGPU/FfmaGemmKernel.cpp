@@ -12,8 +12,8 @@
 // A and B^T slices are stored transposed (k-major) in shared memory, so both
 // operands are read as float4 along M and N. An M-major A (transpose_a, K x
 // M) and a K x N B are k-major already: their float4s are stored as loaded.
-// A batched matmul's block (x, y, z) computes tile (x, y) of batch z
-// (GemmKernelArgs offsets the pointers). Thread (r, c) owns TM rows in
+// A batched matmul's blocks run its batches' M tiles along x
+// (GemmKernelArgs decodes them and offsets the pointers). Thread (r, c) owns TM rows in
 // groups of 4, {4r..4r+3} + g * BM/(TM/4), and likewise TN columns: the
 // float4 reads of neighbouring threads are neighbours, free of bank
 // conflicts.
@@ -106,7 +106,7 @@ public:
     transA = op.getTransposeA();
     transB = op.getTransposeB();
 
-    GemmKernelArgs args = GemmKernelArgs::of(op, kernel, b);
+    GemmKernelArgs args = GemmKernelArgs::of(op, kernel, b, t.bm);
     aPtr = args.a;
     bPtr = args.b;
     epiArgs = args.epilogue;
@@ -119,8 +119,10 @@ public:
 
     Value tidIdx = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
     tid = toI64(tidIdx);
-    blockM = mul(toI64(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x)),
-                 c64(t.bm));
+    blockM = args.blockM
+                 ? args.blockM
+                 : mul(toI64(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x)),
+                       c64(t.bm));
     blockN = mul(toI64(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y)),
                  c64(t.bn));
     threadRow = arith::DivUIOp::create(b, loc, tidIdx, cIdx(t.threadCols()));

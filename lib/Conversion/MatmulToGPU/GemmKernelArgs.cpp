@@ -27,15 +27,22 @@ SmallVector<Type> mlir::fuser::gemmKernelParamTypes(MatmulOp op,
   return params;
 }
 
-/// Offsets `args`' pointers to batch blockIdx.z: each operand's batch is
-/// the product of its other dimensions (M, N or K) elements long.
-static void offsetToBatch(MatmulOp op, GemmKernelArgs &args, OpBuilder &b) {
+/// Decodes block x into a batch and an M tile (`tileM` rows), sets
+/// args.blockM, and offsets `args`' pointers to the batch: each operand's
+/// batch is the product of its other dimensions (M, N or K) elements long.
+static void offsetToBatch(MatmulOp op, GemmKernelArgs &args, OpBuilder &b,
+                          int64_t tileM) {
   Location loc = op.getLoc();
   auto mul = [&](Value x, Value y) -> Value {
     return arith::MulIOp::create(b, loc, x, y);
   };
-  Value z = arith::IndexCastUIOp::create(
-      b, loc, b.getI64Type(), gpu::BlockIdOp::create(b, loc, gpu::Dimension::z));
+  Value bx = arith::IndexCastUIOp::create(
+      b, loc, b.getI64Type(), gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+  Value mTiles = arith::CeilDivUIOp::create(b, loc, args.m,
+                                            constI64(b, loc, tileM));
+  Value z = arith::DivUIOp::create(b, loc, bx, mTiles);
+  args.blockM = mul(arith::RemUIOp::create(b, loc, bx, mTiles),
+                    constI64(b, loc, tileM));
   auto offset = [&](Value &ptr, Type tensorTy, Value batchElems) {
     ptr = gepElement(b, loc, ptr, elementTypeOf(tensorTy), mul(z, batchElems));
   };
@@ -54,7 +61,7 @@ static void offsetToBatch(MatmulOp op, GemmKernelArgs &args, OpBuilder &b) {
 }
 
 GemmKernelArgs GemmKernelArgs::of(MatmulOp op, gpu::GPUFuncOp kernel,
-                                  OpBuilder &b) {
+                                  OpBuilder &b, int64_t tileM) {
   Block &entry = kernel.getBody().front();
   GemmKernelArgs args;
   unsigned i = 0;
@@ -71,6 +78,6 @@ GemmKernelArgs GemmKernelArgs::of(MatmulOp op, gpu::GPUFuncOp kernel,
     args.mapB = entry.getArgument(i + 1);
   }
   if (op.isBatched())
-    offsetToBatch(op, args, b);
+    offsetToBatch(op, args, b, tileM);
   return args;
 }

@@ -6,7 +6,8 @@
 //    [, tensor map of A, tensor map of B])
 // The tensor maps (wgmma_tma) are !llvm.ptr parameters, passed by value
 // once -fuser-lower-tensor-map-params has run. A batched matmul launches
-// one grid layer (block z) per batch on the same parameters.
+// the M tiles of every batch along grid x (batch-major: x = batch * M tiles
+// + M tile; grid z would stop at 65535 batches) on the same parameters.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,12 +29,17 @@ struct GemmKernelArgs {
   SmallVector<Value> epilogue;
   /// Null without tensor maps.
   Value mapA, mapB;
+  /// A batched matmul's first row of the block's tile (i64); null for a 2-D
+  /// one, whose kernels take block x times the tile's rows.
+  Value blockM;
 
-  /// The entry block's arguments. For a batched matmul, the pointers are
-  /// then offset (at `b`'s insertion point) to block z's batch: A, B, C and
-  /// the epilogue inputs read per batch, so that the kernels compute one
-  /// 2-D product on them.
-  static GemmKernelArgs of(MatmulOp op, gpu::GPUFuncOp kernel, OpBuilder &b);
+  /// The entry block's arguments. For a batched matmul (`tileM` rows per
+  /// block), the block's batch and M tile are then decoded from block x,
+  /// and the pointers offset (at `b`'s insertion point) to that batch: A,
+  /// B, C and the epilogue inputs read per batch, so that the kernels
+  /// compute one 2-D product on them.
+  static GemmKernelArgs of(MatmulOp op, gpu::GPUFuncOp kernel, OpBuilder &b,
+                           int64_t tileM);
 };
 
 } // namespace mlir::fuser

@@ -14,9 +14,9 @@
 //              on tf32, 3xtf32 (promoted sums), bf16 or f16 (WgmmaKernel.cpp,
 //              WgmmaTmaLoop.cpp)
 // The tensor-core kernels share MmaEmitter.h and their epilogue
-// (MmaEpilogue.cpp). A batched matmul launches one grid layer (block z) per
-// batch (ffma and mma; GemmKernelArgs offsets the pointers); an M-major A
-// (transpose_a) is the FFMA kernel's alone.
+// (MmaEpilogue.cpp). A batched matmul launches its batches' M tiles along
+// grid x (ffma and mma; GemmKernelArgs decodes them and offsets the
+// pointers); an M-major A (transpose_a) is the FFMA kernel's alone.
 //
 //===----------------------------------------------------------------------===//
 
@@ -248,7 +248,8 @@ private:
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
     Value threads = arith::ConstantIndexOp::create(b, loc, numThreads);
     Value gridX = ceilDiv(m, tileM), gridY = ceilDiv(n, tileN);
-    Value gridZ = op.isBatched() ? resultDims.front() : one; // a layer each
+    if (op.isBatched()) // every batch's M tiles, batch-major (GemmKernelArgs)
+      gridX = arith::MulIOp::create(b, loc, gridX, resultDims.front());
     if (tma) { // one block per tile, or max_grid blocks looping over them
       gridX = arith::MulIOp::create(b, loc, gridX, gridY);
       gridY = one;
@@ -259,7 +260,7 @@ private:
     }
     gpu::LaunchFuncOp::create(
         b, loc, kernel,
-        gpu::KernelDim3{gridX, gridY, gridZ},
+        gpu::KernelDim3{gridX, gridY, one},
         gpu::KernelDim3{threads, one, one},
         /*dynamicSharedMemorySize=*/
         sharedBytes ? Value(arith::ConstantIntOp::create(b, loc, b.getI32Type(),

@@ -213,7 +213,7 @@ LogicalResult MmaEmitter::emit() {
   resElem = elementTypeOf(op.getResult().getType());
   smemPtrTy = LLVM::LLVMPointerType::get(ctx, 3);
 
-  GemmKernelArgs args = GemmKernelArgs::of(op, kernel, b);
+  GemmKernelArgs args = GemmKernelArgs::of(op, kernel, b, t.bm);
   aPtr = args.a;
   bPtr = args.b;
   epiArgs = args.epilogue;
@@ -234,8 +234,10 @@ LogicalResult MmaEmitter::emit() {
   Value cWn = c64(t.wn);
   warpCol0 = mul(arith::RemUIOp::create(b, loc, warp, c64(warpCols)), cWn);
   Value cBm = c64(t.bm);
-  blockM =
-      mul(toI64(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x)), cBm);
+  blockM = args.blockM ? args.blockM
+                       : mul(toI64(gpu::BlockIdOp::create(
+                                 b, loc, gpu::Dimension::x)),
+                             cBm);
   Value cBn = c64(t.bn);
   blockN =
       mul(toI64(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y)), cBn);

@@ -198,18 +198,24 @@ func.func @loads(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<4x4xf32> {
 
 // -----
 
-// torch.bmm of x.transpose(1, 2): one grid layer (block z) per batch, whose
-// kernel offsets A, B, C and the per-batch bias to its batch; A is read
-// K x M (transpose_a).
+// torch.bmm of x.transpose(1, 2): every batch's M tiles along grid x
+// (batch-major; grid z would stop at 65535 batches); the kernel decodes its
+// batch and M tile from block x and offsets A, B, C and the per-batch bias
+// to the batch; A is read K x M (transpose_a).
 // CHECK-LABEL: func.func @batched_transposed_a
 // CHECK-SAME: (%[[X:.+]]: tensor<?x32x40xf32>, %[[W:.+]]: tensor<?x32x48xf32>, %[[B:.+]]: tensor<?x48xf32>)
 // CHECK: %[[BATCH:.+]] = tensor.dim %[[X]], %c0
 // CHECK: cf.assert %{{.+}}, "fuser.matmul: the batch sizes of lhs and rhs differ"
 // CHECK: cf.assert %{{.+}}, "fuser.matmul: epilogue input #0 dimension 0 must equal the result's batch"
 // CHECK: memref.alloc(%[[BATCH]]) {alignment = 64 : i64} : memref<?x40x48xf32>
-// CHECK: gpu.launch_func @fuser_kernels::@batched_transposed_a_matmul blocks in (%{{.+}}, %{{.+}}, %[[BATCH]])
+// CHECK: %[[MT:.+]] = arith.ceildivui %c40{{.*}}, %c64
+// CHECK: %[[GX:.+]] = arith.muli %[[MT]], %[[BATCH]]
+// CHECK: gpu.launch_func @fuser_kernels::@batched_transposed_a_matmul blocks in (%[[GX]], %{{.+}}, %c1)
 // CHECK: gpu.func @batched_transposed_a_matmul(%[[A:.+]]: !llvm.ptr<1>, %[[BP:.+]]: !llvm.ptr<1>, %[[BIAS:.+]]: !llvm.ptr<1>, %[[C:.+]]: !llvm.ptr<1>, %[[M:.+]]: i64, %[[N:.+]]: i64, %[[K:.+]]: i64)
-// CHECK: %[[Z:.+]] = arith.index_castui %block_id_z
+// CHECK: %[[BX:.+]] = arith.index_castui %block_id_x
+// CHECK: %[[TILES:.+]] = arith.ceildivui %[[M]], %c64_i64
+// CHECK: %[[Z:.+]] = arith.divui %[[BX]], %[[TILES]]
+// CHECK: arith.remui %[[BX]], %[[TILES]]
 // CHECK: %[[MK:.+]] = arith.muli %[[M]], %[[K]]
 // CHECK: %[[OA:.+]] = arith.muli %[[Z]], %[[MK]]
 // CHECK: llvm.getelementptr inbounds %[[A]][%[[OA]]]

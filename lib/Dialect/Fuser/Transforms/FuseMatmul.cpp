@@ -137,16 +137,18 @@ static std::string matchMatmul(linalg::LinalgOp op, MatmulMatch &match) {
     results.append({r0, r1});
     return AffineMap::get(3 + batch, 0, results, ctx);
   };
-  // With one m, n, k (and batch, first) and operands of rank 2 (3), each
-  // map is one of two permutations: A (m, k) or (k, m), B (k, n) or (n, k),
-  // C (m, n) or (n, m).
+  // fuser.matmul takes A (m, k) or (k, m), B (k, n) or (n, k) and C (m, n),
+  // a batch dimension first in each. In 2-D those are all the maps there
+  // are but C (n, m); with a batch, the batch may sit anywhere.
   AffineMap aMap = op.getMatchingIndexingMap(a);
-  if (aMap != map(m, k) && aMap != map(k, m))
-    return "it reads its operands through maps other than (batch?, row, "
-           "column) permutations";
-  if (op.getMatchingIndexingMap(c) != map(m, n))
-    return "it writes its result transposed (N x M)";
   AffineMap bMap = op.getMatchingIndexingMap(b);
+  if ((aMap != map(m, k) && aMap != map(k, m)) ||
+      (bMap != map(k, n) && bMap != map(n, k)))
+    return "it reads its operands through maps other than (batch, row, "
+           "column) with the batch first";
+  if (op.getMatchingIndexingMap(c) != map(m, n))
+    return batch ? "it writes its result as other than (batch, M, N)"
+                 : "it writes its result transposed (N x M)";
 
   Type elem = getElementTypeOrSelf(c->get().getType());
   if (getElementTypeOrSelf(a->get().getType()) != elem ||

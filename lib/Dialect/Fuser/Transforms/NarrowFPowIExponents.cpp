@@ -67,17 +67,21 @@ public:
   void runOnOperation() override {
     WalkResult result = getOperation().walk([&](math::FPowIOp op) {
       Type exponentTy = op.getRhs().getType();
-      if (getElementTypeOrSelf(exponentTy).getIntOrFloatBitWidth() <= 32)
+      unsigned width = getElementTypeOrSelf(exponentTy).getIntOrFloatBitWidth();
+      if (width == 32)
         return WalkResult::advance();
       OpBuilder b(op);
       Location loc = op.getLoc();
       Value exponent;
       APInt constant;
-      if (matchPattern(op.getRhs(), m_ConstantInt(&constant)) &&
-          constant.isSignedIntN(32)) {
+      if (width < 32) { // sign-extending is exact
+        exponent = arith::ExtSIOp::create(b, loc, withI32(exponentTy),
+                                          op.getRhs());
+      } else if (matchPattern(op.getRhs(), m_ConstantInt(&constant)) &&
+                 constant.isSignedIntN(32)) {
         exponent = intConstant(b, loc, withI32(exponentTy),
                                constant.getSExtValue());
-      } else if (getElementTypeOrSelf(op.getType()).isF32()) {
+      } else if (!getElementTypeOrSelf(op.getType()).isF64()) {
         exponent = saturateKeepingParity(b, loc, op.getRhs());
       } else {
         op.emitError() << "math.fpowi of " << op.getType()

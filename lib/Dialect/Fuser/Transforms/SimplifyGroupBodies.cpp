@@ -171,10 +171,14 @@ struct AddSelfToMulTwo : OpRewritePattern<arith::AddFOp> {
 };
 
 /// The value of a scalar float constant, looking through the truncf/extf of
-/// one (torch-mlir's f64 slopes arrive as truncf of an f64 constant).
+/// one (torch-mlir's f64 slopes arrive as truncf of an f64 constant); a
+/// truncf with its own rounding mode is not folded here.
 static std::optional<APFloat> getScalarConstant(Value v) {
   auto type = dyn_cast<FloatType>(v.getType());
   Operation *conversion = v.getDefiningOp();
+  if (auto trunc = dyn_cast_if_present<arith::TruncFOp>(conversion);
+      trunc && trunc.getRoundingmodeAttr())
+    return std::nullopt;
   if (conversion && isa<arith::TruncFOp, arith::ExtFOp>(conversion))
     v = conversion->getOperand(0);
   FloatAttr attr;

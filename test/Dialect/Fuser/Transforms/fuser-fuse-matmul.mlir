@@ -1043,3 +1043,26 @@ func.func @constant_other_types(%a: tensor<8x16xf32>, %b: tensor<16x8xf32>) -> t
   } -> tensor<8x8xf32>
   return %r : tensor<8x8xf32>
 }
+
+// -----
+
+// A batched contraction reading B with the batch in the middle, (k, b, n):
+// fuser.matmul takes the batch first, so it is left alone.
+// CHECK-LABEL: func.func @batch_not_first
+// CHECK: linalg.generic
+// CHECK-NOT: fuser.matmul
+func.func @batch_not_first(%a: tensor<4x16x8xf32>, %b: tensor<8x4x32xf32>) -> tensor<4x16x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x16x32xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x16x32xf32>) -> tensor<4x16x32xf32>
+  // expected-remark @+1 {{not fused into fuser.matmul: it reads its operands through maps other than (batch, row, column) with the batch first}}
+  %r = linalg.generic {indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (k, b, n)>, affine_map<(b, m, n, k) -> (b, m, n)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<4x16x8xf32>, tensor<8x4x32xf32>) outs(%z : tensor<4x16x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<4x16x32xf32>
+  return %r : tensor<4x16x32xf32>
+}

@@ -48,6 +48,22 @@ gpu.module @k {
 
 // -----
 
+// Narrower exponents are sign-extended; f16 saturates as f32 does.
+// CHECK-LABEL: gpu.func @narrow_and_half
+// CHECK: %[[E:.+]] = arith.extsi %{{.+}} : i16 to i32
+// CHECK: math.fpowi %{{.+}}, %[[E]] : f32, i32
+// CHECK: %[[T:.+]] = arith.trunci %{{.+}} : i64 to i32
+// CHECK: math.fpowi %{{.+}}, %[[T]] : f16, i32
+gpu.module @k {
+  gpu.func @narrow_and_half(%x: f32, %n: i16, %h: f16, %m: i64) kernel {
+    %a = math.fpowi %x, %n : f32, i16
+    %b = math.fpowi %h, %m : f16, i64
+    gpu.return
+  }
+}
+
+// -----
+
 gpu.module @k {
   gpu.func @f64_dynamic(%x: f64, %n: i64) kernel {
     // expected-error @+1 {{math.fpowi of 'f64' with an exponent that may not fit in 32 bits: libdevice's powi takes an i32}}

@@ -358,11 +358,33 @@ func.func @leaky_relu_torch_form(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 // CHECK: arith.select
 // CHECK: arith.select
 // CHECK: arith.addf
+// A slope truncated with its own rounding mode is not folded: left alone.
+// CHECK-LABEL: func.func @leaky_relu_rounded_slope
+// CHECK: arith.truncf %{{.+}} upward
+// CHECK: arith.select
+// CHECK: arith.select
 func.func @leaky_relu_negative_slope(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %r = fuser.pointwise ins(%x : tensor<4x8xf32>) maps [affine_map<(d0, d1) -> (d0, d1)>] -> tensor<4x8xf32> {
   ^bb0(%v: f32):
     %z = arith.constant 0.0 : f32
     %s = arith.constant -0.5 : f32
+    %gt = arith.cmpf ogt, %z, %v : f32
+    %max = arith.select %gt, %z, %v : f32
+    %lt = arith.cmpf olt, %z, %v : f32
+    %min = arith.select %lt, %z, %v : f32
+    %neg = arith.mulf %min, %s : f32
+    %sum = arith.addf %max, %neg : f32
+    fuser.yield %sum : f32
+  }
+  return %r : tensor<4x8xf32>
+}
+
+func.func @leaky_relu_rounded_slope(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %r = fuser.pointwise ins(%x : tensor<4x8xf32>) maps [affine_map<(d0, d1) -> (d0, d1)>] -> tensor<4x8xf32> {
+  ^bb0(%v: f32):
+    %z = arith.constant 0.0 : f32
+    %s64 = arith.constant 0.1 : f64
+    %s = arith.truncf %s64 upward : f64 to f32
     %gt = arith.cmpf ogt, %z, %v : f32
     %max = arith.select %gt, %z, %v : f32
     %lt = arith.cmpf olt, %z, %v : f32

@@ -516,12 +516,13 @@ def FuserNarrowFPowIExponentsPass
     `__nv_powif(float, int)` / `__nv_powi(double, int)` whatever the width
     of the exponent, so torch-mlir's `x ** 3` (an i64 exponent) passes 64
     bits where the callee reads 32: wrong results, no diagnostic. This pass
-    runs before it on the kernels and narrows every wider exponent:
-    - a constant that fits in i32 becomes that i32 constant (exact);
-    - otherwise, for f32, the exponent is saturated to the i32 value of the
-      same parity nearest to it (exact too: beyond 2^31 every f32 base but
-      +-1 has already overflowed or underflowed, and +-1's result depends
-      on the parity alone);
+    runs before it on the kernels and makes every exponent i32:
+    - a narrower one is sign-extended (exact);
+    - a wider constant that fits in i32 becomes that i32 constant (exact);
+    - otherwise, for f32 and narrower bases, the exponent is saturated to
+      the i32 value of the same parity nearest to it (exact too: beyond 2^31
+      every such base but +-1 has already overflowed or underflowed, and
+      +-1's result depends on the parity alone);
     - an f64 base with such an exponent is an error (f64 has not saturated
       there).
 

@@ -25,3 +25,16 @@ def generator():
     return g
 
 
+
+
+@pytest.fixture
+def fp32_reference():
+    """Eager fp32 as the users' reference: no TF32 in PyTorch's matmuls and
+    convolutions while the test runs (tests opt in with
+    `pytestmark = pytest.mark.usefixtures("fp32_reference")`)."""
+    saved = (torch.backends.cuda.matmul.allow_tf32,
+             torch.backends.cudnn.allow_tf32)
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    yield
+    torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = saved

@@ -76,3 +76,14 @@ def test_empty_batch(generator):
     mod = load("matmul_batched_transposed")
     y = mod.bmm_nt(randn((0, 4, 5), generator), randn((0, 6, 5), generator))
     assert tuple(y.shape) == (0, 4, 6)
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_more_batches_than_a_grid_dimension(stem, generator):
+    """70000 batches: past grid z's 65535, so the batches run along x."""
+    mod = load(stem)
+    x, w = randn((70000, 2, 5), generator), randn((70000, 3, 5), generator, 0.5)
+    out = poisoned((70000, 2, 3))
+    mod.bmm_nt(x, w, out=out)
+    ref = torch.clamp(x.double() @ w.double().transpose(1, 2), min=0) * 0.5
+    check(f"{stem} bmm_nt 70000x2x3x5", out, ref, TOL)

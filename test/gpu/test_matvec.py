@@ -15,12 +15,7 @@ TOL = 1e-4
 SHAPES = [(1, 1), (7, 37), (1000, 4096), (8193, 8195), (64, 1)]
 
 
-@pytest.fixture(autouse=True)
-def no_tf32():
-    saved = torch.backends.cuda.matmul.allow_tf32
-    torch.backends.cuda.matmul.allow_tf32 = False
-    yield
-    torch.backends.cuda.matmul.allow_tf32 = saved
+pytestmark = pytest.mark.usefixtures("fp32_reference")
 
 
 def uniform(shape, generator, scale=1.0):

@@ -33,12 +33,7 @@ TOL = 1e-4  # the users' fp32 rule (atol = rtol = 1e-4)
 SGEMM_FACTOR = 3.0
 
 
-@pytest.fixture(autouse=True)
-def sgemm_without_tf32():
-    old = torch.backends.cuda.matmul.allow_tf32
-    torch.backends.cuda.matmul.allow_tf32 = False
-    yield
-    torch.backends.cuda.matmul.allow_tf32 = old
+pytestmark = pytest.mark.usefixtures("fp32_reference")
 
 
 def max_err(out, ref):

@@ -51,15 +51,7 @@ def _seed(name, salt=0):
     return sum(map(ord, name)) + salt
 
 
-@pytest.fixture(autouse=True)
-def fp32_reference():
-    """Eager fp32 as the reference: no TF32 anywhere."""
-    saved = (torch.backends.cuda.matmul.allow_tf32,
-             torch.backends.cudnn.allow_tf32)
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
-    yield
-    torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = saved
+pytestmark = pytest.mark.usefixtures("fp32_reference")
 
 
 def has_weights(model):

@@ -33,15 +33,7 @@ if not (TORCH_ARTIFACTS / "index.json").exists():
                 allow_module_level=True)
 
 
-@pytest.fixture(autouse=True)
-def fp32_reference():
-    """Eager fp32 as the users' reference: no TF32 anywhere."""
-    saved = (torch.backends.cuda.matmul.allow_tf32,
-             torch.backends.cudnn.allow_tf32)
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
-    yield
-    torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = saved
+pytestmark = pytest.mark.usefixtures("fp32_reference")
 
 
 def leaves(out):

@@ -43,14 +43,13 @@ SHAPES = [(7, 13), (1,), (), (3, 5, 7), (1023, 1025), (2, 3, 4097), (0, 5)]
 STATIC_SHAPES = [(7, 13), (13, 7), (91,)]
 
 
-@pytest.fixture(autouse=True)
-def fp32_reference():
-    saved = torch.backends.cuda.matmul.allow_tf32
-    torch.backends.cuda.matmul.allow_tf32 = False
-    yield
-    torch.backends.cuda.matmul.allow_tf32 = saved
-    torch.cuda.empty_cache()
+pytestmark = pytest.mark.usefixtures("fp32_reference")
 
+
+@pytest.fixture(autouse=True)
+def free_cached_memory():
+    yield
+    torch.cuda.empty_cache()
 
 _LOADED = {}
 

@@ -52,17 +52,13 @@ SMALL = sorted(n for n in TRAINING if "small" in n)  # Incl. mlp_small_dynamic.
 REAL = sorted(n for n in TRAINING if "small" not in n)
 
 
-@pytest.fixture(autouse=True)
-def fp32_reference():
-    """Eager fp32 as the users' reference: no TF32 anywhere."""
-    saved = (torch.backends.cuda.matmul.allow_tf32,
-             torch.backends.cudnn.allow_tf32)
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
-    yield
-    torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = saved
-    torch.cuda.empty_cache()
+pytestmark = pytest.mark.usefixtures("fp32_reference")
 
+
+@pytest.fixture(autouse=True)
+def free_cached_memory():
+    yield
+    torch.cuda.empty_cache()
 
 def problem(seed):
     if seed.startswith("torch_models."):  # test/gpu/Inputs/torch_models.py

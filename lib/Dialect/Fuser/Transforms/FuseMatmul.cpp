@@ -176,10 +176,14 @@ static std::string matchMatmul(linalg::LinalgOp op, MatmulMatch &match) {
   match.transposeB = bMap == map(n, k);
   // nn.Linear: B = transpose(W), so B[k, n] = W[n, k]; read W directly.
   lookThroughTransposes(match.rhs, match.transposeB, 2 + batch);
-  // x.T @ W likewise; only the f32 FFMA kernel reads an M-major A.
-  if (elem.isF32())
+  // x.T @ W likewise, but only the f32 FFMA kernel reads an M-major A: so
+  // only where B is not K-major either (then no tensor-core kernel reads
+  // both operands as they are: fp64 mma after the copy measured 52 TFLOP/s,
+  // FFMA 45). With K-major B (x.T @ W.T) the copy stays, and 3xtf32 on
+  // wgmma_tma (105 TFLOP/s) reads the K-major A it makes.
+  if (elem.isF32() && !match.transposeB)
     lookThroughTransposes(match.lhs, match.transposeA, 2 + batch);
-  else if (match.transposeA)
+  else if (match.transposeA && !elem.isF32())
     return "it reads A transposed (K x M), which only the f32 kernel does";
   return "";
 }
@@ -293,16 +297,21 @@ private:
     group.getEpilogue().push_back(epi.block);
     remark(op,
            "fused matmul with " + Twine(chain.size() - 1) + " epilogue op(s)");
-    // An f16/bf16 x.T: the tensor-core kernels read K-major A only, so a
-    // transposing copy of A stays a kernel of its own.
+    // An x.T left as a copy (matchMatmul): the tensor-core kernels read
+    // K-major A only.
     bool aTransposable = false;
     Value lhs = match.lhs;
     lookThroughTransposes(lhs, aTransposable, curTy.getRank());
     if (lhs != match.lhs)
       remark(match.lhs.getDefiningOp(),
              "not absorbed into fuser.matmul: the left operand is a "
-             "transposed copy (x.T) of a 16-bit type, and the tensor-core "
-             "kernels read K-major A only; the copy is a kernel of its own");
+             "transposed copy (x.T) and the tensor-core kernels read K-major "
+             "A only (" +
+                 Twine(curTy.getElementType().isF32()
+                           ? "B is K-major, so the f32 split-precision "
+                             "kernel applies after the copy"
+                           : "16-bit types have no FFMA kernel") +
+                 "); the copy is a kernel of its own");
     LLVM_DEBUG(llvm::dbgs() << "fused: " << group << "\n");
     cur.replaceAllUsesWith(group.getResult());
 

@@ -384,7 +384,7 @@ func.func @transposed_a_bf16(%a: tensor<16x4xbf16>, %b: tensor<16x8xbf16>) -> (t
   %e = tensor.empty() : tensor<4x8xbf16>
   %z = linalg.fill ins(%zero : bf16) outs(%e : tensor<4x8xbf16>) -> tensor<4x8xbf16>
   %te = tensor.empty() : tensor<4x16xbf16>
-  // expected-remark @+1 {{not absorbed into fuser.matmul: the left operand is a transposed copy (x.T) of a 16-bit type}}
+  // expected-remark @+1 {{not absorbed into fuser.matmul: the left operand is a transposed copy (x.T) and the tensor-core kernels read K-major A only (16-bit types have no FFMA kernel)}}
   %at = linalg.transpose ins(%a : tensor<16x4xbf16>) outs(%te : tensor<4x16xbf16>) permutation = [1, 0]
   // expected-remark @+1 {{fused matmul with 0 epilogue op(s)}}
   %m1 = linalg.matmul ins(%at, %b : tensor<4x16xbf16>, tensor<16x8xbf16>) outs(%z : tensor<4x8xbf16>) -> tensor<4x8xbf16>
@@ -1065,4 +1065,25 @@ func.func @batch_not_first(%a: tensor<4x16x8xf32>, %b: tensor<8x4x32xf32>) -> te
     linalg.yield %s : f32
   } -> tensor<4x16x32xf32>
   return %r : tensor<4x16x32xf32>
+}
+
+// -----
+
+// x.T @ W.T (B K-major): the copy of x stays, so that the f32 split-precision
+// tensor-core kernel reads K-major A and B.
+// CHECK-LABEL: func.func @transposed_a_k_major_b
+// CHECK: linalg.transpose
+// CHECK: fuser.matmul %{{.+}}, %{{.+}} transpose_b epilogue_maps
+func.func @transposed_a_k_major_b(%x: tensor<16x4xf32>, %w: tensor<8x16xf32>) -> tensor<4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %te = tensor.empty() : tensor<4x16xf32>
+  // expected-remark @+1 {{not absorbed into fuser.matmul: the left operand is a transposed copy (x.T) and the tensor-core kernels read K-major A only (B is K-major, so the f32 split-precision kernel applies after the copy); the copy is a kernel of its own}}
+  %xt = linalg.transpose ins(%x : tensor<16x4xf32>) outs(%te : tensor<4x16xf32>) permutation = [1, 0]
+  %we = tensor.empty() : tensor<16x8xf32>
+  %wt = linalg.transpose ins(%w : tensor<8x16xf32>) outs(%we : tensor<16x8xf32>) permutation = [1, 0]
+  %e = tensor.empty() : tensor<4x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{fused matmul with 0 epilogue op(s)}}
+  %mm = linalg.matmul ins(%xt, %wt : tensor<4x16xf32>, tensor<16x8xf32>) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %mm : tensor<4x8xf32>
 }

@@ -79,10 +79,11 @@ def test_training_step_timings(name):
         fused = ft.load(ARTIFACTS / "torch" / "training" / f"{name}.fuser",
                         module=model)
         eager = copy.deepcopy(model)
-        x = torch.rand(entry["shape"], device="cuda")
-        has_params = bool(list(model.parameters()))
-        if not has_params:  # W1: the input's gradient is the work.
-            x.requires_grad_(True)
+        # The input requires grad for every implementation: the packages
+        # are compiled with input_grads=True, so fuser's backward computes
+        # dL/dx whether or not x asks for it, and eager must do the same
+        # work (compile(..., input_grads=False) drops it for data inputs).
+        x = torch.rand(entry["shape"], device="cuda").requires_grad_(True)
         with torch.no_grad():
             r = torch.randn_like(model(x))
         results = {}
@@ -92,7 +93,7 @@ def test_training_step_timings(name):
         except Exception as e:  # noqa: BLE001
             results["torch.compile"] = f"n/a ({type(e).__name__})"
         for label, net in nets.items():
-            params = list(net.parameters()) if has_params else [x]
+            params = list(net.parameters()) + [x]  # .grad reset each step
 
             def step(net=net):
                 net(x).backward(r)

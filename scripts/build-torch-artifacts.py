@@ -65,6 +65,9 @@ TRAINING = {
     # a backward through two GEMMs and a relu mask.
     "mlp_small_dynamic": ("torch_models.MLP", [], [7, 128], "batch"),
 }
+# The real W2 and W3 compiled with input_grads=False, as for data inputs:
+# the backward computes parameter gradients only (the training-step bench).
+PARAMETER_GRADS_ONLY = {"w2_params_only": "w2", "w3_params_only": "w3"}
 
 
 def load_problem(seed):
@@ -80,7 +83,10 @@ def build_training(out, chip, index):
     """The training packages of TRAINING into out/training/."""
     (out / "training").mkdir(parents=True, exist_ok=True)
     index.setdefault("training", {})
-    for name, (seed, init, shape, dynamic) in TRAINING.items():
+    entries = [(name, *entry, True) for name, entry in TRAINING.items()]
+    entries += [(name, *TRAINING[real], False)
+                for name, real in PARAMETER_GRADS_ONLY.items()]
+    for name, seed, init, shape, dynamic, input_grads in entries:
         if seed.startswith("torch_models."):
             problem = type("Problem", (), {
                 "Model": getattr(torch_models, seed.split(".", 1)[1])})
@@ -96,11 +102,12 @@ def build_training(out, chip, index):
         start = time.perf_counter()
         compiled = ft.compile(model, torch.empty(shape, device="meta"),
                               dynamic=dynamic, chip=chip, training=True,
-                              fallback=False)
+                              fallback=False, input_grads=input_grads)
         seconds = time.perf_counter() - start
         ft.save(compiled, out / "training" / f"{name}.fuser")
         index["training"][name] = {
             "seed": seed, "init": init, "shape": shape, "dynamic": dynamic,
+            "input_grads": input_grads,
             "kernels": compiled.fuser_kernels, "seconds": round(seconds, 2)}
         counts = {v: len(k) for v, k in compiled.fuser_kernels.items()}
         print(f"[torch artifacts] training/{name}: kernels {counts} "

@@ -47,7 +47,11 @@ if not INDEX.exists() or "training" not in json.loads(INDEX.read_text()):
                 "scripts/build-torch-artifacts.py (--only-training) where "
                 "torch-mlir is", allow_module_level=True)
 
-TRAINING = json.loads(INDEX.read_text())["training"]
+# The packages whose backward computes input gradients too (the
+# parameter-only ones are the training bench's).
+TRAINING = {name: entry for name, entry
+            in json.loads(INDEX.read_text())["training"].items()
+            if entry.get("input_grads", True)}
 SMALL = sorted(n for n in TRAINING if "small" in n)  # Incl. mlp_small_dynamic.
 REAL = sorted(n for n in TRAINING if "small" not in n)
 

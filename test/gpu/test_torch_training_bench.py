@@ -67,7 +67,8 @@ def time_steps(step, params):
     return total / STEPS
 
 
-@pytest.mark.parametrize("name", [n for n in ("w1", "w2", "w3")
+@pytest.mark.parametrize("name", [n for n in ("w1", "w2", "w3",
+                                            "w2_params_only", "w3_params_only")
                                   if n in TRAINING])
 def test_training_step_timings(name):
     saved = torch.backends.cuda.matmul.allow_tf32
@@ -79,11 +80,13 @@ def test_training_step_timings(name):
         fused = ft.load(ARTIFACTS / "torch" / "training" / f"{name}.fuser",
                         module=model)
         eager = copy.deepcopy(model)
-        # The input requires grad for every implementation: the packages
-        # are compiled with input_grads=True, so fuser's backward computes
-        # dL/dx whether or not x asks for it, and eager must do the same
-        # work (compile(..., input_grads=False) drops it for data inputs).
-        x = torch.rand(entry["shape"], device="cuda").requires_grad_(True)
+        # Every implementation does the package's work: with input_grads
+        # (the default) fuser's backward computes dL/dx whether or not x
+        # asks for it, so x requires grad for all; a package compiled with
+        # input_grads=False (a data input) computes parameter gradients
+        # only, and x does not.
+        x = torch.rand(entry["shape"], device="cuda").requires_grad_(
+            entry.get("input_grads", True))
         with torch.no_grad():
             r = torch.randn_like(model(x))
         results = {}
@@ -93,7 +96,7 @@ def test_training_step_timings(name):
         except Exception as e:  # noqa: BLE001
             results["torch.compile"] = f"n/a ({type(e).__name__})"
         for label, net in nets.items():
-            params = list(net.parameters()) + [x]  # .grad reset each step
+            params = list(net.parameters()) + [x] * x.requires_grad
 
             def step(net=net):
                 net(x).backward(r)

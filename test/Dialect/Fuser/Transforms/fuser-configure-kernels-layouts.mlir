@@ -53,3 +53,31 @@ func.func @transposed_a_bf16(%x: tensor<64x32xbf16>, %w: tensor<48x64xbf16>) -> 
   }
   return %y : tensor<32x48xbf16>
 }
+
+// -----
+
+// Large static f32 products with an M-major A or an N-major B (nn.Linear's
+// backward: dX = g * W, dW = g^T * x) get transposing pointwise copies of
+// those operands, so that 3xtf32 on wgmma_tma reads both K-major.
+// CHECK-LABEL: func.func @backward_gemms
+// CHECK-SAME: (%[[G:.+]]: tensor<1024x8192xf32>, %[[W:.+]]: tensor<8192x4096xf32>, %[[X:.+]]: tensor<1024x4096xf32>)
+// CHECK: %[[WT:.+]] = fuser.pointwise ins(%[[W]] : tensor<8192x4096xf32>) maps [#{{.+}}] {config = #fuser.config<strategy = "pointwise"{{.+}}} -> tensor<4096x8192xf32>
+// CHECK: fuser.matmul %[[G]], %[[WT]] transpose_b epilogue_maps [] {config = #fuser.config<strategy = "wgmma_tma"
+// CHECK: %[[GT:.+]] = fuser.pointwise ins(%[[G]] : tensor<1024x8192xf32>) {{.+}} -> tensor<8192x1024xf32>
+// CHECK: %[[XT:.+]] = fuser.pointwise ins(%[[X]] : tensor<1024x4096xf32>) {{.+}} -> tensor<4096x1024xf32>
+// CHECK: fuser.matmul %[[GT]], %[[XT]] transpose_b epilogue_maps [] {config = #fuser.config<strategy = "wgmma_tma"
+func.func @backward_gemms(%g: tensor<1024x8192xf32>, %w: tensor<8192x4096xf32>, %x: tensor<1024x4096xf32>) -> (tensor<1024x4096xf32>, tensor<8192x4096xf32>) {
+  // expected-remark @+2 {{B copied K-major by a transposing kernel so that 3xtf32 on wgmma_tma applies (M * N / (M + N) = 819, at least 512)}}
+  // expected-remark @+1 {{matmul kernel: wgmma_tma in 3xtf32}}
+  %dx = fuser.matmul %g, %w epilogue_maps [] : tensor<1024x8192xf32>, tensor<8192x4096xf32> -> tensor<1024x4096xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  // expected-remark @+2 {{A and B copied K-major by a transposing kernel so that 3xtf32 on wgmma_tma applies (M * N / (M + N) = 2730, at least 512)}}
+  // expected-remark @+1 {{matmul kernel: wgmma_tma in 3xtf32}}
+  %dw = fuser.matmul %g, %x transpose_a epilogue_maps [] : tensor<1024x8192xf32>, tensor<1024x4096xf32> -> tensor<8192x4096xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %dx, %dw : tensor<1024x4096xf32>, tensor<8192x4096xf32>
+}

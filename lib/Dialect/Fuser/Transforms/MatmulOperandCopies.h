@@ -1,0 +1,26 @@
+//===- MatmulOperandCopies.h - K-major copies of matmul operands -*- C++ -*-===//
+//
+// Used by fuser-configure-kernels: operand layout as part of the strategy
+// choice.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSER_LIB_DIALECT_FUSER_TRANSFORMS_MATMULOPERANDCOPIES_H
+#define FUSER_LIB_DIALECT_FUSER_TRANSFORMS_MATMULOPERANDCOPIES_H
+
+#include "fuser/Dialect/Fuser/IR/Chips.h"
+#include "fuser/Dialect/Fuser/IR/FuserOps.h"
+
+namespace mlir::fuser {
+
+/// Makes `op`'s operands K-major with transposing pointwise copies where
+/// that lets 3xtf32 on wgmma_tma compute it: a large static f32 product
+/// whose A is M-major or B N-major, on a chip with wgmma (`tmaAllowed`: the
+/// options allow wgmma_tma). Adds a remark if `report`. False where it does
+/// not apply.
+bool copyOperandsKMajor(MatmulOp op, const ChipInfo &chip, bool tmaAllowed,
+                        bool report);
+
+} // namespace mlir::fuser
+
+#endif // FUSER_LIB_DIALECT_FUSER_TRANSFORMS_MATMULOPERANDCOPIES_H

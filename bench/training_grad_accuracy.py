@@ -39,7 +39,6 @@ Usage (on the GPU host, as test/gpu/test_torch_training.py runs):
 
 import argparse
 import copy
-import importlib.util
 import json
 import os
 import sys
@@ -59,16 +58,9 @@ def artifacts() -> Path:
 
 def problem(seed):
     """examples/torch/<seed>.py (or test/gpu/Inputs/torch_models.<Class>)."""
-    if seed.startswith("torch_models."):
-        sys.path.insert(0, str(ROOT / "test" / "gpu" / "Inputs"))
-        import torch_models
-        return type("Problem", (), {
-            "Model": getattr(torch_models, seed.split(".", 1)[1])})
-    spec = importlib.util.spec_from_file_location(
-        f"fuser_problem_{seed}", ROOT / "examples" / "torch" / f"{seed}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    sys.path.insert(0, str(ROOT / "test" / "gpu" / "Inputs"))
+    import torch_models
+    return torch_models.problem(seed)
 
 
 def build(name, entry, device, seed=0):

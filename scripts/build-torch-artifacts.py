@@ -29,7 +29,6 @@ Run under the project venv (make venv), e.g. from build-gpu-artifacts.sh:
 """
 
 import argparse
-import importlib.util
 import json
 import shutil
 import sys
@@ -70,15 +69,6 @@ TRAINING = {
 PARAMETER_GRADS_ONLY = {"w2_params_only": "w2", "w3_params_only": "w3"}
 
 
-def load_problem(seed):
-    """examples/torch/<seed>.py as a module."""
-    spec = importlib.util.spec_from_file_location(
-        f"fuser_problem_{seed}", ROOT / "examples" / "torch" / f"{seed}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def build_training(out, chip, index):
     """The training packages of TRAINING into out/training/."""
     (out / "training").mkdir(parents=True, exist_ok=True)
@@ -87,11 +77,7 @@ def build_training(out, chip, index):
     entries += [(name, *TRAINING[real], False)
                 for name, real in PARAMETER_GRADS_ONLY.items()]
     for name, seed, init, shape, dynamic, input_grads in entries:
-        if seed.startswith("torch_models."):
-            problem = type("Problem", (), {
-                "Model": getattr(torch_models, seed.split(".", 1)[1])})
-        else:
-            problem = load_problem(seed)
+        problem = torch_models.problem(seed)
         if init is None:
             init = list(problem.get_init_inputs())
         if shape is None:

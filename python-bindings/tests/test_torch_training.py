@@ -19,7 +19,6 @@ project venv:
 """
 
 import copy
-import importlib.util
 import json
 import warnings
 from pathlib import Path
@@ -35,6 +34,7 @@ import fuser  # noqa: E402
 import torch.nn as nn  # noqa: E402
 
 import fuser.torch as ft  # noqa: E402
+from fuser.torch.kernelbench import load_problem  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -48,11 +48,7 @@ SHAPE = (7, 40)
 
 
 def problem(seed):
-    spec = importlib.util.spec_from_file_location(
-        f"fuser_problem_{seed}", ROOT / "examples" / "torch" / f"{seed}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_problem(ROOT / "examples" / "torch" / f"{seed}.py")
 
 
 def build(name, seed=0):

@@ -22,7 +22,6 @@ examples/torch/w*.py with the constructor arguments index.json records.
 """
 
 import copy
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -65,16 +64,9 @@ def free_cached_memory():
     torch.cuda.empty_cache()
 
 def problem(seed):
-    if seed.startswith("torch_models."):  # test/gpu/Inputs/torch_models.py
-        sys.path.insert(0, str(Path(__file__).parent / "Inputs"))
-        import torch_models
-        return type("Problem", (), {
-            "Model": getattr(torch_models, seed.split(".", 1)[1])})
-    spec = importlib.util.spec_from_file_location(
-        f"fuser_problem_{seed}", ROOT / "examples" / "torch" / f"{seed}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    sys.path.insert(0, str(Path(__file__).parent / "Inputs"))
+    import torch_models
+    return torch_models.problem(seed)
 
 
 def build(name, seed=0):

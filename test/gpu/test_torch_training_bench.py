@@ -14,8 +14,8 @@ Run alone (it takes a minute):  python -m pytest -q -s test/gpu/test_torch_train
 """
 
 import copy
-import importlib.util
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -38,11 +38,9 @@ TRAINING = json.loads(INDEX.read_text())["training"]
 
 
 def problem(seed):
-    spec = importlib.util.spec_from_file_location(
-        f"fuser_problem_{seed}", ROOT / "examples" / "torch" / f"{seed}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    sys.path.insert(0, str(Path(__file__).parent / "Inputs"))
+    import torch_models
+    return torch_models.problem(seed)
 
 
 def time_steps(step, params):

@@ -6,9 +6,13 @@ loads those packages on the GPU machine (torch and fuser's runtime only) and
 compares them with these same models run eagerly.
 """
 
+from pathlib import Path
+
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "torch"
 
 
 class LinearLeaky(nn.Module):
@@ -88,3 +92,13 @@ def build(name, seed=0, device="cpu"):
     cls, args, _, _ = PACKAGES[name]
     torch.manual_seed(seed)
     return cls(*args).to(device)
+
+
+def problem(seed):
+    """The model source a training package names (index.json's "seed"):
+    examples/torch/<seed>.py as a module, or "torch_models.<Class>" as an
+    object whose Model is that class here."""
+    if seed.startswith("torch_models."):
+        return type("Problem", (), {"Model": globals()[seed.split(".", 1)[1]]})
+    from fuser.torch.kernelbench import load_problem
+    return load_problem(EXAMPLES / f"{seed}.py")

@@ -31,6 +31,27 @@ CLASSES = [  # name, M, N, K, what bounds it
 BATCHED = [("bmm", 32, 1024, 1024, 1024, "compute")]  # name, B, M, N, K
 
 
+def measure(name, dims, bound, x, w, cublas, iters):
+    """One table row: fuser's gemm_<name> against `cublas(x, w)` (torch.mm
+    or torch.bmm), both checked against the same product in float64."""
+    stem = f"gemm_{name}"
+    if not (ARTIFACTS / f"{stem}.ptx").exists():
+        sys.exit(f"{stem} missing: run scripts/build-gpu-artifacts.sh")
+    mod = load(stem)
+    ref = cublas(x.double(), w.double())
+    out = torch.full(ref.shape, float("nan"), device="cuda")
+    mod.forward(x, w, out=out)
+    ours_err = float((out.double() - ref).abs().max())
+    cublas_err = float((cublas(x, w).double() - ref).abs().max())
+    flops = 2 * ref.numel() * x.shape[-1]
+    del ref
+    t_ours = time_fn(lambda: mod.forward(x, w, out=out), iters)["median_ms"]
+    t_cublas = time_fn(lambda: cublas(x, w), iters)["median_ms"]
+    tflops = flops / (t_ours * 1e-3) / 1e12
+    return (f"| {name} | {dims} | {bound} | {t_ours:.3f} | {t_cublas:.3f} | "
+            f"{t_cublas / t_ours:.2f}x | {tflops:.1f} | {ours_err:.2e} | {cublas_err:.2e} |")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--iters", type=int, default=20)
@@ -40,52 +61,27 @@ def main():
     gen = torch.Generator(device="cuda").manual_seed(0)
     rows = ["| class | M x N x K | bound | fuser ms | cuBLAS SGEMM ms | vs cuBLAS | fuser TFLOP/s "
             "| fuser max err | SGEMM max err |", "|---|---|---|---|---|---|---|---|---|"]
+
+    def uniform(*shape, scale=1.0):
+        return (torch.rand(*shape, device="cuda", generator=gen) * 2 - 1) * scale
+
     for name, m, n, k, bound in CLASSES:
-        stem = f"gemm_{name}"
-        if not (ARTIFACTS / f"{stem}.ptx").exists():
-            sys.exit(f"{stem} missing: run scripts/build-gpu-artifacts.sh")
-        mod = load(stem)
-        x = torch.rand(m, k, device="cuda", generator=gen) * 2 - 1
-        w = (torch.rand(n, k, device="cuda", generator=gen) * 2 - 1) / math.sqrt(k)
-        out = torch.full((m, n), float("nan"), device="cuda")
-        mod.forward(x, w, out=out)
-        ref = x.double() @ w.double().T
-        ours_err = float((out.double() - ref).abs().max())
-        cublas_err = float(((x @ w.T).double() - ref).abs().max())
-        del ref
-        t_ours = time_fn(lambda: mod.forward(x, w, out=out), args.iters)["median_ms"]
-        t_cublas = time_fn(lambda: torch.mm(x, w.T), args.iters)["median_ms"]
-        tflops = 2 * m * n * k / (t_ours * 1e-3) / 1e12
-        rows.append(f"| {name} | {m} x {n} x {k} | {bound} | {t_ours:.3f} | {t_cublas:.3f} | "
-                    f"{t_cublas / t_ours:.2f}x | {tflops:.1f} | {ours_err:.2e} | {cublas_err:.2e} |")
+        x, w = uniform(m, k), uniform(n, k, scale=1 / math.sqrt(k))
+        rows.append(measure(name, f"{m} x {n} x {k}", bound, x, w,
+                            lambda a, b: a @ b.T, args.iters))
         print(rows[-1], flush=True)
     for name, bsz, m, n, k, bound in BATCHED:
-        stem = f"gemm_{name}"
-        if not (ARTIFACTS / f"{stem}.ptx").exists():
-            sys.exit(f"{stem} missing: run scripts/build-gpu-artifacts.sh")
-        mod = load(stem)
-        x = torch.rand(bsz, m, k, device="cuda", generator=gen) * 2 - 1
-        w = (torch.rand(bsz, k, n, device="cuda", generator=gen) * 2 - 1) / math.sqrt(k)
-        out = torch.full((bsz, m, n), float("nan"), device="cuda")
-        mod.forward(x, w, out=out)
-        ref = x.double() @ w.double()
-        ours_err = float((out.double() - ref).abs().max())
-        cublas_err = float((torch.bmm(x, w).double() - ref).abs().max())
-        del ref
-        t_ours = time_fn(lambda: mod.forward(x, w, out=out), args.iters)["median_ms"]
-        t_cublas = time_fn(lambda: torch.bmm(x, w), args.iters)["median_ms"]
-        tflops = 2 * bsz * m * n * k / (t_ours * 1e-3) / 1e12
-        rows.append(f"| {name} | {bsz} x {m} x {n} x {k} | {bound} | {t_ours:.3f} | {t_cublas:.3f} | "
-                    f"{t_cublas / t_ours:.2f}x | {tflops:.1f} | {ours_err:.2e} | {cublas_err:.2e} |")
+        x, w = uniform(bsz, m, k), uniform(bsz, k, n, scale=1 / math.sqrt(k))
+        rows.append(measure(name, f"{bsz} x {m} x {n} x {k}", bound, x, w,
+                            torch.bmm, args.iters))
         print(rows[-1], flush=True)
-        del x, w, out
+        del x, w
         torch.cuda.empty_cache()
     text = "\n".join(rows) + "\n"
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "gemm_shapes.md").write_text(text)
     print(text)
-
 
 if __name__ == "__main__":
     main()

@@ -1,9 +1,11 @@
 """W1 (LeakyReLU on 4096 x 393216) through pointwise-kernel variants, timed
 interleaved with PyTorch eager and a device copy of the same size: block
-size, grid cap and cache hints. The variants are built where MLIR is into
-.artifacts/w1sweep/ (w1_bs<B>_g<G>: fuser-configure-kernels{block-size=B
-max-grid=G}; w1_<ld>_<st>: the default kernel's PTX with cache operators on
-its vector load and store). Each result is checked against eager first.
+size, vectors per thread, grid cap and cache hints. The variants are built
+where MLIR is into .artifacts/w1sweep/ by scripts/build-pointwise-sweep.sh
+(w1_bs<B>_v<V>: fuser-configure-kernels{block-size=B vectors-per-thread=V};
+earlier runs also had w1_bs<B>_g<G> for max-grid=G and w1_<ld>_<st>, the
+default kernel's PTX with cache operators on its vector load and store).
+Each result is checked against eager first.
 
     FUSER_ARTIFACTS=.artifacts python3 bench/pointwise_sweep.py [--iters N] [--rounds R]
 """

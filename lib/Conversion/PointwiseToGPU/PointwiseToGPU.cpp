@@ -6,8 +6,10 @@
 // (global memory), which gives ld.global/st.global and a C-friendly ABI.
 //
 // Kernel signature: (inputs..., outputs..., n: i64 [, sizes: i64 x rank]).
-// Kernel body:
-//   for v = gtid; v < n / W; v += nthreads:   W-wide vector loads/stores
+// Kernel body (U = the config's vectors per thread, tile = [U]):
+//   for v = gtid; v + (U-1)*nthreads < n / W; v += U*nthreads:
+//     U W-wide vector loads, nthreads vectors apart, then their stores
+//   for (the rest); v < n / W; v += nthreads:   W-wide vector loads/stores
 //   for i = (n / W) * W + gtid; i < n; i += nthreads:   scalar tail
 // i1 tensors (masks) are one byte per element in memory, as PyTorch's bool:
 // loaded as i8 and compared with 0, stored zero-extended.
@@ -75,6 +77,12 @@ static void storeElements(OpBuilder &b, Location loc, Value value, Value ptr,
   LLVM::StoreOp::create(b, loc, value, ptr, align);
 }
 
+/// Vectors each thread handles per loop iteration: the config's pointwise
+/// tile, [vectors per thread], or 1.
+static int64_t vectorsPerThread(KernelConfigAttr config) {
+  return config.getTile().empty() ? 1 : config.getTile()[0];
+}
+
 /// The per-input facts both the kernel and the launch need.
 struct InputInfo {
   unsigned index;     ///< position among the group's inputs
@@ -127,7 +135,48 @@ public:
     if (width > 1) {
       Value w = constI64(b, loc, width);
       Value numVec = arith::DivUIOp::create(b, loc, n, w);
-      auto loop = scf::ForOp::create(b, loc, start, numVec, stride);
+      Value vecStart = start;
+      int64_t unroll = vectorsPerThread(config);
+      if (unroll > 1) {
+        // Each iteration loads `unroll` vectors `stride` apart, then stores
+        // them: more loads in flight per thread, all coalesced.
+        Value span = arith::MulIOp::create(b, loc, stride,
+                                           constI64(b, loc, unroll - 1));
+        Value step = arith::AddIOp::create(b, loc, span, stride);
+        Value fits = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
+                                           numVec, span);
+        Value bound = arith::SelectOp::create(
+            b, loc, fits, arith::SubIOp::create(b, loc, numVec, span),
+            constI64(b, loc, 0));
+        auto loop = scf::ForOp::create(b, loc, start, bound, step);
+        OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+        SmallVector<Value> bases;
+        SmallVector<SmallVector<Value>> values;
+        for (int64_t u = 0; u < unroll; ++u) {
+          Value v = arith::AddIOp::create(
+              lb, loc, loop.getInductionVar(),
+              arith::MulIOp::create(lb, loc, stride, constI64(lb, loc, u)));
+          bases.push_back(arith::MulIOp::create(lb, loc, v, w));
+          auto computed = computeElements(lb, loc, bases.back(), width);
+          if (failed(computed))
+            return failure();
+          values.push_back(std::move(*computed));
+        }
+        for (int64_t u = 0; u < unroll; ++u)
+          storeResults(lb, loc, bases[u], width, values[u]);
+        // The rest, one vector at a time: from this thread's first vector
+        // the loop above did not reach.
+        Value ahead = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
+                                            bound, start);
+        Value iters = arith::SelectOp::create(
+            b, loc, ahead,
+            arith::CeilDivUIOp::create(
+                b, loc, arith::SubIOp::create(b, loc, bound, start), step),
+            constI64(b, loc, 0));
+        vecStart = arith::AddIOp::create(
+            b, loc, start, arith::MulIOp::create(b, loc, iters, step));
+      }
+      auto loop = scf::ForOp::create(b, loc, vecStart, numVec, stride);
       OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
       Value base = arith::MulIOp::create(lb, loc, loop.getInductionVar(), w);
       if (failed(emitElements(lb, loc, base, width)))
@@ -270,6 +319,27 @@ private:
   /// Loads, computes and stores `width` consecutive elements from `base`.
   LogicalResult emitElements(OpBuilder &b, Location loc, Value base,
                              int64_t width) {
+    auto values = computeElements(b, loc, base, width);
+    if (failed(values))
+      return failure();
+    storeResults(b, loc, base, width, *values);
+    return success();
+  }
+
+  /// Stores the group's results for `width` elements from `base`.
+  void storeResults(OpBuilder &b, Location loc, Value base, int64_t width,
+                    ArrayRef<Value> values) {
+    for (auto [r, value] : llvm::enumerate(values)) {
+      Type elemTy = elementTypeOf(op.getResultTypes()[r]);
+      Value p = gepElement(b, loc, outputArgs[r], storageType(elemTy), base);
+      storeElements(b, loc, value, p, storageBytes(elemTy) * width);
+    }
+  }
+
+  /// Loads and computes `width` consecutive elements from `base`: the
+  /// group's results, not yet stored.
+  FailureOr<SmallVector<Value>> computeElements(OpBuilder &b, Location loc,
+                                                Value base, int64_t width) {
     auto widen = [&](Type t) -> Type {
       return width == 1 ? t : VectorType::get({width}, t);
     };
@@ -308,12 +378,7 @@ private:
     auto yielded = emitBodyWidened(b, body, mapping, width);
     if (failed(yielded))
       return failure();
-    for (auto [r, value] : llvm::enumerate(*yielded)) {
-      Type elemTy = elementTypeOf(op.getResultTypes()[r]);
-      Value p = gepElement(b, loc, outputArgs[r], storageType(elemTy), base);
-      storeElements(b, loc, value, p, storageBytes(elemTy) * width);
-    }
-    return success();
+    return *yielded;
   }
 
   PointwiseOp op;
@@ -350,6 +415,10 @@ private:
     if (config.getStrategy() != "pointwise")
       return op.emitOpError() << "has strategy '" << config.getStrategy()
                               << "'; this lowering implements 'pointwise'";
+    if (config.getTile().size() > 1)
+      return op.emitOpError()
+             << "has a pointwise tile of " << config.getTile().size()
+             << " sizes; it takes one, [vectors per thread]";
     for (Type t : llvm::concat<Type>(op.getOperandTypes(), op.getResultTypes()))
       if (failed(checkLoadableElementType(op, storageType(elementTypeOf(t)))))
         return failure();
@@ -438,8 +507,12 @@ private:
       for (Value d : dims)
         args.push_back(toI64(d));
 
-    // grid = min(ceildiv(ceildiv(n, width), block), max_grid)
-    Value width = arith::ConstantIndexOp::create(b, loc, config.getVectorWidth());
+    // grid = min(ceildiv(ceildiv(n, width * vectors per thread), block),
+    //           max_grid)
+    int64_t perThread = config.getVectorWidth() > 1
+                            ? config.getVectorWidth() * vectorsPerThread(config)
+                            : 1;
+    Value width = arith::ConstantIndexOp::create(b, loc, perThread);
     Value threads =
         arith::ConstantIndexOp::create(b, loc, config.getBlock()[0]);
     Value grid = arith::CeilDivUIOp::create(

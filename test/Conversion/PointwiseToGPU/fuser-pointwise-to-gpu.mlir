@@ -178,3 +178,50 @@ func.func @group_norm(%x: tensor<2x8xf32>, %g: tensor<8xf32>) -> tensor<2x8xf32>
   }
   return %r : tensor<2x8xf32>
 }
+
+// -----
+
+// tile = [2]: two vectors per thread per iteration, both loaded before
+// either is stored; the grid counts 8 elements per thread. The single-vector
+// loop then starts where this thread's unrolled loop stopped.
+// CHECK-LABEL: func.func @two_vectors_per_thread
+// CHECK: %[[VECS:.+]] = arith.ceildivui %{{.+}}, %c8
+// CHECK: arith.ceildivui %[[VECS]], %c256
+// CHECK: gpu.func @two_vectors_per_thread_pointwise
+// CHECK: %[[NV:.+]] = arith.divui %{{.+}}, %c4_i64
+// CHECK: %[[SPAN:.+]] = arith.muli %[[STRIDE:.+]], %c1_i64
+// CHECK: %[[STEP:.+]] = arith.addi %[[SPAN]], %[[STRIDE]]
+// CHECK: %[[FITS:.+]] = arith.cmpi ugt, %[[NV]], %[[SPAN]]
+// CHECK: %[[LAST:.+]] = arith.subi %[[NV]], %[[SPAN]]
+// CHECK: %[[BOUND:.+]] = arith.select %[[FITS]], %[[LAST]], %c0_i64
+// CHECK: scf.for %[[V:.+]] = %[[START:.+]] to %[[BOUND]] step %[[STEP]] : i64
+// CHECK:   llvm.load %{{.+}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK:   llvm.load %{{.+}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK-NOT: scf.for
+// CHECK:   llvm.store %{{.+}}, %{{.+}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+// CHECK:   llvm.store %{{.+}}, %{{.+}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+// CHECK: %[[ITERS:.+]] = arith.ceildivui %{{.+}}, %[[STEP]]
+// CHECK: scf.for %{{.+}} = %[[REST:.+]] to %[[NV]] step %[[STRIDE]] : i64
+// CHECK:   llvm.load %{{.+}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK:   llvm.store
+// CHECK: scf.for
+// CHECK:   llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+func.func @two_vectors_per_thread(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %r = fuser.pointwise ins(%x : tensor<?xf32>) maps [affine_map<(d0) -> (d0)>] {config = #fuser.config<strategy = "pointwise", block = [256, 1, 1], vector_width = 4, tile = [2]>} -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    %y = arith.negf %a : f32
+    fuser.yield %y : f32
+  }
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+func.func @pointwise_tile_of_two_sizes(%x: tensor<?xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{has a pointwise tile of 2 sizes; it takes one, [vectors per thread]}}
+  %r = fuser.pointwise ins(%x : tensor<?xf32>) maps [affine_map<(d0) -> (d0)>] {config = #fuser.config<strategy = "pointwise", block = [256, 1, 1], vector_width = 4, tile = [2, 2]>} -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    fuser.yield %a : f32
+  }
+  return %r : tensor<?xf32>
+}

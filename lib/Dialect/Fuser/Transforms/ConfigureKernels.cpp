@@ -31,6 +31,10 @@ namespace {
 /// blocks per SM measured 4-6% slower.
 constexpr int64_t kPointwiseBlock = 1024;
 constexpr int64_t kPointwiseMaxGrid = 1 << 20;
+/// One vector per thread per iteration: 2, 4 or 8 (loads before stores)
+/// measured 0.2-16% slower on W1 at every block size (H100, 2026-11-24,
+/// bench/pointwise_sweep.py over scripts/build-pointwise-sweep.sh).
+constexpr int64_t kPointwiseVectorsPerThread = 1;
 
 /// Matmul kernels, their tiles and what each needs: GemmStrategy.h's
 /// records. This pass chooses among them (mmaPrecision, configureMma).
@@ -258,9 +262,14 @@ public:
       int64_t width =
           vectorWidth > 0 ? vectorWidth.getValue() : pointwiseVectorWidth(op);
       int64_t grid = maxGrid >= 0 ? maxGrid.getValue() : kPointwiseMaxGrid;
+      int64_t perThread = vectorsPerThread > 0 ? vectorsPerThread.getValue()
+                                               : kPointwiseVectorsPerThread;
+      SmallVector<int64_t> tile;
+      if (perThread > 1)
+        tile.push_back(perThread);
       auto config = KernelConfigAttr::getChecked(
           [&] { return op.emitError(); }, ctx, StringRef("pointwise"),
-          ArrayRef<int64_t>{block, 1, 1}, width, grid, ArrayRef<int64_t>{},
+          ArrayRef<int64_t>{block, 1, 1}, width, grid, ArrayRef<int64_t>(tile),
           /*min_blocks_per_sm=*/int64_t(0), StringRef(precision),
           /*promote_every=*/int64_t(0));
       if (!config) {

@@ -1,5 +1,6 @@
 // RUN: fuser-opt %s -split-input-file --fuser-configure-kernels | FileCheck %s
 // RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="block-size=128 vector-width=2 max-grid=0 fp32-kernel=ffma" | FileCheck %s --check-prefix=OVERRIDE
+// RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="vectors-per-thread=4" | FileCheck %s --check-prefix=UNROLL
 // RUN: not fuser-opt %s -split-input-file --fuser-configure-kernels="vector-width=3" 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="tile-sizes=64,64,8 fp32-kernel=ffma" | FileCheck %s --check-prefix=TILE
 // RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="tile-sizes=64,64 fp32-kernel=ffma" -verify-diagnostics
@@ -19,6 +20,8 @@
 // OVERRIDE-LABEL: func.func @f32_chain
 // OVERRIDE: config = #fuser.config<strategy = "pointwise", block = [128, 1, 1], vector_width = 2>
 // BAD: error: kernel config vector_width must be 1, 2 or 4, got 3
+// UNROLL-LABEL: func.func @f32_chain
+// UNROLL: config = #fuser.config<strategy = "pointwise", block = [1024, 1, 1], vector_width = 4, max_grid = 1048576, tile = [4]>
 func.func @f32_chain(%x: tensor<?xf32>) -> tensor<?xf32> {
   %r = fuser.pointwise ins(%x : tensor<?xf32>) maps [affine_map<(d0) -> (d0)>] -> tensor<?xf32> {
   ^bb0(%a: f32):

@@ -40,7 +40,8 @@ def Fuser_KernelConfigAttr : Fuser_Attr<"KernelConfig", "config"> {
     - `block`: threads per block, x/y/z.
     - `vector_width`: elements per vector access (1 disables vectorization).
     - `max_grid`: upper bound on blocks along x; threads grid-stride past it.
-    - `tile`: tile sizes for tiled strategies (empty for pointwise).
+    - `tile`: tile sizes for tiled strategies; for `pointwise`, empty or
+      [vectors per thread]: the vectors each thread loads before it stores.
     - `min_blocks_per_sm`: blocks that must fit on one SM at once (0: no
       constraint); caps the registers per thread like `__launch_bounds__`.
     - `precision`: the arithmetic of the kernel: `fp32` (FFMA), `tf32`,

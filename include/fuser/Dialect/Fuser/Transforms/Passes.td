@@ -423,6 +423,10 @@ def FuserConfigureKernelsPass : Pass<"fuser-configure-kernels", "mlir::ModuleOp"
            "Override: threads per block for pointwise groups (0: heuristic)">,
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"0",
            "Override: elements per vector access, 1, 2 or 4 (0: heuristic)">,
+    Option<"vectorsPerThread", "vectors-per-thread", "int64_t",
+           /*default=*/"0",
+           "Override: vectors each thread of a pointwise kernel loads before "
+           "it stores, per loop iteration (0: heuristic)">,
     Option<"maxGrid", "max-grid", "int64_t", /*default=*/"-1",
            "Override: maximum blocks per launch; 0 means unlimited (-1: heuristic)">,
     Option<"precision", "precision", "std::string", /*default=*/"\"fp32\"",

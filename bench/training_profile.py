@@ -1,0 +1,83 @@
+"""Where a training step's GPU time goes: the kernels of fuser's forward and
+backward (the training packages of scripts/build-torch-artifacts.py) and of
+eager PyTorch, from torch.profiler (CUPTI sees the kernels fuser's runtime
+launches through the driver API too). The step is L = sum(y * r), backward,
+as bench/bench.py's training bench times it; each kernel's total over
+--steps steps is printed, divided by the step count.
+
+Usage (on the GPU host, after bench/gpu-check.sh has built the runtime):
+  PYTHONPATH=$PWD/build-gpu/python_packages FUSER_ARTIFACTS=$PWD/.artifacts \\
+      python3 bench/training_profile.py [--names w3 w3_params_only] [--steps 5]
+"""
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import torch
+from torch.profiler import ProfilerActivity, profile
+
+sys.path.insert(0, str(Path(__file__).parent))
+from training_grad_accuracy import artifacts, build  # noqa: E402
+
+
+def kernel_times(step, steps):
+    """{kernel name: (launches per step, us per step)} over `steps` calls."""
+    for _ in range(3):
+        step()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(steps):
+            step()
+        torch.cuda.synchronize()
+    totals = defaultdict(lambda: [0, 0.0])
+    for ev in prof.events():
+        if ev.device_type != torch.autograd.DeviceType.CUDA:
+            continue
+        t = totals[ev.name]
+        t[0] += 1
+        t[1] += ev.device_time_total if hasattr(ev, "device_time_total") \
+            else ev.cuda_time_total
+    return {k: (n / steps, us / steps) for k, (n, us) in totals.items()}
+
+
+def show(title, times, limit):
+    total = sum(us for _, us in times.values())
+    launches = sum(n for n, _ in times.values())
+    print(f"\n[profile] {title}: {total / 1000:.3f} ms of kernels per step, "
+          f"{launches:.0f} launches")
+    for name, (n, us) in sorted(times.items(), key=lambda kv: -kv[1][1])[:limit]:
+        print(f"[profile]   {us:9.1f} us {us / total * 100:5.1f}%  x{n:<3.0f} {name[:90]}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--names", nargs="+", default=["w3", "w3_params_only"])
+    ap.add_argument("--steps", type=int, default=5)
+    ap.add_argument("--limit", type=int, default=40)
+    args = ap.parse_args()
+    torch.backends.cuda.matmul.allow_tf32 = False
+    training = json.loads((artifacts() / "torch" / "index.json").read_text())["training"]
+    for name in args.names:
+        entry = training[name]
+        model, compiled = build(name, entry, "cuda")
+        x = torch.rand(list(entry["shape"]), device="cuda")
+        x.requires_grad_(entry.get("input_grads", True))
+        r = torch.randn_like(model(x))
+
+        def step(m):
+            for p in model.parameters():
+                p.grad = None
+            x.grad = None
+            (m(x) * r).sum().backward()
+
+        show(f"{name} fuser", kernel_times(lambda: step(compiled), args.steps), args.limit)
+        show(f"{name} eager", kernel_times(lambda: step(model), args.steps), args.limit)
+        del model, compiled, x, r
+        torch.cuda.empty_cache()
+
+
+if __name__ == "__main__":
+    main()

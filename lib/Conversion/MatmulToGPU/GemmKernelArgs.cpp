@@ -11,14 +11,16 @@ using namespace mlir;
 using namespace mlir::fuser;
 
 SmallVector<Type> mlir::fuser::gemmKernelParamTypes(MatmulOp op,
-                                                    bool withMaps) {
+                                                    bool withMaps,
+                                                    bool withEpilogue) {
   MLIRContext *ctx = op.getContext();
   auto ptrTy = LLVM::LLVMPointerType::get(ctx, kGlobalAddressSpace);
   auto i64 = IntegerType::get(ctx, 64);
   SmallVector<Type> params{ptrTy, ptrTy};
-  for (Value in : op.getEpilogueInputs())
-    params.push_back(isa<RankedTensorType>(in.getType()) ? Type(ptrTy)
-                                                         : in.getType());
+  if (withEpilogue)
+    for (Value in : op.getEpilogueInputs())
+      params.push_back(isa<RankedTensorType>(in.getType()) ? Type(ptrTy)
+                                                           : in.getType());
   params.append({ptrTy, i64, i64, i64});
   if (withMaps) {
     auto mapTy = LLVM::LLVMPointerType::get(ctx);
@@ -61,13 +63,14 @@ static void offsetToBatch(MatmulOp op, GemmKernelArgs &args, OpBuilder &b,
 }
 
 GemmKernelArgs GemmKernelArgs::of(MatmulOp op, gpu::GPUFuncOp kernel,
-                                  OpBuilder &b, int64_t tileM) {
+                                  OpBuilder &b, int64_t tileM,
+                                  bool withEpilogue) {
   Block &entry = kernel.getBody().front();
   GemmKernelArgs args;
   unsigned i = 0;
   args.a = entry.getArgument(i++);
   args.b = entry.getArgument(i++);
-  for (size_t j = 0; j < op.getEpilogueInputs().size(); ++j)
+  for (size_t j = 0; withEpilogue && j < op.getEpilogueInputs().size(); ++j)
     args.epilogue.push_back(entry.getArgument(i++));
   args.c = entry.getArgument(i++);
   args.m = entry.getArgument(i++);

@@ -8,6 +8,9 @@
 // once -fuser-lower-tensor-map-params has run. A batched matmul launches
 // the M tiles of every batch along grid x (batch-major: x = batch * M tiles
 // + M tile; grid z would stop at 65535 batches) on the same parameters.
+// Split K's GEMM kernel (split_k > 1) takes no epilogue inputs, and C is
+// its [split_k, M, N] fp32 intermediate of partial sums (SplitKReduce.h
+// applies the epilogue).
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,8 +23,10 @@
 
 namespace mlir::fuser {
 
-/// The parameter types of `op`'s kernel, with the tensor maps if `withMaps`.
-SmallVector<Type> gemmKernelParamTypes(MatmulOp op, bool withMaps);
+/// The parameter types of `op`'s kernel, with the tensor maps if `withMaps`
+/// and the epilogue inputs if `withEpilogue`.
+SmallVector<Type> gemmKernelParamTypes(MatmulOp op, bool withMaps,
+                                       bool withEpilogue = true);
 
 /// The parameters of a kernel built with gemmKernelParamTypes.
 struct GemmKernelArgs {
@@ -39,7 +44,7 @@ struct GemmKernelArgs {
   /// B, C and the epilogue inputs read per batch, so that the kernels
   /// compute one 2-D product on them.
   static GemmKernelArgs of(MatmulOp op, gpu::GPUFuncOp kernel, OpBuilder &b,
-                           int64_t tileM);
+                           int64_t tileM, bool withEpilogue = true);
 };
 
 } // namespace mlir::fuser

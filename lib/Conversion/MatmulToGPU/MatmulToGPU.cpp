@@ -16,7 +16,10 @@
 // The tensor-core kernels share MmaEmitter.h and their epilogue
 // (MmaEpilogue.cpp). A batched matmul launches its batches' M tiles along
 // grid x (ffma and mma; GemmKernelArgs decodes them and offsets the
-// pointers); an M-major A (transpose_a) is the FFMA kernel's alone.
+// pointers); an M-major A (transpose_a) is the FFMA kernel's alone. With
+// split_k > 1 (wgmma_tma) the GEMM kernel writes partial sums into an
+// intermediate and a second kernel (SplitKReduce.cpp) adds them and applies
+// the epilogue.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +28,7 @@
 #include "FfmaGemmKernel.h"
 #include "GemmKernelArgs.h"
 #include "MmaGemmKernel.h"
+#include "SplitKReduce.h"
 #include "fuser/Conversion/Common/KernelUtils.h"
 #include "fuser/Dialect/Fuser/IR/GemmStrategy.h"
 
@@ -150,6 +154,40 @@ private:
     llvm_unreachable("unknown GemmStrategy");
   }
 
+  /// Split K's second kernel (SplitKReduce.h) and its launch after the
+  /// GEMM's: the slices of `partials` added, the epilogue, into `out`.
+  LogicalResult launchSplitKReduce(MatmulOp op, SymbolTable &kernelSymbols,
+                                   OpBuilder &b, StringRef gemmName,
+                                   Value partials,
+                                   ArrayRef<Value> epilogueArgs, Value out,
+                                   Value m, Value n) {
+    Location loc = op.getLoc();
+    int64_t splitK = op.getConfigAttr().getSplitK();
+    auto kernel = createKernel(kernelSymbols, loc, (gemmName + "_reduce").str(),
+                               splitKReduceParamTypes(op),
+                               {kSplitKReduceThreads, 1, 1});
+    if (failed(buildSplitKReduceKernel(op, splitK, kernel)))
+      return failure();
+    auto i64 = b.getI64Type();
+    SmallVector<Value> args{hostPointerToMemRef(b, loc, partials)};
+    args.append(epilogueArgs.begin(), epilogueArgs.end());
+    args.push_back(hostPointerToMemRef(b, loc, out));
+    for (Value size : {m, n})
+      args.push_back(arith::IndexCastUIOp::create(b, loc, i64, size));
+    auto index = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    Value elems = arith::MulIOp::create(b, loc, m, n);
+    Value threads = index(kSplitKReduceThreads);
+    Value grid = arith::CeilDivUIOp::create(b, loc, elems, threads);
+    grid = arith::MinUIOp::create(b, loc, grid, index(kSplitKReduceMaxGrid));
+    Value one = index(1);
+    gpu::LaunchFuncOp::create(b, loc, kernel, gpu::KernelDim3{grid, one, one},
+                              gpu::KernelDim3{threads, one, one},
+                              /*dynamicSharedMemorySize=*/Value(), args);
+    return success();
+  }
+
   LogicalResult lower(MatmulOp op, SymbolTable &kernelSymbols) {
     KernelConfigAttr config = op.getConfigAttr();
     FailureOr<GemmStrategy> strategy = getStrategy(op, config);
@@ -161,11 +199,13 @@ private:
     int64_t tileM = kp->tileM, tileN = kp->tileN;
     int64_t numThreads = kp->threads, sharedBytes = kp->sharedBytes;
     bool tma = kp->tma;
+    int64_t splitK = config.getSplitK(); // getMmaTiling checked it
 
     // 1. The kernel (GemmKernelArgs.h).
     MLIRContext *ctx = op.getContext();
     auto i64 = IntegerType::get(ctx, 64);
-    SmallVector<Type> params = gemmKernelParamTypes(op, tma);
+    SmallVector<Type> params =
+        gemmKernelParamTypes(op, tma, /*withEpilogue=*/splitK == 1);
     auto func = op->getParentOfType<FunctionOpInterface>();
     std::string name =
         (func ? func.getName().str() : std::string("fuser")) + "_matmul";
@@ -204,9 +244,10 @@ private:
     }
     SmallVector<Value> args{hostPointerToTensor(b, loc, lhs),
                             hostPointerToTensor(b, loc, rhs)};
+    SmallVector<Value> epilogueArgs;
     for (auto [j, in] : llvm::enumerate(op.getEpilogueInputs())) {
       if (!isa<RankedTensorType>(in.getType())) {
-        args.push_back(in);
+        epilogueArgs.push_back(in);
         continue;
       }
       auto map = cast<AffineMapAttr>(op.getEpilogueMaps()[j]).getValue();
@@ -216,8 +257,10 @@ private:
                              " dimension " + Twine(p) +
                              " must equal the result's " +
                              dimNames[map.getDimPosition(p)]);
-      args.push_back(hostPointerToTensor(b, loc, in));
+      epilogueArgs.push_back(hostPointerToTensor(b, loc, in));
     }
+    if (splitK == 1)
+      args.append(epilogueArgs.begin(), epilogueArgs.end());
     auto resultTy = cast<RankedTensorType>(op.getResult().getType());
     SmallVector<Value> dynDims;
     for (auto [d, size] : llvm::enumerate(resultDims))
@@ -226,7 +269,17 @@ private:
     Value out = memref::AllocOp::create(
         b, loc, MemRefType::get(resultTy.getShape(), resultTy.getElementType()),
         dynDims, b.getI64IntegerAttr(64));
-    args.push_back(hostPointerToMemRef(b, loc, out));
+    // Split K: the GEMM kernel's C is the [split_k, M, N] fp32 partial
+    // sums, an intermediate (the runtime allocates it per call).
+    Value partials;
+    if (splitK > 1) {
+      SmallVector<int64_t> shape{splitK};
+      llvm::append_range(shape, resultTy.getShape());
+      partials = memref::AllocOp::create(
+          b, loc, MemRefType::get(shape, b.getF32Type()), dynDims,
+          b.getI64IntegerAttr(64));
+    }
+    args.push_back(hostPointerToMemRef(b, loc, partials ? partials : out));
     for (Value size : {m, n, k})
       args.push_back(arith::IndexCastUIOp::create(b, loc, i64, size));
     if (tma) { // [BM, BK] boxes of A, [BN, BK] of B, 128-byte swizzled
@@ -253,6 +306,9 @@ private:
     if (tma) { // one block per tile, or max_grid blocks looping over them
       gridX = arith::MulIOp::create(b, loc, gridX, gridY);
       gridY = one;
+      if (splitK > 1) // a block per (tile, K slice)
+        gridX = arith::MulIOp::create(
+            b, loc, gridX, arith::ConstantIndexOp::create(b, loc, splitK));
       if (config.getMaxGrid() > 0)
         gridX = arith::MinUIOp::create(
             b, loc, gridX,
@@ -267,6 +323,10 @@ private:
                                                          sharedBytes))
                     : Value(),
         args);
+    if (splitK > 1 &&
+        failed(launchSplitKReduce(op, kernelSymbols, b, name, partials,
+                                  epilogueArgs, out, m, n)))
+      return failure();
     Value result = bufferization::ToTensorOp::create(
         b, loc, resultTy, out, /*restrict=*/true, /*writable=*/true);
     op.replaceAllUsesWith(result);

@@ -16,6 +16,7 @@
 #include "fuser/Conversion/Common/KernelUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 namespace mlir::fuser::detail {
@@ -47,8 +48,19 @@ public:
   LogicalResult emit();
 
 private:
+  /// One output tile's work in a wgmma_tma role's loop: its k iterations
+  /// (numK, the first `kBase` after the block's earlier ones), and with
+  /// split K its first K tile, its slice and the pair loop, which carries
+  /// kBase.
+  struct TileWork {
+    Value kBase, numK;
+    Value kFirst = {}, slice = {};
+    scf::ForOp loop = {};
+  };
+
   // The wgmma and wgmma_tma kernels (WgmmaKernel.cpp).
   LogicalResult emitWarpSpecialized(Value mapA, Value mapB);
+  void closeTileLoop(TileWork work);
   LogicalResult emitWgmmaLoopAndEpilogue(Value numK, Value aligned,
                                          int64_t numAcc);
 
@@ -78,6 +90,7 @@ private:
                 Value alignedOk);
   void storeTwo(Value v, Value row, Value rowOk, Value col, Value alignedOk);
   LogicalResult emitEpilogue(ValueRange acc);
+  void emitPartialStore(ValueRange acc, Value slice);
   FailureOr<Value> applyBody(Block &body, Value value, ArrayRef<Value> in);
   void normalizeGroups(MutableArrayRef<Value> vals);
 

@@ -206,6 +206,38 @@ LogicalResult MmaEmitter::emitEpilogue(ValueRange acc) {
   return success();
 }
 
+/// Split K: the tile's raw fp32 sums into slice `slice` of the
+/// [split_k, M, N] intermediate at cPtr, in the epilogue's layout; the
+/// reduction kernel (SplitKReduce.h) adds the slices and applies the
+/// epilogue. With N even, a slice starts 8-byte aligned, as the pair
+/// stores need.
+void MmaEmitter::emitPartialStore(ValueRange acc, Value slice) {
+  Value nEven = isMultipleOf(n, 2);
+  Value sliceElems = mul(m, n);
+  Value first = mul(slice, sliceElems);
+  Value buffer = cPtr;
+  cPtr = gepElement(b, loc, buffer, f32, first);
+  Value lanePair = mul(tq, c64(2));
+  Value colBase = add(blockN, warpCol0);
+  Value rowBase = add(blockM, warpRow0);
+  for (int64_t i = 0; i < t.mTiles(); ++i) {
+    for (int64_t h = 0; h < 2; ++h) {
+      Value inWarp = add(c64(i * 16 + h * 8), g);
+      Value row = add(rowBase, inWarp);
+      Value rowOk = lt(row, m);
+      for (int64_t j = 0; j < t.nTiles(); ++j) {
+        Value col = add(colBase, add(c64(j * 8), lanePair));
+        int64_t a0 = (i * t.nTiles() + j) * 4 + 2 * h;
+        Value v = vector::FromElementsOp::create(
+            b, loc, VectorType::get({2}, f32),
+            ValueRange{acc[a0], acc[a0 + 1]});
+        storeTwo(v, row, rowOk, col, nEven);
+      }
+    }
+  }
+  cPtr = buffer;
+}
+
 /// The 2-wide result of `body` on `value` and the epilogue inputs.
 FailureOr<Value> MmaEmitter::applyBody(Block &body, Value value,
                                        ArrayRef<Value> in) {

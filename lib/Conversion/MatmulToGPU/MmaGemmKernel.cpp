@@ -114,6 +114,7 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
               precision == "3xtf32", op.getTransposeB(),
               precision == "fp64", strategy};
   t.promoteEvery = config.getPromoteEvery();
+  t.splitK = config.getSplitK();
   auto describe = [&](InFlightDiagnostic diag) {
     diag << stringifyGemmStrategy(strategy) << " tile [" << t.bm << ", " << t.bn
          << ", " << t.bk << ", " << t.wm << ", " << t.wn << ", " << t.stages
@@ -181,6 +182,13 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
     return describe(op.emitOpError())
            << "unsupported: wgmma_tma needs BM = 128 (two consumer "
               "warpgroups)";
+  if (t.splitK > 1 && (!t.tma() || op.hasGroupNorm() || op.isBatched()))
+    return describe(op.emitOpError())
+           << "cannot split K (split_k = " << t.splitK
+           << "): split K needs the '"
+           << stringifyGemmStrategy(GemmStrategy::wgmma_tma)
+           << "' strategy, a 2-D product and no group norm (its statistics "
+              "need whole sums)";
   if (t.tma() && !op.hasTmaCopyableK()) {
     int64_t kSize = cast<ShapedType>(op.getLhs().getType()).getDimSize(1);
     return describe(op.emitOpError())
@@ -210,10 +218,12 @@ LogicalResult MmaEmitter::emit() {
   i32 = b.getI32Type();
   i64 = b.getI64Type();
   elem = t.elemTy;
-  resElem = elementTypeOf(op.getResult().getType());
+  // Split K stores raw fp32 partial sums, not the result.
+  resElem = t.splitK > 1 ? f32 : elementTypeOf(op.getResult().getType());
   smemPtrTy = LLVM::LLVMPointerType::get(ctx, 3);
 
-  GemmKernelArgs args = GemmKernelArgs::of(op, kernel, b, t.bm);
+  GemmKernelArgs args =
+      GemmKernelArgs::of(op, kernel, b, t.bm, /*withEpilogue=*/t.splitK == 1);
   aPtr = args.a;
   bPtr = args.b;
   epiArgs = args.epilogue;

@@ -41,6 +41,10 @@ struct MmaTiling {
   /// 3xtf32 on wgmma_tma: K elements after which the tensor-core sums are
   /// added into fp32 registers and restarted (0: never).
   int64_t promoteEvery = 0;
+  /// wgmma_tma: K slices (1: K not split). The kernel then loops over
+  /// (output tile, slice) pairs and stores raw fp32 sums into slice s of
+  /// the [splitK, M, N] buffer its C parameter points to.
+  int64_t splitK = 1;
 
   /// wgmma.mma_async (wgmma or wgmma_tma) instead of mma.sync.
   bool wgmma() const {

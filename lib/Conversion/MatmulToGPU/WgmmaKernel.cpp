@@ -17,6 +17,8 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include <functional>
+
 using namespace mlir;
 using namespace mlir::fuser;
 using namespace mlir::fuser::detail;
@@ -28,7 +30,8 @@ using namespace mlir::fuser::detail;
 /// block walks the output tiles bid, bid + grid, ... (M fastest, so
 /// neighbours share a B panel in L2); with a grid smaller than the tile
 /// count (persistent), the next tile's copies overlap this one's
-/// epilogue.
+/// epilogue. With split K, it walks (tile, slice) pairs instead, slice-
+/// major, and stores raw sums for the reduction kernel.
 LogicalResult MmaEmitter::emitWarpSpecialized(Value mapA, Value mapB) {
   Value tid = toI64(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
   TmaBarriers bars{smemBase, t};
@@ -40,15 +43,43 @@ LogicalResult MmaEmitter::emitWarpSpecialized(Value mapA, Value mapB) {
   Value grid = toI64(gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
   // Opens the loop over this block's tiles; sets blockM and blockN and
   // returns the k iterations of the earlier tiles.
-  auto openTileLoop = [&]() {
+  std::function<TileWork()> openTileLoop = [&]() {
     auto loop = scf::ForOp::create(b, loc, bid, numTiles, grid);
     b.setInsertionPointToStart(loop.getBody());
     Value tile = loop.getInductionVar();
     blockM = mul(arith::RemUIOp::create(b, loc, tile, mTiles), c64(t.bm));
     blockN = mul(arith::DivUIOp::create(b, loc, tile, mTiles), c64(t.bn));
     Value done = arith::DivUIOp::create(b, loc, sub(tile, bid), grid);
-    return mul(done, numK);
+    return TileWork{mul(done, numK), numK};
   };
+  if (t.splitK > 1) {
+    // Slices of whole K tiles; a block's k iterations (which pick the
+    // stages and phases) are counted across its pairs, whose lengths
+    // differ at the last slice.
+    Value sliceTiles = arith::CeilDivUIOp::create(b, loc, numK, c64(t.splitK));
+    Value numPairs = mul(numTiles, c64(t.splitK));
+    openTileLoop = [&, sliceTiles, numPairs]() {
+      Value zero = c64(0);
+      auto loop =
+          scf::ForOp::create(b, loc, bid, numPairs, grid, ValueRange{zero});
+      b.setInsertionPointToStart(loop.getBody());
+      Value pair = loop.getInductionVar();
+      Value tile = arith::RemUIOp::create(b, loc, pair, numTiles);
+      Value slice = arith::DivUIOp::create(b, loc, pair, numTiles);
+      Value mTile = arith::RemUIOp::create(b, loc, tile, mTiles);
+      blockM = mul(mTile, c64(t.bm));
+      Value nTile = arith::DivUIOp::create(b, loc, tile, mTiles);
+      blockN = mul(nTile, c64(t.bn));
+      // Slices past K (split_k above the K tiles) store zeros.
+      Value kFirst = mul(slice, sliceTiles);
+      Value inK = lt(kFirst, numK);
+      Value left = sub(numK, kFirst);
+      Value count = arith::MinUIOp::create(b, loc, sliceTiles, left);
+      count = select(inK, count, c64(0));
+      return TileWork{loop.getRegionIterArgs()[0], count, kFirst, slice,
+                      loop};
+    };
+  }
   int64_t consumers = 32 * t.warps();
   auto role = scf::IfOp::create(b, loc, lt(tid, c64(consumers)),
                                 /*withElse=*/true);
@@ -63,9 +94,10 @@ LogicalResult MmaEmitter::emitWarpSpecialized(Value mapA, Value mapB) {
                             c64(consumers)),
       /*withElse=*/false);
   b.setInsertionPointToStart(producer.thenBlock());
-  Value producedK = openTileLoop();
-  emitTmaProducer(b, loc, bars, mapA, mapB, numK, blockM, blockN,
-                  producedK);
+  TileWork produced = openTileLoop();
+  emitTmaProducer(b, loc, bars, mapA, mapB, produced.numK, blockM, blockN,
+                  produced.kBase, produced.kFirst);
+  closeTileLoop(produced);
   if (t.splitInShared()) {
     // Warps 1 and 2 of the producer warpgroup write the lo parts.
     b.setInsertionPointAfter(producer);
@@ -73,8 +105,9 @@ LogicalResult MmaEmitter::emitWarpSpecialized(Value mapA, Value mapB) {
     auto splitter = scf::IfOp::create(
         b, loc, lt(sid, c64(kSplitterThreads)), /*withElse=*/false);
     b.setInsertionPointToStart(splitter.thenBlock());
-    Value splitK = openTileLoop();
-    emitTmaSplitter(b, loc, bars, numK, sid, splitK);
+    TileWork split = openTileLoop();
+    emitTmaSplitter(b, loc, bars, split.numK, sid, split.kBase);
+    closeTileLoop(split);
   }
 
   b.setInsertionPointToStart(role.thenBlock());
@@ -83,19 +116,34 @@ LogicalResult MmaEmitter::emitWarpSpecialized(Value mapA, Value mapB) {
       NVVM::SetMaxRegisterActionAttr::get(
           b.getContext(), NVVM::SetMaxRegisterAction::increase));
   int64_t numAcc = t.mTiles() * t.nTiles() * 4;
-  Value consumedK = openTileLoop();
+  TileWork consumed = openTileLoop();
   Value accStruct =
       t.splitInShared()
-          ? emitTmaSplitConsumer(b, loc, bars, numK, tid, numAcc, consumedK)
-          : emitTmaConsumer(b, loc, bars, numK, tid, numAcc, consumedK);
+          ? emitTmaSplitConsumer(b, loc, bars, consumed.numK, tid, numAcc,
+                                 consumed.kBase)
+          : emitTmaConsumer(b, loc, bars, consumed.numK, tid, numAcc,
+                            consumed.kBase);
   SmallVector<Value> acc;
   for (int64_t e = 0; e < numAcc; ++e)
     acc.push_back(LLVM::ExtractValueOp::create(b, loc, accStruct, e));
-  if (failed(emitEpilogue(acc)))
+  if (t.splitK > 1)
+    emitPartialStore(acc, consumed.slice);
+  else if (failed(emitEpilogue(acc)))
     return failure();
+  closeTileLoop(consumed);
   b.setInsertionPointAfter(role);
   gpu::ReturnOp::create(b, loc);
   return success();
+}
+
+/// Ends a split-K pair loop's body: the next pair's k iterations start
+/// after this one's. (The tile loop has no results.)
+void MmaEmitter::closeTileLoop(TileWork work) {
+  if (!work.loop)
+    return;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(work.loop.getBody());
+  scf::YieldOp::create(b, loc, add(work.kBase, work.numK));
 }
 
 /// The wgmma main loop: per k tile, wait for its copies, make them

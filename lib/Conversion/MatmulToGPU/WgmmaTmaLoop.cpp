@@ -137,7 +137,7 @@ void mlir::fuser::emitTmaBarrierInit(OpBuilder &b, Location loc,
 void mlir::fuser::emitTmaProducer(OpBuilder &b, Location loc,
                                   const TmaBarriers &bars, Value mapA,
                                   Value mapB, Value numK, Value blockM,
-                                  Value blockN, Value kBase) {
+                                  Value blockN, Value kBase, Value kFirst) {
   const MmaTiling &t = bars.t;
   MLIRContext *ctx = b.getContext();
   auto clusterPtr = LLVM::LLVMPointerType::get(ctx, 7);
@@ -165,7 +165,10 @@ void mlir::fuser::emitTmaProducer(OpBuilder &b, Location loc,
       b.getBoolAttr(false), Value());
   Value stageOff = arith::MulIOp::create(b, loc, stage,
                                          c64(b, loc, t.stageBytes()));
-  Value k0 = toI32(b, loc, arith::MulIOp::create(b, loc, kt, c64(b, loc, t.bk)));
+  Value kTile =
+      kFirst ? Value(arith::AddIOp::create(b, loc, kFirst, kt)) : kt;
+  Value k0 =
+      toI32(b, loc, arith::MulIOp::create(b, loc, kTile, c64(b, loc, t.bk)));
   auto copy = [&](Value map, Value off, Value row) {
     Value dst = LLVM::AddrSpaceCastOp::create(
         b, loc, clusterPtr, sharedByte(b, loc, bars.stages, off));

@@ -56,10 +56,11 @@ void emitTmaBarrierInit(OpBuilder &b, Location loc, const TmaBarriers &bars,
 /// its stage is empty, expect the stage's bytes on full[s] and issue the
 /// two tensor copies (A at (k0, blockM), B at (k0, blockN); out-of-bounds
 /// boxes read zeros). `kBase` counts the k tiles of the block's earlier
-/// output tiles: stages and phases run on across tiles.
+/// output tiles: stages and phases run on across tiles. With split K,
+/// `kFirst` is the slice's first K tile (null: 0).
 void emitTmaProducer(OpBuilder &b, Location loc, const TmaBarriers &bars,
                      Value mapA, Value mapB, Value numK, Value blockM,
-                     Value blockN, Value kBase);
+                     Value blockN, Value kBase, Value kFirst = {});
 
 /// A consumer warpgroup's main loop over one output tile, which releases
 /// every stage it used; returns the accumulator struct (numAcc f32 in the

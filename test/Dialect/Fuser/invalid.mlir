@@ -424,6 +424,22 @@ func.func @config_precision() attributes {c = #fuser.config<strategy = "ffma", b
 
 // -----
 
+// expected-error @+1 {{kernel config split_k must be >= 1 (1: K not split), got 0}}
+func.func @config_split_k_zero() attributes {c = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], split_k = 0>} { return }
+
+// -----
+
+// Only wgmma_tma splits K (GemmStrategy.h's records).
+// expected-error @+1 {{kernel config split_k = 4 needs a matmul strategy that splits K ('wgmma_tma'), not 'mma'}}
+func.func @config_split_k_mma() attributes {c = #fuser.config<strategy = "mma", block = [128, 1, 1], tile = [128, 128, 32, 64, 32, 4], precision = "fp64", split_k = 4>} { return }
+
+// -----
+
+// expected-error @+1 {{kernel config split_k = 2 needs a matmul strategy that splits K ('wgmma_tma'), not 'pointwise'}}
+func.func @config_split_k_pointwise() attributes {c = #fuser.config<strategy = "pointwise", block = [256, 1, 1], split_k = 2>} { return }
+
+// -----
+
 func.func @matmul_norm_without_then(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> tensor<4x16xf32> {
   // expected-error @+1 {{group_norm(size, eps) and the `then` region come together}}
   %y = fuser.matmul %x, %w epilogue_maps [] group_norm(size = 4, eps = 1.0e-05)

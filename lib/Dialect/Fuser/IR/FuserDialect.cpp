@@ -2,6 +2,7 @@
 
 #include "fuser/Dialect/Fuser/IR/FuserDialect.h"
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
+#include "fuser/Dialect/Fuser/IR/GemmStrategy.h"
 
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -40,7 +41,8 @@ KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          StringRef strategy, ArrayRef<int64_t> block,
                          int64_t vectorWidth, int64_t maxGrid,
                          ArrayRef<int64_t> tile, int64_t minBlocksPerSM,
-                         StringRef precision, int64_t promoteEvery) {
+                         StringRef precision, int64_t promoteEvery,
+                         int64_t splitK) {
   if (strategy.empty())
     return emitError() << "kernel config needs a non-empty strategy";
   if (block.size() != 3)
@@ -76,5 +78,17 @@ KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "kernel config promote_every must be >= 0 (0: "
                           "never), got "
                        << promoteEvery;
+  if (splitK < 1)
+    return emitError() << "kernel config split_k must be >= 1 (1: K not "
+                          "split), got "
+                       << splitK;
+  if (splitK > 1) {
+    std::optional<GemmStrategy> gemm = symbolizeGemmStrategy(strategy);
+    if (!gemm || !getGemmStrategyRecord(*gemm).splitK)
+      return emitError() << "kernel config split_k = " << splitK
+                         << " needs a matmul strategy that splits K ("
+                         << splitKStrategyNames() << "), not '" << strategy
+                         << "'";
+  }
   return success();
 }

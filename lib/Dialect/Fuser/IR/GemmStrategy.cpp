@@ -167,16 +167,16 @@ int64_t wgmmaTmaThreads(ArrayRef<int64_t> tile) {
 const GemmStrategyRecord kRecords[] = {
     {GemmStrategy::ffma, kFfmaPrecisions, /*supportsOp=*/nullptr, ffmaTile,
      ffmaThreads, /*maxGrid=*/0, /*minBlocksPerSm=*/1,
-     /*splitPromoteEvery=*/0},
+     /*splitPromoteEvery=*/0, /*splitK=*/false},
     {GemmStrategy::mma, kMmaPrecisions, mmaSupports, mmaTile,
      mmaThreads, /*maxGrid=*/0, /*minBlocksPerSm=*/1,
-     /*splitPromoteEvery=*/0},
+     /*splitPromoteEvery=*/0, /*splitK=*/false},
     {GemmStrategy::wgmma, kWgmmaPrecisions, wgmmaSupports, wgmmaTile,
      mmaThreads, /*maxGrid=*/0, /*minBlocksPerSm=*/1,
-     /*splitPromoteEvery=*/0},
+     /*splitPromoteEvery=*/0, /*splitK=*/false},
     {GemmStrategy::wgmma_tma, kWgmmaTmaPrecisions, wgmmaTmaSupports,
      wgmmaTmaTile, wgmmaTmaThreads, kWgmmaTmaMaxGrid, /*minBlocksPerSm=*/1,
-     kWgmmaTmaPromoteEvery},
+     kWgmmaTmaPromoteEvery, /*splitK=*/true},
 };
 static_assert(std::size(kRecords) == getMaxEnumValForGemmStrategy() + 1,
               "one record per GemmStrategy, in enum order");
@@ -192,6 +192,14 @@ mlir::fuser::getGemmStrategyRecord(GemmStrategy strategy) {
   const GemmStrategyRecord &r = kRecords[static_cast<size_t>(strategy)];
   assert(r.kind == strategy && "records out of enum order");
   return r;
+}
+
+std::string mlir::fuser::splitKStrategyNames() {
+  std::string s;
+  for (const GemmStrategyRecord &r : kRecords)
+    if (r.splitK)
+      s += (s.empty() ? "'" : ", '") + r.name().str() + "'";
+  return s;
 }
 
 std::string mlir::fuser::gemmStrategyNames() {

@@ -51,6 +51,13 @@ def Fuser_KernelConfigAttr : Fuser_Attr<"KernelConfig", "config"> {
       fp32 registers and restarted (0: never). The tensor cores' own fp32
       sums truncate; promoting them every 64 K keeps the GEMM's error within
       2x cuBLAS SGEMM's (without: 77x at K = 8192).
+    - `split_k`: for matmul strategies whose record allows it (`wgmma_tma`),
+      the slices K is split into (1: off). Each block computes one output
+      tile over one slice of about K / split_k (whole K tiles) and stores
+      its raw fp32 sums into a [split_k, M, N] intermediate; a second
+      kernel adds the slices in a fixed order (deterministic) and applies
+      the epilogue. For products with too few output tiles to fill the
+      GPU (M = N = 256, K = 131072: 4 tiles for 132 SMs).
 
     Example: `#fuser.config<strategy = "pointwise", block = [256, 1, 1],
     vector_width = 4, max_grid = 1048576>`
@@ -63,8 +70,24 @@ def Fuser_KernelConfigAttr : Fuser_Attr<"KernelConfig", "config"> {
     Fuser_OptionalI64ListParameter<"tile sizes">:$tile,
     DefaultValuedParameter<"int64_t", "0">:$min_blocks_per_sm,
     StringRefParameter<"precision policy", "\"fp32\"">:$precision,
-    DefaultValuedParameter<"int64_t", "0">:$promote_every
+    DefaultValuedParameter<"int64_t", "0">:$promote_every,
+    DefaultValuedParameter<"int64_t", "1">:$split_k
   );
+  /// Every parameter but split_k, which stays 1 (unsplit): the builders
+  /// of kernels that never split.
+  let builders = [
+    AttrBuilder<(ins "::llvm::StringRef":$strategy,
+                     "::llvm::ArrayRef<int64_t>":$block,
+                     "int64_t":$vector_width, "int64_t":$max_grid,
+                     "::llvm::ArrayRef<int64_t>":$tile,
+                     "int64_t":$min_blocks_per_sm,
+                     "::llvm::StringRef":$precision,
+                     "int64_t":$promote_every), [{
+      return $_get($_ctxt, strategy, block, vector_width, max_grid, tile,
+                   min_blocks_per_sm, precision, promote_every,
+                   /*split_k=*/int64_t(1));
+    }]>
+  ];
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

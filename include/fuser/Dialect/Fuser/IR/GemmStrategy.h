@@ -43,6 +43,10 @@ struct GemmStrategyRecord {
   /// elements per promotion of the tensor-core sums into fp32 registers;
   /// 0 where the kernel does not promote.
   int64_t splitPromoteEvery;
+  /// Whether the kernel can split K among blocks (#fuser.config's
+  /// split_k > 1): partial sums into an intermediate, then a reduction
+  /// kernel with the epilogue.
+  bool splitK;
 
   /// Its #fuser.config strategy string.
   StringRef name() const { return stringifyGemmStrategy(kind); }
@@ -61,6 +65,9 @@ ArrayRef<GemmStrategyRecord> gemmStrategyRecords();
 
 /// "'ffma', 'mma', 'wgmma' and 'wgmma_tma'", for messages.
 std::string gemmStrategyNames();
+
+/// The strategies whose records allow split_k > 1, for messages.
+std::string splitKStrategyNames();
 
 } // namespace mlir::fuser
 

@@ -409,6 +409,15 @@ def FuserConfigureKernelsPass : Pass<"fuser-configure-kernels", "mlir::ModuleOp"
     not apply); with `report`, a remark on each matmul names the kernel and
     why.
 
+    Split K: a `wgmma_tma` matmul with static sizes whose output tiles
+    fill at most half a wave (132 blocks) and whose K holds at least two
+    slices of 1024 gets `split_k = S`: S slices of K such that tiles x S
+    is about one wave, each block's raw sums stored for a second kernel
+    that adds them in order and applies the epilogue (M = N = 256, K =
+    131072: 4 tiles, S = 33). Not with a group norm, whose statistics need
+    the whole sums in the first kernel. `split-k=N` forces N slices (1:
+    never split) where the strategy can split.
+
     ```mlir
     %r = fuser.pointwise ins(%x : tensor<?xf32>) maps [...]
            {config = #fuser.config<strategy = "pointwise", block = [256, 1, 1],
@@ -451,7 +460,10 @@ def FuserConfigureKernelsPass : Pass<"fuser-configure-kernels", "mlir::ModuleOp"
     Option<"promoteEvery", "promote-every", "int64_t", /*default=*/"-1",
            "Override: K elements between promotions of 3xtf32 wgmma_tma "
            "sums into fp32 registers, a multiple of BK (0: never, which "
-           "loses accuracy over long K; -1: heuristic)">
+           "loses accuracy over long K; -1: heuristic)">,
+    Option<"splitK", "split-k", "int64_t", /*default=*/"0",
+           "Override: slices of K per wgmma_tma matmul, partial sums added "
+           "by a second kernel (0: heuristic; 1: never split)">
   ];
   let dependentDialects = ["::mlir::fuser::FuserDialect"];
 }

@@ -2,7 +2,8 @@
 
 Each class is the bare x * W^T (nn.Linear's layout) with static sizes,
 compiled with the default options by scripts/build-mma-artifacts.sh as
-.artifacts/gemm_<class> (3xtf32 on wgmma_tma on sm_90a where it applies).
+.artifacts/gemm_<class> (3xtf32 on wgmma_tma on sm_90a where it applies;
+large_k splits K 33 ways, large_k_nosplit is it compiled with split-k=1).
 Per class: the max |result - float64| of fuser and of torch.mm (TF32 off)
 on the same inputs (x uniform in [-1, 1), nn.Linear's weights), then both
 timed as bench.py times (L2 flushed, medians). The batched class is
@@ -25,6 +26,7 @@ CLASSES = [  # name, M, N, K, what bounds it
     ("tall_skinny", 32768, 1024, 1024, "compute"),
     ("small_k", 8192, 8192, 32, "memory (writes C)"),
     ("large_k", 256, 256, 131072, "compute (few tiles)"),
+    ("large_k_nosplit", 256, 256, 131072, "compute (few tiles)"),
     ("matvec", 8192, 1, 8192, "memory (reads x)"),
     ("linear_odd", 1000, 3000, 1000, "compute"),
 ]

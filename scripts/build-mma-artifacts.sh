@@ -65,6 +65,15 @@ for src in test/gpu/Inputs/split/*.mlir; do
   mma "$src" "split_$(basename "$src" .mlir)" fp32
 done
 mma test/gpu/Inputs/split/linear_k8192.mlir split_linear_k8192_nopromote fp32 "" "" promote-every=0
+# Split K (test/gpu/test_split_k.py): the large-K inputs under the default
+# options (the configuration step splits them), in tf32 (the unpromoted
+# consumer, 128 x 256 tiles), and a dynamic M with split-k=8 forced (the
+# heuristic only splits static shapes).
+for src in test/gpu/Inputs/split_k/large_k.mlir test/gpu/Inputs/split_k/odd_bias_tanh.mlir; do
+  mma "$src" "split_k_$(basename "$src" .mlir)" fp32
+done
+mma test/gpu/Inputs/split_k/large_k.mlir split_k_large_k_tf32 tf32
+mma test/gpu/Inputs/split_k/dynamic_m.mlir split_k_dynamic_m fp32 "" "" split-k=8
 # The promotion interval (bench/split_promotion.py): the bare GEMMs, W2
 # (bench.py mmav) and W3 (bench.py w3v; its group norm needs the whole
 # fusion pipeline, so the interval is set in the configured IR).
@@ -83,18 +92,19 @@ for pe in 32 64 128 256; do
 done
 # GEMM shape classes (bench/gemm_shapes.py): the bare x * W^T (nn.Linear's
 # layout, static sizes) under the default options, as gemm_<class>.
-gemm() { # gemm <class> <M> <N> <K>
+gemm() { # gemm <class> <M> <N> <K> [configure-kernels options]
   local src="$OUT/gemm_$1.mlir" x="tensor<$2x$4xf32>" w="tensor<$3x$4xf32>" y="tensor<$2x$3xf32>"
   printf '%s\n' "func.func @forward(%x: $x, %w: $w) -> $y {" \
     "  %y = fuser.matmul %x, %w transpose_b epilogue_maps [] : $x, $w -> $y {" \
     "  ^bb0(%acc: f32):" "    fuser.yield %acc : f32" "  }" "  return %y : $y" "}" > "$src"
-  mma "$src" "gemm_$1" fp32
+  mma "$src" "gemm_$1" fp32 "" "" "${5:-}"
   rm "$src"
 }
 gemm square 4096 4096 4096
 gemm tall_skinny 32768 1024 1024
 gemm small_k 8192 8192 32
 gemm large_k 256 256 131072
+gemm large_k_nosplit 256 256 131072 split-k=1  # the same without split K
 gemm matvec 8192 1 8192
 gemm linear_odd 1000 3000 1000
 # torch.bmm (32 x 1024^3): B x M x K times B x K x N, a batched fuser.matmul.

@@ -135,7 +135,9 @@ constexpr StringLiteral kWgmmaTmaPrecisions[] = {"tf32", "3xtf32", "bf16",
                                                  "f16"};
 /// Its grid: at most one block per SM of an H100 SXM or H200 (132), each
 /// looping over output tiles, so that a tile's epilogue overlaps the next
-/// one's copies.
+/// one's copies. It splits K (split_k): a slice is only an offset of the
+/// TMA copies' K coordinate, and the blocks loop over (tile, slice) pairs
+/// as they loop over tiles.
 constexpr int64_t kWgmmaTmaMaxGrid = 132;
 
 ArrayRef<int64_t> wgmmaTmaTile(StringRef precision) {

@@ -77,10 +77,11 @@ bool hasNarrowN(MatmulOp op) {
 /// leaves SMs idle however long K is: M = N = 256, K = 131072 runs 4 tiles
 /// on 132 SMs (4.93 ms, 0.07x cuBLAS SGEMM on an H100). Splitting K into S
 /// slices of whole K tiles makes tiles x S blocks, about one wave, at the
-/// cost of an [S, M, N] fp32 intermediate (at most one wave of tiles,
-/// 8.4 MiB) and a second kernel that adds the slices. A slice keeps at
-/// least kSplitKMinSliceK of K, so that the pipeline's fill and the
-/// promotions stay small beside its main loop (32 K tiles of 32).
+/// cost of an [S, M, N] fp32 intermediate (at most one wave of tiles:
+/// 8.25 MiB of 128 x 128) and a second kernel that adds the slices. The
+/// tile count must be static (M, N): a dynamic M is not split. A slice
+/// keeps at least kSplitKMinSliceK of K, so that the pipeline's fill and
+/// the promotions stay small beside its main loop (32 K tiles of 32).
 constexpr int64_t kSplitKMinSliceK = 1024;
 
 /// The split_k of `op` on `rec`'s kernel with `tile` ([BM, BN, BK, ...]),

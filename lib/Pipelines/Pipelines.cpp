@@ -69,6 +69,11 @@ void mlir::fuser::buildFusionPipeline(OpPassManager &pm,
     matmulNormOpts.report = opts.report;
     pm.addNestedPass<func::FuncOp>(
         createFuserFuseMatmulGroupNormPass(matmulNormOpts));
+    // Reductions read their elementwise producers' inputs directly.
+    FuserFuseReductionProloguesPassOptions prologueOpts;
+    prologueOpts.report = opts.report;
+    pm.addNestedPass<func::FuncOp>(
+        createFuserFuseReductionProloguesPass(prologueOpts));
     FuserFusePointwisePassOptions fuseOpts;
     fuseOpts.report = opts.report;
     pm.addNestedPass<func::FuncOp>(createFuserFusePointwisePass(fuseOpts));
@@ -97,6 +102,7 @@ void mlir::fuser::buildKernelPipeline(OpPassManager &pm,
   pm.addPass(createConvertMatmulToGPUPass());
   pm.addPass(createConvertGroupNormToGPUPass());
   pm.addPass(createConvertPointwiseToGPUPass());
+  pm.addPass(createConvertReductionToGPUPass());
   addBufferization(pm);
   // The generic fallback: whatever linalg is left becomes parallel loops,
   // 16x16 tiles mapped to blocks and threads. Correct, not fast.

@@ -29,6 +29,32 @@ def ConvertPointwiseToGPUPass : Pass<"fuser-pointwise-to-gpu", "mlir::ModuleOp">
                            "::mlir::bufferization::BufferizationDialect"];
 }
 
+def ConvertReductionToGPUPass : Pass<"fuser-reduction-to-gpu", "mlir::ModuleOp"> {
+  let summary = "Lower each configured linalg.generic reduction to one GPU kernel and its launch";
+  let description = [{
+    A `linalg.generic` reduction that `fuser-configure-kernels` gave the
+    discardable attribute `fuser.config` (strategy `reduction`, `tile = [S,
+    D]`) becomes a `gpu.func` in `@fuser_kernels` and, in its place, host
+    code on tensors like `fuser-pointwise-to-gpu`'s: the output allocated
+    once, a `gpu.launch_func` over ceil(outputs / (B / S)) blocks, and
+    `bufferization.to_tensor` of the output. The kernel parameters are
+    (inputs the body reads..., init, out, each loop's extent as i64).
+
+    S threads share each output element, D apart: consecutive ones (D = 1)
+    when the widest input's innermost dimension is reduced, else one a
+    block-row apart (D = B / S, each warp spanning 32 neighbouring
+    outputs). Each folds
+    every S-th element into a partial result from the combiner's identity;
+    the S partials combine through shared memory in a fixed order, then
+    with the init element. Anything else stays with the generic fallback.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::bufferization::BufferizationDialect"];
+}
+
 def ConvertMatmulToGPUPass : Pass<"fuser-matmul-to-gpu", "mlir::ModuleOp"> {
   let summary = "Lower each fuser.matmul group to one GEMM kernel (FFMA, mma.sync, wgmma or TMA-fed wgmma) and its launch";
   let description = [{

@@ -10,6 +10,7 @@
 #include "fuser/Dialect/Fuser/IR/Chips.h"
 #include "fuser/Dialect/Fuser/IR/GemmStrategy.h"
 
+#include "ConfigureReductions.h"
 #include "MatmulOperandCopies.h"
 
 namespace mlir::fuser {
@@ -427,6 +428,7 @@ public:
       else
         failedAny = true;
     });
+    configureReductions(getOperation(), report);
     if (failedAny)
       signalPassFailure();
   }

@@ -80,7 +80,12 @@ public:
         return;
       }
       remark(op, "left unfused: " + why +
-                     "; it is compiled by the generic fallback lowering");
+                     (op.getNumReductionLoops() > 0
+                          ? "; it gets a reduction kernel where "
+                            "fuser-configure-kernels can configure one, else "
+                            "the generic fallback lowering"
+                          : "; it is compiled by the generic fallback "
+                            "lowering"));
     });
 
     SmallVector<Block *> blocks;

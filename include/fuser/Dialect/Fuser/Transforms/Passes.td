@@ -5,6 +5,40 @@
 
 include "mlir/Pass/PassBase.td"
 
+def FuserFuseReductionProloguesPass
+    : Pass<"fuser-fuse-reduction-prologues", "mlir::func::FuncOp"> {
+  let summary = "Fuse elementwise producers into the reductions that read them";
+  let description = [{
+    A reduction (`linalg.generic` with reduction loops) reads its
+    elementwise producers' inputs directly: each producer (a
+    `linalg.generic` with parallel loops only, or a named elementwise op,
+    `linalg.transpose` or `linalg.broadcast`, generalized first) read
+    through a permutation is folded into the reduction's body, upstream's
+    elementwise fusion. So a transposed copy, a widening to f64 or a
+    squared difference before a sum is computed as the sum reads it,
+    instead of written to memory by one kernel and read by the next. A
+    producer with other users stays for them; the reduction then fuses a
+    copy only when recomputing it reads no more memory than its result
+    would (per element, its full-size inputs' bytes at most the result's:
+    a transposed copy or a widening, not a chain over several tensors). Runs after the matmul
+    and group-norm fusions, which claim their ops first, and before
+    `fuser-fuse-pointwise`. With `report`, a remark on each reduction
+    counts what it absorbed.
+
+    Before:
+    ```mlir
+    %t = linalg.transpose ins(%g : tensor<1024x8192xf32>) outs(%e : tensor<8192x1024xf32>) permutation = [1, 0]
+    %s = linalg.generic {... iterator_types = ["parallel", "reduction"]} ins(%t : tensor<8192x1024xf32>) ...
+    ```
+    After: one `linalg.generic` reading `%g` through `(d0, d1) -> (d1, d0)`.
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark on each reduction that absorbed producers">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def FuserFusePointwisePass : Pass<"fuser-fuse-pointwise", "mlir::func::FuncOp"> {
   let summary = "Outline maximal DAGs of elementwise linalg ops into fuser.pointwise groups";
   let description = [{
@@ -408,6 +442,18 @@ def FuserConfigureKernelsPass : Pass<"fuser-configure-kernels", "mlir::ModuleOp"
     `fp32-kernel=3xtf32|fp64|ffma` forces one (with a remark where it does
     not apply); with `report`, a remark on each matmul names the kernel and
     why.
+
+    Reductions no fusion group took (linalg.generic with reduction loops,
+    an output indexed by the parallel loops and a body that folds one value
+    into the accumulator with add, mul, min, max, and, or or xor) get the
+    discardable attribute `fuser.config` with strategy `reduction`, for
+    `fuser-reduction-to-gpu`: `tile = [S, D]`, S threads per output element
+    (a power of two: more while the outputs alone would not fill the GPU,
+    so long reductions into few outputs still spread), D apart: consecutive
+    (D = 1) when the widest input's innermost dimension is reduced, else a
+    block-row apart (D = B / S) so each warp reads 32 neighbouring outputs.
+    With `report`, a remark says which, or why a reduction stays with the
+    generic fallback.
 
     Split K: a `wgmma_tma` matmul with static sizes whose output tiles
     fill at most half a wave (132 blocks) and whose K holds at least two

@@ -1,0 +1,55 @@
+//===- ReductionAnalysis.h - reductions fuser gives a kernel ----*- C++ -*-===//
+//
+// A linalg.generic reduction that no fusion group took (a sum over a
+// GroupNorm group, a column sum for a bias gradient, ...) gets its own
+// reduction kernel when it has the form below; anything else falls to the
+// generic fallback. fuser-configure-kernels decides with this analysis and
+// fuser-reduction-to-gpu builds the kernel from it, so the rule is written
+// once.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSER_DIALECT_FUSER_TRANSFORMS_REDUCTIONANALYSIS_H
+#define FUSER_DIALECT_FUSER_TRANSFORMS_REDUCTIONANALYSIS_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+#include <string>
+
+namespace mlir::fuser {
+
+/// The discardable attribute holding a reduction's #fuser.config.
+inline constexpr llvm::StringLiteral kReductionConfigAttrName = "fuser.config";
+
+/// How one reduction reads and combines. The kernel linearizes the output
+/// (parallel) loops and the reduction loops separately, each in the order
+/// the primary input (the widest one) lays them out in memory, outermost
+/// first, so the fastest-varying index walks that input's innermost
+/// dimension.
+struct ReductionShape {
+  SmallVector<unsigned> parallelLoops;
+  SmallVector<unsigned> reductionLoops;
+  /// The primary input's innermost dimension is a reduction loop: the
+  /// threads that share an output read consecutive elements. Otherwise
+  /// neighbouring outputs are neighbours in memory.
+  bool innermostReduces = false;
+  /// The body op that folds a new value into the accumulator (the block's
+  /// output argument, its only use) and that operand's position.
+  Operation *combiner = nullptr;
+  unsigned accumulatorOperand = 0;
+  /// The combiner's identity: the start of every thread's partial result.
+  TypedAttr identity;
+};
+
+/// The shape of `op`'s reduction, or failure with `why` set: the generic
+/// has one tensor result, tensor inputs read through projected
+/// permutations, an output indexed by exactly its parallel loops, and a
+/// body yielding `combiner(f(inputs, indices), acc)` for an associative,
+/// commutative combiner with an identity (add, mul, min, max, and, or,
+/// xor).
+FailureOr<ReductionShape> analyzeReduction(linalg::GenericOp op,
+                                           std::string &why);
+
+} // namespace mlir::fuser
+
+#endif // FUSER_DIALECT_FUSER_TRANSFORMS_REDUCTIONANALYSIS_H

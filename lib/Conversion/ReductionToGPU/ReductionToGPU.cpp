@@ -1,0 +1,369 @@
+//===- ReductionToGPU.cpp - configured reductions to GPU kernels ---------===//
+//
+// Lowers each linalg.generic reduction that fuser-configure-kernels gave a
+// `fuser.config` (strategy "reduction"; ReductionAnalysis.h says which) to
+// one gpu.func and, in its place, tensor-level host code with the
+// conventions of fuser-pointwise-to-gpu: !llvm.ptr<1> arguments, i64 sizes,
+// the output allocated by the host code.
+//
+// Kernel signature: (inputs read..., init, out, extent of each loop: i64).
+// With tile = [S, D], B threads per block and O = B / S outputs per block,
+// thread t of block b works on output o = b * O + t / S (D = 1, its S
+// threads consecutive) or b * O + t % O (D = O, a block-row apart):
+//   acc = identity
+//   for r = (its index among the S); r < R; r += S:  acc = acc (+) f(in(o, r))
+//   the S partial results combine in shared memory, halving each step
+//   out[o] = init[o] (+) acc
+// Outputs and reduction indices are linearized in the order the widest
+// input lays its dimensions out, so the fastest index walks its innermost
+// dimension and a warp's loads are coalesced. The threads of one output
+// sum in a fixed order: results are deterministic.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fuser/Conversion/Passes.h"
+
+#include "fuser/Conversion/Common/KernelUtils.h"
+#include "fuser/Dialect/Fuser/IR/FuserOps.h"
+#include "fuser/Dialect/Fuser/Transforms/ReductionAnalysis.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#define DEBUG_TYPE "fuser-reduction-to-gpu"
+
+namespace mlir::fuser {
+#define GEN_PASS_DEF_CONVERTREDUCTIONTOGPUPASS
+#include "fuser/Conversion/Passes.h.inc"
+} // namespace mlir::fuser
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+namespace {
+
+/// Emits the body of one reduction kernel.
+class KernelEmitter {
+public:
+  KernelEmitter(linalg::GenericOp op, const ReductionShape &shape,
+                KernelConfigAttr config, ArrayRef<unsigned> readInputs)
+      : op(op), shape(shape), config(config), readInputs(readInputs),
+        loc(op.getLoc()) {}
+
+  void emit(gpu::GPUFuncOp kernel) {
+    Block &entry = kernel.getBody().front();
+    OpBuilder b = OpBuilder::atBlockBegin(&entry);
+    unsigned argNo = 0;
+    for (size_t k = 0; k < readInputs.size(); ++k)
+      inputPtrs.push_back(entry.getArgument(argNo++));
+    Value initPtr = entry.getArgument(argNo++);
+    Value outPtr = entry.getArgument(argNo++);
+    SmallVector<int64_t> staticRanges = op.getStaticLoopRanges();
+    for (unsigned d = 0; d < op.getNumLoops(); ++d) {
+      Value arg = entry.getArgument(argNo++);
+      extents.push_back(ShapedType::isDynamic(staticRanges[d])
+                            ? arg
+                            : constI64(b, loc, staticRanges[d]));
+      unitLoop.push_back(staticRanges[d] == 1);
+    }
+
+    int64_t block = config.getBlock()[0];
+    int64_t share = config.getTile()[0];
+    bool consecutive = config.getTile()[1] == 1;
+    int64_t perBlock = block / share;
+    auto toI64 = [&](Value idx) {
+      return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), idx)
+          .getResult();
+    };
+    Value tid = toI64(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+    Value bid = toI64(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+    Value shareV = constI64(b, loc, share), perBlockV = constI64(b, loc, perBlock);
+    Value lane = consecutive
+                     ? Value(arith::RemUIOp::create(b, loc, tid, shareV))
+                     : Value(arith::DivUIOp::create(b, loc, tid, perBlockV));
+    Value local = consecutive
+                      ? Value(arith::DivUIOp::create(b, loc, tid, shareV))
+                      : Value(arith::RemUIOp::create(b, loc, tid, perBlockV));
+    Value o = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, bid, perBlockV), local);
+    Value outputs = product(b, shape.parallelLoops);
+    Value length = product(b, shape.reductionLoops);
+    Value valid =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, o, outputs);
+    coords.assign(op.getNumLoops(), Value());
+    delinearize(b, o, shape.parallelLoops);
+
+    // Each input's offset from its parallel coordinates, once per thread.
+    SmallVector<Value> bases;
+    for (auto [k, i] : llvm::enumerate(readInputs))
+      bases.push_back(offset(b, op.getIndexingMapsArray()[i],
+                             /*parallel=*/true, constI64(b, loc, 0)));
+
+    // This thread's share of the reduction.
+    Value zero = constI64(b, loc, 0);
+    Value end = arith::SelectOp::create(b, loc, valid, length, zero);
+    Value identity = arith::ConstantOp::create(b, loc, shape.identity);
+    auto loop = scf::ForOp::create(b, loc, lane, end, shareV,
+                                   ValueRange{identity});
+    {
+      OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+      delinearize(lb, loop.getInductionVar(), shape.reductionLoops);
+      IRMapping mapping;
+      Block &body = op.getRegion().front();
+      for (auto [k, i] : llvm::enumerate(readInputs)) {
+        AffineMap map = op.getIndexingMapsArray()[i];
+        Value at = offset(lb, map, /*parallel=*/false, bases[k]);
+        Type t = body.getArgument(i).getType();
+        Value p = gepElement(lb, loc, inputPtrs[k], t, at);
+        mapping.map(body.getArgument(i),
+                    LLVM::LoadOp::create(lb, loc, t, p, byteWidth(t)));
+      }
+      for (Operation &inner : body.without_terminator()) {
+        // Constants from outside the body (the analysis allows no other
+        // captured values) are cloned into the kernel.
+        for (Value v : inner.getOperands())
+          if (v.getParentRegion() != &op.getRegion() && !mapping.contains(v))
+            mapping.map(v, lb.clone(*v.getDefiningOp())->getResult(0));
+        if (&inner == shape.combiner)
+          continue;
+        if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+          mapping.map(index.getResult(),
+                      arith::IndexCastUIOp::create(lb, loc, lb.getIndexType(),
+                                                   coords[index.getDim()]));
+          continue;
+        }
+        lb.clone(inner, mapping);
+      }
+      Value value = mapping.lookup(
+          shape.combiner->getOperand(1 - shape.accumulatorOperand));
+      scf::YieldOp::create(
+          lb, loc, combine(lb, loop.getRegionIterArgs()[0], value));
+    }
+    Value partial = loop.getResult(0);
+
+    // The S threads of an output combine their results.
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
+                                        zero);
+    if (share > 1) {
+      Value smem = kernel.getWorkgroupAttributions()[0];
+      auto index = [&](OpBuilder &ib, Value v) {
+        return arith::IndexCastUIOp::create(ib, loc, ib.getIndexType(), v)
+            .getResult();
+      };
+      memref::StoreOp::create(b, loc, partial, smem, index(b, tid));
+      gpu::BarrierOp::create(b, loc);
+      for (int64_t step = share / 2; step >= 1; step /= 2) {
+        Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            lane, constI64(b, loc, step));
+        auto ifOp = scf::IfOp::create(b, loc, below, /*withElse=*/false);
+        OpBuilder tb = ifOp.getThenBodyBuilder();
+        Value partner = arith::AddIOp::create(
+            tb, loc, tid,
+            constI64(tb, loc, consecutive ? step : step * perBlock));
+        Value mine = memref::LoadOp::create(tb, loc, smem, index(tb, tid));
+        Value theirs =
+            memref::LoadOp::create(tb, loc, smem, index(tb, partner));
+        memref::StoreOp::create(tb, loc, combine(tb, mine, theirs), smem,
+                                index(tb, tid));
+        gpu::BarrierOp::create(b, loc);
+      }
+      partial = memref::LoadOp::create(b, loc, smem, index(b, tid));
+    }
+    Value writes = arith::AndIOp::create(b, loc, first, valid);
+    auto ifOp = scf::IfOp::create(b, loc, writes, /*withElse=*/false);
+    {
+      OpBuilder tb = ifOp.getThenBodyBuilder();
+      OpOperand *init = op.getDpsInitOperand(0);
+      Value at = offset(tb, op.getMatchingIndexingMap(init), /*parallel=*/true,
+                        constI64(tb, loc, 0));
+      Type t = partial.getType();
+      Value initValue = LLVM::LoadOp::create(
+          tb, loc, t, gepElement(tb, loc, initPtr, t, at), byteWidth(t));
+      LLVM::StoreOp::create(tb, loc, combine(tb, initValue, partial),
+                            gepElement(tb, loc, outPtr, t, at), byteWidth(t));
+    }
+    gpu::ReturnOp::create(b, loc);
+  }
+
+private:
+  static unsigned byteWidth(Type t) { return t.getIntOrFloatBitWidth() / 8; }
+
+  Value product(OpBuilder &b, ArrayRef<unsigned> loops) {
+    Value n = constI64(b, loc, 1);
+    for (unsigned d : loops)
+      if (!unitLoop[d])
+        n = arith::MulIOp::create(b, loc, n, extents[d]);
+    return n;
+  }
+
+  /// Sets coords[d] for `loops` from their linear index, the last fastest.
+  void delinearize(OpBuilder &b, Value linear, ArrayRef<unsigned> loops) {
+    SmallVector<unsigned> live;
+    for (unsigned d : loops) {
+      if (unitLoop[d])
+        coords[d] = constI64(b, loc, 0);
+      else
+        live.push_back(d);
+    }
+    Value rest = linear;
+    for (unsigned j = live.size(); j-- > 0;) {
+      unsigned d = live[j];
+      if (j == 0) {
+        coords[d] = rest;
+        break;
+      }
+      coords[d] = arith::RemUIOp::create(b, loc, rest, extents[d]);
+      rest = arith::DivUIOp::create(b, loc, rest, extents[d]);
+    }
+  }
+
+  /// `base` plus the row-major offset, in the tensor `map` reads, of the
+  /// coordinates of its parallel (or its reduction) loops.
+  Value offset(OpBuilder &b, AffineMap map, bool parallel, Value base) {
+    auto iterators = op.getIteratorTypesArray();
+    Value stride = constI64(b, loc, 1);
+    Value at = base;
+    for (unsigned p = map.getNumResults(); p-- > 0;) {
+      auto dim = dyn_cast<AffineDimExpr>(map.getResult(p));
+      if (!dim)
+        continue; // a constant 0 into a dimension of size 1
+      unsigned d = dim.getPosition();
+      if ((iterators[d] == utils::IteratorType::parallel) == parallel && !unitLoop[d])
+        at = arith::AddIOp::create(
+            b, loc, at, arith::MulIOp::create(b, loc, coords[d], stride));
+      if (p > 0 && !unitLoop[d])
+        stride = arith::MulIOp::create(b, loc, stride, extents[d]);
+    }
+    return at;
+  }
+
+  /// The combiner applied to (acc, value).
+  Value combine(OpBuilder &b, Value acc, Value value) {
+    IRMapping mapping;
+    mapping.map(shape.combiner->getOperand(shape.accumulatorOperand), acc);
+    mapping.map(shape.combiner->getOperand(1 - shape.accumulatorOperand),
+                value);
+    return b.clone(*shape.combiner, mapping)->getResult(0);
+  }
+
+  linalg::GenericOp op;
+  const ReductionShape &shape;
+  KernelConfigAttr config;
+  ArrayRef<unsigned> readInputs;
+  Location loc;
+  SmallVector<Value> inputPtrs, extents, coords;
+  SmallVector<bool> unitLoop;
+};
+
+class ConvertReductionToGPUPass
+    : public fuser::impl::ConvertReductionToGPUPassBase<
+          ConvertReductionToGPUPass> {
+public:
+  void runOnOperation() override {
+    SmallVector<linalg::GenericOp> reductions;
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (op->hasAttr(kReductionConfigAttrName))
+        reductions.push_back(op);
+    });
+    if (reductions.empty())
+      return;
+    SymbolTable kernelSymbols(getOrCreateKernelModule(getOperation()));
+    for (linalg::GenericOp op : reductions)
+      if (failed(lower(op, kernelSymbols)))
+        return signalPassFailure();
+  }
+
+private:
+  LogicalResult lower(linalg::GenericOp op, SymbolTable &kernelSymbols) {
+    auto config = dyn_cast<KernelConfigAttr>(op->getAttr(kReductionConfigAttrName));
+    if (!config || config.getStrategy() != "reduction")
+      return op.emitOpError() << "has a '" << kReductionConfigAttrName
+                              << "' that is no #fuser.config of strategy "
+                                 "'reduction'";
+    std::string why;
+    FailureOr<ReductionShape> shape = analyzeReduction(op, why);
+    if (failed(shape))
+      return op.emitOpError() << "is configured as a reduction kernel but "
+                              << why;
+    ArrayRef<int64_t> tile = config.getTile();
+    int64_t block = config.getBlock()[0];
+    if (tile.size() != 2 || !llvm::isPowerOf2_64(tile[0]) ||
+        block % tile[0] != 0 || (tile[1] != 1 && tile[1] != block / tile[0]) ||
+        config.getBlock()[1] != 1 || config.getBlock()[2] != 1)
+      return op.emitOpError()
+             << "needs a reduction config with block = [B, 1, 1] and tile = "
+                "[S, D]: S a power of two dividing B, D 1 or B / S";
+
+    // The kernel.
+    MLIRContext *ctx = op.getContext();
+    Block &body = op.getRegion().front();
+    SmallVector<unsigned> readInputs;
+    for (OpOperand *in : op.getDpsInputOperands())
+      if (!body.getArgument(in->getOperandNumber()).use_empty())
+        readInputs.push_back(in->getOperandNumber());
+    auto ptrTy = LLVM::LLVMPointerType::get(ctx, kGlobalAddressSpace);
+    auto i64 = IntegerType::get(ctx, 64);
+    SmallVector<Type> params(readInputs.size() + 2, ptrTy);
+    params.append(op.getNumLoops(), i64);
+    Type accTy = op.getDpsInitOperand(0)->get().getType();
+    accTy = cast<ShapedType>(accTy).getElementType();
+    SmallVector<Type> smem;
+    if (tile[0] > 1)
+      smem.push_back(MemRefType::get(
+          {block}, accTy, MemRefLayoutAttrInterface{},
+          gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup)));
+    auto func = op->getParentOfType<FunctionOpInterface>();
+    std::string name =
+        (func ? func.getName().str() : std::string("fuser")) + "_reduction";
+    auto kernel = createKernel(kernelSymbols, op.getLoc(), name, params,
+                               config.getBlock(), smem);
+    KernelEmitter(op, *shape, config, readInputs).emit(kernel);
+
+    // Host code: extents, the output, the launch.
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    SmallVector<Value> sizes;
+    for (Range r : cast<linalg::LinalgOp>(op.getOperation())
+                         .createLoopRanges(b, loc))
+      sizes.push_back(getValueOrCreateConstantIndexOp(b, loc, r.size));
+    auto resultTy = cast<RankedTensorType>(op->getResult(0).getType());
+    AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+    SmallVector<Value> dynDims;
+    for (int64_t p = 0; p < resultTy.getRank(); ++p)
+      if (resultTy.isDynamicDim(p)) // a loop's: constants index size 1
+        dynDims.push_back(sizes[outMap.getDimPosition(p)]);
+    auto memrefTy =
+        MemRefType::get(resultTy.getShape(), resultTy.getElementType());
+    Value alloc = memref::AllocOp::create(b, loc, memrefTy, dynDims,
+                                          b.getI64IntegerAttr(64));
+    SmallVector<Value> args;
+    for (unsigned i : readInputs)
+      args.push_back(hostPointerToTensor(b, loc, op->getOperand(i)));
+    args.push_back(hostPointerToTensor(b, loc, op.getDpsInitOperand(0)->get()));
+    args.push_back(hostPointerToMemRef(b, loc, alloc));
+    for (Value s : sizes)
+      args.push_back(arith::IndexCastUIOp::create(b, loc, i64, s));
+    Value outputs = arith::ConstantIndexOp::create(b, loc, 1);
+    for (unsigned d : shape->parallelLoops)
+      outputs = arith::MulIOp::create(b, loc, outputs, sizes[d]);
+    Value grid = arith::CeilDivUIOp::create(
+        b, loc, outputs,
+        arith::ConstantIndexOp::create(b, loc, block / tile[0]));
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value threads = arith::ConstantIndexOp::create(b, loc, block);
+    gpu::LaunchFuncOp::create(b, loc, kernel, gpu::KernelDim3{grid, one, one},
+                              gpu::KernelDim3{threads, one, one},
+                              /*dynamicSharedMemorySize=*/Value(), args);
+    Value result = bufferization::ToTensorOp::create(
+        b, loc, resultTy, alloc, /*restrict=*/true, /*writable=*/true);
+    op->getResult(0).replaceAllUsesWith(result);
+    op->erase();
+    return success();
+  }
+};
+
+} // namespace

@@ -1,0 +1,84 @@
+//===- ConfigureReductions.cpp - configs of reduction kernels -------------===//
+
+#include "ConfigureReductions.h"
+
+#include "fuser/Dialect/Fuser/IR/FuserOps.h"
+#include "fuser/Dialect/Fuser/Transforms/ReductionAnalysis.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+namespace {
+
+/// Threads to keep about two full waves of an H100 busy (132 SMs x 2048):
+/// below it, more threads share each output element.
+constexpr int64_t kTargetThreads = 1 << 18;
+/// Threads per block unless more share one element.
+constexpr int64_t kBlock = 256;
+/// Each thread folds at least this many elements before the threads of an
+/// element combine through shared memory.
+constexpr int64_t kMinPerThread = 4;
+/// An unknown (dynamic) extent counts as this large.
+constexpr int64_t kDynamicExtent = 1 << 12;
+
+int64_t product(linalg::GenericOp op, ArrayRef<unsigned> loops) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t n = 1;
+  for (unsigned d : loops)
+    n *= ShapedType::isDynamic(ranges[d]) ? kDynamicExtent : ranges[d];
+  return n;
+}
+
+} // namespace
+
+void mlir::fuser::configureReductions(ModuleOp module, bool report) {
+  module.walk([&](linalg::GenericOp op) {
+    if (op->hasAttr(kReductionConfigAttrName) ||
+        op->getParentOfType<gpu::GPUModuleOp>() ||
+        op.getNumReductionLoops() == 0)
+      return;
+    std::string why;
+    FailureOr<ReductionShape> shape = analyzeReduction(op, why);
+    if (failed(shape)) {
+      if (report)
+        op.emitRemark() << "reduction left to the generic fallback: " << why;
+      return;
+    }
+    int64_t outputs = std::max<int64_t>(1, product(op, shape->parallelLoops));
+    int64_t length = std::max<int64_t>(1, product(op, shape->reductionLoops));
+    // Threads per output: a power of two, more while the outputs alone
+    // leave the GPU idle and each thread keeps kMinPerThread elements.
+    // Consecutive threads reading one row take at least a warp's worth so
+    // every load is one coalesced stretch.
+    int64_t maxShare = std::min<int64_t>(
+        1024, std::max<int64_t>(1, llvm::PowerOf2Ceil(length) / kMinPerThread));
+    int64_t share = 1;
+    if (shape->innermostReduces)
+      share = std::min<int64_t>(32, llvm::PowerOf2Ceil(length));
+    while (share < maxShare && outputs * share < kTargetThreads)
+      share *= 2;
+    // Strided sharing keeps 32 neighbouring outputs per warp.
+    int64_t block = shape->innermostReduces
+                        ? std::max(kBlock, share)
+                        : std::max(kBlock, 32 * std::min<int64_t>(share, 32));
+    share = std::min(share, block);
+    if (!shape->innermostReduces)
+      share = std::min<int64_t>(share, block / 32);
+    auto config = KernelConfigAttr::get(
+        op.getContext(), "reduction", {block, 1, 1}, /*vector_width=*/1,
+        /*max_grid=*/0, {share, shape->innermostReduces ? 1 : block / share},
+        /*min_blocks_per_sm=*/0, "fp32", /*promote_every=*/0);
+    op->setAttr(kReductionConfigAttrName, config);
+    if (report)
+      op.emitRemark() << "reduction kernel: " << outputs << " outputs of "
+                      << length << " elements, " << share
+                      << (shape->innermostReduces
+                              ? " consecutive threads"
+                              : " threads a block-row apart")
+                      << " per output, " << block << " threads per block";
+  });
+}

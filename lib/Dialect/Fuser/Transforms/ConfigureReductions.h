@@ -1,0 +1,25 @@
+//===- ConfigureReductions.h - configs of reduction kernels -----*- C++ -*-===//
+//
+// Used by fuser-configure-kernels: the reductions no fusion group took.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSER_LIB_DIALECT_FUSER_TRANSFORMS_CONFIGUREREDUCTIONS_H
+#define FUSER_LIB_DIALECT_FUSER_TRANSFORMS_CONFIGUREREDUCTIONS_H
+
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::fuser {
+
+/// Gives every linalg.generic reduction in `module` that analyzeReduction
+/// accepts a #fuser.config of strategy "reduction" (the discardable
+/// attribute kReductionConfigAttrName): `block = [B, 1, 1]`, `tile = [S,
+/// D]`, S threads per output element D apart in the block: 1 when they
+/// are consecutive (they read consecutive elements), B / S when each warp
+/// spans neighbouring outputs. With `report`, a remark on each reduction says
+/// which, or why it stays with the generic fallback.
+void configureReductions(ModuleOp module, bool report);
+
+} // namespace mlir::fuser
+
+#endif // FUSER_LIB_DIALECT_FUSER_TRANSFORMS_CONFIGUREREDUCTIONS_H

@@ -1,0 +1,128 @@
+//===- FuseReductionPrologues.cpp - producers into reductions -------------===//
+//
+// Folds elementwise producers into the reductions that read them with
+// upstream's elementwise fusion, so a transposed copy or a widening before
+// a sum never goes through memory (see the pass description).
+//
+//===----------------------------------------------------------------------===//
+
+#include "fuser/Dialect/Fuser/Transforms/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::fuser {
+#define GEN_PASS_DEF_FUSERFUSEREDUCTIONPROLOGUESPASS
+#include "fuser/Dialect/Fuser/Transforms/Passes.h.inc"
+} // namespace mlir::fuser
+
+using namespace mlir;
+
+namespace {
+
+/// The elementwise producer of `operand` as a linalg.generic (a named
+/// elementwise op, transpose or broadcast generalized first), or null.
+linalg::GenericOp elementwiseProducer(RewriterBase &rewriter,
+                                      OpOperand &operand) {
+  auto producer = operand.get().getDefiningOp<linalg::LinalgOp>();
+  if (!producer || !producer.hasPureTensorSemantics() ||
+      producer.getNumLoops() != producer.getNumParallelLoops())
+    return {};
+  if (auto generic = dyn_cast<linalg::GenericOp>(producer.getOperation()))
+    return generic;
+  if (!isa<linalg::TransposeOp, linalg::BroadcastOp>(producer) &&
+      !linalg::isElementwise(producer))
+    return {};
+  rewriter.setInsertionPoint(producer);
+  FailureOr<linalg::GenericOp> generic =
+      linalg::generalizeNamedOp(rewriter, producer);
+  return succeeded(generic) ? *generic : linalg::GenericOp();
+}
+
+/// Whether recomputing `producer` in a reduction reads no more memory than
+/// reading its result would: per result element, the bytes of its inputs
+/// that span every loop (broadcast ones are small and cached) at most the
+/// result's. A transposed copy or a widening to f64 qualifies; a chain over
+/// several full-size tensors does not.
+bool cheapToRecompute(linalg::GenericOp producer) {
+  auto bytes = [](Type t) {
+    return getElementTypeOrSelf(t).getIntOrFloatBitWidth() / 8;
+  };
+  unsigned read = 0;
+  for (OpOperand *in : producer.getDpsInputOperands()) {
+    if (!isa<RankedTensorType>(in->get().getType()) ||
+        producer.getMatchingBlockArgument(in).use_empty())
+      continue;
+    AffineMap map = producer.getMatchingIndexingMap(in);
+    if (map.getNumDims() == 0 ||
+        static_cast<unsigned>(llvm::count_if(map.getResults(), [](AffineExpr e) {
+          return isa<AffineDimExpr>(e);
+        })) == producer.getNumLoops())
+      read += bytes(in->get().getType());
+  }
+  return read <= bytes(producer->getResult(0).getType());
+}
+
+/// Fuses one producer into `consumer`; returns the fused op or null.
+linalg::GenericOp fuseOneProducer(RewriterBase &rewriter,
+                                  linalg::GenericOp consumer) {
+  for (OpOperand *operand : consumer.getDpsInputOperands()) {
+    linalg::GenericOp producer = elementwiseProducer(rewriter, *operand);
+    if (!producer || !linalg::areElementwiseOpsFusable(operand))
+      continue;
+    // A producer with other users stays for them; where recomputing it is
+    // cheap the reduction fuses a copy of its own, so the fused op has the
+    // reduction's result alone.
+    if (!producer->hasOneUse()) {
+      if (producer->getNumResults() != 1 || !cheapToRecompute(producer))
+        continue;
+      rewriter.setInsertionPoint(producer);
+      auto copy = cast<linalg::GenericOp>(rewriter.clone(*producer));
+      rewriter.modifyOpInPlace(consumer, [&] {
+        operand->set(copy->getResult(
+            cast<OpResult>(operand->get()).getResultNumber()));
+      });
+      producer = copy;
+    }
+    rewriter.setInsertionPoint(consumer); // where the fused op goes
+    FailureOr<linalg::ElementwiseOpFusionResult> fused =
+        linalg::fuseElementwiseOps(rewriter, operand);
+    if (failed(fused))
+      continue;
+    for (auto [original, replacement] : fused->replacements)
+      rewriter.replaceAllUsesWith(original, replacement);
+    rewriter.eraseOp(consumer);
+    rewriter.eraseOp(producer);
+    return cast<linalg::GenericOp>(fused->fusedOp);
+  }
+  return {};
+}
+
+class FuseReductionProloguesPass
+    : public fuser::impl::FuserFuseReductionProloguesPassBase<
+          FuseReductionProloguesPass> {
+public:
+  using Base::Base;
+
+  void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    SmallVector<linalg::GenericOp> reductions;
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (op.hasPureTensorSemantics() && op.getNumReductionLoops() > 0)
+        reductions.push_back(op);
+    });
+    for (linalg::GenericOp op : reductions) {
+      unsigned absorbed = 0;
+      while (linalg::GenericOp fused = fuseOneProducer(rewriter, op)) {
+        op = fused;
+        ++absorbed;
+      }
+      if (report && absorbed)
+        op.emitRemark() << "fused " << absorbed
+                        << " elementwise producer(s) into this reduction";
+    }
+  }
+};
+
+} // namespace

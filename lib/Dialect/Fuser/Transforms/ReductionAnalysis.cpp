@@ -1,0 +1,145 @@
+//===- ReductionAnalysis.cpp - reductions fuser gives a kernel ------------===//
+
+#include "fuser/Dialect/Fuser/Transforms/ReductionAnalysis.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Matchers.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+/// The identity of `combiner` on `type`, or null when it is no associative,
+/// commutative combiner fuser reduces in parallel.
+static TypedAttr combinerIdentity(Operation *combiner, Type type) {
+  Builder b(combiner->getContext());
+  if (auto ft = dyn_cast<FloatType>(type)) {
+    const llvm::fltSemantics &sem = ft.getFloatSemantics();
+    auto f = [&](const APFloat &v) { return b.getFloatAttr(ft, v); };
+    return TypeSwitch<Operation *, TypedAttr>(combiner)
+        .Case<arith::AddFOp>([&](auto) { return f(APFloat::getZero(sem)); })
+        .Case<arith::MulFOp>([&](auto) { return f(APFloat::getOne(sem)); })
+        .Case<arith::MaximumFOp>(
+            [&](auto) { return f(APFloat::getInf(sem, /*Negative=*/true)); })
+        .Case<arith::MinimumFOp>([&](auto) { return f(APFloat::getInf(sem)); })
+        // maxnum(NaN, x) = x: NaN is their identity.
+        .Case<arith::MaxNumFOp, arith::MinNumFOp>(
+            [&](auto) { return f(APFloat::getQNaN(sem)); })
+        .Default([](Operation *) { return TypedAttr(); });
+  }
+  auto it = dyn_cast<IntegerType>(type);
+  if (!it)
+    return {};
+  unsigned w = it.getWidth();
+  auto i = [&](const APInt &v) { return b.getIntegerAttr(it, v); };
+  return TypeSwitch<Operation *, TypedAttr>(combiner)
+      .Case<arith::AddIOp, arith::OrIOp, arith::XOrIOp, arith::MaxUIOp>(
+          [&](auto) { return i(APInt::getZero(w)); })
+      .Case<arith::MulIOp>([&](auto) { return i(APInt(w, 1)); })
+      .Case<arith::AndIOp, arith::MinUIOp>(
+          [&](auto) { return i(APInt::getAllOnes(w)); })
+      .Case<arith::MaxSIOp>([&](auto) { return i(APInt::getSignedMinValue(w)); })
+      .Case<arith::MinSIOp>([&](auto) { return i(APInt::getSignedMaxValue(w)); })
+      .Default([](Operation *) { return TypedAttr(); });
+}
+
+FailureOr<ReductionShape> mlir::fuser::analyzeReduction(linalg::GenericOp op,
+                                                        std::string &why) {
+  auto fail = [&](const Twine &reason) {
+    why = reason.str();
+    return failure();
+  };
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
+      op->getNumResults() != 1)
+    return fail("a reduction kernel takes one tensor result");
+  if (op.getNumReductionLoops() == 0)
+    return fail("not a reduction");
+  if (op.getNumLoops() != op.getNumParallelLoops() + op.getNumReductionLoops())
+    return fail("only parallel and reduction loops");
+  // Operands: whole-byte elements (the kernel loads them as they are)
+  // read through loops or constant 0s on size-1 dimensions.
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto t = dyn_cast<RankedTensorType>(operand.get().getType());
+    if (!t)
+      return fail("a scalar input");
+    Type e = t.getElementType();
+    if (!e.isIntOrFloat() || e.getIntOrFloatBitWidth() % 8 != 0)
+      return fail("an element type of fewer than 8 bits");
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
+      return fail("an operand read through a map that is no projected "
+                  "permutation");
+    for (auto [p, e] : llvm::enumerate(map.getResults()))
+      if (isa<AffineConstantExpr>(e) && t.getDimSize(p) != 1)
+        return fail("a constant index into a dimension of size other than 1");
+  }
+  // Each output element is one point of the parallel loops.
+  OpOperand *init = op.getDpsInitOperand(0);
+  unsigned outLoops = 0;
+  for (AffineExpr e : op.getMatchingIndexingMap(init).getResults()) {
+    auto dim = dyn_cast<AffineDimExpr>(e);
+    if (!dim)
+      continue;
+    if (!(op.getIteratorTypesArray()[dim.getPosition()] == utils::IteratorType::parallel))
+      return fail("the output is indexed by a reduction loop");
+    ++outLoops;
+  }
+  if (outLoops != op.getNumParallelLoops())
+    return fail("the output is not indexed by every parallel loop");
+
+  // yield combiner(value, acc), with acc used nowhere else.
+  Block &body = op.getRegion().front();
+  BlockArgument acc = op.getMatchingBlockArgument(init);
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  Operation *combiner = yield.getValues()[0].getDefiningOp();
+  if (!combiner || combiner->getBlock() != &body ||
+      combiner->getNumOperands() != 2 || !acc.hasOneUse() ||
+      acc.getUses().begin()->getOwner() != combiner)
+    return fail("the body does not fold one value into the accumulator");
+  for (Operation &inner : body.without_terminator()) {
+    if (!isa<linalg::IndexOp>(inner) && !isMemoryEffectFree(&inner))
+      return fail("the body has side effects");
+    for (Value v : inner.getOperands())
+      if (v.getParentRegion() != &op.getRegion() &&
+          !matchPattern(v, m_Constant()))
+        return fail("the body reads a value from outside that is no "
+                    "constant");
+  }
+  ReductionShape shape;
+  shape.combiner = combiner;
+  shape.accumulatorOperand = combiner->getOperand(0) == acc ? 0 : 1;
+  shape.identity = combinerIdentity(combiner, acc.getType());
+  if (!shape.identity)
+    return fail(Twine("'") + combiner->getName().getStringRef() +
+                "' is no associative combiner with an identity");
+
+  // Loop order: as the widest input lays them out, loops it does not read
+  // outermost.
+  auto loopsRead = [&](OpOperand *in) {
+    return llvm::count_if(op.getMatchingIndexingMap(in).getResults(),
+                          [](AffineExpr e) { return isa<AffineDimExpr>(e); });
+  };
+  OpOperand *primary = nullptr;
+  for (OpOperand *in : op.getDpsInputOperands())
+    if (!primary || loopsRead(in) > loopsRead(primary))
+      primary = in;
+  SmallVector<unsigned> order;
+  if (primary)
+    for (AffineExpr e : op.getMatchingIndexingMap(primary).getResults())
+      if (auto dim = dyn_cast<AffineDimExpr>(e))
+        order.push_back(dim.getPosition());
+  SmallVector<unsigned> all;
+  for (unsigned d = 0; d < op.getNumLoops(); ++d)
+    if (!llvm::is_contained(order, d))
+      all.push_back(d);
+  all.append(order);
+  auto iterators = op.getIteratorTypesArray();
+  for (unsigned d : all)
+    ((iterators[d] == utils::IteratorType::parallel) ? shape.parallelLoops
+                                               : shape.reductionLoops)
+        .push_back(d);
+  shape.innermostReduces =
+      !order.empty() && (iterators[order.back()] == utils::IteratorType::reduction);
+  return shape;
+}

@@ -1,0 +1,106 @@
+// RUN: fuser-opt %s -split-input-file --fuser-reduction-to-gpu -verify-diagnostics | FileCheck %s
+
+// Row sums, 64 consecutive threads per row (tile = [64, 1]): each thread
+// starts at its lane with the identity and steps by 64; the 64 partials
+// halve through shared memory; lane 0 adds the init element and stores.
+// CHECK-LABEL: func.func @row_sum
+// CHECK-SAME: (%[[X:.+]]: tensor<?x?xf32>, %[[INIT:.+]]: tensor<?xf32>)
+// CHECK: %[[OUT:.+]] = memref.alloc(%{{.+}}) {alignment = 64 : i64} : memref<?xf32>
+// CHECK: %[[GRID:.+]] = arith.ceildivui %{{.+}}, %c4
+// CHECK: gpu.launch_func @fuser_kernels::@row_sum_reduction blocks in (%[[GRID]], %{{.+}}, %{{.+}}) threads in (%c256{{.*}}, %{{.+}}, %{{.+}}) args(%{{.+}} : !llvm.ptr<1>, %{{.+}} : !llvm.ptr<1>, %{{.+}} : !llvm.ptr<1>, %{{.+}} : i64, %{{.+}} : i64)
+// CHECK: bufferization.to_tensor %[[OUT]] restrict writable
+// CHECK: gpu.func @row_sum_reduction(%[[IN:.+]]: !llvm.ptr<1>, %[[I:.+]]: !llvm.ptr<1>, %[[O:.+]]: !llvm.ptr<1>, %[[E0:.+]]: i64, %[[E1:.+]]: i64) workgroup(%[[SMEM:.+]] : memref<256xf32, #gpu.address_space<workgroup>>) kernel
+// CHECK: %[[LANE:.+]] = arith.remui %[[TID:.+]], %c64_i64
+// CHECK: %[[LOCAL:.+]] = arith.divui %[[TID]], %c64_i64
+// CHECK: %[[ACC:.+]] = scf.for %{{.+}} = %[[LANE]] to %{{.+}} step %c64_i64 iter_args(%[[A:.+]] = %cst) -> (f32)
+// CHECK:   llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK:   arith.addf
+// CHECK: memref.store %[[ACC]], %[[SMEM]]
+// CHECK: gpu.barrier
+// CHECK: arith.cmpi ult, %[[LANE]], %c32_i64
+// CHECK: scf.if
+// CHECK: gpu.barrier
+// CHECK: arith.cmpi ult, %[[LANE]], %c1_i64
+// CHECK: scf.if
+// CHECK:   llvm.getelementptr inbounds %[[I]]
+// CHECK:   llvm.load
+// CHECK:   arith.addf
+// CHECK:   llvm.store %{{.+}}, %{{.+}} {alignment = 4 : i64} : f32, !llvm.ptr<1>
+func.func @row_sum(%x: tensor<?x?xf32>, %init: tensor<?xf32>) -> tensor<?xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x?xf32>) outs(%init : tensor<?xf32>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction", block = [256, 1, 1], tile = [64, 1]>} {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+// One thread per output (tile = [1, 256]): no shared memory, no barrier. A
+// static extent is a constant in the kernel; the max starts at -inf.
+// CHECK-LABEL: gpu.func @col_max_reduction
+// CHECK-NOT: workgroup
+// CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %c1_i64 iter_args(%{{.+}} = %cst) -> (f32)
+// CHECK:   arith.maximumf
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+func.func @col_max(%x: tensor<128x?xf32>, %init: tensor<?xf32>) -> tensor<?xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<128x?xf32>) outs(%init : tensor<?xf32>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction", block = [256, 1, 1], tile = [1, 256]>} {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.maximumf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+func.func @bad_tile(%x: tensor<?x?xf32>, %init: tensor<?xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{needs a reduction config with block = [B, 1, 1] and tile = [S, D]: S a power of two dividing B, D 1 or B / S}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x?xf32>) outs(%init : tensor<?xf32>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction", block = [256, 1, 1], tile = [48, 1]>} {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+func.func @not_a_fold(%x: tensor<?x?xf32>, %init: tensor<?xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{is configured as a reduction kernel but the body does not fold one value into the accumulator}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x?xf32>) outs(%init : tensor<?xf32>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction", block = [256, 1, 1], tile = [1, 256]>} {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+func.func @wrong_strategy(%x: tensor<?x?xf32>, %init: tensor<?xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{has a 'fuser.config' that is no #fuser.config of strategy 'reduction'}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x?xf32>) outs(%init : tensor<?xf32>)
+      attrs = {fuser.config = #fuser.config<strategy = "pointwise", block = [256, 1, 1]>} {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}

@@ -1,0 +1,84 @@
+// RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="report=true" -verify-diagnostics | FileCheck %s
+
+// Many short rows (a GroupNorm group of 16): 16 consecutive threads each.
+// CHECK-LABEL: func.func @group_sums
+// CHECK: fuser.config = #fuser.config<strategy = "reduction", block = [256, 1, 1], tile = [16, 1]>
+func.func @group_sums(%x: tensor<1024x512x16xf32>, %init: tensor<1024x512xf32>) -> tensor<1024x512xf32> {
+  // expected-remark @+1 {{reduction kernel: 524288 outputs of 16 elements, 16 consecutive threads per output, 256 threads per block}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : tensor<1024x512x16xf32>) outs(%init : tensor<1024x512xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<1024x512xf32>
+  return %r : tensor<1024x512xf32>
+}
+
+// -----
+
+// A bias gradient: 8192 column sums over 1024 rows. Neighbouring columns
+// are neighbours in memory, so each warp takes 32 of them and 32 threads a
+// block-row apart share each column to fill the GPU.
+// CHECK-LABEL: func.func @bias_grad
+// CHECK: fuser.config = #fuser.config<strategy = "reduction", block = [1024, 1, 1], tile = [32, 32]>
+func.func @bias_grad(%g: tensor<1024x8192xf32>, %init: tensor<8192xf32>) -> tensor<8192xf32> {
+  // expected-remark @+1 {{reduction kernel: 8192 outputs of 1024 elements, 32 threads a block-row apart per output, 1024 threads per block}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%g : tensor<1024x8192xf32>) outs(%init : tensor<8192xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<8192xf32>
+  return %r : tensor<8192xf32>
+}
+
+// -----
+
+// One total: up to 1024 threads share it.
+// CHECK-LABEL: func.func @total
+// CHECK: tile = [1024, 1]
+func.func @total(%x: tensor<?xf32>, %init: tensor<f32>) -> tensor<f32> {
+  // expected-remark @+1 {{reduction kernel: 1 outputs of 4096 elements, 1024 consecutive threads per output, 1024 threads per block}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>],
+                       iterator_types = ["reduction"]}
+      ins(%x : tensor<?xf32>) outs(%init : tensor<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+// -----
+
+// No identity for a subtraction: the generic fallback, with a remark.
+// CHECK-LABEL: func.func @difference
+// CHECK-NOT: fuser.config
+func.func @difference(%x: tensor<8x8xf32>, %init: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-remark @+1 {{reduction left to the generic fallback: 'arith.subf' is no associative combiner with an identity}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x8xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.subf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+// i1 masks stay with the fallback (the kernel loads whole bytes).
+func.func @any(%x: tensor<8x8xi1>, %init: tensor<8xi1>) -> tensor<8xi1> {
+  // expected-remark @+1 {{reduction left to the generic fallback: an element type of fewer than 8 bits}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x8xi1>) outs(%init : tensor<8xi1>) {
+  ^bb0(%a: i1, %acc: i1):
+    %s = arith.ori %a, %acc : i1
+    linalg.yield %s : i1
+  } -> tensor<8xi1>
+  return %r : tensor<8xi1>
+}

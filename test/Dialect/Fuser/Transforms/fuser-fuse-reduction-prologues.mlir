@@ -1,0 +1,87 @@
+// RUN: fuser-opt %s -split-input-file --fuser-fuse-reduction-prologues="report=true" -verify-diagnostics | FileCheck %s
+
+// A transposed copy read only by a column sum: the sum reads the source
+// through the transposed map and the copy is gone.
+// CHECK-LABEL: func.func @transpose_then_sum
+// CHECK-SAME: (%[[G:.+]]: tensor<1024x64xf32>)
+// CHECK-NOT: linalg.transpose
+// CHECK: linalg.generic {indexing_maps = [#[[T:.+]], #{{.+}}], iterator_types = ["parallel", "reduction"]} ins(%[[G]] : tensor<1024x64xf32>)
+// CHECK-NOT: linalg.transpose
+func.func @transpose_then_sum(%g: tensor<1024x64xf32>) -> tensor<64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x1024xf32>
+  %t = linalg.transpose ins(%g : tensor<1024x64xf32>) outs(%e : tensor<64x1024xf32>) permutation = [1, 0]
+  %o = tensor.empty() : tensor<64xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%o : tensor<64xf32>) -> tensor<64xf32>
+  // expected-remark @+1 {{fused 1 elementwise producer(s) into this reduction}}
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%t : tensor<64x1024xf32>) outs(%init : tensor<64xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %a, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<64xf32>
+  return %s : tensor<64xf32>
+}
+
+// -----
+
+// A widening to f64 that another op also reads: cheap to recompute, so the
+// sum fuses its own copy and the original stays for the other user.
+// CHECK-LABEL: func.func @shared_widening
+// CHECK: %[[W:.+]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%arg0 : tensor<8x16xf32>)
+// CHECK:   arith.extf
+// CHECK:   arith.addf
+// CHECK: return %{{.+}}, %[[W]]
+func.func @shared_widening(%x: tensor<8x16xf32>) -> (tensor<8xf64>, tensor<8x16xf64>) {
+  %zero = arith.constant 0.0 : f64
+  %e = tensor.empty() : tensor<8x16xf64>
+  %w = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x16xf32>) outs(%e : tensor<8x16xf64>) {
+  ^bb0(%a: f32, %b: f64):
+    %d = arith.extf %a : f32 to f64
+    linalg.yield %d : f64
+  } -> tensor<8x16xf64>
+  %o = tensor.empty() : tensor<8xf64>
+  %init = linalg.fill ins(%zero : f64) outs(%o : tensor<8xf64>) -> tensor<8xf64>
+  // expected-remark @+1 {{fused 1 elementwise producer(s) into this reduction}}
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%w : tensor<8x16xf64>) outs(%init : tensor<8xf64>) {
+  ^bb0(%a: f64, %acc: f64):
+    %r = arith.addf %a, %acc : f64
+    linalg.yield %r : f64
+  } -> tensor<8xf64>
+  return %s, %w : tensor<8xf64>, tensor<8x16xf64>
+}
+
+// -----
+
+// A product of two full-size tensors that another op also reads: reading
+// both again would cost more than reading the product, so it stays.
+// CHECK-LABEL: func.func @shared_product
+// CHECK: %[[P:.+]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%[[P]] : tensor<8x16xf32>)
+func.func @shared_product(%x: tensor<8x16xf32>, %y: tensor<8x16xf32>) -> (tensor<8xf32>, tensor<8x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x16xf32>
+  %p = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x, %y : tensor<8x16xf32>, tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<8x16xf32>
+  %o = tensor.empty() : tensor<8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%o : tensor<8xf32>) -> tensor<8xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%p : tensor<8x16xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %a, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  return %s, %p : tensor<8xf32>, tensor<8x16xf32>
+}

@@ -1,0 +1,99 @@
+// Reductions no fusion group takes, for test/gpu/test_reductions.py: each
+// gets a reduction kernel (fuser-reduction-to-gpu); dynamic sizes, the
+// forms torch-mlir emits (keepdim outputs indexed by constant 0s, f64
+// sums, transposed reads) and each kind of thread sharing.
+
+// Row sums: consecutive threads share a row.
+func.func @row_sum(%x: tensor<?x?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %m = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %e = tensor.empty(%m) : tensor<?xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x?xf32>) outs(%init : tensor<?xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// Column sums (a bias gradient): each warp spans neighbouring columns.
+func.func @col_sum(%x: tensor<?x?xf32>) -> tensor<?xf32> {
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x?xf32>) outs(%init : tensor<?xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// torch-mlir's GroupNorm statistics: x (N, G, K, 1) widened to f64 and
+// summed over the group into a keepdim (N, G, 1, 1).
+func.func @group_sum_f64(%x: tensor<?x?x16x1xf32>) -> tensor<?x?x1x1xf64> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f64
+  %n = tensor.dim %x, %c0 : tensor<?x?x16x1xf32>
+  %g = tensor.dim %x, %c1 : tensor<?x?x16x1xf32>
+  %e = tensor.empty(%n, %g) : tensor<?x?x1x1xf64>
+  %init = linalg.fill ins(%zero : f64) outs(%e : tensor<?x?x1x1xf64>) -> tensor<?x?x1x1xf64>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, 0, 0)>],
+                       iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%x : tensor<?x?x16x1xf32>) outs(%init : tensor<?x?x1x1xf64>) {
+  ^bb0(%a: f32, %acc: f64):
+    %w = arith.extf %a : f32 to f64
+    %s = arith.addf %w, %acc : f64
+    linalg.yield %s : f64
+  } -> tensor<?x?x1x1xf64>
+  return %r : tensor<?x?x1x1xf64>
+}
+
+// A maximum with its identity in the init, and a broadcast operand.
+func.func @row_max_scaled(%x: tensor<?x?xf32>, %s: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  %m = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %e = tensor.empty(%m) : tensor<?xf32>
+  %init = linalg.fill ins(%ninf : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x, %s : tensor<?x?xf32>, tensor<?xf32>) outs(%init : tensor<?xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %mx = arith.maximumf %p, %acc : f32
+    linalg.yield %mx : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// Everything into one element, weighted by its index: few outputs, so
+// many threads share each.
+func.func @index_weighted_total(%x: tensor<?xf32>) -> tensor<f32> {
+  %c7 = arith.constant 7 : index
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<f32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>],
+                       iterator_types = ["reduction"]}
+      ins(%x : tensor<?xf32>) outs(%init : tensor<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %i = linalg.index 0 : index
+    %m = arith.remui %i, %c7 : index
+    %mi = arith.index_cast %m : index to i32
+    %w = arith.sitofp %mi : i32 to f32
+    %p = arith.mulf %a, %w : f32
+    %s = arith.addf %p, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}

@@ -1,0 +1,76 @@
+"""Reduction kernels (fuser-reduction-to-gpu, configured by
+fuser-configure-kernels) against float64: row and column sums, torch-mlir's
+keepdim GroupNorm sum in f64, a maximum over a broadcast product, and an
+index-weighted total into one element. Dynamic, odd sizes (not multiples
+of the threads that share an output), empty reductions, NaN-poisoned
+outputs, fresh inputs of both signs; sums within fp32 rounding of their
+length, and each kernel deterministic."""
+
+import pytest
+import torch
+
+from gpu_util import check, load, poisoned
+
+SHAPES = [(1, 1), (7, 3), (1000, 4097), (4096, 1024), (33, 70001), (5, 0)]
+
+
+def data(shape, generator):
+    return torch.randn(shape, device="cuda", generator=generator)
+
+
+def sum_tol(length):
+    # fp32 partial sums of `length` unit-scale terms in a tree: well within
+    # this bound, which is far below a wrong or missing term.
+    return 1e-5 * max(1.0, length ** 0.5)
+
+
+@pytest.mark.parametrize("m,n", SHAPES)
+def test_row_sum(m, n, generator):
+    mod = load("reductions")
+    x = data((m, n), generator)
+    out = poisoned((m,))
+    mod.row_sum(x, out=out)
+    check(f"row sum {m}x{n}", out, x.double().sum(1), sum_tol(n))
+    again = poisoned((m,))
+    mod.row_sum(x, out=again)
+    assert torch.equal(out, again), "row sum is not deterministic"
+
+
+@pytest.mark.parametrize("m,n", SHAPES)
+def test_col_sum(m, n, generator):
+    mod = load("reductions")
+    x = data((m, n), generator)
+    out = poisoned((n,))
+    mod.col_sum(x, out=out)
+    check(f"column sum {m}x{n}", out, x.double().sum(0), sum_tol(m))
+
+
+@pytest.mark.parametrize("n,g", [(1, 1), (3, 5), (1024, 512), (77, 129)])
+def test_group_sum_f64(n, g, generator):
+    mod = load("reductions")
+    x = data((n, g, 16, 1), generator)
+    out = poisoned((n, g, 1, 1)).double()
+    mod.group_sum_f64(x, out=out)
+    # Widened before summing: exact to f64 rounding.
+    check(f"f64 group sum {n}x{g}x16", out, x.double().sum((2, 3), keepdim=True), 1e-12)
+
+
+@pytest.mark.parametrize("m,n", SHAPES)
+def test_row_max_scaled(m, n, generator):
+    mod = load("reductions")
+    x, s = data((m, n), generator), data((n,), generator)
+    out = poisoned((m,))
+    mod.row_max_scaled(x, s, out=out)
+    ref = (x * s).double().amax(1) if n else torch.full((m,), float("-inf"), device="cuda",
+                                                        dtype=torch.float64)
+    check(f"row max {m}x{n}", out, ref, 0.0)
+
+
+@pytest.mark.parametrize("n", [0, 1, 1000, 70001, 1 << 22])
+def test_index_weighted_total(n, generator):
+    mod = load("reductions")
+    x = data((n,), generator)
+    out = poisoned(())
+    mod.index_weighted_total(x, out=out)
+    w = (torch.arange(n, device="cuda") % 7).double()
+    check(f"index-weighted total of {n}", out, (x.double() * w).sum(), sum_tol(n) * 6)

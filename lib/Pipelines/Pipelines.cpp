@@ -101,8 +101,10 @@ void mlir::fuser::buildKernelPipeline(OpPassManager &pm,
   // Fusion groups become kernels while still on tensors.
   pm.addPass(createConvertMatmulToGPUPass());
   pm.addPass(createConvertGroupNormToGPUPass());
-  pm.addPass(createConvertPointwiseToGPUPass());
+  // Reductions before pointwise groups: a fill that only inits a
+  // reduction becomes a constant of its kernel, not a kernel of its own.
   pm.addPass(createConvertReductionToGPUPass());
+  pm.addPass(createConvertPointwiseToGPUPass());
   addBufferization(pm);
   // The generic fallback: whatever linalg is left becomes parallel loops,
   // 16x16 tiles mapped to blocks and threads. Correct, not fast.

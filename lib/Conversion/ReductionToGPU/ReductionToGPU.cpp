@@ -6,7 +6,9 @@
 // conventions of fuser-pointwise-to-gpu: !llvm.ptr<1> arguments, i64 sizes,
 // the output allocated by the host code.
 //
-// Kernel signature: (inputs read..., init, out, extent of each loop: i64).
+// Kernel signature: (inputs read..., init, out, extent of each loop: i64);
+// an init filled with a constant (the usual zeros) is that constant in the
+// kernel instead, and the fill goes.
 // With tile = [S, D], B threads per block and O = B / S outputs per block,
 // thread t of block b works on output o = b * O + t / S (D = 1, its S
 // threads consecutive) or b * O + t % O (D = O, a block-row apart):
@@ -33,6 +35,8 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
 
 #define DEBUG_TYPE "fuser-reduction-to-gpu"
 
@@ -46,13 +50,36 @@ using namespace mlir::fuser;
 
 namespace {
 
+/// The value every element of `init` holds when a fill made it (a
+/// linalg.fill of a constant, or the fuser.pointwise that reads none of its
+/// inputs that fuser-fuse-pointwise makes of one), else null.
+TypedAttr constantInit(Value init) {
+  Attribute value;
+  if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
+    if (matchPattern(fill.getInputs()[0], m_Constant(&value)))
+      return dyn_cast<TypedAttr>(value);
+    return {};
+  }
+  auto group = init.getDefiningOp<PointwiseOp>();
+  if (!group || group->getNumResults() != 1 ||
+      !llvm::all_of(group.getBodyBlock().getArguments(),
+                    [](BlockArgument a) { return a.use_empty(); }))
+    return {};
+  Value yielded =
+      cast<YieldOp>(group.getBodyBlock().getTerminator()).getValues()[0];
+  if (matchPattern(yielded, m_Constant(&value)))
+    return dyn_cast<TypedAttr>(value);
+  return {};
+}
+
 /// Emits the body of one reduction kernel.
 class KernelEmitter {
 public:
   KernelEmitter(linalg::GenericOp op, const ReductionShape &shape,
-                KernelConfigAttr config, ArrayRef<unsigned> readInputs)
+                KernelConfigAttr config, ArrayRef<unsigned> readInputs,
+                TypedAttr initConstant)
       : op(op), shape(shape), config(config), readInputs(readInputs),
-        loc(op.getLoc()) {}
+        initConstant(initConstant), loc(op.getLoc()) {}
 
   void emit(gpu::GPUFuncOp kernel) {
     Block &entry = kernel.getBody().front();
@@ -60,7 +87,7 @@ public:
     unsigned argNo = 0;
     for (size_t k = 0; k < readInputs.size(); ++k)
       inputPtrs.push_back(entry.getArgument(argNo++));
-    Value initPtr = entry.getArgument(argNo++);
+    Value initPtr = initConstant ? Value() : entry.getArgument(argNo++);
     Value outPtr = entry.getArgument(argNo++);
     SmallVector<int64_t> staticRanges = op.getStaticLoopRanges();
     for (unsigned d = 0; d < op.getNumLoops(); ++d) {
@@ -181,8 +208,12 @@ public:
       Value at = offset(tb, op.getMatchingIndexingMap(init), /*parallel=*/true,
                         constI64(tb, loc, 0));
       Type t = partial.getType();
-      Value initValue = LLVM::LoadOp::create(
-          tb, loc, t, gepElement(tb, loc, initPtr, t, at), byteWidth(t));
+      Value initValue =
+          initConstant
+              ? Value(arith::ConstantOp::create(tb, loc, initConstant))
+              : Value(LLVM::LoadOp::create(
+                    tb, loc, t, gepElement(tb, loc, initPtr, t, at),
+                    byteWidth(t)));
       LLVM::StoreOp::create(tb, loc, combine(tb, initValue, partial),
                             gepElement(tb, loc, outPtr, t, at), byteWidth(t));
     }
@@ -254,6 +285,7 @@ private:
   const ReductionShape &shape;
   KernelConfigAttr config;
   ArrayRef<unsigned> readInputs;
+  TypedAttr initConstant;
   Location loc;
   SmallVector<Value> inputPtrs, extents, coords;
   SmallVector<bool> unitLoop;
@@ -278,6 +310,36 @@ public:
   }
 
 private:
+  /// Host code: each loop's extent from the first operand that reads it,
+  /// inputs first. An init that is a constant fill is asked for its shape
+  /// (its own operands'), so nothing reads it and it goes.
+  SmallVector<Value> loopSizes(OpBuilder &b, linalg::GenericOp op,
+                               bool initIsFill) {
+    Location loc = op.getLoc();
+    SmallVector<Value> sizes(op.getNumLoops());
+    for (OpOperand &operand : op->getOpOperands()) {
+      AffineMap map = op.getMatchingIndexingMap(&operand);
+      for (auto [p, e] : llvm::enumerate(map.getResults())) {
+        auto dim = dyn_cast<AffineDimExpr>(e);
+        if (!dim || sizes[dim.getPosition()])
+          continue;
+        Value v = operand.get();
+        if (op.isDpsInit(&operand) && initIsFill) {
+          ReifiedRankedShapedTypeDims reified;
+          if (auto shaped =
+                  v.getDefiningOp<ReifyRankedShapedTypeOpInterface>();
+              shaped && succeeded(shaped.reifyResultShapes(b, reified))) {
+            sizes[dim.getPosition()] =
+                getValueOrCreateConstantIndexOp(b, loc, reified[0][p]);
+            continue;
+          }
+        }
+        sizes[dim.getPosition()] = tensorDimSize(b, loc, v, p);
+      }
+    }
+    return sizes;
+  }
+
   LogicalResult lower(linalg::GenericOp op, SymbolTable &kernelSymbols) {
     auto config = dyn_cast<KernelConfigAttr>(op->getAttr(kReductionConfigAttrName));
     if (!config || config.getStrategy() != "reduction")
@@ -305,9 +367,12 @@ private:
     for (OpOperand *in : op.getDpsInputOperands())
       if (!body.getArgument(in->getOperandNumber()).use_empty())
         readInputs.push_back(in->getOperandNumber());
+    // A filled init is a constant in the kernel: the fill needs no kernel.
+    Value init = op.getDpsInitOperand(0)->get();
+    TypedAttr initConstant = constantInit(init);
     auto ptrTy = LLVM::LLVMPointerType::get(ctx, kGlobalAddressSpace);
     auto i64 = IntegerType::get(ctx, 64);
-    SmallVector<Type> params(readInputs.size() + 2, ptrTy);
+    SmallVector<Type> params(readInputs.size() + (initConstant ? 1 : 2), ptrTy);
     params.append(op.getNumLoops(), i64);
     Type accTy = op.getDpsInitOperand(0)->get().getType();
     accTy = cast<ShapedType>(accTy).getElementType();
@@ -321,15 +386,12 @@ private:
         (func ? func.getName().str() : std::string("fuser")) + "_reduction";
     auto kernel = createKernel(kernelSymbols, op.getLoc(), name, params,
                                config.getBlock(), smem);
-    KernelEmitter(op, *shape, config, readInputs).emit(kernel);
+    KernelEmitter(op, *shape, config, readInputs, initConstant).emit(kernel);
 
     // Host code: extents, the output, the launch.
     OpBuilder b(op);
     Location loc = op.getLoc();
-    SmallVector<Value> sizes;
-    for (Range r : cast<linalg::LinalgOp>(op.getOperation())
-                         .createLoopRanges(b, loc))
-      sizes.push_back(getValueOrCreateConstantIndexOp(b, loc, r.size));
+    SmallVector<Value> sizes = loopSizes(b, op, initConstant != nullptr);
     auto resultTy = cast<RankedTensorType>(op->getResult(0).getType());
     AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
     SmallVector<Value> dynDims;
@@ -343,7 +405,8 @@ private:
     SmallVector<Value> args;
     for (unsigned i : readInputs)
       args.push_back(hostPointerToTensor(b, loc, op->getOperand(i)));
-    args.push_back(hostPointerToTensor(b, loc, op.getDpsInitOperand(0)->get()));
+    if (!initConstant)
+      args.push_back(hostPointerToTensor(b, loc, init));
     args.push_back(hostPointerToMemRef(b, loc, alloc));
     for (Value s : sizes)
       args.push_back(arith::IndexCastUIOp::create(b, loc, i64, s));
@@ -362,6 +425,8 @@ private:
         b, loc, resultTy, alloc, /*restrict=*/true, /*writable=*/true);
     op->getResult(0).replaceAllUsesWith(result);
     op->erase();
+    if (initConstant && init.use_empty())
+      init.getDefiningOp()->erase();
     return success();
   }
 };

@@ -104,3 +104,35 @@ func.func @wrong_strategy(%x: tensor<?x?xf32>, %init: tensor<?xf32>) -> tensor<?
   } -> tensor<?xf32>
   return %r : tensor<?xf32>
 }
+
+// -----
+
+// An init filled with a constant is that constant in the kernel: no init
+// pointer, and the fill (here as fuser-fuse-pointwise leaves it, a group
+// that reads none of its inputs) is gone.
+// CHECK-LABEL: func.func @filled_init
+// CHECK-NOT: fuser.pointwise
+// CHECK: gpu.launch_func @fuser_kernels::@filled_init_reduction {{.*}} args(%{{.+}} : !llvm.ptr<1>, %{{.+}} : !llvm.ptr<1>, %{{.+}} : i64, %{{.+}} : i64)
+// CHECK: gpu.func @filled_init_reduction(%{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %{{.+}}: i64, %{{.+}}: i64)
+// CHECK: scf.if
+// CHECK:   %[[C:.+]] = arith.constant 2.500000e+00 : f32
+// CHECK:   arith.addf %{{.+}}, %[[C]]
+func.func @filled_init(%x: tensor<?x?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %e = tensor.empty(%m) : tensor<?xf32>
+  %init = fuser.pointwise ins(%e : tensor<?xf32>) maps [affine_map<(d0) -> (d0)>] -> tensor<?xf32> {
+  ^bb0(%unused: f32):
+    %c = arith.constant 2.5 : f32
+    fuser.yield %c : f32
+  }
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x?xf32>) outs(%init : tensor<?xf32>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction", block = [256, 1, 1], tile = [1, 256]>} {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}

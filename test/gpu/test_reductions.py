@@ -1,6 +1,7 @@
 """Reduction kernels (fuser-reduction-to-gpu, configured by
 fuser-configure-kernels) against float64: row and column sums, torch-mlir's
-keepdim GroupNorm sum in f64, a maximum over a broadcast product, and an
+keepdim GroupNorm sum in f64, a maximum over a broadcast product, short rows
+combined by warp shuffles, and an
 index-weighted total into one element. Dynamic, odd sizes (not multiples
 of the threads that share an output), empty reductions, NaN-poisoned
 outputs, fresh inputs of both signs; sums within fp32 rounding of their
@@ -74,3 +75,12 @@ def test_index_weighted_total(n, generator):
     mod.index_weighted_total(x, out=out)
     w = (torch.arange(n, device="cuda") % 7).double()
     check(f"index-weighted total of {n}", out, (x.double() * w).sum(), sum_tol(n) * 6)
+
+
+@pytest.mark.parametrize("m", [1, 7, 1000, 100003])
+def test_row_sum_shuffles(m, generator):
+    mod = load("reductions")
+    x = data((m, 20), generator)
+    out = poisoned((m,))
+    mod.row_sum_20(x, out=out)
+    check(f"row sum {m}x20 (warp shuffles)", out, x.double().sum(1), sum_tol(20))

@@ -45,7 +45,8 @@ def ConvertReductionToGPUPass : Pass<"fuser-reduction-to-gpu", "mlir::ModuleOp">
     block-row apart (D = B / S, each warp spanning 32 neighbouring
     outputs). Each folds
     every S-th element into a partial result from the combiner's identity;
-    the S partials combine through shared memory in a fixed order, then
+    the S partials combine in a fixed order (warp shuffles when they are
+    consecutive lanes of one warp, else shared memory), then
     with the init element. Anything else stays with the generic fallback.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect",

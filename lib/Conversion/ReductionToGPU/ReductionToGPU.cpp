@@ -14,7 +14,8 @@
 // threads consecutive) or b * O + t % O (D = O, a block-row apart):
 //   acc = identity
 //   for r = (its index among the S); r < R; r += S:  acc = acc (+) f(in(o, r))
-//   the S partial results combine in shared memory, halving each step
+//   the S partial results combine: by warp shuffles when they are
+//   consecutive lanes of one warp, else in shared memory, halving each step
 //   out[o] = init[o] (+) acc
 // Outputs and reduction indices are linearized in the order the widest
 // input lays its dimensions out, so the fastest index walks its innermost
@@ -70,6 +71,14 @@ TypedAttr constantInit(Value init) {
   if (matchPattern(yielded, m_Constant(&value)))
     return dyn_cast<TypedAttr>(value);
   return {};
+}
+
+/// Whether the threads of an output combine by warp shuffles: they are
+/// consecutive, at most a warp, and the value is 32 or 64 bits.
+bool usesShuffles(KernelConfigAttr config, Type t) {
+  unsigned bits = t.getIntOrFloatBitWidth();
+  return config.getTile()[1] == 1 && config.getTile()[0] <= 32 &&
+         (bits == 32 || bits == 64);
 }
 
 /// Emits the body of one reduction kernel.
@@ -175,7 +184,11 @@ public:
     // The S threads of an output combine their results.
     Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
                                         zero);
-    if (share > 1) {
+    if (share > 1 && usesShuffles(config, partial.getType())) {
+      // Within a warp: a butterfly of shuffles, no shared memory or barrier.
+      for (int64_t step = share / 2; step >= 1; step /= 2)
+        partial = combine(b, partial, shuffleXor(b, partial, step));
+    } else if (share > 1) {
       Value smem = kernel.getWorkgroupAttributions()[0];
       auto index = [&](OpBuilder &ib, Value v) {
         return arith::IndexCastUIOp::create(ib, loc, ib.getIndexType(), v)
@@ -222,6 +235,30 @@ public:
 
 private:
   static unsigned byteWidth(Type t) { return t.getIntOrFloatBitWidth() / 8; }
+
+  /// `v` from the lane `offset` away (xor) in the warp; 64-bit values as
+  /// two 32-bit halves.
+  Value shuffleXor(OpBuilder &b, Value v, int64_t offset) {
+    auto shuffle = [&](Value x) {
+      return gpu::ShuffleOp::create(b, loc, x, static_cast<int32_t>(offset),
+                                    /*width=*/32, gpu::ShuffleMode::XOR)
+          .getShuffleResult();
+    };
+    Type t = v.getType();
+    if (t.getIntOrFloatBitWidth() == 32)
+      return shuffle(v);
+    auto i32 = b.getI32Type(), i64 = b.getI64Type();
+    Value bits = t == i64 ? v : arith::BitcastOp::create(b, loc, i64, v);
+    Value lo = shuffle(arith::TruncIOp::create(b, loc, i32, bits));
+    Value hi = shuffle(arith::TruncIOp::create(
+        b, loc, i32,
+        arith::ShRUIOp::create(b, loc, bits, constI64(b, loc, 32))));
+    Value joined = arith::OrIOp::create(
+        b, loc, arith::ExtUIOp::create(b, loc, i64, lo),
+        arith::ShLIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i64, hi),
+                              constI64(b, loc, 32)));
+    return t == i64 ? joined : arith::BitcastOp::create(b, loc, t, joined);
+  }
 
   Value product(OpBuilder &b, ArrayRef<unsigned> loops) {
     Value n = constI64(b, loc, 1);
@@ -377,7 +414,7 @@ private:
     Type accTy = op.getDpsInitOperand(0)->get().getType();
     accTy = cast<ShapedType>(accTy).getElementType();
     SmallVector<Type> smem;
-    if (tile[0] > 1)
+    if (tile[0] > 1 && !usesShuffles(config, accTy))
       smem.push_back(MemRefType::get(
           {block}, accTy, MemRefLayoutAttrInterface{},
           gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup)));

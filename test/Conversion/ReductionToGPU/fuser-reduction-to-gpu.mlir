@@ -136,3 +136,28 @@ func.func @filled_init(%x: tensor<?x?xf32>) -> tensor<?xf32> {
   } -> tensor<?xf32>
   return %r : tensor<?xf32>
 }
+
+// -----
+
+// 16 consecutive threads per output, 64-bit sums: a butterfly of warp
+// shuffles (each f64 as two 32-bit halves), no shared memory or barrier.
+// CHECK-LABEL: gpu.func @shuffled_f64_reduction
+// CHECK-NOT: workgroup
+// CHECK: scf.for
+// CHECK: gpu.shuffle xor %{{.+}}, %c8_i32{{.*}}, %c32_i32{{.*}} : i32
+// CHECK: gpu.shuffle xor %{{.+}}, %c8_i32{{.*}}, %c32_i32{{.*}} : i32
+// CHECK: arith.addf %{{.+}}, %{{.+}} : f64
+// CHECK: gpu.shuffle xor %{{.+}}, %c1_i32{{.*}}, %c32_i32{{.*}} : i32
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+func.func @shuffled_f64(%x: tensor<?x16xf64>, %init: tensor<?xf64>) -> tensor<?xf64> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x16xf64>) outs(%init : tensor<?xf64>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction", block = [256, 1, 1], tile = [16, 1]>} {
+  ^bb0(%a: f64, %acc: f64):
+    %s = arith.addf %a, %acc : f64
+    linalg.yield %s : f64
+  } -> tensor<?xf64>
+  return %r : tensor<?xf64>
+}

@@ -1,4 +1,5 @@
-"""fuser.group_norm groups (one block per (sample, group)) against float64
+"""fuser.group_norm groups (one block per (sample, group), or several small
+groups per block) against float64
 references: the linalg decomposition fuser recognizes, the direct form with
 epilogue inputs, groups from 70 to 65536 elements, dynamic N."""
 
@@ -86,3 +87,22 @@ def test_bench_shapes(stem, shape, groups, generator):
     check(f"{stem} n={shape[0]}", out, gn_ref(x, groups, gamma, beta), TOL)
     ref32 = F.group_norm(x, groups, gamma, beta, eps=1e-5)
     assert torch.allclose(out, ref32, atol=TOL, rtol=TOL), "fails the 1e-4 rule vs PyTorch fp32"
+
+
+@pytest.mark.parametrize("n", [1, 3, 1027])
+@pytest.mark.parametrize("offset,scale", [(0.0, 3.0), (1000.0, 0.05)])
+def test_small_groups_share_blocks(n, offset, scale, generator):
+    """Groups smaller than a warp's work, several per block: groups of 16
+    (W3's GroupNorm(512)), of 4 with LeakyReLU, of 36 in 3-D; batch sizes
+    that leave the last block partly empty."""
+    mod = load("group_norm_small_groups")
+    cases = [("groups_of_16", (n, 8192), 512, lambda y: y),
+             ("groups_of_4_leaky", (n, 64), 16, lambda y: F.leaky_relu(y, 0.01)),
+             ("groups_of_36", (n, 96, 3), 8, lambda y: y)]
+    for fn, shape, groups, epilogue in cases:
+        x = offset + randn(shape, generator, scale)
+        gamma, beta = affine(shape[1], generator)
+        out = poisoned(shape)
+        getattr(mod, fn)(x, gamma, beta, out=out)
+        ref = epilogue(gn_ref(x, groups, gamma, beta))
+        check(f"group_norm {fn} n={n} mean={offset} std={scale}", out, ref, TOL)

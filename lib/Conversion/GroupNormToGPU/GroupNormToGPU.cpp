@@ -7,6 +7,9 @@
 //
 // One block per (sample, group): in an (N, C, ...) row-major tensor the K
 // elements of group g of sample n are contiguous, from (n * G + g) * K.
+// Small groups (config tile = [T], T threads per group, at most a warp)
+// share a block, block / T of them: GroupNorm(512) on 1024 x 8192 has
+// 524288 groups of 16, which one block each left launch-bound.
 // Kernel signature: (x, gamma, beta, epilogue inputs..., out, n: i64).
 // Kernel body:
 //   1. Statistics in one pass, in fp32. Each thread sums d = x - s_t and
@@ -53,6 +56,10 @@ struct GroupShape {
   int64_t rank, channels, groups, groupSize, spatial;
   SmallVector<int64_t> sizes; ///< the result's sizes (dim 0 dynamic or not)
   int64_t block, width;
+  /// Threads per group: the block, or (config tile = [T]) a power of two
+  /// up to a warp, block / T groups per block.
+  int64_t threads;
+  int64_t groupsPerBlock() const { return block / threads; }
 };
 
 /// Running statistics of a set of elements: count, mean (relative to the
@@ -83,22 +90,36 @@ public:
     Value outPtr = entry.getArgument(argNo++);
     n = entry.getArgument(argNo++);
 
-    tid = toI64(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+    Value thread = toI64(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
     Value bid = toI64(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
-    sample = arith::DivUIOp::create(b, loc, bid, c64(s.groups));
-    group = arith::RemUIOp::create(b, loc, bid, c64(s.groups));
-    base = mul(bid, c64(s.groupSize));
+    // This thread's group and its index among the group's threads. Several
+    // groups per block: the last block's spare threads take the last group
+    // for their (unused) loads and do no work.
+    Value g = bid, numVec = c64(s.groupSize / s.width);
+    tid = thread;
+    if (s.groupsPerBlock() > 1) {
+      tid = arith::RemUIOp::create(b, loc, thread, c64(s.threads));
+      g = add(mul(bid, c64(s.groupsPerBlock())),
+              arith::DivUIOp::create(b, loc, thread, c64(s.threads)));
+      Value total = mul(n, c64(s.groups));
+      Value valid =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, g, total);
+      g = arith::MinUIOp::create(b, loc, g, sub64(total, c64(1)));
+      numVec = arith::SelectOp::create(b, loc, valid, numVec, c64(0));
+    }
+    sample = arith::DivUIOp::create(b, loc, g, c64(s.groups));
+    group = arith::RemUIOp::create(b, loc, g, c64(s.groups));
+    base = mul(g, c64(s.groupSize));
     hoistEpilogueStrides();
 
     // 1. Per-thread shifted sums.
     Value x0 = load(xPtr, base, f32);
-    Value numVec = c64(s.groupSize / s.width);
     Value first = arith::MinUIOp::create(b, loc, mul(tid, c64(s.width)),
                                          c64(s.groupSize - 1));
     Value shift = load(xPtr, add(base, first), f32);
     Value shiftVec = splat(shift);
     Value zeroVec = splat(f32c(0.0));
-    auto stats = scf::ForOp::create(b, loc, tid, numVec, c64(s.block),
+    auto stats = scf::ForOp::create(b, loc, tid, numVec, c64(s.threads),
                                     ValueRange{zeroVec, zeroVec});
     {
       OpBuilder::InsertionGuard guard(b);
@@ -113,12 +134,13 @@ public:
     }
     Value s1 = horizontalSum(stats.getResult(0));
     Value s2 = horizontalSum(stats.getResult(1));
-    // This thread's count: ceil((numVec - tid) / block) vectors if tid < numVec.
+    // This thread's count: ceil((numVec - tid) / threads) vectors if tid <
+    // numVec.
     Value active = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid,
                                          numVec);
     Value vecs = arith::SelectOp::create(
         b, loc, active,
-        arith::CeilDivUIOp::create(b, loc, sub64(numVec, tid), c64(s.block)),
+        arith::CeilDivUIOp::create(b, loc, sub64(numVec, tid), c64(s.threads)),
         c64(0));
     Value count = arith::UIToFPOp::create(b, loc, f32, mul(vecs, c64(s.width)));
     Value local = divf(s1, maxf(count, f32c(1.0)));
@@ -129,9 +151,11 @@ public:
               arith::SubFOp::create(b, loc, s2,
                                     arith::MulFOp::create(b, loc, s1, local))};
 
-    // 2. Merge across the warp, then across warps.
-    Value lane = arith::RemUIOp::create(b, loc, tid, c64(kWarpSize));
-    for (int64_t offset = kWarpSize / 2; offset >= 1; offset /= 2) {
+    // 2. Merge across the group's lanes of the warp (xor partners stay
+    // within it), then across warps.
+    Value lane = arith::RemUIOp::create(b, loc, thread, c64(kWarpSize));
+    for (int64_t offset = std::min(s.threads, kWarpSize) / 2; offset >= 1;
+         offset /= 2) {
       Moments other{shuffle(m.count, offset), shuffle(m.mean, offset),
                     shuffle(m.m2, offset)};
       Value lower = arith::CmpIOp::create(
@@ -145,10 +169,10 @@ public:
                 {pick(other.count, m.count), pick(other.mean, m.mean),
                  pick(other.m2, m.m2)});
     }
-    int64_t warps = s.block / kWarpSize;
+    int64_t warps = s.threads / kWarpSize;
     if (warps > 1) {
       Value smem = kernel.getWorkgroupAttributions()[0];
-      Value warp = arith::DivUIOp::create(b, loc, tid, c64(kWarpSize));
+      Value warp = arith::DivUIOp::create(b, loc, thread, c64(kWarpSize));
       Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                            lane, c64(0));
       auto ifOp = scf::IfOp::create(b, loc, leader, false);
@@ -177,7 +201,7 @@ public:
         b, loc, arith::AddFOp::create(b, loc, var, eps));
 
     // 3. Normalize, affine, epilogue, store.
-    auto apply = scf::ForOp::create(b, loc, tid, numVec, c64(s.block));
+    auto apply = scf::ForOp::create(b, loc, tid, numVec, c64(s.threads));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(apply.getBody());
     Value first0 = mul(apply.getInductionVar(), c64(s.width));
@@ -407,6 +431,16 @@ private:
       s.spatial *= d;
     s.groupSize = s.channels / s.groups * s.spatial;
     s.block = block[0];
+    s.threads = s.block;
+    ArrayRef<int64_t> tile = config.getTile();
+    if (!tile.empty()) {
+      if (tile.size() != 1 || !llvm::isPowerOf2_64(tile[0]) ||
+          tile[0] > kWarpSize || s.block % tile[0] != 0)
+        return op.emitOpError()
+               << "tile must be empty or [threads per group]: a power of "
+                  "two up to 32 dividing the block";
+      s.threads = tile[0];
+    }
     s.width = config.getVectorWidth();
     if (!llvm::is_contained({1, 2, 4}, s.width) ||
         s.groupSize % s.width != 0)
@@ -438,7 +472,7 @@ private:
                                                              : in.getType());
       params.append({ptrTy, i64});
       SmallVector<Type> smem;
-      if (s.block > kWarpSize) // one (count, mean, M2) per warp
+      if (s.threads > kWarpSize) // one (count, mean, M2) per warp
         smem.push_back(MemRefType::get(
             {3 * s.block / kWarpSize}, Float32Type::get(ctx), AffineMap(),
             gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup)));
@@ -495,9 +529,13 @@ private:
     if (kernel) {
       args.push_back(hostPointerToMemRef(b, loc, out));
       args.push_back(arith::IndexCastUIOp::create(b, loc, i64, n));
-      // One block per (sample, group).
+      // One block per (sample, group), or per groupsPerBlock of them.
       Value grid = arith::MulIOp::create(
           b, loc, n, arith::ConstantIndexOp::create(b, loc, s.groups));
+      if (s.groupsPerBlock() > 1)
+        grid = arith::CeilDivUIOp::create(
+            b, loc, grid,
+            arith::ConstantIndexOp::create(b, loc, s.groupsPerBlock()));
       Value one = arith::ConstantIndexOp::create(b, loc, 1);
       Value threads = arith::ConstantIndexOp::create(b, loc, s.block);
       gpu::LaunchFuncOp::create(b, loc, kernel, gpu::KernelDim3{grid, one, one},

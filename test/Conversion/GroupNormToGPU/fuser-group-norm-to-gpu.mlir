@@ -140,3 +140,44 @@ func.func @f16(%x: tensor<2x8xf16>, %g: tensor<8xf16>) -> tensor<2x8xf16> {
   }
   return %y : tensor<2x8xf16>
 }
+
+// -----
+
+// tile = [4]: four threads per group, 64 groups per 256-thread block; the
+// grid rounds the group count up, the block's spare threads clamp their
+// group and skip the work, and the lanes of a group merge with xor
+// shuffles of offset 2 and 1 only (no shared memory).
+// CHECK-LABEL: func.func @shared_blocks
+// CHECK: %[[GROUPS:.+]] = arith.muli %{{.+}}, %c512
+// CHECK: %[[GRID:.+]] = arith.ceildivui %[[GROUPS]], %c64
+// CHECK: gpu.launch_func @fuser_kernels::@shared_blocks_group_norm blocks in (%[[GRID]], %{{.+}}, %{{.+}}) threads in (%c256
+// CHECK: gpu.func @shared_blocks_group_norm
+// CHECK-NOT: workgroup
+// CHECK: arith.remui %{{.+}}, %c4_i64
+// CHECK: arith.minui
+// CHECK: gpu.shuffle xor %{{.+}}, %c2_i32
+// CHECK-NOT: gpu.shuffle xor %{{.+}}, %c4_i32
+// CHECK: gpu.shuffle xor %{{.+}}, %c1_i32
+// CHECK-NOT: gpu.barrier
+func.func @shared_blocks(%x: tensor<?x8192xf32>, %g: tensor<8192xf32>, %b: tensor<8192xf32>) -> tensor<?x8192xf32> {
+  %y = fuser.group_norm %x, %g, %b groups = 512 eps = 1.0e-05 epilogue_maps []
+         {config = #fuser.config<strategy = "group_norm", block = [256, 1, 1], vector_width = 4, tile = [4]>}
+         : tensor<?x8192xf32>, tensor<8192xf32>, tensor<8192xf32> -> tensor<?x8192xf32> {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  return %y : tensor<?x8192xf32>
+}
+
+// -----
+
+func.func @bad_tile(%x: tensor<?x8192xf32>, %g: tensor<8192xf32>, %b: tensor<8192xf32>) -> tensor<?x8192xf32> {
+  // expected-error @+1 {{tile must be empty or [threads per group]: a power of two up to 32 dividing the block}}
+  %y = fuser.group_norm %x, %g, %b groups = 512 eps = 1.0e-05 epilogue_maps []
+         {config = #fuser.config<strategy = "group_norm", block = [256, 1, 1], vector_width = 4, tile = [64]>}
+         : tensor<?x8192xf32>, tensor<8192xf32>, tensor<8192xf32> -> tensor<?x8192xf32> {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  return %y : tensor<?x8192xf32>
+}

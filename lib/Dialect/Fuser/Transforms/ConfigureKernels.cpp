@@ -214,6 +214,8 @@ StringRef mmaPrecision(MatmulOp op, StringRef precision, StringRef fp32Kernel,
 /// threads (64K elements: 32 vectors per thread).
 constexpr int64_t kGroupNormMaxBlock = 512;
 constexpr int64_t kGroupNormVectorsPerThread = 2;
+/// Threads per block when several small groups share one.
+constexpr int64_t kGroupNormSharedBlock = 256;
 
 /// The config of a group norm, or null after a diagnostic.
 KernelConfigAttr groupNormConfig(GroupNormOp op, StringRef precision) {
@@ -224,18 +226,25 @@ KernelConfigAttr groupNormConfig(GroupNormOp op, StringRef precision) {
                     ? ShapedType::kDynamic
                     : groupSize * d;
   int64_t width = 1, block = kGroupNormMaxBlock;
+  SmallVector<int64_t> tile;
   if (!ShapedType::isDynamic(groupSize)) {
     groupSize /= op.getNumGroups();
     width = groupSize % 4 == 0 ? 4 : groupSize % 2 == 0 ? 2 : 1;
     int64_t perThread = llvm::divideCeil(groupSize / width,
                                          kGroupNormVectorsPerThread);
-    block = std::clamp<int64_t>(llvm::PowerOf2Ceil(perThread), 32,
-                                kGroupNormMaxBlock);
+    int64_t threads = llvm::PowerOf2Ceil(perThread);
+    block = std::clamp<int64_t>(threads, 32, kGroupNormMaxBlock);
+    // Groups smaller than a warp's work share a block (tile = [threads per
+    // group]) instead of one block each.
+    if (threads < 32) {
+      block = kGroupNormSharedBlock;
+      tile.push_back(threads);
+    }
   }
   return KernelConfigAttr::getChecked(
       [&] { return op.emitError(); }, op.getContext(), StringRef("group_norm"),
       ArrayRef<int64_t>{block, 1, 1}, width, /*max_grid=*/int64_t(0),
-      ArrayRef<int64_t>{}, /*min_blocks_per_sm=*/int64_t(0), precision,
+      ArrayRef<int64_t>(tile), /*min_blocks_per_sm=*/int64_t(0), precision,
       /*promote_every=*/int64_t(0));
 }
 

@@ -74,3 +74,25 @@ func.func @wider_groups(%x: tensor<?x32xf32>, %w: tensor<512x32xf32>) -> tensor<
   }
   return %y : tensor<?x512xf32>
 }
+
+// -----
+
+// Standalone group norms: groups of 16 (4 vectors: 2 threads each) share
+// 256-thread blocks; groups of 1024 get a block each.
+// CHECK-LABEL: func.func @standalone
+// CHECK: fuser.group_norm {{.+}} {config = #fuser.config<strategy = "group_norm", block = [256, 1, 1], vector_width = 4, tile = [2],
+// CHECK: fuser.group_norm {{.+}} {config = #fuser.config<strategy = "group_norm", block = [128, 1, 1], vector_width = 4, precision
+func.func @standalone(%x: tensor<?x8192xf32>, %g: tensor<8192xf32>, %b: tensor<8192xf32>)
+    -> (tensor<?x8192xf32>, tensor<?x8192xf32>) {
+  %small = fuser.group_norm %x, %g, %b groups = 512 eps = 1.0e-05 epilogue_maps []
+         : tensor<?x8192xf32>, tensor<8192xf32>, tensor<8192xf32> -> tensor<?x8192xf32> {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  %large = fuser.group_norm %x, %g, %b groups = 8 eps = 1.0e-05 epilogue_maps []
+         : tensor<?x8192xf32>, tensor<8192xf32>, tensor<8192xf32> -> tensor<?x8192xf32> {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  return %small, %large : tensor<?x8192xf32>, tensor<?x8192xf32>
+}

@@ -41,7 +41,14 @@ def Fuser_KernelConfigAttr : Fuser_Attr<"KernelConfig", "config"> {
     - `vector_width`: elements per vector access (1 disables vectorization).
     - `max_grid`: upper bound on blocks along x; threads grid-stride past it.
     - `tile`: tile sizes for tiled strategies; for `pointwise`, empty or
-      [vectors per thread]: the vectors each thread loads before it stores.
+      [vectors per thread]: the vectors each thread loads before it stores;
+      for `pointwise_transpose`, [TM, TN]: each block stages a TM x TN tile
+      of the result (rows x columns of its two innermost dimensions)
+      through shared memory, reading the transposed input along its rows
+      and writing the result along its rows (block = [B, 1, 1], B dividing
+      TM * TN; vector_width 1); for `group_norm`, empty (one block per
+      group) or [T]: T threads per group (a power of two up to 32), block /
+      T groups per block.
     - `min_blocks_per_sm`: blocks that must fit on one SM at once (0: no
       constraint); caps the registers per thread like `__launch_bounds__`.
     - `precision`: the arithmetic of the kernel: `fp32` (FFMA), `tf32`,

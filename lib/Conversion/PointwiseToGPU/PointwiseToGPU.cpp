@@ -5,6 +5,9 @@
 // and launches the kernel. The kernel reads and writes through !llvm.ptr<1>
 // (global memory), which gives ld.global/st.global and a C-friendly ABI.
 //
+// With strategy `pointwise_transpose` (an input read transposed), the kernel
+// is TransposeKernel.cpp's shared-memory tiled one; else the row kernel:
+//
 // Kernel signature: (inputs..., outputs..., n: i64 [, sizes: i64 x rank]).
 // Kernel body (U = the config's vectors per thread, tile = [U]):
 //   for v = gtid; v + (U-1)*nthreads < n / W; v += U*nthreads:
@@ -19,6 +22,8 @@
 #include "fuser/Conversion/Passes.h"
 
 #include "fuser/Conversion/Common/KernelUtils.h"
+
+#include "PointwiseKernels.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -36,23 +41,18 @@ namespace mlir::fuser {
 
 using namespace mlir;
 using namespace mlir::fuser;
+using namespace mlir::fuser::pointwise;
 
-namespace {
-
-/// The type an element of type `t` has in memory: i1 is a byte.
-static Type storageType(Type t) {
+Type pointwise::storageType(Type t) {
   return t.isInteger(1) ? IntegerType::get(t.getContext(), 8) : t;
 }
 
-/// Bytes of one element of type `t` in memory.
-static unsigned storageBytes(Type t) {
+unsigned pointwise::storageBytes(Type t) {
   return storageType(t).getIntOrFloatBitWidth() / 8;
 }
 
-/// Loads `width` elements of type `elemTy` (a scalar when `width` is 0)
-/// from `ptr`; i1 from bytes.
-static Value loadElements(OpBuilder &b, Location loc, Type elemTy,
-                          int64_t width, Value ptr, unsigned align) {
+Value pointwise::loadElements(OpBuilder &b, Location loc, Type elemTy,
+                              int64_t width, Value ptr, unsigned align) {
   Type mem = storageType(elemTy);
   Type memTy = width ? Type(VectorType::get({width}, mem)) : mem;
   Value v = LLVM::LoadOp::create(b, loc, memTy, ptr, align);
@@ -62,9 +62,8 @@ static Value loadElements(OpBuilder &b, Location loc, Type elemTy,
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero);
 }
 
-/// Stores `value` (scalar or vector) at `ptr`; i1 as bytes.
-static void storeElements(OpBuilder &b, Location loc, Value value, Value ptr,
-                          unsigned align) {
+void pointwise::storeElements(OpBuilder &b, Location loc, Value value,
+                              Value ptr, unsigned align) {
   Type t = value.getType();
   Type elemTy = getElementTypeOrSelf(t);
   Type mem = storageType(elemTy);
@@ -77,19 +76,13 @@ static void storeElements(OpBuilder &b, Location loc, Value value, Value ptr,
   LLVM::StoreOp::create(b, loc, value, ptr, align);
 }
 
+namespace {
+
 /// Vectors each thread handles per loop iteration: the config's pointwise
 /// tile, [vectors per thread], or 1.
 static int64_t vectorsPerThread(KernelConfigAttr config) {
   return config.getTile().empty() ? 1 : config.getTile()[0];
 }
-
-/// The per-input facts both the kernel and the launch need.
-struct InputInfo {
-  unsigned index;     ///< position among the group's inputs
-  bool isTensor;      ///< passed as a pointer (else as a scalar value)
-  bool isContiguous;  ///< identity map: element i of the result reads i
-  bool isSingleValue; ///< rank-0 tensor: one element read by every thread
-};
 
 /// Emits the body of one pointwise kernel.
 class KernelEmitter {
@@ -412,10 +405,14 @@ private:
     if (!config)
       return op.emitOpError()
              << "has no #fuser.config; run -fuser-configure-kernels first";
-    if (config.getStrategy() != "pointwise")
+    bool transpose = config.getStrategy() == "pointwise_transpose";
+    if (config.getStrategy() != "pointwise" && !transpose)
       return op.emitOpError() << "has strategy '" << config.getStrategy()
-                              << "'; this lowering implements 'pointwise'";
-    if (config.getTile().size() > 1)
+                              << "'; this lowering implements 'pointwise' "
+                                 "and 'pointwise_transpose'";
+    if (transpose && !transposeElementsPerThread(op, config))
+      return failure();
+    if (!transpose && config.getTile().size() > 1)
       return op.emitOpError()
              << "has a pointwise tile of " << config.getTile().size()
              << " sizes; it takes one, [vectors per thread]";
@@ -438,6 +435,9 @@ private:
       passesSizes |= in.isTensor && !in.isContiguous && !in.isSingleValue;
       inputs.push_back(in);
     }
+    // The transposed-tile kernel always computes coordinates, and needs no
+    // element count.
+    passesSizes |= transpose;
 
     // 2. The kernel.
     auto func = op->getParentOfType<FunctionOpInterface>();
@@ -450,16 +450,36 @@ private:
       params.push_back(in.isTensor ? Type(ptrTy)
                                    : op.getInputs()[in.index].getType());
     params.append(op.getNumResults(), ptrTy);
-    params.push_back(i64);
+    if (!transpose)
+      params.push_back(i64);
     int64_t rank = op.getResultTensorType().getRank();
     if (passesSizes)
       params.append(rank, i64);
 
+    if (transpose) {
+      Type tileTy = transposeTileType(op, config);
+      auto kernel = createKernel(kernelSymbols, op.getLoc(), name, params,
+                                 config.getBlock(), TypeRange{tileTy});
+      if (failed(emitTransposeKernel(op, config, inputs, kernel)))
+        return failure();
+      return launch(op, config, kernel, inputs, /*passesSizes=*/true);
+    }
     auto kernel = createKernel(kernelSymbols, op.getLoc(), name, params,
                                config.getBlock());
     KernelEmitter emitter(op, config, inputs, passesSizes);
     if (failed(emitter.emit(kernel)))
       return failure();
+    return launch(op, config, kernel, inputs, passesSizes);
+  }
+
+  /// Host code on tensors in place of `op`: sizes, checks, outputs, the
+  /// launch of `kernel`; `passesSizes`: whether it takes the result sizes.
+  LogicalResult launch(PointwiseOp op, KernelConfigAttr config,
+                       gpu::GPUFuncOp kernel, ArrayRef<InputInfo> inputs,
+                       bool passesSizes) {
+    bool transpose = config.getStrategy() == "pointwise_transpose";
+    auto i64 = IntegerType::get(op.getContext(), 64);
+    int64_t rank = op.getResultTensorType().getRank();
 
     // 3. Host code on tensors: sizes, checks, outputs, launch.
     OpBuilder b(op);
@@ -502,21 +522,40 @@ private:
       allocs.push_back(alloc);
       args.push_back(hostPointerToMemRef(b, loc, alloc));
     }
-    args.push_back(toI64(n));
+    if (!transpose)
+      args.push_back(toI64(n));
     if (passesSizes)
       for (Value d : dims)
         args.push_back(toI64(d));
 
-    // grid = min(ceildiv(ceildiv(n, width * vectors per thread), block),
-    //           max_grid)
-    int64_t perThread = config.getVectorWidth() > 1
-                            ? config.getVectorWidth() * vectorsPerThread(config)
-                            : 1;
-    Value width = arith::ConstantIndexOp::create(b, loc, perThread);
-    Value threads =
-        arith::ConstantIndexOp::create(b, loc, config.getBlock()[0]);
-    Value grid = arith::CeilDivUIOp::create(
-        b, loc, arith::CeilDivUIOp::create(b, loc, n, width), threads);
+    Value grid, threads;
+    if (transpose) {
+      // grid = min(batch * ceildiv(P, TM) * ceildiv(Q, TN), max_grid): one
+      // block per tile, grid-striding past max_grid.
+      ArrayRef<int64_t> tile = config.getTile();
+      Value tiles = arith::ConstantIndexOp::create(b, loc, 1);
+      for (int64_t d = 0; d < rank; ++d) {
+        Value extent = dims[d];
+        if (d >= rank - 2)
+          extent = arith::CeilDivUIOp::create(
+              b, loc, extent,
+              arith::ConstantIndexOp::create(b, loc, tile[d - (rank - 2)]));
+        tiles = arith::MulIOp::create(b, loc, tiles, extent);
+      }
+      grid = tiles;
+      threads = arith::ConstantIndexOp::create(b, loc, config.getBlock()[0]);
+    } else {
+      // grid = min(ceildiv(ceildiv(n, width * vectors per thread), block),
+      //           max_grid)
+      int64_t perThread =
+          config.getVectorWidth() > 1
+              ? config.getVectorWidth() * vectorsPerThread(config)
+              : 1;
+      Value width = arith::ConstantIndexOp::create(b, loc, perThread);
+      threads = arith::ConstantIndexOp::create(b, loc, config.getBlock()[0]);
+      grid = arith::CeilDivUIOp::create(
+          b, loc, arith::CeilDivUIOp::create(b, loc, n, width), threads);
+    }
     if (config.getMaxGrid() > 0)
       grid = arith::MinUIOp::create(
           b, loc, grid,

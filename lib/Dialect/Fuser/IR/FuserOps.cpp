@@ -162,6 +162,34 @@ LogicalResult PointwiseOp::verify() {
   return verifyScalarBody(*this, getBodyBlock(), elemTypes);
 }
 
+std::optional<unsigned> PointwiseOp::getTransposedTileInput() {
+  int64_t rank = getResultTensorType().getRank();
+  if (rank < 2)
+    return std::nullopt;
+  SmallVector<unsigned> swapped(llvm::seq<unsigned>(0, rank).begin(),
+                                llvm::seq<unsigned>(0, rank).end());
+  std::swap(swapped[rank - 2], swapped[rank - 1]);
+  AffineMap transposed = AffineMap::getPermutationMap(swapped, getContext());
+  AffineExpr inner = getAffineDimExpr(rank - 1, getContext());
+  std::optional<unsigned> found;
+  for (auto [i, input] : llvm::enumerate(getInputs())) {
+    if (!isa<RankedTensorType>(input.getType()) ||
+        getBodyBlock().getArgument(i).use_empty())
+      continue;
+    AffineMap map = getIndexingMap(i);
+    if (map == transposed) {
+      if (found)
+        return std::nullopt; // two transposed inputs: not one tile
+      found = i;
+      continue;
+    }
+    std::optional<unsigned> pos = map.getResultPosition(inner);
+    if (pos && *pos + 1 != map.getNumResults())
+      return std::nullopt; // another strided read
+  }
+  return found;
+}
+
 LogicalResult PointwiseOp::reifyResultShapes(
     OpBuilder &builder, ReifiedRankedShapedTypeDims &reifiedReturnShapes) {
   RankedTensorType resultTy = getResultTensorType();

@@ -36,6 +36,26 @@ constexpr int64_t kPointwiseMaxGrid = 1 << 20;
 /// measured 0.2-16% slower on W1 at every block size (H100, 2026-11-24,
 /// bench/pointwise_sweep.py over scripts/build-pointwise-sweep.sh).
 constexpr int64_t kPointwiseVectorsPerThread = 1;
+/// A group reading an input transposed (PointwiseOp::getTransposedTileInput:
+/// the K-major weight copies of W2's and W3's backward) walks the input's
+/// columns in the row kernel, 4 useful bytes per 32-byte sector: W2's
+/// 8192 x 8192 f32 copy took 571 us, 0.94 TB/s against ~3 TB/s for a
+/// straight copy (H100, bench/training_profile.py). `pointwise_transpose`
+/// stages 32 x 32 tiles through shared memory instead, read along the
+/// input's rows and written along the result's; 256 threads, 4 elements
+/// each per phase.
+constexpr int64_t kTransposeTile = 32;
+constexpr int64_t kTransposeBlock = 256;
+
+/// Whether `op` gets the transposed-tile kernel: it has a transposed input
+/// and neither swapped size is statically 1 (the row kernel reads such an
+/// input contiguously already).
+bool wantsTransposeTiles(PointwiseOp op) {
+  if (!op.getTransposedTileInput())
+    return false;
+  ArrayRef<int64_t> shape = op.getResultTensorType().getShape();
+  return shape[shape.size() - 2] != 1 && shape.back() != 1;
+}
 
 /// Matmul kernels, their tiles and what each needs: GemmStrategy.h's
 /// records. This pass chooses among them (mmaPrecision, configureMma).
@@ -336,6 +356,21 @@ public:
       int64_t width =
           vectorWidth > 0 ? vectorWidth.getValue() : pointwiseVectorWidth(op);
       int64_t grid = maxGrid >= 0 ? maxGrid.getValue() : kPointwiseMaxGrid;
+      if (wantsTransposeTiles(op)) {
+        auto config = KernelConfigAttr::getChecked(
+            [&] { return op.emitError(); }, ctx,
+            StringRef("pointwise_transpose"),
+            ArrayRef<int64_t>{kTransposeBlock, 1, 1},
+            /*vector_width=*/int64_t(1), grid,
+            ArrayRef<int64_t>{kTransposeTile, kTransposeTile},
+            /*min_blocks_per_sm=*/int64_t(0), StringRef(precision),
+            /*promote_every=*/int64_t(0));
+        if (!config)
+          failedAny = true;
+        else
+          op.setConfigAttr(config);
+        return;
+      }
       int64_t perThread = vectorsPerThread > 0 ? vectorsPerThread.getValue()
                                                : kPointwiseVectorsPerThread;
       SmallVector<int64_t> tile;

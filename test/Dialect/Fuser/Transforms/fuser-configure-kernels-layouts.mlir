@@ -58,10 +58,11 @@ func.func @transposed_a_bf16(%x: tensor<64x32xbf16>, %w: tensor<48x64xbf16>) -> 
 
 // Large static f32 products with an M-major A or an N-major B (nn.Linear's
 // backward: dX = g * W, dW = g^T * x) get transposing pointwise copies of
-// those operands, so that 3xtf32 on wgmma_tma reads both K-major.
+// those operands, so that 3xtf32 on wgmma_tma reads both K-major; the
+// copies run on the shared-memory tiled kernel.
 // CHECK-LABEL: func.func @backward_gemms
 // CHECK-SAME: (%[[G:.+]]: tensor<1024x8192xf32>, %[[W:.+]]: tensor<8192x4096xf32>, %[[X:.+]]: tensor<1024x4096xf32>)
-// CHECK: %[[WT:.+]] = fuser.pointwise ins(%[[W]] : tensor<8192x4096xf32>) maps [#{{.+}}] {config = #fuser.config<strategy = "pointwise"{{.+}}} -> tensor<4096x8192xf32>
+// CHECK: %[[WT:.+]] = fuser.pointwise ins(%[[W]] : tensor<8192x4096xf32>) maps [#{{.+}}] {config = #fuser.config<strategy = "pointwise_transpose", block = [256, 1, 1], max_grid = 1048576, tile = [32, 32]>} -> tensor<4096x8192xf32>
 // CHECK: fuser.matmul %[[G]], %[[WT]] transpose_b epilogue_maps [] {config = #fuser.config<strategy = "wgmma_tma"
 // CHECK: %[[GT:.+]] = fuser.pointwise ins(%[[G]] : tensor<1024x8192xf32>) {{.+}} -> tensor<8192x1024xf32>
 // CHECK: %[[XT:.+]] = fuser.pointwise ins(%[[X]] : tensor<1024x4096xf32>) {{.+}} -> tensor<4096x1024xf32>

@@ -31,11 +31,12 @@ def Fuser_KernelConfigAttr : Fuser_Attr<"KernelConfig", "config"> {
     Written only by `fuser-configure-kernels` (or a developer override) and
     read by the lowerings, so that every heuristic lives in one place.
 
-    - `strategy`: the kernel the lowering builds: `pointwise`
-      (`fuser.pointwise`), `group_norm` (`fuser.group_norm`), or for
-      `fuser.matmul` `ffma` (register-tiled fp32 FMA), `mma` (`mma.sync`
-      tensor cores), `wgmma` (`wgmma.mma_async`, sm_90a) or `wgmma_tma`
-      (`wgmma.mma_async` fed by TMA, sm_90a). Each lowering rejects the
+    - `strategy`: the kernel the lowering builds: `pointwise` or
+      `pointwise_transpose` (`fuser.pointwise`), `group_norm`
+      (`fuser.group_norm`), or for `fuser.matmul` `ffma` (register-tiled
+      fp32 FMA), `mma` (`mma.sync` tensor cores), `wgmma`
+      (`wgmma.mma_async`, sm_90a) or `wgmma_tma` (`wgmma.mma_async` fed by
+      TMA, sm_90a). Each lowering rejects the
       strategies it does not implement.
     - `block`: threads per block, x/y/z.
     - `vector_width`: elements per vector access (1 disables vectorization).

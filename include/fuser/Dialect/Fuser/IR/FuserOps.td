@@ -77,6 +77,12 @@ def Fuser_PointwiseOp : Fuser_Op<"pointwise", [
              getIndexingMap(i).getNumResults() ==
                  getResultTensorType().getRank();
     }
+    /// The input a transposed-tile kernel stages through shared memory:
+    /// the one read input of rank >= 2 whose map is the identity with the
+    /// two innermost dimensions swapped, when no other read input reads
+    /// the result's innermost dimension through a dimension that is not
+    /// its own innermost. std::nullopt otherwise.
+    std::optional<unsigned> getTransposedTileInput();
     ::mlir::Block &getBodyBlock() { return getBody().front(); }
   }];
 }

@@ -443,6 +443,16 @@ def FuserConfigureKernelsPass : Pass<"fuser-configure-kernels", "mlir::ModuleOp"
     not apply); with `report`, a remark on each matmul names the kernel and
     why.
 
+    A pointwise group that reads one input with the result's two innermost
+    dimensions swapped (x.T, a batched transpose, the K-major operand
+    copies), and no other input strided along the result's rows, gets
+    `strategy = "pointwise_transpose"`, `tile = [32, 32]`, 256 threads:
+    the row kernel would read that input down its columns, one element per
+    32-byte sector; the tiled kernel stages 32 x 32 tiles through shared
+    memory so both the reads and the writes are coalesced. Not when a
+    swapped size is statically 1 (already contiguous). `block-size`,
+    `vector-width` and `vectors-per-thread` configure the row kernel only.
+
     Reductions no fusion group took (linalg.generic with reduction loops,
     an output indexed by the parallel loops and a body that folds one value
     into the accumulator with add, mul, min, max, and, or or xor) get the

@@ -309,13 +309,24 @@ private:
     return at;
   }
 
-  /// The combiner applied to (acc, value).
+  /// The combiner applied to (acc, value), without fast-math or overflow
+  /// flags: seeded with an infinity or NaN identity and reassociated, the
+  /// source's `ninf`, `nnan`, `nsw` or `nuw` would make it poison.
   Value combine(OpBuilder &b, Value acc, Value value) {
     IRMapping mapping;
     mapping.map(shape.combiner->getOperand(shape.accumulatorOperand), acc);
     mapping.map(shape.combiner->getOperand(1 - shape.accumulatorOperand),
                 value);
-    return b.clone(*shape.combiner, mapping)->getResult(0);
+    Operation *op = b.clone(*shape.combiner, mapping);
+    MLIRContext *ctx = op->getContext();
+    if (auto fm = dyn_cast<arith::ArithFastMathInterface>(op))
+      op->setAttr(fm.getFastMathAttrName(),
+                  arith::FastMathFlagsAttr::get(ctx, arith::FastMathFlags::none));
+    if (auto of = dyn_cast<arith::ArithIntegerOverflowFlagsInterface>(op))
+      op->setAttr(of.getIntegerOverflowAttrName(),
+                  arith::IntegerOverflowFlagsAttr::get(
+                      ctx, arith::IntegerOverflowFlags::none));
+    return op->getResult(0);
   }
 
   linalg::GenericOp op;

@@ -115,3 +115,49 @@ func.func @row_sum_20(%x: tensor<?x20xf32>) -> tensor<?xf32> {
   } -> tensor<?xf32>
   return %r : tensor<?xf32>
 }
+
+// The init from memory (a bias added to row sums: the kernel loads it).
+func.func @row_sum_plus(%x: tensor<?x?xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x?xf32>) outs(%b : tensor<?xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// Integers: an i64 sum on short rows (64-bit shuffles) and a signed i32
+// maximum from its identity (INT_MIN).
+func.func @row_sum_i64(%x: tensor<?x20xi64>) -> tensor<?xi64> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0 : i64
+  %m = tensor.dim %x, %c0 : tensor<?x20xi64>
+  %e = tensor.empty(%m) : tensor<?xi64>
+  %init = linalg.fill ins(%zero : i64) outs(%e : tensor<?xi64>) -> tensor<?xi64>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x20xi64>) outs(%init : tensor<?xi64>) {
+  ^bb0(%a: i64, %acc: i64):
+    %s = arith.addi %a, %acc : i64
+    linalg.yield %s : i64
+  } -> tensor<?xi64>
+  return %r : tensor<?xi64>
+}
+
+func.func @col_max_i32(%x: tensor<?x?xi32>) -> tensor<?xi32> {
+  %c1 = arith.constant 1 : index
+  %min = arith.constant -2147483648 : i32
+  %n = tensor.dim %x, %c1 : tensor<?x?xi32>
+  %e = tensor.empty(%n) : tensor<?xi32>
+  %init = linalg.fill ins(%min : i32) outs(%e : tensor<?xi32>) -> tensor<?xi32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x?xi32>) outs(%init : tensor<?xi32>) {
+  ^bb0(%a: i32, %acc: i32):
+    %s = arith.maxsi %a, %acc : i32
+    linalg.yield %s : i32
+  } -> tensor<?xi32>
+  return %r : tensor<?xi32>
+}

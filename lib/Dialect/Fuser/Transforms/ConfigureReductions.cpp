@@ -28,8 +28,11 @@ constexpr int64_t kDynamicExtent = 1 << 12;
 int64_t product(linalg::GenericOp op, ArrayRef<unsigned> loops) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t n = 1;
-  for (unsigned d : loops)
-    n *= ShapedType::isDynamic(ranges[d]) ? kDynamicExtent : ranges[d];
+  for (unsigned d : loops) // saturating: only the order of magnitude counts
+    n = std::min<int64_t>(int64_t(1) << 40,
+                          n * (ShapedType::isDynamic(ranges[d])
+                                   ? kDynamicExtent
+                                   : ranges[d]));
   return n;
 }
 

@@ -27,8 +27,21 @@ linalg::GenericOp elementwiseProducer(RewriterBase &rewriter,
                                       OpOperand &operand) {
   auto producer = operand.get().getDefiningOp<linalg::LinalgOp>();
   if (!producer || !producer.hasPureTensorSemantics() ||
-      producer.getNumLoops() != producer.getNumParallelLoops())
+      producer.getNumLoops() != producer.getNumParallelLoops() ||
+      isa<linalg::FillOp>(producer))
     return {};
+  // What the fused reduction reads must suit a reduction kernel: tensors
+  // of whole-byte elements (i1 masks stay in pointwise groups, which load
+  // them as bytes), and the producer must not read its own output.
+  for (OpOperand &in : producer->getOpOperands()) {
+    auto t = dyn_cast<RankedTensorType>(in.get().getType());
+    Type e = t ? t.getElementType() : Type();
+    if (!t || !e.isIntOrFloat() || e.getIntOrFloatBitWidth() % 8 != 0)
+      return {};
+  }
+  for (OpOperand &init : producer.getDpsInitsMutable())
+    if (producer.payloadUsesValueFromOperand(&init))
+      return {};
   if (auto generic = dyn_cast<linalg::GenericOp>(producer.getOperation()))
     return generic;
   if (!isa<linalg::TransposeOp, linalg::BroadcastOp>(producer) &&
@@ -47,7 +60,9 @@ linalg::GenericOp elementwiseProducer(RewriterBase &rewriter,
 /// several full-size tensors does not.
 bool cheapToRecompute(linalg::GenericOp producer) {
   auto bytes = [](Type t) {
-    return getElementTypeOrSelf(t).getIntOrFloatBitWidth() / 8;
+    Type e = getElementTypeOrSelf(t);
+    return e.isIntOrFloat() ? std::max(1u, e.getIntOrFloatBitWidth() / 8)
+                            : 8u; // index: as wide as it gets
   };
   unsigned read = 0;
   for (OpOperand *in : producer.getDpsInputOperands()) {
@@ -68,6 +83,10 @@ bool cheapToRecompute(linalg::GenericOp producer) {
 linalg::GenericOp fuseOneProducer(RewriterBase &rewriter,
                                   linalg::GenericOp consumer) {
   for (OpOperand *operand : consumer.getDpsInputOperands()) {
+    // Read through a permutation only: through a broadcast over the
+    // reduction loops, the producer would run once per reduced element.
+    if (!consumer.getMatchingIndexingMap(operand).isPermutation())
+      continue;
     linalg::GenericOp producer = elementwiseProducer(rewriter, *operand);
     if (!producer || !linalg::areElementwiseOpsFusable(operand))
       continue;

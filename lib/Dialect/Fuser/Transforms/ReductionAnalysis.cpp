@@ -20,9 +20,11 @@ static TypedAttr combinerIdentity(Operation *combiner, Type type) {
     return TypeSwitch<Operation *, TypedAttr>(combiner)
         .Case<arith::AddFOp>([&](auto) { return f(APFloat::getZero(sem)); })
         .Case<arith::MulFOp>([&](auto) { return f(APFloat::getOne(sem)); })
-        .Case<arith::MaximumFOp>(
-            [&](auto) { return f(APFloat::getInf(sem, /*Negative=*/true)); })
-        .Case<arith::MinimumFOp>([&](auto) { return f(APFloat::getInf(sem)); })
+        .Case<arith::MaximumFOp, arith::MinimumFOp>([&](auto op) {
+          // Types without infinities (f8E4M3FN) have no identity here.
+          APFloat inf = APFloat::getInf(sem, isa<arith::MaximumFOp>(op));
+          return inf.isInfinity() ? f(inf) : TypedAttr();
+        })
         // maxnum(NaN, x) = x: NaN is their identity.
         .Case<arith::MaxNumFOp, arith::MinNumFOp>(
             [&](auto) { return f(APFloat::getQNaN(sem)); })
@@ -95,16 +97,21 @@ FailureOr<ReductionShape> mlir::fuser::analyzeReduction(linalg::GenericOp op,
   Operation *combiner = yield.getValues()[0].getDefiningOp();
   if (!combiner || combiner->getBlock() != &body ||
       combiner->getNumOperands() != 2 || !acc.hasOneUse() ||
-      acc.getUses().begin()->getOwner() != combiner)
+      acc.getUses().begin()->getOwner() != combiner ||
+      !combiner->getResult(0).hasOneUse())
     return fail("the body does not fold one value into the accumulator");
   for (Operation &inner : body.without_terminator()) {
+    // The kernel clones the body op by op: no nested regions.
+    if (inner.getNumRegions() != 0)
+      return fail("the body has an op with regions");
     if (!isa<linalg::IndexOp>(inner) && !isMemoryEffectFree(&inner))
       return fail("the body has side effects");
     for (Value v : inner.getOperands())
       if (v.getParentRegion() != &op.getRegion() &&
-          !matchPattern(v, m_Constant()))
+          (!matchPattern(v, m_Constant()) ||
+           !(v.getType().isIntOrIndexOrFloat())))
         return fail("the body reads a value from outside that is no "
-                    "constant");
+                    "scalar constant");
   }
   ReductionShape shape;
   shape.combiner = combiner;
@@ -124,10 +131,14 @@ FailureOr<ReductionShape> mlir::fuser::analyzeReduction(linalg::GenericOp op,
   for (OpOperand *in : op.getDpsInputOperands())
     if (!primary || loopsRead(in) > loopsRead(primary))
       primary = in;
+  // Loops of static extent 1 do not decide the layout (a sum over dim 0
+  // of ?x1 is a row sum in memory).
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   SmallVector<unsigned> order;
   if (primary)
     for (AffineExpr e : op.getMatchingIndexingMap(primary).getResults())
-      if (auto dim = dyn_cast<AffineDimExpr>(e))
+      if (auto dim = dyn_cast<AffineDimExpr>(e);
+          dim && ranges[dim.getPosition()] != 1)
         order.push_back(dim.getPosition());
   SmallVector<unsigned> all;
   for (unsigned d = 0; d < op.getNumLoops(); ++d)

@@ -82,3 +82,45 @@ func.func @any(%x: tensor<8x8xi1>, %init: tensor<8xi1>) -> tensor<8xi1> {
   } -> tensor<8xi1>
   return %r : tensor<8xi1>
 }
+
+// -----
+
+// The kernel clones the body op by op: a body with a region stays with the
+// fallback.
+func.func @region_in_body(%x: tensor<8x8xf32>, %init: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-remark @+1 {{reduction left to the generic fallback: the body has an op with regions}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x8xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %zero = arith.constant 0.0 : f32
+    %c = arith.cmpf ogt, %a, %zero : f32
+    %v = scf.if %c -> f32 {
+      %e = math.exp %a : f32
+      scf.yield %e : f32
+    } else {
+      scf.yield %a : f32
+    }
+    %s = arith.addf %v, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+// A size-1 innermost loop does not decide the layout: the sum over dim 0
+// of ?x1 (nn.Linear(..., 1)'s bias gradient) reads consecutive elements.
+// CHECK-LABEL: func.func @column_of_one
+// CHECK: tile = [1024, 1]
+func.func @column_of_one(%g: tensor<?x1xf32>, %init: tensor<1xf32>) -> tensor<1xf32> {
+  // expected-remark @+1 {{reduction kernel: 1 outputs of 4096 elements, 1024 consecutive threads per output, 1024 threads per block}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%g : tensor<?x1xf32>) outs(%init : tensor<1xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<1xf32>
+  return %r : tensor<1xf32>
+}

@@ -85,3 +85,53 @@ func.func @shared_product(%x: tensor<8x16xf32>, %y: tensor<8x16xf32>) -> (tensor
   } -> tensor<8xf32>
   return %s, %p : tensor<8xf32>, tensor<8x16xf32>
 }
+
+// -----
+
+// Not fused: an i1 mask (pointwise groups load it as bytes; a reduction
+// kernel does not) and a producer read through a broadcast over the
+// reduction loop (it would run once per reduced element).
+// CHECK-LABEL: func.func @kept_producers
+// CHECK: %[[MASKED:.+]] = linalg.generic {{.*}}ins(%arg0, %arg1 : tensor<8x16xf32>, tensor<8x16xi1>)
+// CHECK: %[[EXP:.+]] = linalg.generic {{.*}}ins(%arg2 : tensor<8xf32>)
+// CHECK: linalg.generic {{.*}}ins(%[[MASKED]] : tensor<8x16xf32>)
+// CHECK: linalg.generic {{.*}}ins(%[[EXP]], %arg0 : tensor<8xf32>, tensor<8x16xf32>)
+func.func @kept_producers(%x: tensor<8x16xf32>, %m: tensor<8x16xi1>, %v: tensor<8xf32>)
+    -> (tensor<8xf32>, tensor<16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x16xf32>
+  %masked = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                            iterator_types = ["parallel", "parallel"]}
+      ins(%x, %m : tensor<8x16xf32>, tensor<8x16xi1>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %k: i1, %o: f32):
+    %s = arith.select %k, %a, %zero : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16xf32>
+  %ev = tensor.empty() : tensor<8xf32>
+  %exp = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                         iterator_types = ["parallel"]}
+      ins(%v : tensor<8xf32>) outs(%ev : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = math.exp %a : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%ev : tensor<8xf32>) -> tensor<8xf32>
+  %rows = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                          iterator_types = ["parallel", "reduction"]}
+      ins(%masked : tensor<8x16xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %a, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %ec = tensor.empty() : tensor<16xf32>
+  %initc = linalg.fill ins(%zero : f32) outs(%ec : tensor<16xf32>) -> tensor<16xf32>
+  %cols = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>],
+                          iterator_types = ["parallel", "reduction"]}
+      ins(%exp, %x : tensor<8xf32>, tensor<8x16xf32>) outs(%initc : tensor<16xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %r = arith.addf %p, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<16xf32>
+  return %rows, %cols : tensor<8xf32>, tensor<16xf32>
+}

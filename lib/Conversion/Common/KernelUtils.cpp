@@ -114,6 +114,28 @@ Value mlir::fuser::constI64(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
 }
 
+Value mlir::fuser::shuffleXor(OpBuilder &b, Location loc, Value v,
+                              int64_t offset) {
+  auto shuffle = [&](Value x) {
+    return gpu::ShuffleOp::create(b, loc, x, static_cast<int32_t>(offset),
+                                  /*width=*/32, gpu::ShuffleMode::XOR)
+        .getShuffleResult();
+  };
+  Type t = v.getType();
+  if (t.getIntOrFloatBitWidth() == 32)
+    return shuffle(v);
+  auto i32 = b.getI32Type(), i64 = b.getI64Type();
+  Value bits = t == i64 ? v : arith::BitcastOp::create(b, loc, i64, v);
+  Value lo = shuffle(arith::TruncIOp::create(b, loc, i32, bits));
+  Value hi = shuffle(arith::TruncIOp::create(
+      b, loc, i32, arith::ShRUIOp::create(b, loc, bits, constI64(b, loc, 32))));
+  Value joined = arith::OrIOp::create(
+      b, loc, arith::ExtUIOp::create(b, loc, i64, lo),
+      arith::ShLIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i64, hi),
+                            constI64(b, loc, 32)));
+  return t == i64 ? joined : arith::BitcastOp::create(b, loc, t, joined);
+}
+
 FailureOr<SmallVector<Value>>
 mlir::fuser::emitBodyWidened(OpBuilder &b, Block &body, IRMapping &mapping,
                              int64_t width) {

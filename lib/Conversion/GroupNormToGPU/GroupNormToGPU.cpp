@@ -323,10 +323,7 @@ private:
   }
 
   Value shuffle(Value v, int64_t offset) {
-    return gpu::ShuffleOp::create(b, loc, v, static_cast<int32_t>(offset),
-                                  static_cast<int32_t>(kWarpSize),
-                                  gpu::ShuffleMode::XOR)
-        .getShuffleResult();
+    return shuffleXor(b, loc, v, offset);
   }
 
   Value horizontalSum(Value v) {

@@ -187,7 +187,7 @@ public:
     if (share > 1 && usesShuffles(config, partial.getType())) {
       // Within a warp: a butterfly of shuffles, no shared memory or barrier.
       for (int64_t step = share / 2; step >= 1; step /= 2)
-        partial = combine(b, partial, shuffleXor(b, partial, step));
+        partial = combine(b, partial, shuffleXor(b, loc, partial, step));
     } else if (share > 1) {
       Value smem = kernel.getWorkgroupAttributions()[0];
       auto index = [&](OpBuilder &ib, Value v) {
@@ -235,30 +235,6 @@ public:
 
 private:
   static unsigned byteWidth(Type t) { return t.getIntOrFloatBitWidth() / 8; }
-
-  /// `v` from the lane `offset` away (xor) in the warp; 64-bit values as
-  /// two 32-bit halves.
-  Value shuffleXor(OpBuilder &b, Value v, int64_t offset) {
-    auto shuffle = [&](Value x) {
-      return gpu::ShuffleOp::create(b, loc, x, static_cast<int32_t>(offset),
-                                    /*width=*/32, gpu::ShuffleMode::XOR)
-          .getShuffleResult();
-    };
-    Type t = v.getType();
-    if (t.getIntOrFloatBitWidth() == 32)
-      return shuffle(v);
-    auto i32 = b.getI32Type(), i64 = b.getI64Type();
-    Value bits = t == i64 ? v : arith::BitcastOp::create(b, loc, i64, v);
-    Value lo = shuffle(arith::TruncIOp::create(b, loc, i32, bits));
-    Value hi = shuffle(arith::TruncIOp::create(
-        b, loc, i32,
-        arith::ShRUIOp::create(b, loc, bits, constI64(b, loc, 32))));
-    Value joined = arith::OrIOp::create(
-        b, loc, arith::ExtUIOp::create(b, loc, i64, lo),
-        arith::ShLIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i64, hi),
-                              constI64(b, loc, 32)));
-    return t == i64 ? joined : arith::BitcastOp::create(b, loc, t, joined);
-  }
 
   Value product(OpBuilder &b, ArrayRef<unsigned> loops) {
     Value n = constI64(b, loc, 1);

@@ -79,6 +79,10 @@ Value gepElement(OpBuilder &b, Location loc, Value ptr, Type elemTy,
 /// Kernel side: an i64 constant.
 Value constI64(OpBuilder &b, Location loc, int64_t v);
 
+/// Kernel side: `v` from the lane `offset` away (xor) in the warp; 32-bit
+/// values in one shuffle, 64-bit ones as two 32-bit halves.
+Value shuffleXor(OpBuilder &b, Location loc, Value v, int64_t offset);
+
 /// Clones the scalar ops of a fusion group body so they compute on
 /// vector<width x T> (width 1: plain scalars). `mapping` must map every
 /// block argument the body reads to a value of the right (widened) type.

@@ -26,6 +26,12 @@ unsigned storageBytes(Type t);
 Value loadElements(OpBuilder &b, Location loc, Type elemTy, int64_t width,
                    Value ptr, unsigned align);
 
+/// loadElements through `ld.global.L2::<prefetch>B` (the L2 fetches
+/// `prefetch` bytes around the access) for 4, 8 or 16-byte accesses of
+/// non-i1 elements; a plain load otherwise or when `prefetch` is 0.
+Value loadStreamed(OpBuilder &b, Location loc, Type elemTy, int64_t width,
+                   Value ptr, int64_t prefetch);
+
 /// Stores `value` (scalar or vector) at `ptr`; i1 as bytes.
 void storeElements(OpBuilder &b, Location loc, Value value, Value ptr,
                    unsigned align);

@@ -62,6 +62,52 @@ Value pointwise::loadElements(OpBuilder &b, Location loc, Type elemTy,
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero);
 }
 
+Value pointwise::loadStreamed(OpBuilder &b, Location loc, Type elemTy,
+                              int64_t width, Value ptr, int64_t prefetch) {
+  unsigned bytes = storageBytes(elemTy) * std::max<int64_t>(width, 1);
+  if (!prefetch || storageType(elemTy) != elemTy ||
+      !llvm::is_contained({4u, 8u, 16u}, bytes))
+    return loadElements(b, loc, elemTy, width, ptr, bytes);
+  // Inline PTX: LLVM's loads have no spelling for the prefetch size. The
+  // access is loaded as 32-bit words and bitcast back.
+  unsigned words = bytes / 4;
+  std::string ptx = "ld.global.L2::" + std::to_string(prefetch) + "B";
+  if (words > 1)
+    ptx += ".v" + std::to_string(words);
+  std::string regs, constraints;
+  for (unsigned i = 0; i < words; ++i) {
+    regs += (i ? ", $" : "$") + std::to_string(i);
+    constraints += "=r,";
+  }
+  ptx += ".b32 " + (words > 1 ? "{" + regs + "}" : regs) + ", [$" +
+         std::to_string(words) + "];";
+  constraints += "l";
+  MLIRContext *ctx = b.getContext();
+  Type i32 = b.getI32Type();
+  Type resTy = words == 1 ? i32
+                          : LLVM::LLVMStructType::getLiteral(
+                                ctx, SmallVector<Type>(words, i32));
+  // Side effects keep it ordered with the kernel's stores, as a load is.
+  auto ld = LLVM::InlineAsmOp::create(
+      b, loc, resTy, ValueRange{ptr}, ptx, constraints,
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT),
+      /*operand_attrs=*/ArrayAttr());
+  Value bits = ld.getRes();
+  if (words > 1) {
+    SmallVector<Value> lanes;
+    for (unsigned i = 0; i < words; ++i)
+      lanes.push_back(LLVM::ExtractValueOp::create(b, loc, bits, i));
+    bits = vector::FromElementsOp::create(
+        b, loc, VectorType::get({words}, i32), lanes);
+  }
+  Type want = width ? Type(VectorType::get({width}, elemTy)) : elemTy;
+  return want == bits.getType()
+             ? bits
+             : LLVM::BitcastOp::create(b, loc, want, bits).getResult();
+}
+
 void pointwise::storeElements(OpBuilder &b, Location loc, Value value,
                               Value ptr, unsigned align) {
   Type t = value.getType();
@@ -356,8 +402,8 @@ private:
                              .getResult();
       } else if (in.isContiguous) {
         Value p = gepElement(b, loc, inputArgs[k], storageType(elemTy), base);
-        v = loadElements(b, loc, elemTy, width == 1 ? 0 : width, p,
-                         bytes * width);
+        v = loadStreamed(b, loc, elemTy, width == 1 ? 0 : width, p,
+                         config.getL2Prefetch());
       } else if (width == 1) {
         Value p = gepElement(b, loc, inputArgs[k], storageType(elemTy),
                              broadcastIndex(b, loc, k, coords));

@@ -225,3 +225,33 @@ func.func @pointwise_tile_of_two_sizes(%x: tensor<?xf32>) -> tensor<?xf32> {
   }
   return %r : tensor<?xf32>
 }
+
+// -----
+
+#cfg = #fuser.config<strategy = "pointwise", block = [256, 1, 1], vector_width = 4, max_grid = 1024, l2_prefetch = 128>
+
+// l2_prefetch: streamed loads through `ld.global.L2::128B` (inline PTX), as
+// 32-bit words bitcast back: f32 x 4 one v4, f16 x 4 a v2, a scalar tail one
+// word; i1 (bytes) and the broadcast input keep plain loads.
+// CHECK-LABEL: gpu.func @prefetch_pointwise
+// CHECK: scf.for
+// CHECK-DAG: %[[F:.+]] = llvm.inline_asm has_side_effects asm_dialect = att "ld.global.L2::128B.v4.b32 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,l" %{{.+}} : (!llvm.ptr<1>) -> !llvm.struct<(i32, i32, i32, i32)>
+// CHECK-DAG: %[[H:.+]] = llvm.inline_asm has_side_effects asm_dialect = att "ld.global.L2::128B.v2.b32 {$0, $1}, [$2];", "=r,=r,l" %{{.+}} : (!llvm.ptr<1>) -> !llvm.struct<(i32, i32)>
+// CHECK-DAG: llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<1> -> vector<4xi8>
+// CHECK-DAG: llvm.bitcast %{{.+}} : vector<4xi32> to vector<4xf32>
+// CHECK-DAG: llvm.bitcast %{{.+}} : vector<2xi32> to vector<4xf16>
+// CHECK: scf.for
+// CHECK-DAG: llvm.inline_asm has_side_effects asm_dialect = att "ld.global.L2::128B.b32 $0, [$1];", "=r,l" %{{.+}} : (!llvm.ptr<1>) -> i32
+// CHECK-DAG: llvm.load %{{.+}} {alignment = 2 : i64} : !llvm.ptr<1> -> f16
+// CHECK: gpu.return
+func.func @prefetch(%x: tensor<?x?xf32>, %h: tensor<?x?xf16>, %m: tensor<?x?xi1>, %b: tensor<?xf32>) -> tensor<?x?xf32> {
+  %r = fuser.pointwise ins(%x, %h, %m, %b : tensor<?x?xf32>, tensor<?x?xf16>, tensor<?x?xi1>, tensor<?xf32>) maps [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>] {config = #cfg} -> tensor<?x?xf32> {
+  ^bb0(%a: f32, %c: f16, %k: i1, %bb: f32):
+    %e = arith.extf %c : f16 to f32
+    %s = arith.addf %a, %e : f32
+    %t = arith.addf %s, %bb : f32
+    %y = arith.select %k, %t, %a : f32
+    fuser.yield %y : f32
+  }
+  return %r : tensor<?x?xf32>
+}

@@ -409,6 +409,16 @@ func.func @config_width() attributes {c = #fuser.config<strategy = "pointwise", 
 
 // -----
 
+// expected-error @+1 {{kernel config l2_prefetch must be 0, 64, 128 or 256 (bytes), got 96}}
+func.func @config_l2_prefetch() attributes {c = #fuser.config<strategy = "pointwise", block = [256, 1, 1], l2_prefetch = 96>} { return }
+
+// -----
+
+// expected-error @+1 {{kernel config l2_prefetch applies to the 'pointwise' strategy only, not 'pointwise_transpose'}}
+func.func @config_l2_prefetch_transpose() attributes {c = #fuser.config<strategy = "pointwise_transpose", block = [256, 1, 1], tile = [32, 32], l2_prefetch = 128>} { return }
+
+// -----
+
 // expected-error @+1 {{kernel config max_grid must be >= 0 (0: no limit)}}
 func.func @config_grid() attributes {c = #fuser.config<strategy = "pointwise", block = [256, 1, 1], max_grid = -1>} { return }
 

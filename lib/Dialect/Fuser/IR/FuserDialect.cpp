@@ -42,7 +42,7 @@ KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          int64_t vectorWidth, int64_t maxGrid,
                          ArrayRef<int64_t> tile, int64_t minBlocksPerSM,
                          StringRef precision, int64_t promoteEvery,
-                         int64_t splitK) {
+                         int64_t splitK, int64_t l2Prefetch) {
   if (strategy.empty())
     return emitError() << "kernel config needs a non-empty strategy";
   if (block.size() != 3)
@@ -90,5 +90,13 @@ KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          << splitKStrategyNames() << "), not '" << strategy
                          << "'";
   }
+  if (!llvm::is_contained({0, 64, 128, 256}, l2Prefetch))
+    return emitError() << "kernel config l2_prefetch must be 0, 64, 128 or "
+                          "256 (bytes), got "
+                       << l2Prefetch;
+  if (l2Prefetch && strategy != "pointwise")
+    return emitError() << "kernel config l2_prefetch applies to the "
+                          "'pointwise' strategy only, not '"
+                       << strategy << "'";
   return success();
 }

@@ -37,6 +37,11 @@ constexpr int64_t kPointwiseMaxGrid = 1 << 20;
 /// measured 0.2-16% slower on W1 at every block size (H100, 2026-11-24,
 /// bench/pointwise_sweep.py over scripts/build-pointwise-sweep.sh).
 constexpr int64_t kPointwiseVectorsPerThread = 1;
+/// Streamed loads ask the L2 for 128 bytes around each (`.L2::128B`): W1
+/// 4.212 ms against 4.280 with plain loads and 4.278 eager (H100,
+/// 2026-11-24, 6 interleaved rounds, bench/w1_variants.py); 256 bytes
+/// 4.219, 64 bytes 4.220, `.nc` the same, evict_first loads 4.296.
+constexpr int64_t kPointwiseL2Prefetch = 128;
 /// A group reading an input transposed (PointwiseOp::getTransposedTileInput:
 /// the K-major weight copies of W2's and W3's backward) walks the input's
 /// columns in the row kernel, 4 useful bytes per 32-byte sector: W2's
@@ -319,11 +324,13 @@ public:
       SmallVector<int64_t> tile;
       if (perThread > 1)
         tile.push_back(perThread);
+      int64_t prefetch =
+          l2Prefetch >= 0 ? l2Prefetch.getValue() : kPointwiseL2Prefetch;
       auto config = KernelConfigAttr::getChecked(
           [&] { return op.emitError(); }, ctx, StringRef("pointwise"),
           ArrayRef<int64_t>{block, 1, 1}, width, grid, ArrayRef<int64_t>(tile),
           /*min_blocks_per_sm=*/int64_t(0), StringRef(precision),
-          /*promote_every=*/int64_t(0));
+          /*promote_every=*/int64_t(0), /*split_k=*/int64_t(1), prefetch);
       if (!config) {
         failedAny = true;
         return;

@@ -66,6 +66,10 @@ def Fuser_KernelConfigAttr : Fuser_Attr<"KernelConfig", "config"> {
       kernel adds the slices in a fixed order (deterministic) and applies
       the epilogue. For products with too few output tiles to fill the
       GPU (M = N = 256, K = 131072: 4 tiles for 132 SMs).
+    - `l2_prefetch`: for `pointwise`, the bytes the L2 cache fetches around
+      each of the kernel's streamed input loads (PTX `.L2::<n>B`: 64, 128
+      or 256; 0: the plain load). Lets DRAM serve a warp's neighbouring
+      sectors in one go.
 
     Example: `#fuser.config<strategy = "pointwise", block = [256, 1, 1],
     vector_width = 4, max_grid = 1048576>`
@@ -79,10 +83,11 @@ def Fuser_KernelConfigAttr : Fuser_Attr<"KernelConfig", "config"> {
     DefaultValuedParameter<"int64_t", "0">:$min_blocks_per_sm,
     StringRefParameter<"precision policy", "\"fp32\"">:$precision,
     DefaultValuedParameter<"int64_t", "0">:$promote_every,
-    DefaultValuedParameter<"int64_t", "1">:$split_k
+    DefaultValuedParameter<"int64_t", "1">:$split_k,
+    DefaultValuedParameter<"int64_t", "0">:$l2_prefetch
   );
-  /// Every parameter but split_k, which stays 1 (unsplit): the builders
-  /// of kernels that never split.
+  /// Every parameter but l2_prefetch, which stays 0, and split_k, 1
+  /// (unsplit) unless given: the builders of the kernels that use neither.
   let builders = [
     AttrBuilder<(ins "::llvm::StringRef":$strategy,
                      "::llvm::ArrayRef<int64_t>":$block,
@@ -90,10 +95,11 @@ def Fuser_KernelConfigAttr : Fuser_Attr<"KernelConfig", "config"> {
                      "::llvm::ArrayRef<int64_t>":$tile,
                      "int64_t":$min_blocks_per_sm,
                      "::llvm::StringRef":$precision,
-                     "int64_t":$promote_every), [{
+                     "int64_t":$promote_every,
+                     CArg<"int64_t", "1">:$split_k), [{
       return $_get($_ctxt, strategy, block, vector_width, max_grid, tile,
-                   min_blocks_per_sm, precision, promote_every,
-                   /*split_k=*/int64_t(1));
+                   min_blocks_per_sm, precision, promote_every, split_k,
+                   /*l2_prefetch=*/int64_t(0));
     }]>
   ];
   let assemblyFormat = "`<` struct(params) `>`";

@@ -451,7 +451,10 @@ def FuserConfigureKernelsPass : Pass<"fuser-configure-kernels", "mlir::ModuleOp"
     32-byte sector; the tiled kernel stages 32 x 32 tiles through shared
     memory so both the reads and the writes are coalesced. Not when a
     swapped size is statically 1 (already contiguous). `block-size`,
-    `vector-width` and `vectors-per-thread` configure the row kernel only.
+    `vector-width`, `vectors-per-thread` and `l2-prefetch` configure the
+    row kernel only. Its loads of the inputs it reads in the result's order
+    ask the L2 for 128 bytes around each (`l2_prefetch = 128`): W1 1.6%
+    faster on an H100.
 
     Reductions no fusion group took (linalg.generic with reduction loops,
     an output indexed by the parallel loops and a body that folds one value
@@ -492,6 +495,10 @@ def FuserConfigureKernelsPass : Pass<"fuser-configure-kernels", "mlir::ModuleOp"
            /*default=*/"0",
            "Override: vectors each thread of a pointwise kernel loads before "
            "it stores, per loop iteration (0: heuristic)">,
+    Option<"l2Prefetch", "l2-prefetch", "int64_t", /*default=*/"-1",
+           "Override: bytes the L2 fetches around each streamed load of a "
+           "pointwise kernel, 64, 128 or 256 (PTX .L2::<n>B, PTX 7.4); 0: "
+           "plain loads (-1: heuristic)">,
     Option<"maxGrid", "max-grid", "int64_t", /*default=*/"-1",
            "Override: maximum blocks per launch; 0 means unlimited (-1: heuristic)">,
     Option<"precision", "precision", "std::string", /*default=*/"\"fp32\"",

@@ -5,7 +5,14 @@ combined by warp shuffles, an init read from memory, i64 sums and i32
 maxima, and an index-weighted total into one element. Dynamic, odd sizes (not multiples
 of the threads that share an output), empty reductions, NaN-poisoned
 outputs, fresh inputs of both signs; sums within fp32 rounding of their
-length, and each kernel deterministic."""
+length, and each kernel deterministic.
+
+The two-stage form (reductions_two_stage.mlir: few outputs of a long static
+extent, P blocks per output writing partials that a second kernel combines):
+a scalar sum of ~10M floats, its maximum, an f64-widened and an
+index-weighted total, an i64 total, three long rows (with a constant and a
+bias init) and three long columns (sum and i32 maximum); every result
+bitwise equal on a second run."""
 
 import pytest
 import torch
@@ -115,3 +122,87 @@ def test_integer_reductions(m, generator):
     out32 = torch.full((33,), 7, dtype=torch.int32, device="cuda")
     mod.col_max_i32(y, out=out32)
     assert torch.equal(out32, y.amax(0)), "i32 column maxima differ"
+
+
+# The two-stage form (reductions_two_stage.mlir). Lengths are odd: not
+# multiples of the 32-element slices, of the slice count or of the threads.
+TOTAL = 10000019
+LONG = 1000003
+
+
+def run_twice(fn, args, make_out):
+    """fn into a fresh (poisoned) output twice; the results must be the
+    same bits (no atomics: the partials combine in a fixed order)."""
+    out, again = make_out(), make_out()
+    fn(*args, out=out)
+    fn(*args, out=again)
+    assert torch.equal(out, again), "two runs of a two-stage reduction differ"
+    return out
+
+
+def test_two_stage_total_sum(generator):
+    mod = load("reductions_two_stage")
+    x = data((TOTAL,), generator)
+    out = run_twice(mod.total_sum, (x,), lambda: poisoned(()))
+    check_sum(f"two-stage total of {TOTAL}", out, x.double().sum(), sum_tol(TOTAL))
+
+
+def test_two_stage_total_max(generator):
+    mod = load("reductions_two_stage")
+    x = data((TOTAL,), generator)
+    out = run_twice(mod.total_max, (x,), lambda: poisoned(()))
+    check(f"two-stage max of {TOTAL}", out, x.double().amax(), 0.0)
+    # The maximum in the last, short slice and in the first element.
+    for at in (TOTAL - 1, 0):
+        y = x.clone()
+        y[at] = 100.0
+        mod.total_max(y, out=out)
+        check(f"two-stage max of {TOTAL}, at {at}", out, y.double().amax(), 0.0)
+
+
+def test_two_stage_total_sum_f64(generator):
+    mod = load("reductions_two_stage")
+    x = data((TOTAL,), generator)
+    out = run_twice(mod.total_sum_f64, (x,), lambda: poisoned(()).double())
+    # Widened exactly, summed in f64: within f64 rounding.
+    check(f"two-stage f64 total of {TOTAL}", out, x.double().sum(), 1e-9)
+
+
+def test_two_stage_index_weighted_total(generator):
+    mod = load("reductions_two_stage")
+    x = data((TOTAL,), generator)
+    out = run_twice(mod.index_weighted_total, (x,), lambda: poisoned(()))
+    w = (torch.arange(TOTAL, device="cuda") % 7).double()
+    check_sum(f"two-stage index-weighted total of {TOTAL}", out, (x.double() * w).sum(),
+              sum_tol(TOTAL) * 6)
+
+
+def test_two_stage_total_sum_i64(generator):
+    mod = load("reductions_two_stage")
+    n = 4000037
+    x = torch.randint(-(1 << 40), 1 << 40, (n,), device="cuda", generator=generator)
+    out = run_twice(mod.total_sum_i64, (x,),
+                    lambda: torch.full((), -7, dtype=torch.int64, device="cuda"))
+    assert torch.equal(out, x.sum()), f"two-stage i64 total: {int(out)} != {int(x.sum())}"
+
+
+def test_two_stage_rows(generator):
+    mod = load("reductions_two_stage")
+    x, b = data((3, LONG), generator), data((3,), generator)
+    out = run_twice(mod.rows3_sum, (x,), lambda: poisoned((3,)))
+    check_sum(f"two-stage row sums 3x{LONG}", out, x.double().sum(1), sum_tol(LONG))
+    out = run_twice(mod.rows3_sum_plus, (x, b), lambda: poisoned((3,)))
+    check_sum(f"two-stage row sums 3x{LONG} + init", out, x.double().sum(1) + b.double(),
+              sum_tol(LONG))
+
+
+def test_two_stage_columns(generator):
+    mod = load("reductions_two_stage")
+    x = data((LONG, 3), generator)
+    out = run_twice(mod.cols3_sum, (x,), lambda: poisoned((3,)))
+    check_sum(f"two-stage column sums {LONG}x3", out, x.double().sum(0), sum_tol(LONG))
+    y = torch.randint(-(1 << 31), (1 << 31) - 1, (LONG, 3), dtype=torch.int32, device="cuda",
+                      generator=generator)
+    out32 = run_twice(mod.cols3_max_i32, (y,),
+                      lambda: torch.full((3,), 7, dtype=torch.int32, device="cuda"))
+    assert torch.equal(out32, y.amax(0)), "two-stage i32 column maxima differ"

@@ -48,6 +48,14 @@ def ConvertReductionToGPUPass : Pass<"fuser-reduction-to-gpu", "mlir::ModuleOp">
     the S partials combine in a fixed order (warp shuffles when they are
     consecutive lanes of one warp, else shared memory), then
     with the init element. Anything else stays with the generic fallback.
+
+    With `tile = [S, D, P]`, P > 1 (few outputs of a long reduction: a
+    scalar loss), two kernels: `<func>_reduction` runs P blocks per block
+    of outputs, each reducing one contiguous slice of the reduced extent
+    into an intermediate of outputs x P partial results (a `memref.alloc`
+    in the host code, like split K's slices); `<func>_reduction_combine`
+    reduces each output's P partials, one thread each, in the same fixed
+    order, and applies the init. No atomics: every run gives the same bits.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::LLVM::LLVMDialect",

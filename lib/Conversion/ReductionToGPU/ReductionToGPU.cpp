@@ -22,6 +22,18 @@
 // dimension and a warp's loads are coalesced. The threads of one output
 // sum in a fixed order: results are deterministic.
 //
+// Two stages, tile = [S, D, P] with P > 1 (ConfigureReductions.cpp says
+// when): the reduced extent R splits into P contiguous slices of C =
+// ceil(R / P) rounded up to 32 elements. Kernel 1 (`..._reduction`) is the
+// kernel above with P blocks per block of outputs: block b reduces slice
+// b % P of outputs (b / P) * O ... and stores its result, without the
+// init, into partials[o * P + b % P], an intermediate of O x P values of
+// the accumulator's type (allocated in the host code like split K's
+// slices). Kernel 2 (`..._reduction_combine`) reduces each output's P
+// partials with S2 = PowerOf2Ceil(P) consecutive threads (one partial
+// each, the same fixed-order tree) and applies the init as above. No
+// atomics: every run sums in the same order.
+//
 //===----------------------------------------------------------------------===//
 
 #include "fuser/Conversion/Passes.h"
@@ -73,6 +85,12 @@ TypedAttr constantInit(Value init) {
   return {};
 }
 
+/// The most slices (P) a two-stage reduction's kernel 2 takes: one
+/// thread per partial in one block.
+constexpr int64_t kMaxSlices = 1024;
+/// Kernel 2's threads per block unless one output's partials take more.
+constexpr int64_t kCombineBlock = 256;
+
 /// Whether the threads of an output combine by warp shuffles: they are
 /// consecutive, at most a warp, and the value is 32 or 64 bits.
 bool usesShuffles(KernelConfigAttr config, Type t) {
@@ -81,23 +99,39 @@ bool usesShuffles(KernelConfigAttr config, Type t) {
          (bits == 32 || bits == 64);
 }
 
+/// Which kernel of a reduction: the whole of it, or the two stages.
+enum class Stage {
+  Whole,    // inputs -> init (+) reduction -> out
+  Partials, // inputs -> one slice's partial result per block -> partials
+  Combine,  // partials -> init (+) their reduction -> out
+};
+
 /// Emits the body of one reduction kernel.
 class KernelEmitter {
 public:
   KernelEmitter(linalg::GenericOp op, const ReductionShape &shape,
                 KernelConfigAttr config, ArrayRef<unsigned> readInputs,
-                TypedAttr initConstant)
+                TypedAttr initConstant, Stage stage, int64_t slices)
       : op(op), shape(shape), config(config), readInputs(readInputs),
-        initConstant(initConstant), loc(op.getLoc()) {}
+        initConstant(initConstant), stage(stage), slices(slices),
+        loc(op.getLoc()) {}
 
   void emit(gpu::GPUFuncOp kernel) {
     Block &entry = kernel.getBody().front();
     OpBuilder b = OpBuilder::atBlockBegin(&entry);
     unsigned argNo = 0;
-    for (size_t k = 0; k < readInputs.size(); ++k)
-      inputPtrs.push_back(entry.getArgument(argNo++));
-    Value initPtr = initConstant ? Value() : entry.getArgument(argNo++);
-    Value outPtr = entry.getArgument(argNo++);
+    Value partialsPtr, initPtr, outPtr;
+    if (stage == Stage::Combine)
+      partialsPtr = entry.getArgument(argNo++);
+    else
+      for (size_t k = 0; k < readInputs.size(); ++k)
+        inputPtrs.push_back(entry.getArgument(argNo++));
+    if (stage == Stage::Partials) {
+      partialsPtr = entry.getArgument(argNo++);
+    } else {
+      initPtr = initConstant ? Value() : entry.getArgument(argNo++);
+      outPtr = entry.getArgument(argNo++);
+    }
     SmallVector<int64_t> staticRanges = op.getStaticLoopRanges();
     for (unsigned d = 0; d < op.getNumLoops(); ++d) {
       Value arg = entry.getArgument(argNo++);
@@ -117,6 +151,13 @@ public:
     };
     Value tid = toI64(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
     Value bid = toI64(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+    Value slicesV, slice;
+    if (stage != Stage::Whole)
+      slicesV = constI64(b, loc, slices);
+    if (stage == Stage::Partials) { // P consecutive blocks share outputs
+      slice = arith::RemUIOp::create(b, loc, bid, slicesV);
+      bid = arith::DivUIOp::create(b, loc, bid, slicesV);
+    }
     Value shareV = constI64(b, loc, share), perBlockV = constI64(b, loc, perBlock);
     Value lane = consecutive
                      ? Value(arith::RemUIOp::create(b, loc, tid, shareV))
@@ -135,17 +176,49 @@ public:
 
     // Each input's offset from its parallel coordinates, once per thread.
     SmallVector<Value> bases;
-    for (auto [k, i] : llvm::enumerate(readInputs))
+    for (auto [k, i] : llvm::enumerate(
+             stage == Stage::Combine ? ArrayRef<unsigned>() : readInputs))
       bases.push_back(offset(b, op.getIndexingMapsArray()[i],
                              /*parallel=*/true, constI64(b, loc, 0)));
 
-    // This thread's share of the reduction.
+    // This thread's share of the reduction: of all of it, of its block's
+    // slice, or of its output's partials.
     Value zero = constI64(b, loc, 0);
-    Value end = arith::SelectOp::create(b, loc, valid, length, zero);
+    Value begin = lane, last = length;
+    if (stage == Stage::Partials) {
+      // Slices of whole 32-element multiples, so that they start aligned;
+      // the last ones may be short or empty (their partial: the identity).
+      Value c31 = constI64(b, loc, 31), c32 = constI64(b, loc, 32);
+      Value chunk = arith::CeilDivUIOp::create(b, loc, length, slicesV);
+      chunk = arith::MulIOp::create(
+          b, loc,
+          arith::DivUIOp::create(
+              b, loc, arith::AddIOp::create(b, loc, chunk, c31), c32),
+          c32);
+      Value from = arith::MinUIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, slice, chunk), length);
+      last = arith::MinUIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, from, chunk), length);
+      begin = arith::AddIOp::create(b, loc, from, lane);
+    } else if (stage == Stage::Combine) {
+      last = slicesV;
+    }
+    Value end = arith::SelectOp::create(b, loc, valid, last, zero);
     Value identity = arith::ConstantOp::create(b, loc, shape.identity);
-    auto loop = scf::ForOp::create(b, loc, lane, end, shareV,
-                                   ValueRange{identity});
-    {
+    auto loop =
+        scf::ForOp::create(b, loc, begin, end, shareV, ValueRange{identity});
+    if (stage == Stage::Combine) {
+      // Partial r of output o, in the layout kernel 1 stored.
+      OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+      Type t = shape.identity.getType();
+      Value at = arith::AddIOp::create(
+          lb, loc, arith::MulIOp::create(lb, loc, o, slicesV),
+          loop.getInductionVar());
+      Value value = LLVM::LoadOp::create(
+          lb, loc, t, gepElement(lb, loc, partialsPtr, t, at), byteWidth(t));
+      scf::YieldOp::create(lb, loc,
+                           combine(lb, loop.getRegionIterArgs()[0], value));
+    } else {
       OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
       delinearize(lb, loop.getInductionVar(), shape.reductionLoops);
       IRMapping mapping;
@@ -215,7 +288,15 @@ public:
     }
     Value writes = arith::AndIOp::create(b, loc, first, valid);
     auto ifOp = scf::IfOp::create(b, loc, writes, /*withElse=*/false);
-    {
+    if (stage == Stage::Partials) {
+      OpBuilder tb = ifOp.getThenBodyBuilder();
+      Type t = partial.getType();
+      Value at = arith::AddIOp::create(
+          tb, loc, arith::MulIOp::create(tb, loc, o, slicesV), slice);
+      LLVM::StoreOp::create(tb, loc, partial,
+                            gepElement(tb, loc, partialsPtr, t, at),
+                            byteWidth(t));
+    } else {
       OpBuilder tb = ifOp.getThenBodyBuilder();
       OpOperand *init = op.getDpsInitOperand(0);
       Value at = offset(tb, op.getMatchingIndexingMap(init), /*parallel=*/true,
@@ -310,6 +391,8 @@ private:
   KernelConfigAttr config;
   ArrayRef<unsigned> readInputs;
   TypedAttr initConstant;
+  Stage stage;
+  int64_t slices; // P: slices of the reduced extent (1: one stage)
   Location loc;
   SmallVector<Value> inputPtrs, extents, coords;
   SmallVector<bool> unitLoop;
@@ -377,14 +460,19 @@ private:
                               << why;
     ArrayRef<int64_t> tile = config.getTile();
     int64_t block = config.getBlock()[0];
-    if (tile.size() != 2 || !llvm::isPowerOf2_64(tile[0]) ||
-        block % tile[0] != 0 || (tile[1] != 1 && tile[1] != block / tile[0]) ||
+    int64_t slices = tile.size() == 3 ? tile[2] : 1;
+    if ((tile.size() != 2 && tile.size() != 3) ||
+        !llvm::isPowerOf2_64(tile[0]) || block % tile[0] != 0 ||
+        (tile[1] != 1 && tile[1] != block / tile[0]) || slices > kMaxSlices ||
         config.getBlock()[1] != 1 || config.getBlock()[2] != 1)
       return op.emitOpError()
              << "needs a reduction config with block = [B, 1, 1] and tile = "
-                "[S, D]: S a power of two dividing B, D 1 or B / S";
+                "[S, D] or [S, D, P]: S a power of two dividing B, D 1 or B "
+                "/ S, P at most "
+             << kMaxSlices;
+    bool twoStage = slices > 1;
 
-    // The kernel.
+    // The kernels.
     MLIRContext *ctx = op.getContext();
     Block &body = op.getRegion().front();
     SmallVector<unsigned> readInputs;
@@ -396,23 +484,56 @@ private:
     TypedAttr initConstant = constantInit(init);
     auto ptrTy = LLVM::LLVMPointerType::get(ctx, kGlobalAddressSpace);
     auto i64 = IntegerType::get(ctx, 64);
-    SmallVector<Type> params(readInputs.size() + (initConstant ? 1 : 2), ptrTy);
-    params.append(op.getNumLoops(), i64);
+    // Pointers: (inputs..., init, out), (inputs..., partials) or
+    // (partials, init, out); the init only when no constant; then extents.
+    auto paramTypes = [&](Stage stage) {
+      size_t ptrs = stage == Stage::Combine ? 1 : readInputs.size();
+      if (stage != Stage::Partials)
+        ptrs += initConstant ? 1 : 2;
+      else
+        ptrs += 1;
+      SmallVector<Type> params(ptrs, ptrTy);
+      params.append(op.getNumLoops(), i64);
+      return params;
+    };
     Type accTy = op.getDpsInitOperand(0)->get().getType();
     accTy = cast<ShapedType>(accTy).getElementType();
-    SmallVector<Type> smem;
-    if (tile[0] > 1 && !usesShuffles(config, accTy))
-      smem.push_back(MemRefType::get(
-          {block}, accTy, MemRefLayoutAttrInterface{},
-          gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup)));
+    auto sharedBuffers = [&](KernelConfigAttr c) {
+      SmallVector<Type> smem;
+      if (c.getTile()[0] > 1 && !usesShuffles(c, accTy))
+        smem.push_back(MemRefType::get(
+            {c.getBlock()[0]}, accTy, MemRefLayoutAttrInterface{},
+            gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup)));
+      return smem;
+    };
     auto func = op->getParentOfType<FunctionOpInterface>();
     std::string name =
         (func ? func.getName().str() : std::string("fuser")) + "_reduction";
-    auto kernel = createKernel(kernelSymbols, op.getLoc(), name, params,
-                               config.getBlock(), smem);
-    KernelEmitter(op, *shape, config, readInputs, initConstant).emit(kernel);
+    Stage first = twoStage ? Stage::Partials : Stage::Whole;
+    auto kernel =
+        createKernel(kernelSymbols, op.getLoc(), name, paramTypes(first),
+                     config.getBlock(), sharedBuffers(config));
+    KernelEmitter(op, *shape, config, readInputs, initConstant, first, slices)
+        .emit(kernel);
+    // Kernel 2 of two: one thread per partial, consecutive, as a config.
+    KernelConfigAttr combineConfig;
+    gpu::GPUFuncOp combineKernel;
+    if (twoStage) {
+      int64_t share = llvm::PowerOf2Ceil(slices);
+      combineConfig = KernelConfigAttr::get(
+          ctx, "reduction", {std::max(kCombineBlock, share), 1, 1},
+          /*vector_width=*/1, /*max_grid=*/0, {share, 1},
+          /*min_blocks_per_sm=*/0, "fp32", /*promote_every=*/0);
+      combineKernel =
+          createKernel(kernelSymbols, op.getLoc(), name + "_combine",
+                       paramTypes(Stage::Combine), combineConfig.getBlock(),
+                       sharedBuffers(combineConfig));
+      KernelEmitter(op, *shape, combineConfig, readInputs, initConstant,
+                    Stage::Combine, slices)
+          .emit(combineKernel);
+    }
 
-    // Host code: extents, the output, the launch.
+    // Host code: extents, the output (and the partials), the launches.
     OpBuilder b(op);
     Location loc = op.getLoc();
     SmallVector<Value> sizes = loopSizes(b, op, initConstant != nullptr);
@@ -426,25 +547,65 @@ private:
         MemRefType::get(resultTy.getShape(), resultTy.getElementType());
     Value alloc = memref::AllocOp::create(b, loc, memrefTy, dynDims,
                                           b.getI64IntegerAttr(64));
-    SmallVector<Value> args;
-    for (unsigned i : readInputs)
-      args.push_back(hostPointerToTensor(b, loc, op->getOperand(i)));
-    if (!initConstant)
-      args.push_back(hostPointerToTensor(b, loc, init));
-    args.push_back(hostPointerToMemRef(b, loc, alloc));
+    SmallVector<Value> extentArgs;
     for (Value s : sizes)
-      args.push_back(arith::IndexCastUIOp::create(b, loc, i64, s));
+      extentArgs.push_back(arith::IndexCastUIOp::create(b, loc, i64, s));
     Value outputs = arith::ConstantIndexOp::create(b, loc, 1);
     for (unsigned d : shape->parallelLoops)
       outputs = arith::MulIOp::create(b, loc, outputs, sizes[d]);
-    Value grid = arith::CeilDivUIOp::create(
-        b, loc, outputs,
-        arith::ConstantIndexOp::create(b, loc, block / tile[0]));
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
-    Value threads = arith::ConstantIndexOp::create(b, loc, block);
-    gpu::LaunchFuncOp::create(b, loc, kernel, gpu::KernelDim3{grid, one, one},
-                              gpu::KernelDim3{threads, one, one},
-                              /*dynamicSharedMemorySize=*/Value(), args);
+    auto launch = [&](gpu::GPUFuncOp k, KernelConfigAttr c, Value grid,
+                      ArrayRef<Value> args) {
+      Value threads = arith::ConstantIndexOp::create(b, loc, c.getBlock()[0]);
+      gpu::LaunchFuncOp::create(b, loc, k, gpu::KernelDim3{grid, one, one},
+                                gpu::KernelDim3{threads, one, one},
+                                /*dynamicSharedMemorySize=*/Value(), args);
+    };
+    auto gridFor = [&](KernelConfigAttr c) -> Value {
+      return arith::CeilDivUIOp::create(
+          b, loc, outputs,
+          arith::ConstantIndexOp::create(b, loc,
+                                         c.getBlock()[0] / c.getTile()[0]));
+    };
+    SmallVector<Value> args;
+    for (unsigned i : readInputs)
+      args.push_back(hostPointerToTensor(b, loc, op->getOperand(i)));
+    SmallVector<Value> outArgs; // [init,] out
+    if (!initConstant)
+      outArgs.push_back(hostPointerToTensor(b, loc, init));
+    outArgs.push_back(hostPointerToMemRef(b, loc, alloc));
+    if (!twoStage) {
+      llvm::append_range(args, outArgs);
+      llvm::append_range(args, extentArgs);
+      launch(kernel, config, gridFor(config), args);
+    } else {
+      // The partials: an intermediate of outputs x P accumulator values
+      // (the runtime allocates it per call, as split K's slices).
+      int64_t staticCount = slices;
+      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+      for (unsigned d : shape->parallelLoops)
+        staticCount = ShapedType::isDynamic(ranges[d]) || staticCount < 0
+                          ? ShapedType::kDynamic
+                          : staticCount * ranges[d];
+      SmallVector<Value> count;
+      if (ShapedType::isDynamic(staticCount))
+        count.push_back(arith::MulIOp::create(
+            b, loc, outputs, arith::ConstantIndexOp::create(b, loc, slices)));
+      Value partials =
+          memref::AllocOp::create(b, loc, MemRefType::get({staticCount}, accTy),
+                                  count, b.getI64IntegerAttr(64));
+      Value partialsPtr = hostPointerToMemRef(b, loc, partials);
+      args.push_back(partialsPtr);
+      llvm::append_range(args, extentArgs);
+      Value grid =
+          arith::MulIOp::create(b, loc, gridFor(config),
+                                arith::ConstantIndexOp::create(b, loc, slices));
+      launch(kernel, config, grid, args);
+      SmallVector<Value> combineArgs{partialsPtr};
+      llvm::append_range(combineArgs, outArgs);
+      llvm::append_range(combineArgs, extentArgs);
+      launch(combineKernel, combineConfig, gridFor(combineConfig), combineArgs);
+    }
     Value result = bufferization::ToTensorOp::create(
         b, loc, resultTy, alloc, /*restrict=*/true, /*writable=*/true);
     op->getResult(0).replaceAllUsesWith(result);

@@ -63,7 +63,7 @@ func.func @col_max(%x: tensor<128x?xf32>, %init: tensor<?xf32>) -> tensor<?xf32>
 // -----
 
 func.func @bad_tile(%x: tensor<?x?xf32>, %init: tensor<?xf32>) -> tensor<?xf32> {
-  // expected-error @+1 {{needs a reduction config with block = [B, 1, 1] and tile = [S, D]: S a power of two dividing B, D 1 or B / S}}
+  // expected-error @+1 {{needs a reduction config with block = [B, 1, 1] and tile = [S, D] or [S, D, P]: S a power of two dividing B, D 1 or B / S, P at most 1024}}
   %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
                        iterator_types = ["parallel", "reduction"]}
       ins(%x : tensor<?x?xf32>) outs(%init : tensor<?xf32>)
@@ -160,4 +160,146 @@ func.func @shuffled_f64(%x: tensor<?x16xf64>, %init: tensor<?xf64>) -> tensor<?x
     linalg.yield %s : f64
   } -> tensor<?xf64>
   return %r : tensor<?xf64>
+}
+
+// -----
+
+// Two stages (tile = [1024, 1, 256]): kernel 1 runs 256 blocks per output,
+// block b reducing slice b % 256 of 39072 elements (ceil(10000019 / 256)
+// rounded up to 32) into a 256-element partials buffer the host code
+// allocates; kernel 2 reduces the 256 partials with 256 consecutive threads
+// (one each, shared memory) and adds the filled init, a constant.
+// CHECK-LABEL: func.func @total_two_stage
+// CHECK-NOT: fuser.pointwise
+// CHECK: %[[OUT:.+]] = memref.alloc() {alignment = 64 : i64} : memref<f32>
+// CHECK: %[[PART:.+]] = memref.alloc() {alignment = 64 : i64} : memref<256xf32>
+// CHECK: memref.extract_aligned_pointer_as_index %[[PART]]
+// CHECK: %[[PPTR:.+]] = llvm.inttoptr
+// CHECK: %[[GRID:.+]] = arith.muli %{{.+}}, %c256
+// CHECK: gpu.launch_func @fuser_kernels::@total_two_stage_reduction blocks in (%[[GRID]], %{{.+}}, %{{.+}}) threads in (%c1024{{.*}}, %{{.+}}, %{{.+}}) args(%{{.+}} : !llvm.ptr<1>, %[[PPTR]] : !llvm.ptr<1>, %{{.+}} : i64)
+// CHECK: gpu.launch_func @fuser_kernels::@total_two_stage_reduction_combine blocks in (%{{.+}}, %{{.+}}, %{{.+}}) threads in (%c256{{.*}}, %{{.+}}, %{{.+}}) args(%[[PPTR]] : !llvm.ptr<1>, %{{.+}} : !llvm.ptr<1>, %{{.+}} : i64)
+// CHECK: bufferization.to_tensor %[[OUT]] restrict writable
+// Kernel 1: slice and output from the block index, the slice's bounds.
+// CHECK: gpu.func @total_two_stage_reduction(%[[IN:.+]]: !llvm.ptr<1>, %[[P:.+]]: !llvm.ptr<1>, %{{.+}}: i64) workgroup(%[[SMEM:.+]] : memref<1024xf32, #gpu.address_space<workgroup>>) kernel
+// CHECK: %[[BID:.+]] = arith.index_castui %{{.*}}block_id_x
+// CHECK: %[[SLICE:.+]] = arith.remui %[[BID]], %c256_i64
+// CHECK: %[[OB:.+]] = arith.divui %[[BID]], %c256_i64
+// CHECK: %[[LANE:.+]] = arith.remui %[[TID:.+]], %c1024_i64
+// CHECK: arith.ceildivui %[[LEN:.+]], %c256_i64
+// CHECK: %[[CHUNK:.+]] = arith.muli %{{.+}}, %c32_i64
+// CHECK: %[[FIRST:.+]] = arith.muli %[[SLICE]], %[[CHUNK]]
+// CHECK: %[[FROM:.+]] = arith.minui %[[FIRST]], %[[LEN]]
+// CHECK: %[[STOP:.+]] = arith.addi %[[FROM]], %[[CHUNK]]
+// CHECK: %[[TO:.+]] = arith.minui %[[STOP]], %[[LEN]]
+// CHECK: %[[BEGIN:.+]] = arith.addi %[[FROM]], %[[LANE]]
+// CHECK: %[[END:.+]] = arith.select %{{.+}}, %[[TO]], %c0_i64
+// CHECK: %[[ACC:.+]] = scf.for %{{.+}} = %[[BEGIN]] to %[[END]] step %c1024_i64 iter_args(%{{.+}} = %cst) -> (f32)
+// CHECK:   llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK:   arith.addf
+// CHECK: memref.store %[[ACC]], %[[SMEM]]
+// CHECK: gpu.barrier
+// CHECK: arith.cmpi ult, %[[LANE]], %c1_i64
+// CHECK: scf.if
+// Lane 0 stores the block's partial, no init, at o * 256 + slice.
+// CHECK: gpu.barrier
+// CHECK: %[[RES:.+]] = memref.load %[[SMEM]]
+// CHECK: scf.if
+// CHECK:   %[[ROW:.+]] = arith.muli %{{.+}}, %c256_i64
+// CHECK:   %[[AT:.+]] = arith.addi %[[ROW]], %[[SLICE]]
+// CHECK:   %[[PP:.+]] = llvm.getelementptr inbounds %[[P]][%[[AT]]]
+// CHECK:   llvm.store %[[RES]], %[[PP]] {alignment = 4 : i64} : f32, !llvm.ptr<1>
+// CHECK-NOT: arith.constant 2.5
+// CHECK: gpu.return
+// Kernel 2: 256 threads per output each take partials lane, lane + 256, ...
+// in order; the tree; then the init.
+// CHECK: gpu.func @total_two_stage_reduction_combine(%[[P2:.+]]: !llvm.ptr<1>, %[[O2:.+]]: !llvm.ptr<1>, %{{.+}}: i64) workgroup(%[[SMEM2:.+]] : memref<256xf32, #gpu.address_space<workgroup>>) kernel
+// CHECK: %[[LANE2:.+]] = arith.remui %{{.+}}, %c256_i64
+// CHECK: %[[END2:.+]] = arith.select %{{.+}}, %c256_i64, %c0_i64
+// CHECK: scf.for %[[R:.+]] = %[[LANE2]] to %[[END2]] step %c256_i64{{.*}} iter_args(%[[A2:.+]] = %cst) -> (f32)
+// CHECK:   %[[ROW2:.+]] = arith.muli %{{.+}}, %c256_i64
+// CHECK:   %[[AT2:.+]] = arith.addi %[[ROW2]], %[[R]]
+// CHECK:   llvm.getelementptr inbounds %[[P2]][%[[AT2]]]
+// CHECK:   llvm.load
+// CHECK:   arith.addf
+// CHECK: gpu.barrier
+// CHECK: arith.cmpi ult, %[[LANE2]], %c128_i64
+// CHECK: arith.cmpi ult, %[[LANE2]], %c1_i64
+// CHECK: scf.if
+// CHECK:   %[[C:.+]] = arith.constant 2.500000e+00 : f32
+// CHECK:   llvm.getelementptr inbounds %[[O2]]
+// CHECK:   arith.addf %{{.+}}, %[[C]]
+// CHECK:   llvm.store
+// CHECK: gpu.return
+func.func @total_two_stage(%x: tensor<10000019xf32>) -> tensor<f32> {
+  %c = arith.constant 2.5 : f32
+  %e = tensor.empty() : tensor<f32>
+  %init = linalg.fill ins(%c : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>],
+                       iterator_types = ["reduction"]}
+      ins(%x : tensor<10000019xf32>) outs(%init : tensor<f32>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction", block = [1024, 1, 1], tile = [1024, 1, 256]>} {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+// -----
+
+// Two stages with dynamic extents (the lowering takes them; the
+// configuration step chooses P from static ones only), f64 sums and the
+// init read from memory: the partials buffer has outputs * 8 elements,
+// sized at run time; kernel 2's 8 threads per output combine by shuffles
+// and add the init element they load.
+// CHECK-LABEL: func.func @rows_two_stage_f64
+// CHECK-SAME: (%[[X:.+]]: tensor<?x?xf64>, %[[INIT:.+]]: tensor<?xf64>)
+// CHECK: %[[OUT:.+]] = memref.alloc(%{{.+}}) {alignment = 64 : i64} : memref<?xf64>
+// CHECK: %[[N:.+]] = arith.muli %{{.+}}, %c8
+// CHECK: %[[PART:.+]] = memref.alloc(%[[N]]) {alignment = 64 : i64} : memref<?xf64>
+// CHECK: gpu.launch_func @fuser_kernels::@rows_two_stage_f64_reduction {{.*}} args(%{{.+}} : !llvm.ptr<1>, %[[PP:.+]] : !llvm.ptr<1>, %{{.+}} : i64, %{{.+}} : i64)
+// CHECK: gpu.launch_func @fuser_kernels::@rows_two_stage_f64_reduction_combine {{.*}} threads in (%c256{{.*}}, %{{.+}}, %{{.+}}) args(%[[PP]] : !llvm.ptr<1>, %{{.+}} : !llvm.ptr<1>, %{{.+}} : !llvm.ptr<1>, %{{.+}} : i64, %{{.+}} : i64)
+// CHECK: gpu.func @rows_two_stage_f64_reduction(
+// CHECK: arith.remui %{{.+}}, %c8_i64
+// CHECK: arith.ceildivui %{{.+}}, %c8_i64
+// CHECK: scf.for
+// CHECK:   arith.addf %{{.+}} : f64
+// CHECK: llvm.store %{{.+}}, %{{.+}} {alignment = 8 : i64} : f64, !llvm.ptr<1>
+// CHECK: gpu.func @rows_two_stage_f64_reduction_combine(%[[P2:.+]]: !llvm.ptr<1>, %[[I2:.+]]: !llvm.ptr<1>, %[[O2:.+]]: !llvm.ptr<1>, %{{.+}}: i64, %{{.+}}: i64) kernel
+// CHECK-NOT: workgroup
+// CHECK: scf.for
+// CHECK:   llvm.getelementptr inbounds %[[P2]]
+// CHECK: gpu.shuffle xor %{{.+}}, %c4_i32
+// CHECK: gpu.shuffle xor %{{.+}}, %c1_i32
+// CHECK: scf.if
+// CHECK:   llvm.getelementptr inbounds %[[I2]]
+// CHECK:   llvm.load %{{.+}} {alignment = 8 : i64} : !llvm.ptr<1> -> f64
+// CHECK:   llvm.getelementptr inbounds %[[O2]]
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+func.func @rows_two_stage_f64(%x: tensor<?x?xf64>, %init: tensor<?xf64>) -> tensor<?xf64> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x?xf64>) outs(%init : tensor<?xf64>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction", block = [1024, 1, 1], tile = [1024, 1, 8]>} {
+  ^bb0(%a: f64, %acc: f64):
+    %s = arith.addf %a, %acc : f64
+    linalg.yield %s : f64
+  } -> tensor<?xf64>
+  return %r : tensor<?xf64>
+}
+
+// -----
+
+func.func @too_many_slices(%x: tensor<?xf32>, %init: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{P at most 1024}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>],
+                       iterator_types = ["reduction"]}
+      ins(%x : tensor<?xf32>) outs(%init : tensor<f32>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction", block = [1024, 1, 1], tile = [1024, 1, 2048]>} {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
 }

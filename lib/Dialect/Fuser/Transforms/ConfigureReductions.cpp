@@ -24,6 +24,17 @@ constexpr int64_t kBlock = 256;
 constexpr int64_t kMinPerThread = 4;
 /// An unknown (dynamic) extent counts as this large.
 constexpr int64_t kDynamicExtent = 1 << 12;
+/// Two stages. The kernel above gives each output at most one block, so a
+/// few outputs of a long reduction (a loss `out.sum()`, `x.mean()`, a norm)
+/// run on a few of the 132 SMs, each block with one load per thread in
+/// flight. When its grid holds at most half of kTargetThreads, the reduced
+/// extent splits into P slices, one block each, about kTargetThreads
+/// threads in all (P <= 2^18 / 256 = 1024, one thread each in the second
+/// kernel), and a second kernel combines each output's P partials. Each
+/// thread still folds at least kMinSliceFolds elements of its slice, so the
+/// partials and the second launch stay small beside the reads. Only static
+/// extents: a dynamic one could be short, where a second kernel is waste.
+constexpr int64_t kMinSliceFolds = 16;
 
 int64_t product(linalg::GenericOp op, ArrayRef<unsigned> loops) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -71,17 +82,34 @@ void mlir::fuser::configureReductions(ModuleOp module, bool report) {
     share = std::min(share, block);
     if (!shape->innermostReduces)
       share = std::min<int64_t>(share, block / 32);
+    int64_t blocks = llvm::divideCeil(outputs, block / share);
+    int64_t slices = 1;
+    if (!op.hasDynamicShape())
+      slices = std::min(kTargetThreads / (blocks * block),
+                        length / (kMinSliceFolds * share));
+    SmallVector<int64_t> tile{share,
+                              shape->innermostReduces ? 1 : block / share};
+    if (slices > 1)
+      tile.push_back(slices);
     auto config = KernelConfigAttr::get(
         op.getContext(), "reduction", {block, 1, 1}, /*vector_width=*/1,
-        /*max_grid=*/0, {share, shape->innermostReduces ? 1 : block / share},
-        /*min_blocks_per_sm=*/0, "fp32", /*promote_every=*/0);
+        /*max_grid=*/0, tile, /*min_blocks_per_sm=*/0, "fp32",
+        /*promote_every=*/0);
     op->setAttr(kReductionConfigAttrName, config);
-    if (report)
-      op.emitRemark() << "reduction kernel: " << outputs << " outputs of "
-                      << length << " elements, " << share
-                      << (shape->innermostReduces
-                              ? " consecutive threads"
-                              : " threads a block-row apart")
-                      << " per output, " << block << " threads per block";
+    if (!report)
+      return;
+    InFlightDiagnostic remark = op.emitRemark();
+    remark << "reduction kernel: " << outputs << " outputs of " << length
+           << " elements, " << share
+           << (shape->innermostReduces ? " consecutive threads"
+                                       : " threads a block-row apart")
+           << " per output, " << block << " threads per block";
+    if (slices > 1)
+      remark << "; two stages: " << blocks << " block(s) of " << block
+             << " threads would leave most of the GPU idle, so " << slices
+             << " blocks per output each reduce a slice of about "
+             << llvm::divideCeil(length, slices)
+             << " elements, and a second kernel combines each output's "
+             << slices << " partial results in a fixed order";
   });
 }

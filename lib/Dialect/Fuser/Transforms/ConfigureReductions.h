@@ -16,8 +16,11 @@ namespace mlir::fuser {
 /// attribute kReductionConfigAttrName): `block = [B, 1, 1]`, `tile = [S,
 /// D]`, S threads per output element D apart in the block: 1 when they
 /// are consecutive (they read consecutive elements), B / S when each warp
-/// spans neighbouring outputs. With `report`, a remark on each reduction says
-/// which, or why it stays with the generic fallback.
+/// spans neighbouring outputs; `tile = [S, D, P]` with P > 1 for two
+/// stages, P blocks per output each reducing a slice of its extent and a
+/// second kernel combining their P partials (ConfigureReductions.cpp says
+/// when). With `report`, a remark on each reduction says which, or why it
+/// stays with the generic fallback.
 void configureReductions(ModuleOp module, bool report);
 
 } // namespace mlir::fuser

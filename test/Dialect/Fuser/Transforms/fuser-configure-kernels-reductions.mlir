@@ -124,3 +124,89 @@ func.func @column_of_one(%g: tensor<?x1xf32>, %init: tensor<1xf32>) -> tensor<1x
   } -> tensor<1xf32>
   return %r : tensor<1xf32>
 }
+
+// -----
+
+// Two stages: one total of ~10M elements would run one block on one SM.
+// 2^18 target threads / 1024 per block = 256 blocks, each folding a slice
+// of ~39063 elements (38 per thread, over kMinSliceFolds = 16).
+// CHECK-LABEL: func.func @scalar_loss
+// CHECK: fuser.config = #fuser.config<strategy = "reduction", block = [1024, 1, 1], tile = [1024, 1, 256]>
+func.func @scalar_loss(%x: tensor<10000019xf32>, %init: tensor<f32>) -> tensor<f32> {
+  // expected-remark @+1 {{reduction kernel: 1 outputs of 10000019 elements, 1024 consecutive threads per output, 1024 threads per block; two stages: 1 block(s) of 1024 threads would leave most of the GPU idle, so 256 blocks per output each reduce a slice of about 39063 elements, and a second kernel combines each output's 256 partial results in a fixed order}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>],
+                       iterator_types = ["reduction"]}
+      ins(%x : tensor<10000019xf32>) outs(%init : tensor<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+// -----
+
+// Three long rows: 2^18 / (3 x 1024) = 85 slices would keep fewer than 16
+// elements per thread, so 1000003 / (16 x 1024) = 61.
+// CHECK-LABEL: func.func @three_rows
+// CHECK: tile = [1024, 1, 61]
+func.func @three_rows(%x: tensor<3x1000003xf32>, %init: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-remark @+1 {{3 block(s) of 1024 threads would leave most of the GPU idle, so 61 blocks per output}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<3x1000003xf32>) outs(%init : tensor<3xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<3xf32>
+  return %r : tensor<3xf32>
+}
+
+// -----
+
+// Three long columns, an i32 maximum: 32 threads a block-row apart per
+// column in one block; 256 slices.
+// CHECK-LABEL: func.func @three_columns
+// CHECK: tile = [32, 32, 256]
+func.func @three_columns(%x: tensor<1000003x3xi32>, %init: tensor<3xi32>) -> tensor<3xi32> {
+  // expected-remark @+1 {{32 threads a block-row apart per output, 1024 threads per block; two stages: 1 block(s) of 1024 threads would leave most of the GPU idle, so 256 blocks per output}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<1000003x3xi32>) outs(%init : tensor<3xi32>) {
+  ^bb0(%a: i32, %acc: i32):
+    %m = arith.maxsi %a, %acc : i32
+    linalg.yield %m : i32
+  } -> tensor<3xi32>
+  return %r : tensor<3xi32>
+}
+
+// -----
+
+// One stage: a static total too short for two slices of 16 elements per
+// thread (32768), and 256 outputs whose blocks fill the GPU already.
+// CHECK-LABEL: func.func @short_total
+// CHECK: tile = [1024, 1]>
+func.func @short_total(%x: tensor<32767xf32>, %init: tensor<f32>) -> tensor<f32> {
+  // expected-remark @+1 {{reduction kernel: 1 outputs of 32767 elements, 1024 consecutive threads per output, 1024 threads per block}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>],
+                       iterator_types = ["reduction"]}
+      ins(%x : tensor<32767xf32>) outs(%init : tensor<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}
+// CHECK-LABEL: func.func @many_rows
+// CHECK: tile = [1024, 1]>
+func.func @many_rows(%x: tensor<256x1000000xf32>, %init: tensor<256xf32>) -> tensor<256xf32> {
+  // expected-remark @+1 {{reduction kernel: 256 outputs of 1000000 elements, 1024 consecutive threads per output, 1024 threads per block}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<256x1000000xf32>) outs(%init : tensor<256xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<256xf32>
+  return %r : tensor<256xf32>
+}

@@ -14,6 +14,7 @@
 // threads consecutive) or b * O + t % O (D = O, a block-row apart):
 //   acc = identity
 //   for r = (its index among the S); r < R; r += S:  acc = acc (+) f(in(o, r))
+//     (four r per iteration, loaded before they fold in, in the same order)
 //   the S partial results combine: by warp shuffles when they are
 //   consecutive lanes of one warp, else in shared memory, halving each step
 //   out[o] = init[o] (+) acc
@@ -90,6 +91,10 @@ TypedAttr constantInit(Value init) {
 constexpr int64_t kMaxSlices = 1024;
 /// Kernel 2's threads per block unless one output's partials take more.
 constexpr int64_t kCombineBlock = 256;
+/// Elements each thread loads before it folds them: one load in flight per
+/// thread covers about half of an H100's memory latency at 2048 threads
+/// per SM; four cover it.
+constexpr int64_t kUnroll = 4;
 
 /// Whether the threads of an output combine by warp shuffles: they are
 /// consecutive, at most a warp, and the value is 32 or 64 bits.
@@ -158,7 +163,8 @@ public:
       slice = arith::RemUIOp::create(b, loc, bid, slicesV);
       bid = arith::DivUIOp::create(b, loc, bid, slicesV);
     }
-    Value shareV = constI64(b, loc, share), perBlockV = constI64(b, loc, perBlock);
+    Value shareV = constI64(b, loc, share),
+          perBlockV = constI64(b, loc, perBlock);
     Value lane = consecutive
                      ? Value(arith::RemUIOp::create(b, loc, tid, shareV))
                      : Value(arith::DivUIOp::create(b, loc, tid, perBlockV));
@@ -205,58 +211,15 @@ public:
     }
     Value end = arith::SelectOp::create(b, loc, valid, last, zero);
     Value identity = arith::ConstantOp::create(b, loc, shape.identity);
-    auto loop =
-        scf::ForOp::create(b, loc, begin, end, shareV, ValueRange{identity});
-    if (stage == Stage::Combine) {
-      // Partial r of output o, in the layout kernel 1 stored.
-      OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
-      Type t = shape.identity.getType();
-      Value at = arith::AddIOp::create(
-          lb, loc, arith::MulIOp::create(lb, loc, o, slicesV),
-          loop.getInductionVar());
-      Value value = LLVM::LoadOp::create(
-          lb, loc, t, gepElement(lb, loc, partialsPtr, t, at), byteWidth(t));
-      scf::YieldOp::create(lb, loc,
-                           combine(lb, loop.getRegionIterArgs()[0], value));
-    } else {
-      OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
-      delinearize(lb, loop.getInductionVar(), shape.reductionLoops);
-      IRMapping mapping;
-      Block &body = op.getRegion().front();
-      for (auto [k, i] : llvm::enumerate(readInputs)) {
-        AffineMap map = op.getIndexingMapsArray()[i];
-        Value at = offset(lb, map, /*parallel=*/false, bases[k]);
-        Type t = body.getArgument(i).getType();
-        Value p = gepElement(lb, loc, inputPtrs[k], t, at);
-        mapping.map(body.getArgument(i),
-                    LLVM::LoadOp::create(lb, loc, t, p, byteWidth(t)));
-      }
-      for (Operation &inner : body.without_terminator()) {
-        // Constants from outside the body (the analysis allows no other
-        // captured values) are cloned into the kernel.
-        for (Value v : inner.getOperands())
-          if (v.getParentRegion() != &op.getRegion() && !mapping.contains(v))
-            mapping.map(v, lb.clone(*v.getDefiningOp())->getResult(0));
-        if (&inner == shape.combiner)
-          continue;
-        if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
-          mapping.map(index.getResult(),
-                      arith::IndexCastUIOp::create(lb, loc, lb.getIndexType(),
-                                                   coords[index.getDim()]));
-          continue;
-        }
-        lb.clone(inner, mapping);
-      }
-      Value value = mapping.lookup(
-          shape.combiner->getOperand(1 - shape.accumulatorOperand));
-      scf::YieldOp::create(
-          lb, loc, combine(lb, loop.getRegionIterArgs()[0], value));
-    }
-    Value partial = loop.getResult(0);
+    partialsBase = stage == Stage::Combine
+                       ? Value(arith::MulIOp::create(b, loc, o, slicesV))
+                       : Value();
+    Value partial =
+        foldRange(b, begin, end, shareV, identity, partialsPtr, bases);
 
     // The S threads of an output combine their results.
-    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
-                                        zero);
+    Value first =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, zero);
     if (share > 1 && usesShuffles(config, partial.getType())) {
       // Within a warp: a butterfly of shuffles, no shared memory or barrier.
       for (int64_t step = share / 2; step >= 1; step /= 2)
@@ -305,9 +268,9 @@ public:
       Value initValue =
           initConstant
               ? Value(arith::ConstantOp::create(tb, loc, initConstant))
-              : Value(LLVM::LoadOp::create(
-                    tb, loc, t, gepElement(tb, loc, initPtr, t, at),
-                    byteWidth(t)));
+              : Value(LLVM::LoadOp::create(tb, loc, t,
+                                           gepElement(tb, loc, initPtr, t, at),
+                                           byteWidth(t)));
       LLVM::StoreOp::create(tb, loc, combine(tb, initValue, partial),
                             gepElement(tb, loc, outPtr, t, at), byteWidth(t));
     }
@@ -316,6 +279,94 @@ public:
 
 private:
   static unsigned byteWidth(Type t) { return t.getIntOrFloatBitWidth() / 8; }
+
+  /// Folds the elements r = begin, begin + step, ... < end into `acc` in
+  /// that order (the combination order, and so the bits, of a plain loop),
+  /// kUnroll of them per iteration so that their loads are in flight
+  /// together, then the rest one at a time.
+  Value foldRange(OpBuilder &b, Value begin, Value end, Value step, Value acc,
+                  Value partialsPtr, ArrayRef<Value> bases) {
+    Value zero = constI64(b, loc, 0);
+    Value unroll = constI64(b, loc, kUnroll);
+    Value nonEmpty =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, end, begin);
+    Value count = arith::SelectOp::create(
+        b, loc, nonEmpty,
+        arith::CeilDivUIOp::create(
+            b, loc, arith::SubIOp::create(b, loc, end, begin), step),
+        zero);
+    Value whole = arith::MulIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, count, unroll), unroll);
+    Value mainEnd = arith::AddIOp::create(
+        b, loc, begin, arith::MulIOp::create(b, loc, whole, step));
+    auto main = scf::ForOp::create(b, loc, begin, mainEnd,
+                                   arith::MulIOp::create(b, loc, step, unroll),
+                                   ValueRange{acc});
+    {
+      OpBuilder lb = OpBuilder::atBlockBegin(main.getBody());
+      SmallVector<Value> values;
+      Value r = main.getInductionVar();
+      for (int64_t u = 0; u < kUnroll; ++u) {
+        if (u > 0)
+          r = arith::AddIOp::create(lb, loc, r, step);
+        values.push_back(elementValue(lb, r, partialsPtr, bases));
+      }
+      Value a = main.getRegionIterArgs()[0];
+      for (Value v : values)
+        a = combine(lb, a, v);
+      scf::YieldOp::create(lb, loc, a);
+    }
+    auto rest = scf::ForOp::create(b, loc, mainEnd, end, step,
+                                   ValueRange{main.getResult(0)});
+    {
+      OpBuilder lb = OpBuilder::atBlockBegin(rest.getBody());
+      Value v = elementValue(lb, rest.getInductionVar(), partialsPtr, bases);
+      scf::YieldOp::create(lb, loc,
+                           combine(lb, rest.getRegionIterArgs()[0], v));
+    }
+    return rest.getResult(0);
+  }
+
+  /// The value element r folds in: partial r of this thread's output
+  /// (Combine), else the body's value at reduction index r.
+  Value elementValue(OpBuilder &lb, Value r, Value partialsPtr,
+                     ArrayRef<Value> bases) {
+    if (stage == Stage::Combine) { // in the layout kernel 1 stored
+      Type t = shape.identity.getType();
+      Value at = arith::AddIOp::create(lb, loc, partialsBase, r);
+      return LLVM::LoadOp::create(
+          lb, loc, t, gepElement(lb, loc, partialsPtr, t, at), byteWidth(t));
+    }
+    delinearize(lb, r, shape.reductionLoops);
+    IRMapping mapping;
+    Block &body = op.getRegion().front();
+    for (auto [k, i] : llvm::enumerate(readInputs)) {
+      AffineMap map = op.getIndexingMapsArray()[i];
+      Value at = offset(lb, map, /*parallel=*/false, bases[k]);
+      Type t = body.getArgument(i).getType();
+      Value p = gepElement(lb, loc, inputPtrs[k], t, at);
+      mapping.map(body.getArgument(i),
+                  LLVM::LoadOp::create(lb, loc, t, p, byteWidth(t)));
+    }
+    for (Operation &inner : body.without_terminator()) {
+      // Constants from outside the body (the analysis allows no other
+      // captured values) are cloned into the kernel.
+      for (Value v : inner.getOperands())
+        if (v.getParentRegion() != &op.getRegion() && !mapping.contains(v))
+          mapping.map(v, lb.clone(*v.getDefiningOp())->getResult(0));
+      if (&inner == shape.combiner)
+        continue;
+      if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+        mapping.map(index.getResult(),
+                    arith::IndexCastUIOp::create(lb, loc, lb.getIndexType(),
+                                                 coords[index.getDim()]));
+        continue;
+      }
+      lb.clone(inner, mapping);
+    }
+    return mapping.lookup(
+        shape.combiner->getOperand(1 - shape.accumulatorOperand));
+  }
 
   Value product(OpBuilder &b, ArrayRef<unsigned> loops) {
     Value n = constI64(b, loc, 1);
@@ -357,7 +408,8 @@ private:
       if (!dim)
         continue; // a constant 0 into a dimension of size 1
       unsigned d = dim.getPosition();
-      if ((iterators[d] == utils::IteratorType::parallel) == parallel && !unitLoop[d])
+      if ((iterators[d] == utils::IteratorType::parallel) == parallel &&
+          !unitLoop[d])
         at = arith::AddIOp::create(
             b, loc, at, arith::MulIOp::create(b, loc, coords[d], stride));
       if (p > 0 && !unitLoop[d])
@@ -377,8 +429,9 @@ private:
     Operation *op = b.clone(*shape.combiner, mapping);
     MLIRContext *ctx = op->getContext();
     if (auto fm = dyn_cast<arith::ArithFastMathInterface>(op))
-      op->setAttr(fm.getFastMathAttrName(),
-                  arith::FastMathFlagsAttr::get(ctx, arith::FastMathFlags::none));
+      op->setAttr(
+          fm.getFastMathAttrName(),
+          arith::FastMathFlagsAttr::get(ctx, arith::FastMathFlags::none));
     if (auto of = dyn_cast<arith::ArithIntegerOverflowFlagsInterface>(op))
       op->setAttr(of.getIntegerOverflowAttrName(),
                   arith::IntegerOverflowFlagsAttr::get(
@@ -392,7 +445,8 @@ private:
   ArrayRef<unsigned> readInputs;
   TypedAttr initConstant;
   Stage stage;
-  int64_t slices; // P: slices of the reduced extent (1: one stage)
+  int64_t slices;     // P: slices of the reduced extent (1: one stage)
+  Value partialsBase; // Combine: o * P, where output o's partials start
   Location loc;
   SmallVector<Value> inputPtrs, extents, coords;
   SmallVector<bool> unitLoop;
@@ -433,8 +487,7 @@ private:
         Value v = operand.get();
         if (op.isDpsInit(&operand) && initIsFill) {
           ReifiedRankedShapedTypeDims reified;
-          if (auto shaped =
-                  v.getDefiningOp<ReifyRankedShapedTypeOpInterface>();
+          if (auto shaped = v.getDefiningOp<ReifyRankedShapedTypeOpInterface>();
               shaped && succeeded(shaped.reifyResultShapes(b, reified))) {
             sizes[dim.getPosition()] =
                 getValueOrCreateConstantIndexOp(b, loc, reified[0][p]);
@@ -448,7 +501,8 @@ private:
   }
 
   LogicalResult lower(linalg::GenericOp op, SymbolTable &kernelSymbols) {
-    auto config = dyn_cast<KernelConfigAttr>(op->getAttr(kReductionConfigAttrName));
+    auto config =
+        dyn_cast<KernelConfigAttr>(op->getAttr(kReductionConfigAttrName));
     if (!config || config.getStrategy() != "reduction")
       return op.emitOpError() << "has a '" << kReductionConfigAttrName
                               << "' that is no #fuser.config of strategy "
@@ -456,8 +510,8 @@ private:
     std::string why;
     FailureOr<ReductionShape> shape = analyzeReduction(op, why);
     if (failed(shape))
-      return op.emitOpError() << "is configured as a reduction kernel but "
-                              << why;
+      return op.emitOpError()
+             << "is configured as a reduction kernel but " << why;
     ArrayRef<int64_t> tile = config.getTile();
     int64_t block = config.getBlock()[0];
     int64_t slices = tile.size() == 3 ? tile[2] : 1;

@@ -1,8 +1,10 @@
 // RUN: fuser-opt %s -split-input-file --fuser-reduction-to-gpu -verify-diagnostics | FileCheck %s
 
 // Row sums, 64 consecutive threads per row (tile = [64, 1]): each thread
-// starts at its lane with the identity and steps by 64; the 64 partials
-// halve through shared memory; lane 0 adds the init element and stores.
+// starts at its lane with the identity and steps by 64, four elements per
+// iteration (loaded, then folded in order), the rest one at a time; the 64
+// partials halve through shared memory; lane 0 adds the init element and
+// stores.
 // CHECK-LABEL: func.func @row_sum
 // CHECK-SAME: (%[[X:.+]]: tensor<?x?xf32>, %[[INIT:.+]]: tensor<?xf32>)
 // CHECK: %[[OUT:.+]] = memref.alloc(%{{.+}}) {alignment = 64 : i64} : memref<?xf32>
@@ -12,7 +14,17 @@
 // CHECK: gpu.func @row_sum_reduction(%[[IN:.+]]: !llvm.ptr<1>, %[[I:.+]]: !llvm.ptr<1>, %[[O:.+]]: !llvm.ptr<1>, %[[E0:.+]]: i64, %[[E1:.+]]: i64) workgroup(%[[SMEM:.+]] : memref<256xf32, #gpu.address_space<workgroup>>) kernel
 // CHECK: %[[LANE:.+]] = arith.remui %[[TID:.+]], %c64_i64
 // CHECK: %[[LOCAL:.+]] = arith.divui %[[TID]], %c64_i64
-// CHECK: %[[ACC:.+]] = scf.for %{{.+}} = %[[LANE]] to %{{.+}} step %c64_i64 iter_args(%[[A:.+]] = %cst) -> (f32)
+// CHECK: %[[N:.+]] = arith.ceildivui %{{.+}}, %c64_i64
+// CHECK: %[[MAINEND:.+]] = arith.addi %[[LANE]], %{{.+}}
+// CHECK: %[[STEP4:.+]] = arith.muli %c64_i64, %c4_i64
+// CHECK: %[[MAIN:.+]] = scf.for %[[R:.+]] = %[[LANE]] to %[[MAINEND]] step %[[STEP4]] iter_args(%[[A:.+]] = %cst) -> (f32)
+// CHECK-COUNT-4: llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK:   %[[S0:.+]] = arith.addf %{{.+}}, %[[A]]
+// CHECK:   %[[S1:.+]] = arith.addf %{{.+}}, %[[S0]]
+// CHECK:   %[[S2:.+]] = arith.addf %{{.+}}, %[[S1]]
+// CHECK:   %[[S3:.+]] = arith.addf %{{.+}}, %[[S2]]
+// CHECK:   scf.yield %[[S3]]
+// CHECK: %[[ACC:.+]] = scf.for %{{.+}} = %[[MAINEND]] to %{{.+}} step %c64_i64 iter_args(%{{.+}} = %[[MAIN]]) -> (f32)
 // CHECK:   llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
 // CHECK:   arith.addf
 // CHECK: memref.store %[[ACC]], %[[SMEM]]
@@ -44,7 +56,9 @@ func.func @row_sum(%x: tensor<?x?xf32>, %init: tensor<?xf32>) -> tensor<?xf32> {
 // static extent is a constant in the kernel; the max starts at -inf.
 // CHECK-LABEL: gpu.func @col_max_reduction
 // CHECK-NOT: workgroup
-// CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %c1_i64 iter_args(%{{.+}} = %cst) -> (f32)
+// CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%{{.+}} = %cst) -> (f32)
+// CHECK-COUNT-4: arith.maximumf
+// CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %c1_i64 iter_args
 // CHECK:   arith.maximumf
 // CHECK-NOT: gpu.barrier
 // CHECK: gpu.return
@@ -193,7 +207,9 @@ func.func @shuffled_f64(%x: tensor<?x16xf64>, %init: tensor<?xf64>) -> tensor<?x
 // CHECK: %[[TO:.+]] = arith.minui %[[STOP]], %[[LEN]]
 // CHECK: %[[BEGIN:.+]] = arith.addi %[[FROM]], %[[LANE]]
 // CHECK: %[[END:.+]] = arith.select %{{.+}}, %[[TO]], %c0_i64
-// CHECK: %[[ACC:.+]] = scf.for %{{.+}} = %[[BEGIN]] to %[[END]] step %c1024_i64 iter_args(%{{.+}} = %cst) -> (f32)
+// CHECK: %[[MAIN:.+]] = scf.for %{{.+}} = %[[BEGIN]] to %[[MID:.+]] step %{{.+}} iter_args(%{{.+}} = %cst) -> (f32)
+// CHECK-COUNT-4: llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK: %[[ACC:.+]] = scf.for %{{.+}} = %[[MID]] to %[[END]] step %c1024_i64 iter_args(%{{.+}} = %[[MAIN]]) -> (f32)
 // CHECK:   llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
 // CHECK:   arith.addf
 // CHECK: memref.store %[[ACC]], %[[SMEM]]
@@ -215,8 +231,9 @@ func.func @shuffled_f64(%x: tensor<?x16xf64>, %init: tensor<?xf64>) -> tensor<?x
 // CHECK: gpu.func @total_two_stage_reduction_combine(%[[P2:.+]]: !llvm.ptr<1>, %[[O2:.+]]: !llvm.ptr<1>, %{{.+}}: i64) workgroup(%[[SMEM2:.+]] : memref<256xf32, #gpu.address_space<workgroup>>) kernel
 // CHECK: %[[LANE2:.+]] = arith.remui %{{.+}}, %c256_i64
 // CHECK: %[[END2:.+]] = arith.select %{{.+}}, %c256_i64, %c0_i64
-// CHECK: scf.for %[[R:.+]] = %[[LANE2]] to %[[END2]] step %c256_i64{{.*}} iter_args(%[[A2:.+]] = %cst) -> (f32)
-// CHECK:   %[[ROW2:.+]] = arith.muli %{{.+}}, %c256_i64
+// CHECK: %[[ROW2:.+]] = arith.muli %{{.+}}, %c256_i64
+// CHECK: %[[MAIN2:.+]] = scf.for %{{.+}} = %[[LANE2]] to %[[MID2:.+]] step
+// CHECK: scf.for %[[R:.+]] = %[[MID2]] to %[[END2]] step %c256_i64{{.*}} iter_args(%{{.+}} = %[[MAIN2]]) -> (f32)
 // CHECK:   %[[AT2:.+]] = arith.addi %[[ROW2]], %[[R]]
 // CHECK:   llvm.getelementptr inbounds %[[P2]][%[[AT2]]]
 // CHECK:   llvm.load

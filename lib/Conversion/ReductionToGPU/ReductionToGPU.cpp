@@ -578,10 +578,10 @@ private:
           ctx, "reduction", {std::max(kCombineBlock, share), 1, 1},
           /*vector_width=*/1, /*max_grid=*/0, {share, 1},
           /*min_blocks_per_sm=*/0, "fp32", /*promote_every=*/0);
-      combineKernel =
-          createKernel(kernelSymbols, op.getLoc(), name + "_combine",
-                       paramTypes(Stage::Combine), combineConfig.getBlock(),
-                       sharedBuffers(combineConfig));
+      combineKernel = createKernel(
+          kernelSymbols, op.getLoc(), (kernel.getName() + "_combine").str(),
+          paramTypes(Stage::Combine), combineConfig.getBlock(),
+          sharedBuffers(combineConfig));
       KernelEmitter(op, *shape, combineConfig, readInputs, initConstant,
                     Stage::Combine, slices)
           .emit(combineKernel);

@@ -26,14 +26,17 @@ constexpr int64_t kMinPerThread = 4;
 constexpr int64_t kDynamicExtent = 1 << 12;
 /// Two stages. The kernel above gives each output at most one block, so a
 /// few outputs of a long reduction (a loss `out.sum()`, `x.mean()`, a norm)
-/// run on a few of the 132 SMs, each block with one load per thread in
-/// flight. When its grid holds at most half of kTargetThreads, the reduced
-/// extent splits into P slices, one block each, about kTargetThreads
-/// threads in all (P <= 2^18 / 256 = 1024, one thread each in the second
-/// kernel), and a second kernel combines each output's P partials. Each
-/// thread still folds at least kMinSliceFolds elements of its slice, so the
-/// partials and the second launch stay small beside the reads. Only static
-/// extents: a dynamic one could be short, where a second kernel is waste.
+/// run on a few of the 132 SMs. The rule, P = min(kTargetThreads /
+/// (blocks x B), R / (kMinSliceFolds x S)) slices per output, two stages
+/// when P >= 2: when the one-stage grid holds at most half of
+/// kTargetThreads (2^17 threads, 64 blocks of 1024 on 132 SMs), the
+/// reduced extent R splits into P slices, one block each, about
+/// kTargetThreads threads in all (P <= 2^18 / 256 = 1024, one thread each
+/// in the second kernel), and a second kernel combines each output's P
+/// partials. Each thread still folds at least kMinSliceFolds elements of
+/// its slice, so the partials and the second launch (a few microseconds)
+/// stay small beside the reads. Only static extents: a dynamic one could be
+/// short, where a second kernel is waste.
 constexpr int64_t kMinSliceFolds = 16;
 
 int64_t product(linalg::GenericOp op, ArrayRef<unsigned> loops) {

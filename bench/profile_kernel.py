@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Runs one compiled W2-shaped kernel a few times, for `ncu` to profile.
+"""Runs one compiled matmul kernel a few times, for `ncu` to profile: W2's
+shape (x, W, b), or with M,N,K a bare x * W^T.
 
-usage: ncu -k regex:matmul -c 1 python3 bench/profile_kernel.py <artifact stem>
+usage: ncu -k regex:matmul -c 1 python3 bench/profile_kernel.py <artifact stem> [M,N,K]
 """
 import os
 import sys
@@ -14,11 +15,17 @@ import fuser
 stem = sys.argv[1] if len(sys.argv) > 1 else "matmul_w2"
 art = Path(os.environ.get("FUSER_ARTIFACTS", ".artifacts"))
 mod = fuser.load(fuser.Artifact.from_files(art / f"{stem}.ptx", art / f"{stem}.manifest.json"))
-x = torch.rand(1024, 8192, device="cuda")
-w = torch.rand(8192, 8192, device="cuda") - 0.5
-b = torch.rand(8192, device="cuda")
-out = torch.empty(1024, 8192, device="cuda")
+if len(sys.argv) > 2:  # M,N,K of a bare x * W^T (scripts/build-gemm-sweep.sh)
+    m, n, k = (int(v) for v in sys.argv[2].split(","))
+    x = torch.rand(m, k, device="cuda") - 0.5
+    w = torch.rand(n, k, device="cuda") - 0.5
+    args = (x, w)
+else:
+    x = torch.rand(1024, 8192, device="cuda")
+    w = torch.rand(8192, 8192, device="cuda") - 0.5
+    args = (x, w, torch.rand(8192, device="cuda"))
+out = torch.empty(x.shape[0], w.shape[0], device="cuda")
 for _ in range(3):
-    mod.forward(x, w, b, out=out)
+    mod.forward(*args, out=out)
 torch.cuda.synchronize()
 print("ok", stem)

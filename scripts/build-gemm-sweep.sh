@@ -28,6 +28,9 @@ variant linear_odd 1000 3000 1000 default
 variant linear_odd 1000 3000 1000 bn64 "$bn64"
 variant linear_odd 1000 3000 1000 split2 "split-k=2"
 variant linear_odd 1000 3000 1000 bn64_split2 "$bn64 split-k=2"
+# 128 x 96 tiles: 8 x 32 = 256 tiles, 1.94 waves of 132 (128 x 128: 192, 1.45).
+variant linear_odd 1000 3000 1000 bn96 "tile-sizes=128,96,32,16,96,3"
+variant linear_odd 1000 3000 1000 bn96s4 "tile-sizes=128,96,32,16,96,4"
 variant large_k 256 256 131072 default
 variant large_k 256 256 131072 split16 "split-k=16"
 variant large_k 256 256 131072 split66 "split-k=66"

@@ -140,6 +140,21 @@ constexpr StringLiteral kWgmmaTmaPrecisions[] = {"tf32", "3xtf32", "bf16",
 /// as they loop over tiles.
 constexpr int64_t kWgmmaTmaMaxGrid = 132;
 
+/// 3xtf32's narrower tile against wave quantization: 128 x 96, 4 stages of
+/// 28 KiB copied + 28 KiB of lo parts. nn.Linear 1000 -> 3000 at batch 1000
+/// (linear_odd) makes 256 of them, 1.94 waves of 132 blocks, against 192
+/// tiles of 128 x 128 (1.45 waves): 77.9 us, 1.99x cuBLAS SGEMM, against
+/// 93.9 us, 1.65x (H100, 2026-11-24, bench/gemm_sweep.py; 3 stages 82.6
+/// us). Both run 2 waves there, so one 128 x 96 tile takes 0.83x the time
+/// of a 128 x 128 one.
+constexpr int64_t kWgmmaTma3xTf32WaveTile[] = {128, 96, 32, 16, 96, 4};
+constexpr double kWgmmaTma3xTf32WaveTileTime = 0.83;
+
+ArrayRef<int64_t> wgmmaTmaWaveTile(StringRef precision) {
+  return precision == "3xtf32" ? ArrayRef(kWgmmaTma3xTf32WaveTile)
+                               : ArrayRef<int64_t>();
+}
+
 ArrayRef<int64_t> wgmmaTmaTile(StringRef precision) {
   return precision == "tf32"     ? ArrayRef(kWgmmaTmaTf32Tile)
          : precision == "3xtf32" ? ArrayRef(kWgmmaTma3xTf32Tile)
@@ -178,7 +193,8 @@ const GemmStrategyRecord kRecords[] = {
      /*splitPromoteEvery=*/0, /*splitK=*/false},
     {GemmStrategy::wgmma_tma, kWgmmaTmaPrecisions, wgmmaTmaSupports,
      wgmmaTmaTile, wgmmaTmaThreads, kWgmmaTmaMaxGrid, /*minBlocksPerSm=*/1,
-     kWgmmaTmaPromoteEvery, /*splitK=*/true},
+     kWgmmaTmaPromoteEvery, /*splitK=*/true, wgmmaTmaWaveTile,
+     kWgmmaTma3xTf32WaveTileTime},
 };
 static_assert(std::size(kRecords) == getMaxEnumValForGemmStrategy() + 1,
               "one record per GemmStrategy, in enum order");

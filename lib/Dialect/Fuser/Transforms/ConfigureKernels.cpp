@@ -13,6 +13,7 @@
 #include "ConfigureReductions.h"
 #include "MatmulOperandCopies.h"
 #include "MatmulSplitK.h"
+#include "MatmulWaveTile.h"
 
 namespace mlir::fuser {
 #define GEN_PASS_DEF_FUSERCONFIGUREKERNELSPASS
@@ -480,6 +481,9 @@ private:
                            "selects the FFMA kernel and its tiles";
       return false;
     }
+    std::string waveWhy;
+    if (tileSizes.empty())
+      std::tie(tile, waveWhy) = waveTileChoice(op, rec, mma, tile);
     int64_t promoteEvery = mma == "3xtf32" ? rec.splitPromoteEvery : 0;
     if (promoteEvery && this->promoteEvery >= 0)
       promoteEvery = this->promoteEvery;
@@ -503,6 +507,8 @@ private:
       if (split > 1)
         remark << ", K split " << split << " ways";
       std::string reasons = why.str();
+      if (!waveWhy.empty())
+        reasons += (reasons.empty() ? "" : "; ") + waveWhy;
       if (split > 1)
         reasons += (reasons.empty() ? "" : "; ") + splitWhy;
       if (!reasons.empty())

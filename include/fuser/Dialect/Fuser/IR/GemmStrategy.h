@@ -47,6 +47,13 @@ struct GemmStrategyRecord {
   /// split_k > 1): partial sums into an intermediate, then a reduction
   /// kernel with the epilogue.
   bool splitK;
+  /// A narrower tile for `precision` (empty: none) that the configuration
+  /// step takes instead of the default when the default's tiles leave much
+  /// of the last wave of maxGrid blocks idle and the narrower ones do not
+  /// (MatmulWaveTile.h), and the time one of its tiles takes relative to a
+  /// default tile's. Last, so records without one leave them null.
+  ArrayRef<int64_t> (*waveTile)(StringRef precision) = nullptr;
+  double waveTileTime = 1.0;
 
   /// Its #fuser.config strategy string.
   StringRef name() const { return stringifyGemmStrategy(kind); }

@@ -1,6 +1,7 @@
 //===- MatmulSplitK.cpp - how many slices of K a matmul gets --------------===//
 
 #include "MatmulSplitK.h"
+#include "MatmulWaveTile.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -38,19 +39,18 @@ mlir::fuser::splitKChoice(MatmulOp op, const GemmStrategyRecord &rec,
     return {1, force > 1 ? "a group norm needs each row's whole sums in the "
                            "GEMM kernel"
                          : ""};
+  // Not implemented: the kernel's (tile, slice) loop and the reduction
+  // kernel are 2-D.
+  if (op.isBatched())
+    return {1, force > 1 ? "a batched product does not split K" : ""};
   if (force > 1)
     return {force, "split-k=" + std::to_string(force)};
-  auto result = cast<ShapedType>(op.getResult().getType());
   int64_t kSize = cast<ShapedType>(op.getLhs().getType())
                       .getDimSize(op.getLhsKDim());
-  if (!result.hasStaticShape() || ShapedType::isDynamic(kSize) ||
-      rec.maxGrid <= 0)
+  std::optional<int64_t> staticTiles = staticOutputTiles(op, tile);
+  if (!staticTiles || ShapedType::isDynamic(kSize) || rec.maxGrid <= 0)
     return {1, ""}; // the tiles are known at run time only
-  int64_t tiles = 1;
-  for (int64_t d : result.getShape().drop_back(2))
-    tiles *= d;
-  tiles *= llvm::divideCeil(result.getDimSize(result.getRank() - 2), tile[0]) *
-           llvm::divideCeil(result.getDimSize(result.getRank() - 1), tile[1]);
+  int64_t tiles = *staticTiles;
   int64_t wave = rec.maxGrid;
   int64_t slices = std::min(tiles > 0 ? wave / tiles : int64_t(0),
                             kSize / kSplitKMinSliceK);

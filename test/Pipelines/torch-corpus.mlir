@@ -40,7 +40,7 @@
 //   layer_norm_3d_dynamic              1 (1)            LayerNorm(64) on (B, 8, 64)
 //   group_norm_4d_dynamic              1 (1)            GroupNorm(4, 8) on (B, 8, 5, 7)
 //   transposed_left                    1 (1)            relu(x.T @ W + b): the transposed copy absorbed (transpose_a, FFMA)
-//   bmm                                1 (1)            torch.bmm: a batched fuser.matmul (fp64 tensor cores)
+//   bmm                                1 (1)            torch.bmm: a batched fuser.matmul (fp64 tensor cores: too small to copy B K-major for 3xtf32)
 //   bmm_scale_relu                     1 (1)            relu(torch.bmm * 0.125)
 //   matmul_triu                        1 (1)            torch.triu(a @ b): the mask evaluated at compile time, the select in the epilogue
 //   matmul_tril                        1 (1)            torch.tril(a @ b, -1)
@@ -109,9 +109,9 @@
 // LINEAR-LAYER-NORM-RELU-DAG: torch_linear_layer_norm_relu.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: group norm (groups of 64 channels) fused into the GEMM epilogue: one kernel
 // RUN: fuser-opt %S/Inputs/torch_transposed_left.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=TRANSPOSED-LEFT
 // TRANSPOSED-LEFT-DAG: torch_transposed_left.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: fused matmul with 2 epilogue op(s)
-// TRANSPOSED-LEFT-DAG: torch_transposed_left.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: matmul kernel: ffma in fp32 (3xtf32 not applicable: A is not K-major (x.T); the fp64 tensor-core kernel reads K-major A; FFMA)
+// TRANSPOSED-LEFT-DAG: torch_transposed_left.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: matmul kernel: ffma in fp32 (3xtf32 not applicable: A is not K-major (x.T) and not copied K-major: M * N / (M + N) = 7, below 512; the fp64 tensor-core kernel reads K-major A; FFMA)
 // RUN: fuser-opt %S/Inputs/torch_bmm.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BMM
-// BMM-DAG: torch_bmm.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: matmul kernel: mma in fp64 (3xtf32 not applicable: it is batched; fp64 tensor cores)
+// BMM-DAG: torch_bmm.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: matmul kernel: mma in fp64 (3xtf32 not applicable: B is not K-major (x * W^T) and not copied K-major: M * N / (M + N) = 6, below 512; fp64 tensor cores)
 // RUN: fuser-opt %S/Inputs/torch_bmm_scale_relu.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BMM-SCALE-RELU
 // BMM-SCALE-RELU-DAG: torch_bmm_scale_relu.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: fused matmul with 2 epilogue op(s)
 // RUN: fuser-opt %S/Inputs/torch_matmul_triu.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=MATMUL-TRIU

@@ -24,42 +24,56 @@ SmallVector<Type> mlir::fuser::gemmKernelParamTypes(MatmulOp op,
   params.append({ptrTy, i64, i64, i64});
   if (withMaps) {
     auto mapTy = LLVM::LLVMPointerType::get(ctx);
+    if (op.isBatched())
+      params.push_back(i64);
     params.append({mapTy, mapTy});
   }
   return params;
 }
 
-/// Decodes block x into a batch and an M tile (`tileM` rows), sets
-/// args.blockM, and offsets `args`' pointers to the batch: each operand's
-/// batch is the product of its other dimensions (M, N or K) elements long.
-static void offsetToBatch(MatmulOp op, GemmKernelArgs &args, OpBuilder &b,
-                          int64_t tileM) {
+GemmKernelArgs GemmKernelArgs::atBatch(MatmulOp op, OpBuilder &b, Value z,
+                                       bool operands) const {
   Location loc = op.getLoc();
   auto mul = [&](Value x, Value y) -> Value {
     return arith::MulIOp::create(b, loc, x, y);
   };
-  Value bx = arith::IndexCastUIOp::create(
-      b, loc, b.getI64Type(), gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
-  Value mTiles = arith::CeilDivUIOp::create(b, loc, args.m,
-                                            constI64(b, loc, tileM));
-  Value z = arith::DivUIOp::create(b, loc, bx, mTiles);
-  args.blockM = mul(arith::RemUIOp::create(b, loc, bx, mTiles),
-                    constI64(b, loc, tileM));
+  // Each operand's batch is the product of its other dimensions (M, N or
+  // K) elements long.
+  GemmKernelArgs at = *this;
   auto offset = [&](Value &ptr, Type tensorTy, Value batchElems) {
     ptr = gepElement(b, loc, ptr, elementTypeOf(tensorTy), mul(z, batchElems));
   };
-  offset(args.a, op.getLhs().getType(), mul(args.m, args.k));
-  offset(args.b, op.getRhs().getType(), mul(args.k, args.n));
-  offset(args.c, op.getResult().getType(), mul(args.m, args.n));
+  if (operands) {
+    offset(at.a, op.getLhs().getType(), mul(m, k));
+    offset(at.b, op.getRhs().getType(), mul(k, n));
+  }
+  offset(at.c, op.getResult().getType(), mul(m, n));
   for (auto [j, in] : llvm::enumerate(op.getEpilogueInputs())) {
     if (!op.epilogueInputReadsBatch(j))
       continue;
     Value elems = constI64(b, loc, 1);
     for (AffineExpr e : op.getEpilogueMapOverMN(j).getResults())
-      elems = mul(elems, cast<AffineDimExpr>(e).getPosition() == 0 ? args.m
-                                                                   : args.n);
-    offset(args.epilogue[j], in.getType(), elems);
+      elems = mul(elems, cast<AffineDimExpr>(e).getPosition() == 0 ? m : n);
+    offset(at.epilogue[j], in.getType(), elems);
   }
+  return at;
+}
+
+/// Decodes block x into a batch and an M tile (`tileM` rows), sets
+/// args.blockM, and offsets `args`' pointers to the batch.
+static void offsetToBatch(MatmulOp op, GemmKernelArgs &args, OpBuilder &b,
+                          int64_t tileM) {
+  Location loc = op.getLoc();
+  Value bx = arith::IndexCastUIOp::create(
+      b, loc, b.getI64Type(), gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+  Value mTiles = arith::CeilDivUIOp::create(b, loc, args.m,
+                                            constI64(b, loc, tileM));
+  Value z = arith::DivUIOp::create(b, loc, bx, mTiles);
+  Value blockM = arith::MulIOp::create(
+      b, loc, arith::RemUIOp::create(b, loc, bx, mTiles),
+      constI64(b, loc, tileM));
+  args = args.atBatch(op, b, z, /*operands=*/true);
+  args.blockM = blockM;
 }
 
 GemmKernelArgs GemmKernelArgs::of(MatmulOp op, gpu::GPUFuncOp kernel,
@@ -76,11 +90,16 @@ GemmKernelArgs GemmKernelArgs::of(MatmulOp op, gpu::GPUFuncOp kernel,
   args.m = entry.getArgument(i++);
   args.n = entry.getArgument(i++);
   args.k = entry.getArgument(i++);
-  if (entry.getNumArguments() == i + 2) {
+  // gemmKernelParamTypes' withMaps (the entry block's further arguments
+  // are workgroup buffers).
+  if (kernel.getFunctionType().getNumInputs() > i) {
+    if (op.isBatched())
+      args.batch = entry.getArgument(i++);
     args.mapA = entry.getArgument(i);
     args.mapB = entry.getArgument(i + 1);
   }
-  if (op.isBatched())
+  // wgmma_tma's blocks find their batches tile by tile (WgmmaKernel.cpp).
+  if (op.isBatched() && !args.mapA)
     offsetToBatch(op, args, b, tileM);
   return args;
 }

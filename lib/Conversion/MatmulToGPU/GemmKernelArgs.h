@@ -3,11 +3,14 @@
 // The kernel ABI of a fuser.matmul group, in one place for the host launch
 // (MatmulToGPU.cpp) and the kernel builders (FFMA, mma.sync, wgmma):
 //   (A ptr, B ptr, epilogue inputs (ptr or scalar)..., C ptr, M, N, K
-//    [, tensor map of A, tensor map of B])
+//    [, batch (batched wgmma_tma), tensor map of A, tensor map of B])
 // The tensor maps (wgmma_tma) are !llvm.ptr parameters, passed by value
 // once -fuser-lower-tensor-map-params has run. A batched matmul launches
 // the M tiles of every batch along grid x (batch-major: x = batch * M tiles
-// + M tile; grid z would stop at 65535 batches) on the same parameters.
+// + M tile; grid z would stop at 65535 batches) on the same parameters;
+// batched wgmma_tma's blocks loop over (batch, tile) pairs instead, so it
+// takes the batch count, and its tensor maps view each operand as its
+// batches' rows stacked.
 // Split K's GEMM kernel (split_k > 1) takes no epilogue inputs, and C is
 // its [split_k, M, N] fp32 intermediate of partial sums (SplitKReduce.h
 // applies the epilogue).
@@ -34,17 +37,26 @@ struct GemmKernelArgs {
   SmallVector<Value> epilogue;
   /// Null without tensor maps.
   Value mapA, mapB;
+  /// The batch count (i64) of batched wgmma_tma; null otherwise.
+  Value batch;
   /// A batched matmul's first row of the block's tile (i64); null for a 2-D
   /// one, whose kernels take block x times the tile's rows.
   Value blockM;
 
   /// The entry block's arguments. For a batched matmul (`tileM` rows per
-  /// block), the block's batch and M tile are then decoded from block x,
+  /// block) without tensor maps, the block's batch and M tile are then
+  /// decoded from block x,
   /// and the pointers offset (at `b`'s insertion point) to that batch: A,
   /// B, C and the epilogue inputs read per batch, so that the kernels
   /// compute one 2-D product on them.
   static GemmKernelArgs of(MatmulOp op, gpu::GPUFuncOp kernel, OpBuilder &b,
                            int64_t tileM, bool withEpilogue = true);
+
+  /// These arguments with the pointers offset to batch `z` (i64, at `b`'s
+  /// insertion point): A and B if `operands`, C, and the epilogue inputs
+  /// read per batch.
+  GemmKernelArgs atBatch(MatmulOp op, OpBuilder &b, Value z,
+                         bool operands) const;
 };
 
 } // namespace mlir::fuser

@@ -16,7 +16,8 @@
 // The tensor-core kernels share MmaEmitter.h and their epilogue
 // (MmaEpilogue.cpp). A batched matmul launches its batches' M tiles along
 // grid x (ffma and mma; GemmKernelArgs decodes them and offsets the
-// pointers); an M-major A (transpose_a) is the FFMA kernel's alone. With
+// pointers; wgmma_tma's persistent blocks loop over (batch, tile) pairs);
+// an M-major A (transpose_a) is the FFMA kernel's alone. With
 // split_k > 1 (wgmma_tma) the GEMM kernel writes partial sums into an
 // intermediate and a second kernel (SplitKReduce.cpp) adds them and applies
 // the epilogue.
@@ -34,6 +35,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #define DEBUG_TYPE "fuser-matmul-to-gpu"
@@ -283,9 +285,22 @@ private:
     for (Value size : {m, n, k})
       args.push_back(arith::IndexCastUIOp::create(b, loc, i64, size));
     if (tma) { // [BM, BK] boxes of A, [BN, BK] of B, 128-byte swizzled
+      // Batched: the batch count, and each operand viewed as its batches'
+      // rows stacked (B * M or B * N rows of K). A tile's rows past M (or
+      // N) read the next batch's, which only reach outputs the epilogue
+      // does not store; past the last batch TMA reads zeros. (2-D maps of
+      // a view keep the runtime's rank-2 encoding; 3-D maps would gain
+      // nothing but the clipped rows.)
+      if (op.isBatched())
+        args.push_back(
+            arith::IndexCastUIOp::create(b, loc, i64, resultDims.front()));
       auto map = [&](Value t, int64_t boxRows) -> Value {
+        Value buffer = hostBufferOfTensor(b, loc, t);
+        if (op.isBatched())
+          buffer = memref::CollapseShapeOp::create(
+              b, loc, buffer, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
         return TensorMapOp::create(
-            b, loc, params.back(), hostBufferOfTensor(b, loc, t),
+            b, loc, params.back(), buffer,
             b.getDenseI64ArrayAttr({boxRows, kp->mma->bk}),
             b.getI64IntegerAttr(kp->mma->bk * kp->mma->elemBytes()));
       };

@@ -11,6 +11,7 @@
 #ifndef FUSER_LIB_CONVERSION_MATMULTOGPU_MMAEMITTER_H
 #define FUSER_LIB_CONVERSION_MATMULTOGPU_MMAEMITTER_H
 
+#include "GemmKernelArgs.h"
 #include "MmaGemmKernel.h"
 
 #include "fuser/Conversion/Common/KernelUtils.h"
@@ -56,10 +57,12 @@ private:
     Value kBase, numK;
     Value kFirst = {}, slice = {};
     scf::ForOp loop = {};
+    /// The tile's number (without split K).
+    Value tile = {};
   };
 
   // The wgmma and wgmma_tma kernels (WgmmaKernel.cpp).
-  LogicalResult emitWarpSpecialized(Value mapA, Value mapB);
+  LogicalResult emitWarpSpecialized(const GemmKernelArgs &args);
   void closeTileLoop(TileWork work);
   LogicalResult emitWgmmaLoopAndEpilogue(Value numK, Value aligned,
                                          int64_t numAcc);
@@ -140,6 +143,8 @@ private:
   Value aPtr, bPtr, cPtr, m, n, k, smemBase;
   SmallVector<Value> epiArgs;
   Value g, tq, warpRow0, warpCol0, blockM, blockN, aLane, bLane;
+  /// wgmma_tma on a batched matmul: the batch of the tile being opened.
+  Value tileBatch;
   TileCopy aCopy, bCopy;
 };
 

@@ -99,9 +99,10 @@ LogicalResult MmaEmitter::emitEpilogue(ValueRange acc) {
   // in registers, except beside wgmma_tma's accumulators, which leave no
   // room (the loads hit L1): tf32/bf16's 128, or 3xtf32's 64 and 64
   // promoted sums beside a group norm, whose inputs are then loaded again
-  // after the normalization rather than held across it.
+  // after the normalization rather than held across it, or beside a
+  // batch's offset pointers (batched wgmma_tma).
   Block *norm = op.hasGroupNorm() ? &op.getNormEpilogue().front() : nullptr;
-  bool lazyRows = t.tma() && (!t.split3 || norm);
+  bool lazyRows = t.tma() && (!t.split3 || norm || op.isBatched());
   SmallVector<SmallVector<Value>> rowVecs(inputs.size());
   for (auto [e, read] : llvm::enumerate(reads))
     if (read == EpilogueRead::Row && !lazyRows)

@@ -98,9 +98,11 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
                             << stringifyGemmStrategy(GemmStrategy::ffma)
                             << "' strategy; the tensor-core kernels read "
                                "K-major A";
-  if (op.isBatched() && strategy != GemmStrategy::mma)
+  if (op.isBatched() && strategy == GemmStrategy::wgmma)
     return op.emitOpError() << "a batched matmul needs the '"
                             << stringifyGemmStrategy(GemmStrategy::mma)
+                            << "', '"
+                            << stringifyGemmStrategy(GemmStrategy::wgmma_tma)
                             << "' or '"
                             << stringifyGemmStrategy(GemmStrategy::ffma)
                             << "' strategy";
@@ -190,7 +192,8 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
            << "' strategy, a 2-D product and no group norm (its statistics "
               "need whole sums)";
   if (t.tma() && !op.hasTmaCopyableK()) {
-    int64_t kSize = cast<ShapedType>(op.getLhs().getType()).getDimSize(1);
+    int64_t kSize =
+        cast<ShapedType>(op.getLhs().getType()).getDimSize(op.getLhsKDim());
     return describe(op.emitOpError())
            << "needs a static, non-zero K whose rows are a multiple of 16 "
               "bytes apart for its tensor maps, got K = "
@@ -263,7 +266,7 @@ LogicalResult MmaEmitter::emit() {
   }
   smemBase = LLVM::IntToPtrOp::create(b, loc, smemPtrTy, smemAddr);
   if (t.tma())
-    return emitWarpSpecialized(args.mapA, args.mapB);
+    return emitWarpSpecialized(args);
 
   // 2. The copies: A (M x K); B (N x K) or (K x N). Chunks are 16-byte
   // aligned when the row pitches are multiples of 16 bytes.

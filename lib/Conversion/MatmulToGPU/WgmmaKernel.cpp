@@ -31,26 +31,45 @@ using namespace mlir::fuser::detail;
 /// neighbours share a B panel in L2); with a grid smaller than the tile
 /// count (persistent), the next tile's copies overlap this one's
 /// epilogue. With split K, it walks (tile, slice) pairs instead, slice-
-/// major, and stores raw sums for the reduction kernel.
-LogicalResult MmaEmitter::emitWarpSpecialized(Value mapA, Value mapB) {
+/// major, and stores raw sums for the reduction kernel. A batched matmul's
+/// tiles are numbered batch-major: the copies read batch z's rows of the
+/// stacked views at z * M and z * N, the epilogue C and its inputs at
+/// batch z.
+LogicalResult MmaEmitter::emitWarpSpecialized(const GemmKernelArgs &args) {
+  Value mapA = args.mapA, mapB = args.mapB;
   Value tid = toI64(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
   TmaBarriers bars{smemBase, t};
   emitTmaBarrierInit(b, loc, bars, tid);
   Value numK = arith::CeilDivUIOp::create(b, loc, k, c64(t.bk));
   Value mTiles = arith::CeilDivUIOp::create(b, loc, m, c64(t.bm));
   Value numTiles = mul(mTiles, arith::CeilDivUIOp::create(b, loc, n, c64(t.bn)));
+  Value batchTiles = numTiles;
   Value bid = toI64(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
   Value grid = toI64(gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
-  // Opens the loop over this block's tiles; sets blockM and blockN and
-  // returns the k iterations of the earlier tiles.
+  // Sets blockM, blockN (and tileBatch) of tile number `tile`.
+  auto decodeTile = [&](Value tile) {
+    if (args.batch) {
+      tileBatch = arith::DivUIOp::create(b, loc, tile, batchTiles);
+      tile = arith::RemUIOp::create(b, loc, tile, batchTiles);
+    }
+    blockM = mul(arith::RemUIOp::create(b, loc, tile, mTiles), c64(t.bm));
+    blockN = mul(arith::DivUIOp::create(b, loc, tile, mTiles), c64(t.bn));
+  };
+  // Opens the loop over this block's tiles; decodes the tile and returns
+  // the k iterations of the earlier tiles.
   std::function<TileWork()> openTileLoop = [&]() {
+    // Batched: every batch's tiles, counted in each role (after setmaxnreg;
+    // computed before it, ptxas spilled the count across it).
+    if (args.batch)
+      numTiles = mul(batchTiles, args.batch);
     auto loop = scf::ForOp::create(b, loc, bid, numTiles, grid);
     b.setInsertionPointToStart(loop.getBody());
     Value tile = loop.getInductionVar();
-    blockM = mul(arith::RemUIOp::create(b, loc, tile, mTiles), c64(t.bm));
-    blockN = mul(arith::DivUIOp::create(b, loc, tile, mTiles), c64(t.bn));
+    decodeTile(tile);
     Value done = arith::DivUIOp::create(b, loc, sub(tile, bid), grid);
-    return TileWork{mul(done, numK), numK};
+    TileWork work{mul(done, numK), numK};
+    work.tile = tile;
+    return work;
   };
   if (t.splitK > 1) {
     // Slices of whole K tiles; a block's k iterations (which pick the
@@ -95,7 +114,12 @@ LogicalResult MmaEmitter::emitWarpSpecialized(Value mapA, Value mapB) {
       /*withElse=*/false);
   b.setInsertionPointToStart(producer.thenBlock());
   TileWork produced = openTileLoop();
-  emitTmaProducer(b, loc, bars, mapA, mapB, produced.numK, blockM, blockN,
+  Value rowA = blockM, rowB = blockN;
+  if (args.batch) { // rows of the stacked views
+    rowA = add(mul(tileBatch, m), blockM);
+    rowB = add(mul(tileBatch, n), blockN);
+  }
+  emitTmaProducer(b, loc, bars, mapA, mapB, produced.numK, rowA, rowB,
                   produced.kBase, produced.kFirst);
   closeTileLoop(produced);
   if (t.splitInShared()) {
@@ -126,10 +150,20 @@ LogicalResult MmaEmitter::emitWarpSpecialized(Value mapA, Value mapB) {
   SmallVector<Value> acc;
   for (int64_t e = 0; e < numAcc; ++e)
     acc.push_back(LLVM::ExtractValueOp::create(b, loc, accStruct, e));
+  if (args.batch) {
+    // Decoded again here, not held in registers beside the accumulators
+    // through the main loop (ptxas spilled them).
+    decodeTile(consumed.tile);
+    GemmKernelArgs at = args.atBatch(op, b, tileBatch, /*operands=*/false);
+    cPtr = at.c;
+    epiArgs = at.epilogue;
+  }
   if (t.splitK > 1)
     emitPartialStore(acc, consumed.slice);
   else if (failed(emitEpilogue(acc)))
     return failure();
+  cPtr = args.c;
+  epiArgs = args.epilogue;
   closeTileLoop(consumed);
   b.setInsertionPointAfter(role);
   gpu::ReturnOp::create(b, loc);

@@ -161,9 +161,11 @@ ArrayRef<int64_t> wgmmaTmaTile(StringRef precision) {
                                  : ArrayRef(kWgmmaTmaHalfTile);
 }
 
-/// The copy engine reads the operands: K-major, unbatched, with a static,
-/// non-zero K whose rows are a multiple of 16 bytes apart (the runtime
-/// checks the base addresses). A group norm needs each row's groups in registers at once:
+/// The copy engine reads the operands: K-major, with a static, non-zero K
+/// whose rows are a multiple of 16 bytes apart (the runtime checks the base
+/// addresses). A batched product's operands are 2-D tensor maps of their
+/// batches' rows stacked (B * M and B * N rows of K), the blocks looping
+/// over (batch, tile) pairs. A group norm needs each row's groups in registers at once:
 /// only beside 3xtf32's 64-column warpgroup halves, for groups that are
 /// whole 8-column pieces (a power of two) of them.
 bool wgmmaTmaSupports(MatmulOp op, StringRef precision) {

@@ -129,13 +129,20 @@ std::pair<StringRef, std::string> fp32Choice(MatmulOp op,
                         "8-column tile"};
   if (fp32Kernel == "auto" || fp32Kernel == "3xtf32") {
     if (chip.wgmma && tmaAllowed && tmaRecord().applies(op, "3xtf32"))
-      return {"3xtf32", "split tf32 on wgmma_tma with promoted fp32 sums "
-                        "(fp32-accurate, past the fp32 peak)"};
+      return {"3xtf32",
+              std::string("split tf32 on wgmma_tma with promoted fp32 sums "
+                          "(fp32-accurate, past the fp32 peak)") +
+                  (op.isBatched() ? "; every batch's tiles in one "
+                                    "persistent grid"
+                                  : "")};
+    // An operand the configuration step did not copy K-major: why not.
+    std::string copy = kMajorCopyRefusal(op);
+    if (!copy.empty())
+      copy = " and not copied K-major: " + copy;
     why = !chip.wgmma ? "no wgmma on this chip"
           : !tmaAllowed ? "tensor-core-kernel excludes wgmma-tma"
-          : op.getTransposeA() ? "A is not K-major (x.T)"
-          : op.isBatched() ? "it is batched"
-          : !op.getTransposeB() ? "B is not K-major (x * W^T)"
+          : op.getTransposeA() ? "A is not K-major (x.T)" + copy
+          : !op.getTransposeB() ? "B is not K-major (x * W^T)" + copy
           : !op.hasTmaCopyableK()
               ? "K is dynamic, zero or not a multiple of 4 (TMA rows)"
               : "its groups do not fit the 64 x 128 warpgroup tiles";

@@ -20,17 +20,24 @@ using namespace mlir::fuser;
 /// elements read and written) pays when M * N / (M + N) is large: about 128
 /// at those rates and 3 TB/s; this takes 512 (static M and N), so that the
 /// copies cost at most a quarter of what they save. The backward GEMMs of
-/// nn.Linear (dX = g * W, dW = g^T * x) are such products.
+/// nn.Linear (dX = g * W, dW = g^T * x) are such products, and torch.bmm's
+/// B x K x N right operand: a batched product's copies and savings both
+/// scale with the batch, so the rule is per batch and the batch may be
+/// dynamic.
 static constexpr int64_t kKMajorCopyMinHarmonic = 512;
 
-/// `v` (2-D) transposed by a pointwise copy built at `b`.
+/// `v` with its two innermost dimensions swapped, by a pointwise copy built
+/// at `b` (the tiled pointwise_transpose kernel; batches stay outermost).
 static Value transposedCopy(OpBuilder &b, Location loc, Value v) {
   auto type = cast<RankedTensorType>(v.getType());
-  auto resultType = RankedTensorType::get(
-      {type.getDimSize(1), type.getDimSize(0)}, type.getElementType());
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> shape(type.getShape());
+  std::swap(shape[rank - 2], shape[rank - 1]);
+  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  auto perm = llvm::to_vector(llvm::seq<unsigned>(0, rank));
+  std::swap(perm[rank - 2], perm[rank - 1]);
   MLIRContext *ctx = b.getContext();
-  AffineMap swap = AffineMap::get(
-      2, 0, {getAffineDimExpr(1, ctx), getAffineDimExpr(0, ctx)}, ctx);
+  AffineMap swap = AffineMap::getPermutationMap(perm, ctx);
   auto copy = PointwiseOp::create(
       b, loc, TypeRange{resultType}, ValueRange{v},
       b.getArrayAttr({AffineMapAttr::get(swap)}), /*config=*/nullptr);
@@ -42,19 +49,36 @@ static Value transposedCopy(OpBuilder &b, Location loc, Value v) {
   return copy.getResult(0);
 }
 
+std::string mlir::fuser::kMajorCopyRefusal(MatmulOp op) {
+  auto resTy = cast<RankedTensorType>(op.getResult().getType());
+  auto lhsTy = cast<RankedTensorType>(op.getLhs().getType());
+  if (op.hasGroupNorm())
+    return "a group norm";
+  int64_t rank = resTy.getRank();
+  int64_t m = resTy.getDimSize(rank - 2), n = resTy.getDimSize(rank - 1);
+  int64_t k = lhsTy.getDimSize(op.getLhsKDim());
+  if (ShapedType::isDynamic(m) || ShapedType::isDynamic(n) ||
+      ShapedType::isDynamic(k))
+    return "M, N or K is dynamic";
+  if (k % 4)
+    return "K is not a multiple of 4 (TMA rows)";
+  if (m * n < kKMajorCopyMinHarmonic * (m + n))
+    return "M * N / (M + N) = " + std::to_string(m * n / (m + n)) +
+           ", below " + std::to_string(kKMajorCopyMinHarmonic);
+  return "";
+}
+
 bool mlir::fuser::copyOperandsKMajor(MatmulOp op, const ChipInfo &chip, bool tmaAllowed,
                         bool report) {
   auto resTy = cast<RankedTensorType>(op.getResult().getType());
   auto lhsTy = cast<RankedTensorType>(op.getLhs().getType());
-  if (!chip.wgmma || !tmaAllowed || op.isBatched() || op.hasGroupNorm() ||
-      !resTy.getElementType().isF32() || !lhsTy.getElementType().isF32() ||
-      (!op.getTransposeA() && op.getTransposeB()) || !resTy.hasStaticShape())
+  if (!chip.wgmma || !tmaAllowed || !resTy.getElementType().isF32() ||
+      !lhsTy.getElementType().isF32() ||
+      (!op.getTransposeA() && op.getTransposeB()) ||
+      !kMajorCopyRefusal(op).empty())
     return false;
-  int64_t m = resTy.getDimSize(0), n = resTy.getDimSize(1);
-  int64_t k = lhsTy.getDimSize(op.getLhsKDim());
-  if (ShapedType::isDynamic(k) || k % 4 ||
-      m * n < kKMajorCopyMinHarmonic * (m + n))
-    return false;
+  int64_t rank = resTy.getRank();
+  int64_t m = resTy.getDimSize(rank - 2), n = resTy.getDimSize(rank - 1);
   OpBuilder b(op);
   Location loc = op.getLoc();
   StringRef which = op.getTransposeA() && !op.getTransposeB() ? "A and B"

@@ -11,6 +11,8 @@
 #include "fuser/Dialect/Fuser/IR/Chips.h"
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 
+#include <string>
+
 namespace mlir::fuser {
 
 /// Makes `op`'s operands K-major with transposing pointwise copies where
@@ -20,6 +22,11 @@ namespace mlir::fuser {
 /// not apply.
 bool copyOperandsKMajor(MatmulOp op, const ChipInfo &chip, bool tmaAllowed,
                         bool report);
+
+/// Why copyOperandsKMajor leaves `op`'s operands as they are by its size
+/// rule (or a group norm), for the kernel remark; "" where the rule allows
+/// the copies.
+std::string kMajorCopyRefusal(MatmulOp op);
 
 } // namespace mlir::fuser
 

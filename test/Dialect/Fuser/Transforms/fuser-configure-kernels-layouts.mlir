@@ -1,6 +1,7 @@
 // Strategies for operand layouts the tensor-core kernels do not read: an
 // M-major A (transpose_a, x.T @ W) gets the FFMA kernel; a batched matmul
-// (torch.bmm) gets mma.sync (fp64 tensor cores for f32), not wgmma.
+// (torch.bmm) gets wgmma_tma where its operands are K-major with a static
+// K, else mma.sync (fp64 tensor cores for f32), never wgmma.
 // RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="report=true" -verify-diagnostics | FileCheck %s
 // Other options (`not`: the last split is an error under every option).
 // RUN: not fuser-opt %s -split-input-file --fuser-configure-kernels="precision=tf32" 2>&1 | FileCheck %s --check-prefix=TF32
@@ -11,7 +12,7 @@
 // TF32-DAG: remark: precision tf32 not applied: A is M-major (x.T), which only the fp32 FFMA kernel reads
 // TF32-DAG: strategy = "ffma"
 func.func @transposed_a(%x: tensor<64x32xf32>, %w: tensor<48x64xf32>) -> tensor<32x48xf32> {
-  // expected-remark @+1 {{matmul kernel: ffma in fp32 (3xtf32 not applicable: A is not K-major (x.T); the fp64 tensor-core kernel reads K-major A; FFMA)}}
+  // expected-remark @+1 {{matmul kernel: ffma in fp32 (3xtf32 not applicable: A is not K-major (x.T) and not copied K-major: M * N / (M + N) = 19, below 512; the fp64 tensor-core kernel reads K-major A; FFMA)}}
   %y = fuser.matmul %x, %w transpose_a transpose_b epilogue_maps [] : tensor<64x32xf32>, tensor<48x64xf32> -> tensor<32x48xf32> {
   ^bb0(%acc: f32):
     fuser.yield %acc : f32
@@ -21,26 +22,58 @@ func.func @transposed_a(%x: tensor<64x32xf32>, %w: tensor<48x64xf32>) -> tensor<
 
 // -----
 
+// A batched matmul (torch.bmm) with K-major operands and a static K gets
+// the 2-D default: 3xtf32 on wgmma_tma (tensor maps of its batches' rows
+// stacked), bf16 its wgmma_tma; the batch may be dynamic. A dynamic K (no
+// tensor map) or a small N-major B keeps fp64 tensor cores, and the remark
+// says why.
 // CHECK-LABEL: func.func @batched
-// CHECK: strategy = "mma"
-// CHECK-SAME: precision = "fp64"
+// CHECK: strategy = "wgmma_tma", block = [384, 1, 1], max_grid = 132, tile = [128, 128, 32, 16, 128, 3]
+// CHECK-SAME: precision = "3xtf32", promote_every = 64
 // BF16-DAG: remark: precision bf16 not applied: A is M-major (x.T)
 // BF16-DAG: strategy = "mma", block = [128, 1, 1], tile = [128, 128, 32, 64, 64, 3], min_blocks_per_sm = 1, precision = "bf16"
 func.func @batched(%x: tensor<?x32x64xf32>, %w: tensor<?x48x64xf32>) -> tensor<?x32x48xf32> {
-  // expected-remark @+1 {{matmul kernel: mma in fp64 (3xtf32 not applicable: it is batched; fp64 tensor cores)}}
+  // expected-remark @+1 {{matmul kernel: wgmma_tma in 3xtf32, sums promoted to fp32 every 64 K (split tf32 on wgmma_tma with promoted fp32 sums (fp32-accurate, past the fp32 peak); every batch's tiles in one persistent grid)}}
   %y = fuser.matmul %x, %w transpose_b epilogue_maps [] : tensor<?x32x64xf32>, tensor<?x48x64xf32> -> tensor<?x32x48xf32> {
   ^bb0(%acc: f32):
     fuser.yield %acc : f32
   }
   return %y : tensor<?x32x48xf32>
 }
+// CHECK-LABEL: func.func @batched_bf16
+// CHECK: strategy = "wgmma_tma", block = [384, 1, 1], max_grid = 132, tile = [128, 256, 64, 16, 256, 4]
+// CHECK-SAME: precision = "bf16"
 func.func @batched_bf16(%x: tensor<4x32x64xbf16>, %w: tensor<4x48x64xbf16>) -> tensor<4x32x48xbf16> {
-  // expected-remark @+1 {{matmul kernel: mma in bf16}}
+  // expected-remark @+1 {{matmul kernel: wgmma_tma in bf16}}
   %y = fuser.matmul %x, %w transpose_b epilogue_maps [] : tensor<4x32x64xbf16>, tensor<4x48x64xbf16> -> tensor<4x32x48xbf16> {
   ^bb0(%acc: bf16):
     fuser.yield %acc : bf16
   }
   return %y : tensor<4x32x48xbf16>
+}
+// CHECK-LABEL: func.func @batched_dynamic_k
+// CHECK: strategy = "mma"
+// CHECK-SAME: precision = "fp64"
+func.func @batched_dynamic_k(%x: tensor<?x32x?xf32>, %w: tensor<?x48x?xf32>) -> tensor<?x32x48xf32> {
+  // expected-remark @+1 {{matmul kernel: mma in fp64 (3xtf32 not applicable: K is dynamic, zero or not a multiple of 4 (TMA rows); fp64 tensor cores)}}
+  %y = fuser.matmul %x, %w transpose_b epilogue_maps [] : tensor<?x32x?xf32>, tensor<?x48x?xf32> -> tensor<?x32x48xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<?x32x48xf32>
+}
+// torch.bmm's N-major B, too small to copy: the remark says so.
+// CHECK-LABEL: func.func @batched_small_nn
+// CHECK-NOT: fuser.pointwise
+// CHECK: strategy = "mma"
+// CHECK-SAME: precision = "fp64"
+func.func @batched_small_nn(%x: tensor<?x32x64xf32>, %w: tensor<?x64x48xf32>) -> tensor<?x32x48xf32> {
+  // expected-remark @+1 {{matmul kernel: mma in fp64 (3xtf32 not applicable: B is not K-major (x * W^T) and not copied K-major: M * N / (M + N) = 19, below 512; fp64 tensor cores)}}
+  %y = fuser.matmul %x, %w epilogue_maps [] : tensor<?x32x64xf32>, tensor<?x64x48xf32> -> tensor<?x32x48xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<?x32x48xf32>
 }
 
 // -----
@@ -81,4 +114,38 @@ func.func @backward_gemms(%g: tensor<1024x8192xf32>, %w: tensor<8192x4096xf32>, 
     fuser.yield %acc : f32
   }
   return %dx, %dw : tensor<1024x4096xf32>, tensor<8192x4096xf32>
+}
+
+// -----
+
+// torch.bmm (B x M x K times B x K x N, 32 x 1024^3 in bench/gemm_shapes.py):
+// its N-major B is copied to B x N x K by the tiled transpose (the swapped
+// innermost dimensions; batches outermost), by the 2-D rule per batch
+// (M * N / (M + N) = 512), with a dynamic batch; then 3xtf32 on wgmma_tma.
+// CHECK: #[[$SWAP:.+]] = affine_map<(d0, d1, d2) -> (d0, d2, d1)>
+// CHECK-LABEL: func.func @bmm
+// CHECK-SAME: (%[[X:.+]]: tensor<?x1024x1024xf32>, %[[W:.+]]: tensor<?x1024x1024xf32>)
+// CHECK: %[[WT:.+]] = fuser.pointwise ins(%[[W]] : tensor<?x1024x1024xf32>) maps [#[[$SWAP]]] {config = #fuser.config<strategy = "pointwise_transpose", block = [256, 1, 1], max_grid = 1048576, tile = [32, 32]>} -> tensor<?x1024x1024xf32>
+// CHECK: fuser.matmul %[[X]], %[[WT]] transpose_b epilogue_maps [] {config = #fuser.config<strategy = "wgmma_tma"
+// CHECK-SAME: precision = "3xtf32"
+// The same with M * N / (M + N) = 511: no copy.
+// CHECK-LABEL: func.func @bmm_below
+// CHECK-NOT: fuser.pointwise
+// CHECK: strategy = "mma"
+func.func @bmm(%x: tensor<?x1024x1024xf32>, %w: tensor<?x1024x1024xf32>) -> tensor<?x1024x1024xf32> {
+  // expected-remark @+2 {{B copied K-major by a transposing kernel so that 3xtf32 on wgmma_tma applies (M * N / (M + N) = 512, at least 512)}}
+  // expected-remark @+1 {{matmul kernel: wgmma_tma in 3xtf32}}
+  %y = fuser.matmul %x, %w epilogue_maps [] : tensor<?x1024x1024xf32>, tensor<?x1024x1024xf32> -> tensor<?x1024x1024xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<?x1024x1024xf32>
+}
+func.func @bmm_below(%x: tensor<4x1022x1024xf32>, %w: tensor<4x1024x1024xf32>) -> tensor<4x1022x1024xf32> {
+  // expected-remark @+1 {{matmul kernel: mma in fp64 (3xtf32 not applicable: B is not K-major (x * W^T) and not copied K-major: M * N / (M + N) = 511, below 512; fp64 tensor cores)}}
+  %y = fuser.matmul %x, %w epilogue_maps [] : tensor<4x1022x1024xf32>, tensor<4x1024x1024xf32> -> tensor<4x1022x1024xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<4x1022x1024xf32>
 }

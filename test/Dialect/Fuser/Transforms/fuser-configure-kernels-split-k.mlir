@@ -17,7 +17,9 @@
 // Then w2, short_k, dynamic_m and group_norm, unsplit.
 // REPORT-COUNT-4: remark: matmul kernel: wgmma_tma in 3xtf32, sums promoted to fp32 every 64 K (split tf32 on wgmma_tma with promoted fp32 sums (fp32-accurate, past the fp32 peak)){{$}}
 // REPORT-NOT: K split
+// REPORT: remark: matmul kernel: wgmma_tma in 3xtf32, sums promoted to fp32 every 64 K (split tf32 on wgmma_tma with promoted fp32 sums (fp32-accurate, past the fp32 peak); every batch's tiles in one persistent grid){{$}}
 // FORCE: remark: split-k=8 not applied: a group norm needs each row's whole sums in the GEMM kernel
+// FORCE: remark: split-k=8 not applied: a batched product does not split K
 
 // 256 x 256 x 131072 (issue #17): 4 tiles of 128 x 128; 132 / 4 = 33
 // slices of 125 K tiles (4000 K; the last 96).
@@ -112,4 +114,21 @@ func.func @group_norm(%x: tensor<256x131072xf32>, %w: tensor<256x131072xf32>) ->
     fuser.yield %v : f32
   }
   return %y : tensor<256x256xf32>
+}
+
+// -----
+
+// A batched product on wgmma_tma (2 x 256 x 256 x 131072: 8 tiles) is not
+// split: the kernel's (tile, slice) loop and the reduction are 2-D.
+// CHECK-LABEL: func.func @batched
+// CHECK: strategy = "wgmma_tma"
+// CHECK-NOT: split_k
+// FORCE-LABEL: func.func @batched
+// FORCE-NOT: split_k
+func.func @batched(%x: tensor<2x256x131072xf32>, %w: tensor<2x256x131072xf32>) -> tensor<2x256x256xf32> {
+  %y = fuser.matmul %x, %w transpose_b epilogue_maps [] : tensor<2x256x131072xf32>, tensor<2x256x131072xf32> -> tensor<2x256x256xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<2x256x256xf32>
 }

@@ -106,7 +106,7 @@ func.func @matmul(%a: tensor<?x16xf32>, %w: tensor<16x16xf32>) -> tensor<?x16xf3
 // B stored K x N (not K-major): no TMA wgmma, so fp64 tensor cores.
 // CHECK-LABEL: func.func @matmul_nn
 // CHECK: strategy = "mma"{{.+}}precision = "fp64"
-// REPORT: remark: matmul kernel: mma in fp64 (3xtf32 not applicable: B is not K-major (x * W^T); fp64 tensor cores)
+// REPORT: remark: matmul kernel: mma in fp64 (3xtf32 not applicable: B is not K-major (x * W^T) and not copied K-major: M, N or K is dynamic; fp64 tensor cores)
 func.func @matmul_nn(%a: tensor<?x16xf32>, %w: tensor<16x16xf32>) -> tensor<?x16xf32> {
   // expected-error@below {{tile-sizes must list 3 values (M, N, K) or 5 (M, N, K, thread M, thread N), got 2}}
   %r = fuser.matmul %a, %w epilogue_maps [] : tensor<?x16xf32>, tensor<16x16xf32> -> tensor<?x16xf32> {

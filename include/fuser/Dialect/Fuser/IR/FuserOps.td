@@ -187,11 +187,11 @@ def Fuser_MatmulOp : Fuser_Op<"matmul", [Pure, IsolatedFromAbove, SingleBlock]> 
     bool epilogueInputReadsBatch(unsigned j);
     /// True when K is static, non-zero and K-long rows are a multiple of 16
     /// bytes apart: what a TMA tensor map of the operands needs (A and B
-    /// K-major, unbatched).
+    /// K-major; a batched operand is viewed as its batches' rows stacked).
     bool hasTmaCopyableK() {
       auto lhs = ::llvm::cast<::mlir::ShapedType>(getLhs().getType());
       int64_t k = lhs.getDimSize(getLhsKDim());
-      return !getTransposeA() && !isBatched() &&
+      return !getTransposeA() &&
              !::mlir::ShapedType::isDynamic(k) && k > 0 &&
              k * lhs.getElementTypeBitWidth() / 8 % 16 == 0;
     }

@@ -155,3 +155,16 @@ class TestBadArguments:
         mod = load("w1_leaky_relu_dynamic")
         with pytest.raises(fuser.FuserError):
             mod.forward(torch.zeros((4, 4), device="cuda"), out=torch.zeros((4, 5), device="cuda"))
+
+
+@pytest.mark.parametrize("shape", [(3, 5), (129, 1023), (1, 1)])
+def test_index_tensor(shape, generator):
+    """An index-typed intermediate (from the fallback's linalg.index generic)
+    read by a pointwise kernel as 64-bit integers."""
+    mod = load("index_tensor")
+    x = randn(shape, generator)
+    rows = torch.arange(shape[0], device="cuda", dtype=torch.float64)[:, None]
+    cols = torch.arange(shape[1], device="cuda", dtype=torch.float64)[None, :]
+    out = poisoned(shape)
+    mod.forward(x, out=out)
+    check(f"index_tensor{shape}", out, x.double() + 7 * rows - cols, TOL)

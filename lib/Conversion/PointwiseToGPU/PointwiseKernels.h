@@ -15,14 +15,15 @@
 
 namespace mlir::fuser::pointwise {
 
-/// The type an element of type `t` has in memory: i1 is a byte.
+/// The type an element of type `t` has in memory: i1 is a byte, index an
+/// i64.
 Type storageType(Type t);
 
 /// Bytes of one element of type `t` in memory.
 unsigned storageBytes(Type t);
 
 /// Loads `width` elements of type `elemTy` (a scalar when `width` is 0)
-/// from `ptr`; i1 from bytes.
+/// from `ptr`; i1 from bytes, index from i64.
 Value loadElements(OpBuilder &b, Location loc, Type elemTy, int64_t width,
                    Value ptr, unsigned align);
 
@@ -32,7 +33,7 @@ Value loadElements(OpBuilder &b, Location loc, Type elemTy, int64_t width,
 Value loadStreamed(OpBuilder &b, Location loc, Type elemTy, int64_t width,
                    Value ptr, int64_t prefetch);
 
-/// Stores `value` (scalar or vector) at `ptr`; i1 as bytes.
+/// Stores `value` (scalar or vector) at `ptr`; i1 as bytes, index as i64.
 void storeElements(OpBuilder &b, Location loc, Value value, Value ptr,
                    unsigned align);
 

@@ -44,6 +44,10 @@ using namespace mlir::fuser;
 using namespace mlir::fuser::pointwise;
 
 Type pointwise::storageType(Type t) {
+  // index is 64 bits wide on the host and in the kernels (NVVM lowering
+  // with 64-bit indices).
+  if (t.isIndex())
+    return IntegerType::get(t.getContext(), 64);
   return t.isInteger(1) ? IntegerType::get(t.getContext(), 8) : t;
 }
 
@@ -58,6 +62,9 @@ Value pointwise::loadElements(OpBuilder &b, Location loc, Type elemTy,
   Value v = LLVM::LoadOp::create(b, loc, memTy, ptr, align);
   if (mem == elemTy)
     return v;
+  if (elemTy.isIndex())
+    return arith::IndexCastOp::create(
+        b, loc, width ? Type(VectorType::get({width}, elemTy)) : elemTy, v);
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(memTy));
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero);
 }
@@ -115,9 +122,10 @@ void pointwise::storeElements(OpBuilder &b, Location loc, Value value,
   Type mem = storageType(elemTy);
   if (mem != elemTy) {
     auto vecTy = dyn_cast<VectorType>(t);
-    value = arith::ExtUIOp::create(
-        b, loc, vecTy ? Type(VectorType::get(vecTy.getShape(), mem)) : mem,
-        value);
+    Type memTy = vecTy ? Type(VectorType::get(vecTy.getShape(), mem)) : mem;
+    value = elemTy.isIndex()
+                ? arith::IndexCastOp::create(b, loc, memTy, value).getResult()
+                : arith::ExtUIOp::create(b, loc, memTy, value).getResult();
   }
   LLVM::StoreOp::create(b, loc, value, ptr, align);
 }

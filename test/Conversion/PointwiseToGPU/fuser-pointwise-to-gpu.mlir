@@ -255,3 +255,26 @@ func.func @prefetch(%x: tensor<?x?xf32>, %h: tensor<?x?xf16>, %m: tensor<?x?xi1>
   }
   return %r : tensor<?x?xf32>
 }
+
+// -----
+
+#cfg = #fuser.config<strategy = "pointwise", block = [256, 1, 1], vector_width = 2, l2_prefetch = 128>
+
+// index elements are 64-bit integers in memory (the host's and the kernels'
+// index width): loaded as i64 and cast, cast back and stored as i64.
+// CHECK-LABEL: gpu.func @index_elements_pointwise
+// CHECK: scf.for
+// CHECK: %[[L:.+]] = llvm.load %{{.+}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<2xi64>
+// CHECK: %[[I:.+]] = arith.index_cast %[[L]] : vector<2xi64> to vector<2xindex>
+// CHECK: %[[S:.+]] = arith.addi %[[I]], %{{.+}} : vector<2xindex>
+// CHECK: %[[B:.+]] = arith.index_cast %[[S]] : vector<2xindex> to vector<2xi64>
+// CHECK: llvm.store %[[B]], %{{.+}} {alignment = 16 : i64} : vector<2xi64>, !llvm.ptr<1>
+func.func @index_elements(%x: tensor<?xindex>) -> tensor<?xindex> {
+  %r = fuser.pointwise ins(%x : tensor<?xindex>) maps [affine_map<(d0) -> (d0)>] {config = #cfg} -> tensor<?xindex> {
+  ^bb0(%a: index):
+    %c1 = arith.constant 1 : index
+    %y = arith.addi %a, %c1 : index
+    fuser.yield %y : index
+  }
+  return %r : tensor<?xindex>
+}

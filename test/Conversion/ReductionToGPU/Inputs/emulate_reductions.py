@@ -1,0 +1,343 @@
+#!/usr/bin/env python3
+"""Runs fuser-reduction-to-gpu's kernels on the CPU, for lit without a GPU.
+
+Reads the generic form (--mlir-print-op-generic) of
+`fuser-opt --fuser-reduction-to-gpu -canonicalize -cse` on stdin: static
+host code (allocs, pointers, gpu.launch_func) and the kernels, a small
+subset of arith, scf, llvm, memref and gpu ops. The threads of a block run
+in lockstep, one top-level op at a time for all of them (the kernels'
+barriers and shuffles are top-level ops); gpu.shuffle reads the other
+lanes' operands. f32/f64 values are Python floats, so inputs of small
+integers make every sum exact.
+
+Usage: ... | emulate_reductions.py CASES.py
+CASES.py holds a dict {function: lambda rng: (inputs, expected outputs)}
+of flat lists. For each function it prints `<name> OK` when two runs give
+the expected values and every element of the first input was loaded
+exactly once, else `<name> MISMATCH ...` or an assertion."""
+import math
+import random
+import re
+import struct
+import sys
+from collections import Counter
+
+LINE = re.compile(r'^\s*(?:(?P<res>%[\w]+)(?::(?P<n>\d+))?\s*=\s*)?"(?P<op>[\w.]+)"\((?P<args>[^)]*)\)(?P<rest>.*)$')
+
+
+def parse(lines, i=0):
+    """Returns (ops, i) for a region body until '})' or '}, {'."""
+    ops = []
+    while i < len(lines):
+        l = lines[i].strip()
+        if l.startswith('})') or l.startswith('}, {') or l == '}':
+            return ops, i
+        if l.startswith('^bb'):
+            args = re.findall(r'(%[\w]+):', l)
+            ops.append(('block', args))
+            i += 1
+            continue
+        m = LINE.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        op = dict(res=m['res'], n=int(m['n'] or 1), op=m['op'],
+                  args=[a.strip() for a in m['args'].split(',') if a.strip()],
+                  rest=m['rest'], regions=[])
+        i += 1
+        if m['rest'].rstrip().endswith('({'):
+            while True:
+                body, i = parse(lines, i)
+                op['regions'].append(body)
+                l = lines[i].strip()
+                if l.startswith('}, {'):
+                    i += 1
+                    if l.endswith('})') or '}) :' in l:
+                        op['regions'].append([])
+                        op['tail'] = l
+                        break
+                    continue
+                op['tail'] = l
+                i += 1
+                break
+        ops.append(op)
+    return ops, i
+
+
+def attr(op, name):
+    m = re.search(name + r' = ([^,}>]+)', op['rest'])
+    return m.group(1).strip() if m else None
+
+
+def width(op):
+    m = re.search(r'-> i(\d+)\s*$', op['rest'])
+    return int(m.group(1)) if m else 64
+
+
+def width_in(op):
+    m = re.search(r': \(i(\d+)', op['rest'])
+    return int(m.group(1))
+
+
+def signed(x, w):
+    x &= (1 << w) - 1
+    return x - (1 << w) if x >> (w - 1) else x
+
+
+def const_value(op):
+    v = attr(op, 'value')
+    v = v.split(':')[0].strip()
+    if v in ('true',):
+        return 1
+    if v in ('false',):
+        return 0
+    if v.startswith('0x'):
+        bits = int(v, 16)
+        if len(v) == 10:
+            return struct.unpack('<f', struct.pack('<I', bits))[0]
+        return struct.unpack('<d', struct.pack('<Q', bits))[0]
+    return float(v) if ('.' in v or 'e' in v or 'inf' in v or 'nan' in v) else int(v)
+
+
+class Ptr:
+    def __init__(self, buf, off):
+        self.buf, self.off = buf, off
+
+
+def result_types(op):
+    t = op.get('tail', op['rest'])
+    m = re.search(r'-> \(?([^)]*)\)?\s*$', t)
+    return m.group(1) if m else ''
+
+
+class Machine:
+    def __init__(self, module_text):
+        lines = module_text.splitlines()
+        self.funcs = {}
+        self.kernels = {}
+        for i, l in enumerate(lines):
+            if '"gpu.func"' in l:
+                body, j = parse(lines, i + 1)
+                name = re.search(r'sym_name = "(\w+)"', lines[j]).group(1)
+                self.kernels[name] = body
+            elif '"func.func"' in l:
+                body, j = parse(lines, i + 1)
+                name = re.search(r'sym_name = "(\w+)"', lines[j] + l).group(1)
+                self.funcs[name] = body
+
+    # Scalar semantics.
+    def scalar(self, op, v):
+        a = [self.get(v, x) for x in op['args']]
+        o = op['op']
+        M = (1 << 64) - 1
+        if o == 'arith.constant':
+            return const_value(op)
+        if o in ('arith.index_castui', 'arith.index_cast', 'llvm.inttoptr',
+                 'memref.extract_aligned_pointer_as_index'):
+            return a[0]
+        if o == 'arith.addi': return a[0] + a[1]
+        if o == 'arith.subi': return a[0] - a[1]
+        if o == 'arith.muli': return a[0] * a[1]
+        U = lambda x: x & M if isinstance(x, int) else x
+        if o == 'arith.divui': return U(a[0]) // U(a[1])
+        if o == 'arith.remui': return U(a[0]) % U(a[1])
+        if o == 'arith.ceildivui': return -(-U(a[0]) // U(a[1]))
+        if o == 'arith.minui': return min(U(a[0]), U(a[1]))
+        if o == 'arith.maxui': return max(U(a[0]), U(a[1]))
+        if o == 'arith.maxsi': return max(a)
+        if o == 'arith.minsi': return min(a)
+        if o == 'arith.bitcast':
+            src, dst = re.search(r': \((\w+)\) -> (\w+)', op['rest']).groups()
+            f = {'f64': 'd', 'i64': 'q', 'f32': 'f', 'i32': 'i'}
+            x = a[0]
+            if src.startswith('i'):
+                x = signed(x, int(src[1:]))
+            return struct.unpack('<' + f[dst], struct.pack('<' + f[src], x))[0]
+        w = width(op)
+        if o == 'arith.trunci': return signed(a[0], w)
+        if o == 'arith.extui': return a[0] & ((1 << width_in(op)) - 1)
+        if o == 'arith.extsi': return a[0]
+        if o == 'arith.shli': return signed(a[0] << a[1], w)
+        if o == 'arith.shrui': return signed((a[0] & ((1 << w) - 1)) >> a[1], w)
+        if o == 'arith.ori': return signed(a[0] | a[1], w)
+        if o == 'arith.andi': return a[0] & a[1]
+        if o == 'arith.select': return a[1] if a[0] else a[2]
+        if o == 'arith.cmpi':
+            p = int(attr(op, 'predicate').split(':')[0])
+            x, y = a
+            if p >= 6:
+                x, y = x & M, y & M
+            return int({0: x == y, 1: x != y, 2: x < y, 3: x <= y, 4: x > y, 5: x >= y,
+                        6: x < y, 7: x <= y, 8: x > y, 9: x >= y}[p])
+        if o == 'arith.addf': return a[0] + a[1]
+        if o == 'arith.mulf': return a[0] * a[1]
+        if o == 'arith.maximumf':
+            if any(map(math.isnan, a)): return math.nan
+            return max(a)
+        if o in ('arith.extf', 'arith.sitofp', 'arith.uitofp'): return float(a[0])
+        if o == 'llvm.getelementptr': return Ptr(a[0].buf, a[0].off + a[1])
+        raise NotImplementedError(o)
+
+    def get(self, v, name):
+        if '#' in name:
+            base, k = name.split('#')
+            return v[base][int(k)]
+        return v[name]
+
+    def run_ops(self, ops, v, ctx):
+        """Runs a region's ops for one thread; returns what it yields."""
+        for op in ops:
+            if isinstance(op, tuple):  # a block header
+                continue
+            r = self.step(op, v, ctx)
+            if r is not None and op['op'] == 'scf.yield':
+                return r
+        return []
+
+    def step(self, op, v, ctx):
+        o = op['op']
+        if o == 'scf.yield':
+            return [self.get(v, x) for x in op['args']]
+        if o in ('gpu.return', 'gpu.barrier', 'func.return'):
+            return None
+        if o == 'gpu.thread_id':
+            v[op['res']] = ctx['tid']; return None
+        if o == 'gpu.block_id':
+            v[op['res']] = ctx['bid']; return None
+        if o == 'scf.for':
+            lb, ub, st, *init = [self.get(v, x) for x in op['args']]
+            body = op['regions'][0]
+            names = body[0][1]
+            acc = init
+            i = lb
+            while i < ub:
+                v[names[0]] = i
+                for n, x in zip(names[1:], acc):
+                    v[n] = x
+                acc = self.run_ops(body[1:], v, ctx)
+                i += st
+            if op['res']:
+                if op['n'] > 1:
+                    v[op['res']] = acc
+                else:
+                    v[op['res']] = acc[0]
+            return None
+        if o == 'scf.if':
+            c = self.get(v, op['args'][0])
+            if c:
+                self.run_ops(op['regions'][0], v, ctx)
+            elif len(op['regions']) > 1:
+                self.run_ops(op['regions'][1], v, ctx)
+            return None
+        if o == 'llvm.load':
+            p = self.get(v, op['args'][0])
+            val = p.buf[p.off]
+            assert val is not None, "read of an unwritten element"
+            ctx['loads'].append((id(p.buf), p.off))
+            v[op['res']] = val; return None
+        if o == 'llvm.store':
+            val, p = [self.get(v, x) for x in op['args']]
+            assert 0 <= p.off < len(p.buf), "store out of bounds"
+            p.buf[p.off] = val; return None
+        if o == 'memref.load':
+            m, idx = [self.get(v, x) for x in op['args']]
+            v[op['res']] = m[idx]; return None
+        if o == 'memref.store':
+            val, m, idx = [self.get(v, x) for x in op['args']]
+            m[idx] = val; return None
+        if o == 'gpu.shuffle':
+            raise AssertionError("shuffle handled at top level")
+        v[op['res']] = self.scalar(op, v)
+        return None
+
+    def launch(self, name, grid, block, args):
+        body = self.kernels[name]
+        params = body[0][1]
+        nparams = len(args)
+        for b in range(grid):
+            smem = None
+            vs = []
+            for t in range(block):
+                v = dict(zip(params[:nparams], args))
+                for w in params[nparams:]:
+                    v[w] = smem = smem or [None] * 4096
+                vs.append(v)
+            ctx = [dict(tid=t, bid=b, loads=self.loads) for t in range(block)]
+            for op in body[1:]:
+                if isinstance(op, tuple):
+                    continue
+                if op['op'] == 'gpu.shuffle':
+                    vals = [self.get(v, op['args'][0]) for v in vs]
+                    for t, v in enumerate(vs):
+                        off = self.get(v, op['args'][1])
+                        width = self.get(v, op['args'][2])
+                        src = t ^ off
+                        assert width == 32
+                        v[op['res']] = [vals[src], 1]
+                    continue
+                for t, v in enumerate(vs):
+                    self.step(op, v, ctx[t])
+
+
+def run_host(m, fname, inputs):
+    """Host code on tensors after --fuser-reduction-to-gpu: allocs,
+    pointers, launches. Returns the returned buffers."""
+    body = m.funcs[fname]
+    params = body[0][1]
+    v = dict(zip(params, inputs))
+    m.loads = []
+    for op in body[1:]:
+        if isinstance(op, tuple):
+            continue
+        o = op['op']
+        if o == 'memref.alloc':
+            dims = [int(d) for d in re.findall(r'(\d+)x', op['rest'].split('memref<')[1])]
+            n = 1
+            for d in dims:
+                n *= d
+            v[op['res']] = [None] * n
+        elif o in ('bufferization.to_buffer', 'bufferization.to_tensor'):
+            v[op['res']] = v[op['args'][0]]
+        elif o == 'memref.extract_aligned_pointer_as_index':
+            v[op['res']] = Ptr(v[op['args'][0]], 0)
+        elif o in ('arith.index_castui', 'llvm.inttoptr'):
+            v[op['res']] = v[op['args'][0]]
+        elif o == 'arith.constant':
+            v[op['res']] = const_value(op)
+        elif o == 'gpu.launch_func':
+            name = re.search(r'kernel = @fuser_kernels::@(\w+)', op['rest']).group(1)
+            vals = [v[a] for a in op['args']]
+            # operands: grid xyz, block xyz, [cluster], args...
+            grid, block = vals[0], vals[3]
+            assert vals[1] == vals[2] == vals[4] == vals[5] == 1
+            m.launch(name, grid, block, vals[6:])
+        elif o == 'func.return':
+            return [v[a] for a in op['args']]
+        elif o in ('arith.muli', 'arith.ceildivui', 'arith.addi'):
+            v[op['res']] = m.scalar(op, v)
+        else:
+            raise NotImplementedError(o)
+
+
+def check(m, fname, inputs, ref):
+    out = run_host(m, fname, inputs)[0]
+    loads = Counter(off for buf, off in m.loads if buf == id(inputs[0]))
+    assert sorted(loads) == list(range(len(inputs[0]))) and \
+        set(loads.values()) == {1}, f"{fname}: an input element not loaded once"
+    again = run_host(m, fname, inputs)[0]
+    assert out == again, f"{fname}: two runs differ"
+    print(fname, "OK" if out == ref else f"MISMATCH {out[:8]} != {ref[:8]}")
+
+
+def main():
+    m = Machine(sys.stdin.read())
+    rng = random.Random(1)
+    with open(sys.argv[1]) as f:
+        cases = eval(f.read())
+    for name, spec in cases.items():
+        inputs, ref = spec(rng)
+        check(m, name, inputs, ref)
+
+
+if __name__ == "__main__":
+    main()

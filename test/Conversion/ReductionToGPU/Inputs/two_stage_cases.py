@@ -1,0 +1,20 @@
+# Inputs and expected outputs of fuser-reduction-to-gpu-emulated.mlir's
+# functions, as flat row-major lists: small integers, so that the kernels'
+# sums are exact in any order.
+{
+ 'rows': lambda R: (lambda x, b: ([sum(x, []), b], [float(sum(r) + bb) for r, bb in zip(x, b)]))(
+     [[float(R.randint(-100, 100)) for _ in range(1000)] for _ in range(7)], [float(R.randint(-9, 9)) for _ in range(7)]),
+ 'onestage': lambda R: (lambda x, b: ([sum(x, []), b], [float(sum(r) + bb) for r, bb in zip(x, b)]))(
+     [[float(R.randint(-100, 100)) for _ in range(1000)] for _ in range(7)], [float(R.randint(-9, 9)) for _ in range(7)]),
+ 'total_tail': lambda R: (lambda x: ([x], [sum(x) + 2.5]))([float(R.randint(-100, 100)) for _ in range(100)]),
+ 'total_big': lambda R: (lambda x: ([x], [float(sum(x))]))([float(R.randint(-100, 100)) for _ in range(100003)]),
+ 'cols': lambda R: (lambda x: ([sum(x, []), ], [max(r[c] for r in x) for c in range(3)]))(
+     [[float(R.randint(-10**6, 10**6)) for _ in range(3)] for _ in range(1001)]),
+ 'colsum': lambda R: (lambda x: ([sum(x, []), ], [float(sum(r[c] for r in x)) for c in range(3)]))(
+     [[float(R.randint(-100, 100)) for _ in range(3)] for _ in range(1001)]),
+ 'imax': lambda R: (lambda x, b: ([sum(x, []), b], [max(max(r), bb) for r, bb in zip(x, b)]))(
+     [[R.randint(-(1 << 62), 1 << 62) for _ in range(300)] for _ in range(5)], [R.randint(-(1 << 62), 1 << 62) for _ in range(5)]),
+ 'weighted': lambda R: (lambda x: ([[v for a in x for b in a for v in b]],
+     [float(sum(x[o][j][i] * ((i + j) % 7) for j in range(50) for i in range(40))) for o in range(3)]))(
+     [[[float(R.randint(-100, 100)) for _ in range(40)] for _ in range(50)] for _ in range(3)]),
+}

@@ -1,0 +1,140 @@
+// RUN: fuser-opt %s --fuser-reduction-to-gpu -canonicalize -cse --mlir-print-op-generic | %PYTHON %S/Inputs/emulate_reductions.py %S/Inputs/two_stage_cases.py | FileCheck %s
+
+// The reduction kernels run on the CPU (Inputs/emulate_reductions.py: the
+// threads of a block in lockstep, shuffles between lanes) on the inputs of
+// Inputs/two_stage_cases.py: every input element is loaded exactly once,
+// two runs agree and the outputs are exact. Two stages with slices of
+// every kind (P not a power of two; trailing slices short and empty, 100
+// elements in 7 slices of 32), consecutive and block-row-apart threads, a
+// kernel 2 combining by shuffles (64-bit halves: the i64 maximum) and
+// through shared memory, inits constant and loaded, a body reading two
+// reduction indices; and one stage for comparison.
+
+// CHECK: rows OK
+// CHECK-NEXT: onestage OK
+// CHECK-NEXT: total_tail OK
+// CHECK-NEXT: total_big OK
+// CHECK-NEXT: cols OK
+// CHECK-NEXT: colsum OK
+// CHECK-NEXT: imax OK
+// CHECK-NEXT: weighted OK
+// CHECK-NOT: MISMATCH
+
+func.func @rows(%x: tensor<7x1000xf32>, %init: tensor<7xf32>) -> tensor<7xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<7x1000xf32>) outs(%init : tensor<7xf32>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction", block = [64, 1, 1], tile = [16, 1, 5]>} {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<7xf32>
+  return %r : tensor<7xf32>
+}
+
+func.func @total_tail(%x: tensor<100xf32>) -> tensor<f32> {
+  %c = arith.constant 2.5 : f32
+  %e = tensor.empty() : tensor<f32>
+  %init = linalg.fill ins(%c : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>],
+                       iterator_types = ["reduction"]}
+      ins(%x : tensor<100xf32>) outs(%init : tensor<f32>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction", block = [64, 1, 1], tile = [16, 1, 7]>} {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+func.func @total_big(%x: tensor<100003xf32>) -> tensor<f32> {
+  %c = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<f32>
+  %init = linalg.fill ins(%c : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>],
+                       iterator_types = ["reduction"]}
+      ins(%x : tensor<100003xf32>) outs(%init : tensor<f32>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction", block = [128, 1, 1], tile = [128, 1, 40]>} {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+func.func @cols(%x: tensor<1001x3xf32>) -> tensor<3xf32> {
+  %c = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<3xf32>
+  %init = linalg.fill ins(%c : f32) outs(%e : tensor<3xf32>) -> tensor<3xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<1001x3xf32>) outs(%init : tensor<3xf32>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction", block = [64, 1, 1], tile = [8, 8, 9]>} {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.maximumf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<3xf32>
+  return %r : tensor<3xf32>
+}
+
+func.func @colsum(%x: tensor<1001x3xf32>) -> tensor<3xf32> {
+  %c = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3xf32>
+  %init = linalg.fill ins(%c : f32) outs(%e : tensor<3xf32>) -> tensor<3xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<1001x3xf32>) outs(%init : tensor<3xf32>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction", block = [64, 1, 1], tile = [8, 8, 9]>} {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<3xf32>
+  return %r : tensor<3xf32>
+}
+
+func.func @imax(%x: tensor<5x300xi64>, %init: tensor<5xi64>) -> tensor<5xi64> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<5x300xi64>) outs(%init : tensor<5xi64>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction", block = [32, 1, 1], tile = [32, 1, 8]>} {
+  ^bb0(%a: i64, %acc: i64):
+    %s = arith.maxsi %a, %acc : i64
+    linalg.yield %s : i64
+  } -> tensor<5xi64>
+  return %r : tensor<5xi64>
+}
+
+func.func @weighted(%x: tensor<3x50x40xf32>) -> tensor<3xf32> {
+  %c7 = arith.constant 7 : index
+  %c = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3xf32>
+  %init = linalg.fill ins(%c : f32) outs(%e : tensor<3xf32>) -> tensor<3xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0)>],
+                       iterator_types = ["parallel", "reduction", "reduction"]}
+      ins(%x : tensor<3x50x40xf32>) outs(%init : tensor<3xf32>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction", block = [64, 1, 1], tile = [16, 1, 6]>} {
+  ^bb0(%a: f32, %acc: f32):
+    %i = linalg.index 2 : index
+    %j = linalg.index 1 : index
+    %k = arith.addi %i, %j : index
+    %m = arith.remui %k, %c7 : index
+    %mi = arith.index_cast %m : index to i32
+    %w = arith.sitofp %mi : i32 to f32
+    %p = arith.mulf %a, %w : f32
+    %s = arith.addf %p, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<3xf32>
+  return %r : tensor<3xf32>
+}
+
+func.func @onestage(%x: tensor<7x1000xf32>, %init: tensor<7xf32>) -> tensor<7xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<7x1000xf32>) outs(%init : tensor<7xf32>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction", block = [64, 1, 1], tile = [16, 1]>} {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<7xf32>
+  return %r : tensor<7xf32>
+}

@@ -30,19 +30,6 @@ __global__ void __launch_bounds__(1024)
     y[i] = lrelu4(x[i], s);
 }
 
-__global__ void __launch_bounds__(1024)
-    vec4_l2pf(const float4 *__restrict__ x, float4 *__restrict__ y, long n4,
-              float s) {
-  long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
-  for (; i < n4; i += (long)gridDim.x * blockDim.x) {
-    float4 v;
-    asm volatile("ld.global.nc.L2::256B.v4.f32 {%0,%1,%2,%3}, [%4];"
-                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-                 : "l"(x + i));
-    y[i] = lrelu4(v, s);
-  }
-}
-
 // Loads with a cache qualifier string Q (e.g. ".nc.L2::256B").
 #define LOAD_VARIANT(NAME, Q)                                                 \
   __global__ void __launch_bounds__(1024)                                     \
@@ -57,6 +44,7 @@ __global__ void __launch_bounds__(1024)
       y[i] = lrelu4(v, s);                                                    \
     }                                                                         \
   }
+LOAD_VARIANT(vec4_l2pf, ".nc.L2::256B")
 LOAD_VARIANT(vec4_l2pf128, ".nc.L2::128B")
 LOAD_VARIANT(vec4_l2pf256_plain, ".L2::256B")
 LOAD_VARIANT(vec4_l2pf256_noalloc, ".nc.L1::no_allocate.L2::256B")
@@ -210,54 +198,46 @@ int launchBulk(const float *x, float *y, long n, float s, int blocksPerSm,
   return cudaGetLastError();
 }
 
+using Float4Kernel = void (*)(const float4 *, float4 *, long, float);
+
+/// The one-float4-per-thread kernels: variant, kernel, threads per block,
+/// float4s per thread, name.
+struct Float4Variant {
+  int variant;
+  Float4Kernel kernel;
+  int threads, perThread;
+  const char *name;
+};
+const Float4Variant kFloat4Variants[] = {
+    {0, vec4, 1024, 1, "vec4 1024 threads (fuser's)"},
+    {1, vec4_l2pf, 1024, 1, "vec4 + L2::256B prefetch"},
+    {8, vec4_l2pf128, 1024, 1, "vec4 + nc.L2::128B"},
+    {9, vec4_l2pf256_plain, 1024, 1, "vec4 + L2::256B (not .nc)"},
+    {10, vec4_l2pf256_noalloc, 1024, 1, "vec4 + nc.L1::no_allocate.L2::256B"},
+    {11, vec4_l2pf_cs, 1024, 1, "vec4 + nc.L2::256B, st.cs"},
+    {12, vec4_l2pf, 512, 1, "vec4 + nc.L2::256B, 512 threads"},
+    {13, vec4_l2pf128_evict_first, 1024, 1,
+     "vec4 + nc.L2::128B, loads evict_first"},
+    {14, vec4x2_l2pf128, 1024, 2, "2 x vec4 + nc.L2::128B"},
+    {15, vec4_l2pf64, 1024, 1, "vec4 + nc.L2::64B"},
+    {17, vec4_l2pf128_plain, 1024, 1, "vec4 + L2::128B (not .nc)"},
+};
+
 } // namespace
 
 extern "C" int w1_launch(int variant, const float *x, float *y, long n,
                          float s, cudaStream_t stream) {
   long n4 = n / 4;
+  for (const Float4Variant &v : kFloat4Variants) {
+    if (v.variant != variant)
+      continue;
+    long perBlock = long(v.threads) * v.perThread;
+    v.kernel<<<(n4 + perBlock - 1) / perBlock, v.threads, 0, stream>>>(
+        reinterpret_cast<const float4 *>(x), reinterpret_cast<float4 *>(y),
+        n4, s);
+    return cudaGetLastError();
+  }
   switch (variant) {
-  case 0:
-    vec4<<<(n4 + 1023) / 1024, 1024, 0, stream>>>(
-        reinterpret_cast<const float4 *>(x), reinterpret_cast<float4 *>(y),
-        n4, s);
-    return cudaGetLastError();
-  case 1:
-    vec4_l2pf<<<(n4 + 1023) / 1024, 1024, 0, stream>>>(
-        reinterpret_cast<const float4 *>(x), reinterpret_cast<float4 *>(y),
-        n4, s);
-    return cudaGetLastError();
-  case 8:
-  case 9:
-  case 10:
-  case 11:
-  case 12: {
-    auto k = variant == 8    ? vec4_l2pf128
-             : variant == 9  ? vec4_l2pf256_plain
-             : variant == 10 ? vec4_l2pf256_noalloc
-             : variant == 11 ? vec4_l2pf_cs
-                             : vec4_l2pf;
-    int threads = variant == 12 ? 512 : 1024;
-    k<<<(n4 + threads - 1) / threads, threads, 0, stream>>>(
-        reinterpret_cast<const float4 *>(x), reinterpret_cast<float4 *>(y),
-        n4, s);
-    return cudaGetLastError();
-  }
-  case 13:
-  case 15:
-  case 17: {
-    auto k = variant == 13   ? vec4_l2pf128_evict_first
-             : variant == 15 ? vec4_l2pf64
-                             : vec4_l2pf128_plain;
-    k<<<(n4 + 1023) / 1024, 1024, 0, stream>>>(
-        reinterpret_cast<const float4 *>(x), reinterpret_cast<float4 *>(y),
-        n4, s);
-    return cudaGetLastError();
-  }
-  case 14:
-    vec4x2_l2pf128<<<(n4 + 2047) / 2048, 1024, 0, stream>>>(
-        reinterpret_cast<const float4 *>(x), reinterpret_cast<float4 *>(y),
-        n4, s);
-    return cudaGetLastError();
   case 2: return launchBulk<4, 16384, true>(x, y, n, s, 2, stream);
   case 3: return launchBulk<4, 32768, true>(x, y, n, s, 1, stream);
   case 4: return launchBulk<6, 16384, true>(x, y, n, s, 2, stream);
@@ -269,24 +249,16 @@ extern "C" int w1_launch(int variant, const float *x, float *y, long n,
 }
 
 extern "C" const char *w1_variant_name(int variant) {
+  for (const Float4Variant &v : kFloat4Variants)
+    if (v.variant == variant)
+      return v.name;
   switch (variant) {
-  case 0: return "vec4 1024 threads (fuser's)";
-  case 1: return "vec4 + L2::256B prefetch";
   case 2: return "bulk ld+st, 4 x 16 KiB, 2 blocks/SM";
   case 3: return "bulk ld+st, 4 x 32 KiB, 1 block/SM";
   case 4: return "bulk ld+st, 6 x 16 KiB, 2 blocks/SM";
   case 5: return "bulk ld+st, 3 x 32 KiB, 2 blocks/SM";
   case 6: return "bulk ld, st.v4, 4 x 16 KiB, 2 blocks/SM";
   case 7: return "bulk ld+st, 8 x 8 KiB, 3 blocks/SM";
-  case 8: return "vec4 + nc.L2::128B";
-  case 9: return "vec4 + L2::256B (not .nc)";
-  case 10: return "vec4 + nc.L1::no_allocate.L2::256B";
-  case 11: return "vec4 + nc.L2::256B, st.cs";
-  case 12: return "vec4 + nc.L2::256B, 512 threads";
-  case 13: return "vec4 + nc.L2::128B, loads evict_first";
-  case 14: return "2 x vec4 + nc.L2::128B";
-  case 15: return "vec4 + nc.L2::64B";
-  case 17: return "vec4 + L2::128B (not .nc)";
   }
   return nullptr;
 }

@@ -2,9 +2,9 @@
 //
 // Lowers each linalg.generic reduction that fuser-configure-kernels gave a
 // `fuser.config` (strategy "reduction"; ReductionAnalysis.h says which) to
-// one gpu.func and, in its place, tensor-level host code with the
-// conventions of fuser-pointwise-to-gpu: !llvm.ptr<1> arguments, i64 sizes,
-// the output allocated by the host code.
+// one gpu.func (two in the two-stage form below) and, in its place,
+// tensor-level host code with the conventions of fuser-pointwise-to-gpu:
+// !llvm.ptr<1> arguments, i64 sizes, the output allocated by the host code.
 //
 // Kernel signature: (inputs read..., init, out, extent of each loop: i64);
 // an init filled with a constant (the usual zeros) is that constant in the
@@ -28,8 +28,8 @@
 // ceil(R / P) rounded up to 32 elements. Kernel 1 (`..._reduction`) is the
 // kernel above with P blocks per block of outputs: block b reduces slice
 // b % P of outputs (b / P) * O ... and stores its result, without the
-// init, into partials[o * P + b % P], an intermediate of O x P values of
-// the accumulator's type (allocated in the host code like split K's
+// init, into partials[o * P + b % P], an intermediate of (outputs x P)
+// values of the accumulator's type (allocated in the host code like split K's
 // slices). Kernel 2 (`..._reduction_combine`) reduces each output's P
 // partials with S2 = PowerOf2Ceil(P) consecutive threads (one partial
 // each, the same fixed-order tree) and applies the init as above. No

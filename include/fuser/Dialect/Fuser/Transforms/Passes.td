@@ -465,8 +465,12 @@ def FuserConfigureKernelsPass : Pass<"fuser-configure-kernels", "mlir::ModuleOp"
     so long reductions into few outputs still spread), D apart: consecutive
     (D = 1) when the widest input's innermost dimension is reduced, else a
     block-row apart (D = B / S) so each warp reads 32 neighbouring outputs.
-    With `report`, a remark says which, or why a reduction stays with the
-    generic fallback.
+    Few outputs of a long static extent (a scalar loss), whose blocks would
+    hold at most half of the 2^18 threads that fill an H100, get `tile =
+    [S, D, P]`: two kernels, P blocks per output each reducing a slice and
+    a second kernel combining the P partials in a fixed order
+    (ConfigureReductions.cpp has the rule). With `report`, a remark says
+    which, or why a reduction stays with the generic fallback.
 
     Wave tiles: a static 3xtf32 `wgmma_tma` matmul whose 128 x 128 tiles
     leave much of the last wave of 132 blocks idle gets 128 x 96 tiles (4

@@ -4,7 +4,9 @@
 # bench/pointwise_sweep.py on the GPU machine. Run after
 # scripts/build-gpu-artifacts.sh (which empties .artifacts/).
 #   usage: scripts/build-pointwise-sweep.sh [tools-dir]
-# Variants: w1_bs<threads per block>_v<vectors per thread>.
+# Variants: w1_bs<threads per block>_v<vectors per thread>; then W1 and the
+# seed chain (examples/pointwise_chain.mlir) at each l2-prefetch size,
+# <w1|chain>_l2_<bytes>, for bench/l2_prefetch.py.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TOOLS=${1:-build/bin}
@@ -12,15 +14,32 @@ OUT=.artifacts/w1sweep
 rm -rf "$OUT" && mkdir -p "$OUT"
 src=examples/w1_leaky_relu_static.mlir
 fusion="builtin.module(canonicalize,func.func(fuser-fuse-pointwise,fuser-simplify-group-bodies)"
+build() { # build <src> <stem> <configure-kernels options>
+  "$TOOLS/fuser-opt" "$1" --pass-pipeline="$fusion,fuser-configure-kernels{$3})" |
+    "$TOOLS/fuser-opt" --fuser-gpu-pipeline -o "$OUT/$2.gpu.mlir"
+  "$TOOLS/fuser-translate" "$OUT/$2.gpu.mlir" --fuser-to-ptx -o "$OUT/$2.ptx"
+  "$TOOLS/fuser-translate" "$OUT/$2.gpu.mlir" --fuser-to-manifest -o "$OUT/$2.manifest.json"
+  rm "$OUT/$2.gpu.mlir"
+  echo "[w1sweep] $2"
+}
 for bs in ${BLOCKS:-256 512 1024}; do
   for v in ${VECTORS:-1 2 4 8}; do
-    stem=w1_bs${bs}_v${v}
-    "$TOOLS/fuser-opt" "$src" \
-      --pass-pipeline="$fusion,fuser-configure-kernels{block-size=$bs vectors-per-thread=$v})" |
-      "$TOOLS/fuser-opt" --fuser-gpu-pipeline -o "$OUT/$stem.gpu.mlir"
-    "$TOOLS/fuser-translate" "$OUT/$stem.gpu.mlir" --fuser-to-ptx -o "$OUT/$stem.ptx"
-    "$TOOLS/fuser-translate" "$OUT/$stem.gpu.mlir" --fuser-to-manifest -o "$OUT/$stem.manifest.json"
-    rm "$OUT/$stem.gpu.mlir"
-    echo "[w1sweep] $stem"
+    build "$src" "w1_bs${bs}_v${v}" "block-size=$bs vectors-per-thread=$v"
   done
+done
+# The default fusion and configuration, then the pointwise configs'
+# l2_prefetch replaced (0: the field dropped).
+build_l2() { # build_l2 <src> <stem> <bytes>
+  local sub="s/l2_prefetch = 128/l2_prefetch = $3/g"
+  [ "$3" = 0 ] && sub="s/, l2_prefetch = 128//g"
+  "$TOOLS/fuser-opt" "$1" --fuser-fusion-pipeline | sed "$sub" |
+    "$TOOLS/fuser-opt" --fuser-gpu-pipeline -o "$OUT/$2.gpu.mlir"
+  "$TOOLS/fuser-translate" "$OUT/$2.gpu.mlir" --fuser-to-ptx -o "$OUT/$2.ptx"
+  "$TOOLS/fuser-translate" "$OUT/$2.gpu.mlir" --fuser-to-manifest -o "$OUT/$2.manifest.json"
+  rm "$OUT/$2.gpu.mlir"
+  echo "[w1sweep] $2"
+}
+for l2 in ${PREFETCH:-0 64 128 256}; do
+  build_l2 "$src" "w1_l2_$l2" "$l2"
+  build_l2 examples/pointwise_chain.mlir "chain_l2_$l2" "$l2"
 done

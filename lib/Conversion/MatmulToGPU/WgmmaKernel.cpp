@@ -49,10 +49,14 @@ LogicalResult MmaEmitter::emitWarpSpecialized(const GemmKernelArgs &args) {
   // cap and the reverse holds (W3: 20 bytes counted once, 48 in each role;
   // the torch-mlir W3 and LayerNorm exports 0 against 20 and 68; a batched
   // product with four epilogue inputs 0 against 8), so those count once.
-  // Remaining: W3 20 bytes, two GroupNorm + GELU/SiLU exports and the
-  // triu/tril masks 8.
+  // Split K counts once too: its (tile, slice) loop holds more counts, and
+  // recounted they made 256 x 256 x 131072 3-10% slower and a split
+  // 1000 x 3000 x 1000 8-10% (H100, 2026-11-24, bench/gemm_sweep.py; no
+  // spills either way). Remaining: W3 20 bytes, two GroupNorm + GELU/SiLU
+  // exports and the triu/tril masks 8.
   Value numK, mTiles, numTiles, batchTiles, bid, grid;
-  bool countOnce = op.hasGroupNorm() || op.getEpilogueInputs().size() >= 3;
+  bool countOnce = op.hasGroupNorm() || op.getEpilogueInputs().size() >= 3 ||
+                   t.splitK > 1;
   auto countTiles = [&]() {
     numK = arith::CeilDivUIOp::create(b, loc, k, c64(t.bk));
     mTiles = arith::CeilDivUIOp::create(b, loc, m, c64(t.bm));
@@ -73,10 +77,10 @@ LogicalResult MmaEmitter::emitWarpSpecialized(const GemmKernelArgs &args) {
     blockM = mul(arith::RemUIOp::create(b, loc, tile, mTiles), c64(t.bm));
     blockN = mul(arith::DivUIOp::create(b, loc, tile, mTiles), c64(t.bn));
   };
-  // Opens the loop over this block's tiles; decodes the tile and returns
-  // the k iterations of the earlier tiles.
   if (countOnce)
     countTiles();
+  // Opens the loop over this block's tiles; decodes the tile and returns
+  // the k iterations of the earlier tiles.
   std::function<TileWork()> openTileLoop = [&]() {
     if (!countOnce)
       countTiles();
@@ -89,16 +93,22 @@ LogicalResult MmaEmitter::emitWarpSpecialized(const GemmKernelArgs &args) {
     work.tile = tile;
     return work;
   };
+  Value sliceTiles, numPairs; // split K: slices of whole K tiles
+  auto countSlices = [&]() {
+    sliceTiles = arith::CeilDivUIOp::create(b, loc, numK, c64(t.splitK));
+    numPairs = mul(numTiles, c64(t.splitK));
+  };
   if (t.splitK > 1) {
     // Slices of whole K tiles; a block's k iterations (which pick the
     // stages and phases) are counted across its pairs, whose lengths
     // differ at the last slice.
+    if (countOnce)
+      countSlices();
     openTileLoop = [&]() {
-      if (!countOnce)
+      if (!countOnce) {
         countTiles();
-      Value sliceTiles =
-          arith::CeilDivUIOp::create(b, loc, numK, c64(t.splitK));
-      Value numPairs = mul(numTiles, c64(t.splitK));
+        countSlices();
+      }
       Value zero = c64(0);
       auto loop =
           scf::ForOp::create(b, loc, bid, numPairs, grid, ValueRange{zero});

@@ -22,10 +22,10 @@
 // CHECK: bufferization.to_tensor %[[OUT]]
 // CHECK-LABEL: gpu.func @linear_matmul(
 // CHECK-SAME: %{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %[[C:.+]]: !llvm.ptr<1>, %[[CM:.+]]: i64, %[[CN:.+]]: i64, %{{.+}}: i64, %{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr)
-// Slices of ceil(K tiles / 4), counted after setmaxnreg; the consumers'
-// loop over (tile, slice) pairs carries the block's k iterations so far.
-// CHECK: nvvm.setmaxregister increase 232
+// Slices of ceil(K tiles / 4); the consumers' loop over (tile, slice)
+// pairs carries the block's k iterations so far.
 // CHECK: %[[SLICE_TILES:.+]] = arith.ceildivui %{{.+}}, %c4_i64{{[_0-9]*}} : i64
+// CHECK: nvvm.setmaxregister increase 232
 // CHECK: scf.for %[[PAIR:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[KDONE:.+]] = %c0_i64{{[_0-9]*}}) -> (i64)
 // CHECK: %[[SLICE:.+]] = arith.divui %[[PAIR]], %{{.+}} : i64
 // CHECK: %[[KFIRST:.+]] = arith.muli %[[SLICE]], %[[SLICE_TILES]] : i64
@@ -42,13 +42,11 @@
 // CHECK-NOT: math.tanh
 // CHECK: %[[NEXT:.+]] = arith.addi %[[KDONE]], %[[COUNT]] : i64
 // CHECK: scf.yield %[[NEXT]] : i64
-// The producer copies K tile kFirst + kt (its own counts, after its
-// setmaxnreg).
+// The producer copies K tile kFirst + kt.
 // CHECK: nvvm.setmaxregister decrease 40
-// CHECK: %[[PSLICE_TILES:.+]] = arith.ceildivui %{{.+}}, %c4_i64{{[_0-9]*}} : i64
 // CHECK: scf.for %[[PPAIR:.+]] = %{{.+}} iter_args(%{{.+}} = %c0_i64{{[_0-9]*}}) -> (i64)
 // CHECK: %[[PSLICE:.+]] = arith.divui %[[PPAIR]], %{{.+}} : i64
-// CHECK: %[[PFIRST:.+]] = arith.muli %[[PSLICE]], %[[PSLICE_TILES]] : i64
+// CHECK: %[[PFIRST:.+]] = arith.muli %[[PSLICE]], %[[SLICE_TILES]] : i64
 // CHECK: scf.for %[[KT:.+]] = %c0_i64{{[_0-9]*}} to %{{.+}} step %c1_i64
 // CHECK: %[[KTILE:.+]] = arith.addi %[[PFIRST]], %[[KT]] : i64
 // CHECK: arith.muli %[[KTILE]], %c32_i64{{[_0-9]*}} : i64

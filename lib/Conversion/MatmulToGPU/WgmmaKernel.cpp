@@ -40,22 +40,19 @@ LogicalResult MmaEmitter::emitWarpSpecialized(const GemmKernelArgs &args) {
   Value tid = toI64(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
   TmaBarriers bars{smemBase, t};
   emitTmaBarrierInit(b, loc, bars, tid);
-  // The loop counts, computed in each role after its setmaxnreg: ptxas
-  // spills values live across setmaxnreg. Counted once, here, they cost 8
-  // bytes of spills in every bare or biased x * W^T kernel (7 torch-mlir
-  // exports of the corpus, the GEMM classes); counted in each role, none.
-  // Where the consumers' epilogue holds many values (a group norm's
-  // statistics, three or more epilogue inputs) they sit at their register
-  // cap and the reverse holds (W3: 20 bytes counted once, 48 in each role;
-  // the torch-mlir W3 and LayerNorm exports 0 against 20 and 68; a batched
-  // product with four epilogue inputs 0 against 8), so those count once.
-  // Split K counts once too: its (tile, slice) loop holds more counts, and
-  // recounted they made 256 x 256 x 131072 3-10% slower and a split
-  // 1000 x 3000 x 1000 8-10% (H100, 2026-11-24, bench/gemm_sweep.py; no
-  // spills either way). Remaining: W3 20 bytes, two GroupNorm + GELU/SiLU
-  // exports and the triu/tril masks 8.
+  // The loop counts. ptxas spills values live across setmaxnreg: counted
+  // once, here, they cost 8 bytes of spills in every bare x * W^T kernel,
+  // counted in each role after its setmaxnreg none, and the bare kernels
+  // ran 0.8-1% faster (square, 1000 x 3000 x 1000). Where the epilogue
+  // reads inputs or K is split, counting once is faster although a biased
+  // x * W^T then spills 8 bytes: recounted, W2 and its torch-mlir export
+  // ran 1.7-2.2% slower (the consumers keep the counts in registers through
+  // the main loop), 256 x 256 x 131072 3-10% and a split
+  // 1000 x 3000 x 1000 8-10%; beside a group norm recounting also spills
+  // more (W3: 48 bytes against 20). H100, 2026-11-24, bench/gemm_sweep.py
+  // and bench/ab_kernels.py, interleaved.
   Value numK, mTiles, numTiles, batchTiles, bid, grid;
-  bool countOnce = op.hasGroupNorm() || op.getEpilogueInputs().size() >= 3 ||
+  bool countOnce = !op.getEpilogueInputs().empty() || op.hasGroupNorm() ||
                    t.splitK > 1;
   auto countTiles = [&]() {
     numK = arith::CeilDivUIOp::create(b, loc, k, c64(t.bk));
@@ -63,8 +60,6 @@ LogicalResult MmaEmitter::emitWarpSpecialized(const GemmKernelArgs &args) {
     numTiles =
         mul(mTiles, arith::CeilDivUIOp::create(b, loc, n, c64(t.bn)));
     batchTiles = numTiles;
-    if (args.batch) // every batch's tiles
-      numTiles = mul(batchTiles, args.batch);
     bid = toI64(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
     grid = toI64(gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
   };
@@ -84,6 +79,10 @@ LogicalResult MmaEmitter::emitWarpSpecialized(const GemmKernelArgs &args) {
   std::function<TileWork()> openTileLoop = [&]() {
     if (!countOnce)
       countTiles();
+    // Batched: every batch's tiles, counted in each role whatever the
+    // above (computed before setmaxnreg, ptxas spilled the count).
+    if (args.batch)
+      numTiles = mul(batchTiles, args.batch);
     auto loop = scf::ForOp::create(b, loc, bid, numTiles, grid);
     b.setInsertionPointToStart(loop.getBody());
     Value tile = loop.getInductionVar();

@@ -26,13 +26,13 @@
 // CHECK-SAME: %{{.+}} : i64, %{{.+}} : i64, %{{.+}} : i64, %[[B64]] : i64, %[[MAPA]] : !llvm.ptr, %[[MAPB]] : !llvm.ptr)
 // The kernel: (A, B, F, C, M, N, K, batch, map A, map B).
 // CHECK: gpu.func @bmm_matmul(%{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %[[FP:.+]]: !llvm.ptr<1>, %[[C:.+]]: !llvm.ptr<1>, %[[M:.+]]: i64, %[[N:.+]]: i64, %{{.+}}: i64, %[[NB:.+]]: i64, %[[TA:.+]]: !llvm.ptr, %[[TB:.+]]: !llvm.ptr) kernel attributes {fuser.tensor_map_args = array<i64: 8, 9>
+// CHECK: %[[MTILES:.+]] = arith.ceildivui %[[M]], %c128_i64
+// CHECK: %[[NTILES:.+]] = arith.ceildivui %[[N]], %c128_i64
+// CHECK: %[[PER:.+]] = arith.muli %[[MTILES]], %[[NTILES]] : i64
 // Consumers: the tiles of every batch, counted after setmaxnreg; the batch
 // and the tile's place in it decoded again after the main loop, for the
 // epilogue's C and per-batch input of batch z.
 // CHECK: nvvm.setmaxregister increase 232
-// CHECK: %[[MTILES:.+]] = arith.ceildivui %[[M]], %c128_i64
-// CHECK: %[[NTILES:.+]] = arith.ceildivui %[[N]], %c128_i64
-// CHECK: %[[PER:.+]] = arith.muli %[[MTILES]], %[[NTILES]] : i64
 // CHECK: %[[ALL:.+]] = arith.muli %[[PER]], %[[NB]] : i64
 // CHECK: scf.for %[[T:.+]] = %{{.+}} to %[[ALL]] step
 // CHECK: nvvm.wgmma.mma_async
@@ -48,16 +48,13 @@
 // The producer: batch z's rows of the stacked views start at z * M + m0
 // (A) and z * N + n0 (B).
 // CHECK: nvvm.setmaxregister decrease 40
-// CHECK: %[[MTP:.+]] = arith.ceildivui %[[M]], %c128_i64
-// CHECK: %[[NTP:.+]] = arith.ceildivui %[[N]], %c128_i64
-// CHECK: %[[PERP:.+]] = arith.muli %[[MTP]], %[[NTP]] : i64
-// CHECK: %[[ALLP:.+]] = arith.muli %[[PERP]], %[[NB]] : i64
+// CHECK: %[[ALLP:.+]] = arith.muli %[[PER]], %[[NB]] : i64
 // CHECK: scf.for %[[TP:.+]] = %{{.+}} to %[[ALLP]] step
-// CHECK: %[[ZP:.+]] = arith.divui %[[TP]], %[[PERP]] : i64
-// CHECK: %[[IN:.+]] = arith.remui %[[TP]], %[[PERP]] : i64
-// CHECK: %[[MI:.+]] = arith.remui %[[IN]], %[[MTP]] : i64
+// CHECK: %[[ZP:.+]] = arith.divui %[[TP]], %[[PER]] : i64
+// CHECK: %[[IN:.+]] = arith.remui %[[TP]], %[[PER]] : i64
+// CHECK: %[[MI:.+]] = arith.remui %[[IN]], %[[MTILES]] : i64
 // CHECK: %[[M0:.+]] = arith.muli %[[MI]], %c128_i64
-// CHECK: %[[NI:.+]] = arith.divui %[[IN]], %[[MTP]] : i64
+// CHECK: %[[NI:.+]] = arith.divui %[[IN]], %[[MTILES]] : i64
 // CHECK: %[[N0:.+]] = arith.muli %[[NI]], %c128_i64
 // CHECK: %[[ZM:.+]] = arith.muli %[[ZP]], %[[M]] : i64
 // CHECK: %[[ROWA:.+]] = arith.addi %[[ZM]], %[[M0]] : i64

@@ -16,7 +16,7 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench import load, time_interleaved  # noqa: E402
+from bench import ARTIFACTS, load, time_interleaved  # noqa: E402
 
 N = 1 << 26  # the static size of test/gpu/Inputs/reduction_scalar.mlir
 
@@ -24,6 +24,9 @@ N = 1 << 26  # the static size of test/gpu/Inputs/reduction_scalar.mlir
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--iters", type=int, default=30)
+    ap.add_argument("--sweep", action="store_true",
+                    help="also time .artifacts/redsweep/reduction_scalar_p<P> "
+                         "(scripts/build-reduction-sweep.sh: P blocks per output)")
     ap.add_argument("--one-stage", action="store_true",
                     help="also time the one-block form (slow: one SM)")
     args = ap.parse_args()
@@ -44,6 +47,13 @@ def main():
     }
     if args.one_stage:
         fns["fuser one-stage"] = lambda: mod.sum_dynamic(x, out=out_dyn)
+    if args.sweep:
+        for ptx in sorted((ARTIFACTS / "redsweep").glob("*.ptx")):
+            m = load(f"redsweep/{ptx.stem}")
+            o = torch.empty((), device="cuda")
+            m.sum_static(x, out=o)
+            assert abs(float(o) - float(ref)) < 1e-2, f"{ptx.stem}: {float(o)} vs {float(ref)}"
+            fns[f"fuser {ptx.stem}"] = lambda m=m, o=o: m.sum_static(x, out=o)
     res = time_interleaved(fns, args.iters)
     nbytes = x.numel() * x.element_size()
     print(f"sum of {N} f32 ({nbytes / 1e6:.0f} MB read):")

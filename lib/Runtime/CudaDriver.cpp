@@ -58,6 +58,12 @@ std::unique_ptr<CudaDriver> CudaDriver::load(const std::string &library) {
   resolve(handle, library, "cuMemFree_v2", d->memFree);
   resolve(handle, library, "cuMemAllocAsync", d->memAllocAsync, false);
   resolve(handle, library, "cuMemFreeAsync", d->memFreeAsync, false);
+  resolve(handle, library, "cuDeviceGetDefaultMemPool",
+          d->deviceGetDefaultMemPool, false);
+  resolve(handle, library, "cuMemPoolGetAttribute", d->memPoolGetAttribute,
+          false);
+  resolve(handle, library, "cuMemPoolSetAttribute", d->memPoolSetAttribute,
+          false);
   resolve(handle, library, "cuGetErrorName", d->getErrorName);
   resolve(handle, library, "cuGetErrorString", d->getErrorString);
   resolve(handle, library, "cuPointerGetAttribute", d->pointerGetAttribute);
@@ -140,6 +146,34 @@ CUcontext CudaDriver::primaryContext(int device) {
         "retaining the primary context of cuda:" + std::to_string(device));
   primaryContexts[device] = ctx;
   return ctx;
+}
+
+void CudaDriver::keepPoolMemory(int device) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!poolsKept.insert(device).second || !deviceGetDefaultMemPool ||
+      !memPoolGetAttribute || !memPoolSetAttribute)
+    return;
+  cuuint64_t cap = ~cuuint64_t(0);
+  if (const char *env = std::getenv("FUSER_WORKSPACE_CACHE_BYTES")) {
+    char *end = nullptr;
+    unsigned long long v = std::strtoull(env, &end, 10);
+    if (end == env || *end != '\0') {
+      std::fprintf(stderr,
+                   "fuser: ignoring FUSER_WORKSPACE_CACHE_BYTES='%s' (not a "
+                   "byte count)\n",
+                   env);
+    } else {
+      cap = v;
+    }
+  }
+  CUmemoryPool pool = nullptr;
+  cuuint64_t current = 0;
+  if (cap == 0 || deviceGetDefaultMemPool(&pool, device) != CUDA_SUCCESS ||
+      memPoolGetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+                          &current) != CUDA_SUCCESS ||
+      current >= cap)
+    return;
+  (void)memPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &cap);
 }
 
 int CudaDriver::computeCapability(int device) const {

@@ -7,6 +7,9 @@ namespace fuser {
 uint64_t Workspace::allocate(uint64_t bytes, const std::string &what) {
   CUdeviceptr ptr = 0;
   if (driver.hasAsyncAlloc()) {
+    CUdevice device = 0;
+    if (driver.ctxGetDevice(&device) == CUDA_SUCCESS)
+      driver.keepPoolMemory(device);
     CUresult result = driver.memAllocAsync(&ptr, bytes, stream);
     if (result == CUDA_SUCCESS) {
       asyncAllocations.push_back(ptr);

@@ -3,8 +3,10 @@
 // Private to the runtime. Intermediates live only for one call: they are
 // allocated in stream order (cuMemAllocAsync) when the driver supports it,
 // so no host synchronization is needed, and freed in stream order after the
-// call's launches. Without memory pools they fall back to cuMemAlloc and a
-// stream synchronization before cuMemFree.
+// call's launches, into the device's default pool, which keeps them
+// reserved for the next call (CudaDriver::keepPoolMemory). Without memory
+// pools they fall back to cuMemAlloc and a stream synchronization before
+// cuMemFree.
 //
 //===----------------------------------------------------------------------===//
 

@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 
 namespace fuser {
@@ -56,6 +57,17 @@ public:
   /// Whether stream-ordered allocation (cuMemAllocAsync) is available.
   bool hasAsyncAlloc() const { return memAllocAsync && memFreeAsync; }
 
+  /// Raises the release threshold of `device`'s default memory pool (once
+  /// per device, never lowering it) so that memory freed by one call's
+  /// workspace stays reserved for the next, as PyTorch's caching allocator
+  /// keeps freed blocks: with the driver's default of 0 the pool gives
+  /// freed memory back at every synchronization and each call maps its
+  /// intermediates again. The cap is FUSER_WORKSPACE_CACHE_BYTES (bytes;
+  /// 0 leaves the pool alone), unlimited by default, so the pool keeps at
+  /// most the largest workspace a call needed. Best effort: a driver
+  /// without memory pools is left as it is.
+  void keepPoolMemory(int device);
+
   // Entry points (null only for the optional async allocator and, before
   // CUDA 12.0, cuTensorMapEncodeTiled).
   decltype(&::cuInit) init = nullptr;
@@ -75,6 +87,9 @@ public:
   decltype(&::cuMemFree) memFree = nullptr;
   decltype(&::cuMemAllocAsync) memAllocAsync = nullptr;
   decltype(&::cuMemFreeAsync) memFreeAsync = nullptr;
+  decltype(&::cuDeviceGetDefaultMemPool) deviceGetDefaultMemPool = nullptr;
+  decltype(&::cuMemPoolGetAttribute) memPoolGetAttribute = nullptr;
+  decltype(&::cuMemPoolSetAttribute) memPoolSetAttribute = nullptr;
   decltype(&::cuGetErrorName) getErrorName = nullptr;
   decltype(&::cuGetErrorString) getErrorString = nullptr;
   decltype(&::cuPointerGetAttribute) pointerGetAttribute = nullptr;
@@ -91,6 +106,7 @@ private:
   void *handle = nullptr;
   std::mutex mutex;
   std::map<int, CUcontext> primaryContexts;
+  std::set<int> poolsKept;
 };
 
 /// Makes the primary context of `device` current unless the current context

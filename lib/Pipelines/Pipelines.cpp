@@ -87,10 +87,6 @@ void mlir::fuser::buildFusionPipeline(OpPassManager &pm,
   configOpts.fp32Kernel = opts.fp32Kernel;
   configOpts.tensorCoreKernel = opts.tensorCoreKernel;
   configOpts.report = opts.report;
-  // PTX before 7.4 cannot spell the loads' L2 prefetch size.
-  if (std::optional<unsigned> ptx = ptxVersionOfFeatures(opts.features);
-      ptx && *ptx < 74)
-    configOpts.l2Prefetch = 0;
   pm.addPass(createFuserConfigureKernelsPass(configOpts));
   pm.addPass(createCSEPass());
 }

@@ -1,5 +1,4 @@
-// A 4-op chain becomes exactly one kernel with 128-bit global accesses, its
-// loads asking the L2 for 128 bytes around each.
+// A 4-op chain becomes exactly one kernel with 128-bit global accesses.
 // RUN: fuser-opt %s --fuser-gpu-pipeline | fuser-translate --fuser-to-ptx | FileCheck %s
 // The kernel pipeline stops before NVVM, at the GPU dialect.
 // RUN: fuser-opt %s --fuser-kernel-pipeline | FileCheck %s --check-prefix=GPU
@@ -11,13 +10,13 @@
 // CHECK: .address_size 64
 // CHECK-COUNT-1: .entry chain4_pointwise(
 // CHECK-NOT: .entry
-// CHECK: ld.global.L2::128B.v4.b32
+// CHECK: ld.global.v4.{{f32|b32}}
 // CHECK: st.global.v4.{{f32|b32}}
-// The loads' L2 prefetch size needs PTX 7.4: older PTX gets plain loads.
-// RUN: fuser-opt %s --fuser-gpu-pipeline="chip=sm_80 features=+ptx73" | fuser-translate --fuser-to-ptx | FileCheck %s --check-prefix=PTX73
-// PTX73: .version 7.3
-// PTX73: ld.global.v4.{{f32|b32}}
-// PTX73-NOT: L2::128B
+// l2-prefetch (a configure-kernels override) asks the L2 for that many bytes
+// around each streamed load.
+// RUN: fuser-opt %s --fuser-fusion-pipeline | sed "s/max_grid = 1048576>/max_grid = 1048576, l2_prefetch = 256>/" | fuser-opt --fuser-gpu-pipeline | fuser-translate --fuser-to-ptx | FileCheck %s --check-prefix=PREFETCH
+// PREFETCH: ld.global.L2::256B.v4.b32
+// PREFETCH: st.global.v4.{{f32|b32}}
 
 // GPU: func.func @chain4(%[[X:.+]]: memref<?x?xf32>) -> memref<?x?xf32>
 // GPU: %[[OUT:.+]] = memref.alloc

@@ -20,6 +20,7 @@ SCRIPT = textwrap.dedent("""
     import ctypes, torch
     from gpu_util import load
     cuda = ctypes.CDLL("libcuda.so.1")
+    assert cuda.cuInit(0) == 0
     def threshold():
         pool = ctypes.c_void_p()
         assert cuda.cuDeviceGetDefaultMemPool(ctypes.byref(pool), 0) == 0

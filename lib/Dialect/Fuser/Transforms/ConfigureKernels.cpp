@@ -38,11 +38,12 @@ constexpr int64_t kPointwiseMaxGrid = 1 << 20;
 /// measured 0.2-16% slower on W1 at every block size (H100, 2026-11-24,
 /// bench/pointwise_sweep.py over scripts/build-pointwise-sweep.sh).
 constexpr int64_t kPointwiseVectorsPerThread = 1;
-/// Streamed loads ask the L2 for 128 bytes around each (`.L2::128B`): W1
-/// 4.212 ms against 4.280 with plain loads and 4.278 eager (H100,
-/// 2026-11-24, 6 interleaved rounds, bench/w1_variants.py); 256 bytes
-/// 4.219, 64 bytes 4.220, `.nc` the same, evict_first loads 4.296.
-constexpr int64_t kPointwiseL2Prefetch = 128;
+/// Plain loads. `.L2::128B` on the loads made an nvcc-built W1 kernel 1.6%
+/// faster (H100, 2026-11-24, bench/w1_variants.py), but fuser's own W1
+/// kernel not measurably (-0.1% to +0.2% against l2_prefetch = 0 on three
+/// machines; the seed chain the same; bench/l2_prefetch.py). The option
+/// stays for other chips and kernels.
+constexpr int64_t kPointwiseL2Prefetch = 0;
 /// A group reading an input transposed (PointwiseOp::getTransposedTileInput:
 /// the K-major weight copies of W2's and W3's backward) walks the input's
 /// columns in the row kernel, 4 useful bytes per 32-byte sector: W2's

@@ -2,7 +2,7 @@
 // RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="block-size=128 vector-width=2 max-grid=0 fp32-kernel=ffma" | FileCheck %s --check-prefix=OVERRIDE
 // RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="vectors-per-thread=4" | FileCheck %s --check-prefix=UNROLL
 // RUN: not fuser-opt %s -split-input-file --fuser-configure-kernels="vector-width=3" 2>&1 | FileCheck %s --check-prefix=BAD
-// RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="l2-prefetch=0" | FileCheck %s --check-prefix=NOPREFETCH
+// RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="l2-prefetch=128" | FileCheck %s --check-prefix=PREFETCH128
 // RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="l2-prefetch=256" | FileCheck %s --check-prefix=PREFETCH256
 // RUN: not fuser-opt %s -split-input-file --fuser-configure-kernels="l2-prefetch=32" 2>&1 | FileCheck %s --check-prefix=BADPREFETCH
 // RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="tile-sizes=64,64,8 fp32-kernel=ffma" | FileCheck %s --check-prefix=TILE
@@ -19,17 +19,17 @@
 
 // f32: four lanes make a 128-bit access.
 // CHECK-LABEL: func.func @f32_chain
-// CHECK: config = #fuser.config<strategy = "pointwise", block = [1024, 1, 1], vector_width = 4, max_grid = 1048576, l2_prefetch = 128>
+// CHECK: config = #fuser.config<strategy = "pointwise", block = [1024, 1, 1], vector_width = 4, max_grid = 1048576>
 // OVERRIDE-LABEL: func.func @f32_chain
-// OVERRIDE: config = #fuser.config<strategy = "pointwise", block = [128, 1, 1], vector_width = 2, l2_prefetch = 128>
-// NOPREFETCH-LABEL: func.func @f32_chain
-// NOPREFETCH: config = #fuser.config<strategy = "pointwise", block = [1024, 1, 1], vector_width = 4, max_grid = 1048576>
+// OVERRIDE: config = #fuser.config<strategy = "pointwise", block = [128, 1, 1], vector_width = 2>
+// PREFETCH128-LABEL: func.func @f32_chain
+// PREFETCH128: config = #fuser.config<strategy = "pointwise", block = [1024, 1, 1], vector_width = 4, max_grid = 1048576, l2_prefetch = 128>
 // PREFETCH256-LABEL: func.func @f32_chain
 // PREFETCH256: l2_prefetch = 256>
 // BADPREFETCH: error: kernel config l2_prefetch must be 0, 64, 128 or 256 (bytes), got 32
 // BAD: error: kernel config vector_width must be 1, 2 or 4, got 3
 // UNROLL-LABEL: func.func @f32_chain
-// UNROLL: config = #fuser.config<strategy = "pointwise", block = [1024, 1, 1], vector_width = 4, max_grid = 1048576, tile = [4], l2_prefetch = 128>
+// UNROLL: config = #fuser.config<strategy = "pointwise", block = [1024, 1, 1], vector_width = 4, max_grid = 1048576, tile = [4]>
 func.func @f32_chain(%x: tensor<?xf32>) -> tensor<?xf32> {
   %r = fuser.pointwise ins(%x : tensor<?xf32>) maps [affine_map<(d0) -> (d0)>] -> tensor<?xf32> {
   ^bb0(%a: f32):

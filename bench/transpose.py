@@ -15,7 +15,7 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench import load, time_interleaved  # noqa: E402
+from bench import ARTIFACTS, load, time_interleaved  # noqa: E402
 
 
 def main():
@@ -23,7 +23,12 @@ def main():
     ap.add_argument("--sizes", default="8192x8192,4096x16384,4097x1000,1000x4097",
                     help="comma-separated ROWSxCOLS of the input")
     ap.add_argument("--iters", type=int, default=30)
+    ap.add_argument("--sweep", action="store_true",
+                    help="also time .artifacts/transposesweep/t<TILE>_b<BLOCK> "
+                         "(scripts/build-transpose-sweep.sh)")
     args = ap.parse_args()
+    sweep = {p.stem: load(f"transposesweep/{p.stem}")
+             for p in sorted((ARTIFACTS / "transposesweep").glob("*.ptx"))} if args.sweep else {}
     mod = load("transpose")
     print(f"device: {torch.cuda.get_device_name()}")
     for size in args.sizes.split(","):
@@ -35,12 +40,19 @@ def main():
         mod.copy(x, out=out)
         mod.copy_rows(x, out=out_rows)
         assert torch.equal(out, x.t()) and torch.equal(out_rows, x.t())
-        res = time_interleaved({
+        fns = {}
+        for stem, m in sweep.items():
+            o = torch.full_like(out, float("nan"))
+            m.copy(x, out=o)
+            assert torch.equal(o, x.t()), stem
+            fns[f"fuser tiled {stem}"] = lambda m=m, o=o: m.copy(x, out=o)
+        res = time_interleaved({**fns,
             "fuser tiled": lambda: mod.copy(x, out=out),
             "fuser rows": lambda: mod.copy_rows(x, out=out_rows),
             "torch x.t().contiguous()": lambda: x.t().contiguous(),
             "straight copy": lambda: flat.copy_(x),
         }, args.iters)
+        fns.clear()
         nbytes = 2 * x.numel() * x.element_size()
         print(f"{rows}x{cols} f32 ({nbytes / 1e6:.0f} MB moved):")
         for name, r in res.items():

@@ -1,13 +1,13 @@
 // REQUIRES: ptxas
 // The transposed-tile pointwise kernels of test/gpu/test_transpose.py
-// assemble for sm_90a with no spills: a 4224-byte shared tile (32 rows of
-// 33 floats), one barrier; a static 1 x 1 copy keeps the row kernel.
+// assemble for sm_90a with no spills: a 16640-byte shared tile (64 rows of
+// 65 floats), one barrier; a static 1 x 1 copy keeps the row kernel.
 // RUN: fuser-opt %fuser_src/test/gpu/Inputs/transpose.mlir --fuser-gpu-pipeline | fuser-translate --fuser-to-ptx -o %t.ptx
 // RUN: FileCheck %s < %t.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 
 // CHECK: .entry copy_pointwise(
-// CHECK: .shared .align 4 .b8 __wg_copy_pointwise_0[4224];
+// CHECK: .shared .align 4 .b8 __wg_copy_pointwise_0[16640];
 // CHECK: ld.global.b32
 // CHECK: st.shared.b32
 // CHECK: bar.sync 0;

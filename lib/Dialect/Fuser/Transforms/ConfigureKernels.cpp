@@ -49,10 +49,13 @@ constexpr int64_t kPointwiseL2Prefetch = 0;
 /// columns in the row kernel, 4 useful bytes per 32-byte sector: W2's
 /// 8192 x 8192 f32 copy took 571 us, 0.94 TB/s against ~3 TB/s for a
 /// straight copy (H100, bench/training_profile.py). `pointwise_transpose`
-/// stages 32 x 32 tiles through shared memory instead, read along the
-/// input's rows and written along the result's; 256 threads, 4 elements
-/// each per phase.
-constexpr int64_t kTransposeTile = 32;
+/// stages 64 x 64 tiles through shared memory instead, read along the
+/// input's rows and written along the result's; 256 threads, 16 elements
+/// each per phase. Against 32 x 32 tiles (4 per thread): 8192 x 4096 in
+/// 98.0 us against 101.9 (a straight copy 92.7), 8192 x 8192 190.9 against
+/// 198.8, 4097 x 1000 17.7 against 19.4; 512 or 1024 threads were no
+/// better or slower (H100, 2026-11-24, bench/transpose.py --sweep).
+constexpr int64_t kTransposeTile = 64;
 constexpr int64_t kTransposeBlock = 256;
 
 /// Whether `op` gets the transposed-tile kernel: it has a transposed input

@@ -95,7 +95,7 @@ func.func @transposed_a_bf16(%x: tensor<64x32xbf16>, %w: tensor<48x64xbf16>) -> 
 // copies run on the shared-memory tiled kernel.
 // CHECK-LABEL: func.func @backward_gemms
 // CHECK-SAME: (%[[G:.+]]: tensor<1024x8192xf32>, %[[W:.+]]: tensor<8192x4096xf32>, %[[X:.+]]: tensor<1024x4096xf32>)
-// CHECK: %[[WT:.+]] = fuser.pointwise ins(%[[W]] : tensor<8192x4096xf32>) maps [#{{.+}}] {config = #fuser.config<strategy = "pointwise_transpose", block = [256, 1, 1], max_grid = 1048576, tile = [32, 32]>} -> tensor<4096x8192xf32>
+// CHECK: %[[WT:.+]] = fuser.pointwise ins(%[[W]] : tensor<8192x4096xf32>) maps [#{{.+}}] {config = #fuser.config<strategy = "pointwise_transpose", block = [256, 1, 1], max_grid = 1048576, tile = [64, 64]>} -> tensor<4096x8192xf32>
 // CHECK: fuser.matmul %[[G]], %[[WT]] transpose_b epilogue_maps [] {config = #fuser.config<strategy = "wgmma_tma"
 // CHECK: %[[GT:.+]] = fuser.pointwise ins(%[[G]] : tensor<1024x8192xf32>) {{.+}} -> tensor<8192x1024xf32>
 // CHECK: %[[XT:.+]] = fuser.pointwise ins(%[[X]] : tensor<1024x4096xf32>) {{.+}} -> tensor<4096x1024xf32>
@@ -125,7 +125,7 @@ func.func @backward_gemms(%g: tensor<1024x8192xf32>, %w: tensor<8192x4096xf32>, 
 // CHECK: #[[$SWAP:.+]] = affine_map<(d0, d1, d2) -> (d0, d2, d1)>
 // CHECK-LABEL: func.func @bmm
 // CHECK-SAME: (%[[X:.+]]: tensor<?x1024x1024xf32>, %[[W:.+]]: tensor<?x1024x1024xf32>)
-// CHECK: %[[WT:.+]] = fuser.pointwise ins(%[[W]] : tensor<?x1024x1024xf32>) maps [#[[$SWAP]]] {config = #fuser.config<strategy = "pointwise_transpose", block = [256, 1, 1], max_grid = 1048576, tile = [32, 32]>} -> tensor<?x1024x1024xf32>
+// CHECK: %[[WT:.+]] = fuser.pointwise ins(%[[W]] : tensor<?x1024x1024xf32>) maps [#[[$SWAP]]] {config = #fuser.config<strategy = "pointwise_transpose", block = [256, 1, 1], max_grid = 1048576, tile = [64, 64]>} -> tensor<?x1024x1024xf32>
 // CHECK: fuser.matmul %[[X]], %[[WT]] transpose_b epilogue_maps [] {config = #fuser.config<strategy = "wgmma_tma"
 // CHECK-SAME: precision = "3xtf32"
 // The same with M * N / (M + N) = 511: no copy.

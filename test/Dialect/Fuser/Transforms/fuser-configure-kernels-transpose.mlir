@@ -3,7 +3,7 @@
 // A transposed copy (x.T, a K-major operand copy): 32 x 32 tiles through
 // shared memory, 256 threads.
 // CHECK-LABEL: func.func @copy
-// CHECK: config = #fuser.config<strategy = "pointwise_transpose", block = [256, 1, 1], max_grid = 1048576, tile = [32, 32]>
+// CHECK: config = #fuser.config<strategy = "pointwise_transpose", block = [256, 1, 1], max_grid = 1048576, tile = [64, 64]>
 func.func @copy(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %r = fuser.pointwise ins(%x : tensor<?x?xf32>) maps [affine_map<(d0, d1) -> (d1, d0)>] -> tensor<?x?xf32> {
   ^bb0(%a: f32):

@@ -446,9 +446,9 @@ def FuserConfigureKernelsPass : Pass<"fuser-configure-kernels", "mlir::ModuleOp"
     A pointwise group that reads one input with the result's two innermost
     dimensions swapped (x.T, a batched transpose, the K-major operand
     copies), and no other input strided along the result's rows, gets
-    `strategy = "pointwise_transpose"`, `tile = [32, 32]`, 256 threads:
+    `strategy = "pointwise_transpose"`, `tile = [64, 64]`, 256 threads:
     the row kernel would read that input down its columns, one element per
-    32-byte sector; the tiled kernel stages 32 x 32 tiles through shared
+    32-byte sector; the tiled kernel stages 64 x 64 tiles through shared
     memory so both the reads and the writes are coalesced. Not when a
     swapped size is statically 1 (already contiguous). `block-size`,
     `vector-width`, `vectors-per-thread` and `l2-prefetch` configure the

@@ -11,6 +11,7 @@
 #include "fuser/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -99,7 +100,14 @@ static Value buildGenericProduct(OpBuilder &b, Location loc,
   auto generic = linalg::GenericOp::create(
       b, loc, TypeRange{acc.getType()}, ValueRange{op.getLhs(), op.getRhs()},
       acc, maps, iterators, [&](OpBuilder &nb, Location nloc, ValueRange a) {
-        Value p = arith::MulFOp::create(nb, nloc, a[0], a[1]);
+        // Operands in the accumulator's type (bf16 x bf16 into f32), as
+        // linalg.matmul casts them.
+        Type accTy = a[2].getType();
+        auto cast = [&](Value v) {
+          return convertScalarToDtype(nb, nloc, v, accTy,
+                                      /*isUnsignedCast=*/false);
+        };
+        Value p = arith::MulFOp::create(nb, nloc, cast(a[0]), cast(a[1]));
         linalg::YieldOp::create(nb, nloc,
                                 arith::AddFOp::create(nb, nloc, a[2], p)
                                     .getResult());

@@ -160,3 +160,26 @@ func.func @batched_transposed(%x: tensor<?x32x40xf32>, %w: tensor<?x48x32xf32>, 
   }
   return %y : tensor<?x40x48xf32>
 }
+
+// -----
+
+// Mixed precision (bf16 operands, an f32 result): the batched product's body
+// widens each operand to the accumulator's type before it multiplies, as
+// linalg.matmul casts them (it added a bf16 product into an f32 sum, invalid
+// IR, found by fuzz/PipelineFuzzer.cpp on test/gpu/Inputs/bmm_tma_bf16.mlir).
+// CHECK-LABEL: func.func @batched_bf16_into_f32
+// CHECK: linalg.generic {{.+}} ins(%{{.+}}, %{{.+}} : tensor<?x?x64xbf16>, tensor<?x?x64xbf16>) outs(%{{.+}} : tensor<?x?x?xf32>)
+// CHECK: ^bb0(%[[A:.+]]: bf16, %[[B:.+]]: bf16, %[[ACC:.+]]: f32):
+// CHECK-DAG: %[[AW:.+]] = arith.extf %[[A]] : bf16 to f32
+// CHECK-DAG: %[[BW:.+]] = arith.extf %[[B]] : bf16 to f32
+// CHECK: %[[P:.+]] = arith.mulf %[[AW]], %[[BW]] : f32
+// CHECK: arith.addf %[[ACC]], %[[P]] : f32
+func.func @batched_bf16_into_f32(%x: tensor<?x?x64xbf16>, %w: tensor<?x?x64xbf16>, %c: tensor<?x?xf32>) -> tensor<?x?x?xf32> {
+  %y = fuser.matmul %x, %w transpose_b epilogue_inputs(%c : tensor<?x?xf32>) epilogue_maps [affine_map<(b, m, n) -> (b, n)>]
+         : tensor<?x?x64xbf16>, tensor<?x?x64xbf16> -> tensor<?x?x?xf32> {
+  ^bb0(%acc: f32, %ci: f32):
+    %a = arith.addf %acc, %ci : f32
+    fuser.yield %a : f32
+  }
+  return %y : tensor<?x?x?xf32>
+}

@@ -28,18 +28,13 @@ for bs in ${BLOCKS:-256 512 1024}; do
   done
 done
 # The default fusion and configuration, then the pointwise configs'
-# l2_prefetch replaced (0: the field dropped).
-build_l2() { # build_l2 <src> <stem> <bytes>
-  local sub="s/l2_prefetch = 128/l2_prefetch = $3/g"
-  [ "$3" = 0 ] && sub="s/, l2_prefetch = 128//g"
-  "$TOOLS/fuser-opt" "$1" --fuser-fusion-pipeline | sed "$sub" |
-    "$TOOLS/fuser-opt" --fuser-gpu-pipeline -o "$OUT/$2.gpu.mlir"
-  "$TOOLS/fuser-translate" "$OUT/$2.gpu.mlir" --fuser-to-ptx -o "$OUT/$2.ptx"
-  "$TOOLS/fuser-translate" "$OUT/$2.gpu.mlir" --fuser-to-manifest -o "$OUT/$2.manifest.json"
-  rm "$OUT/$2.gpu.mlir"
-  echo "[w1sweep] $2"
-}
+# l2_prefetch set (0: left out, the default).
+source scripts/sweep-common.sh
 for l2 in ${PREFETCH:-0 64 128 256}; do
-  build_l2 "$src" "w1_l2_$l2" "$l2"
-  build_l2 examples/pointwise_chain.mlir "chain_l2_$l2" "$l2"
+  sub="s/max_grid = 1048576>/max_grid = 1048576, l2_prefetch = $l2>/g"
+  [ "$l2" = 0 ] && sub="s/^//"
+  for w in "w1 $src" "chain examples/pointwise_chain.mlir"; do
+    build_config_variant "$TOOLS" "${w#* }" "$OUT" "${w%% *}_l2_$l2" "$sub"
+    echo "[w1sweep] ${w%% *}_l2_$l2"
+  done
 done

@@ -10,13 +10,9 @@ cd "$(dirname "$0")/.."
 TOOLS=${1:-build/bin}
 OUT=.artifacts/redsweep
 rm -rf "$OUT" && mkdir -p "$OUT"
+source scripts/sweep-common.sh
 for p in ${BLOCKS_PER_OUTPUT:-128 256 512 1024}; do
-  stem=reduction_scalar_p$p
-  "$TOOLS/fuser-opt" test/gpu/Inputs/reduction_scalar.mlir --fuser-fusion-pipeline |
-    sed "s/tile = \[1024, 1, 256\]/tile = [1024, 1, $p]/" |
-    "$TOOLS/fuser-opt" --fuser-gpu-pipeline -o "$OUT/$stem.gpu.mlir"
-  "$TOOLS/fuser-translate" "$OUT/$stem.gpu.mlir" --fuser-to-ptx -o "$OUT/$stem.ptx"
-  "$TOOLS/fuser-translate" "$OUT/$stem.gpu.mlir" --fuser-to-manifest -o "$OUT/$stem.manifest.json"
-  rm "$OUT/$stem.gpu.mlir"
-  echo "[redsweep] $stem"
+  build_config_variant "$TOOLS" test/gpu/Inputs/reduction_scalar.mlir "$OUT" \
+    "reduction_scalar_p$p" "s/tile = \[1024, 1, 256\]/tile = [1024, 1, $p]/"
+  echo "[redsweep] reduction_scalar_p$p"
 done

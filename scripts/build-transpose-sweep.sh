@@ -9,13 +9,10 @@ cd "$(dirname "$0")/.."
 TOOLS=${1:-build/bin}
 OUT=.artifacts/transposesweep
 rm -rf "$OUT" && mkdir -p "$OUT"
+source scripts/sweep-common.sh
 for v in ${VARIANTS:-32:256 32:512 32:1024 64:256 64:512 64:1024}; do
-  t=${v%%:*} b=${v#*:} stem=t${v%%:*}_b${v#*:}
-  "$TOOLS/fuser-opt" test/gpu/Inputs/transpose.mlir --fuser-fusion-pipeline |
-    sed "s/block = \[256, 1, 1\], max_grid = 1048576, tile = \[32, 32\]/block = [$b, 1, 1], max_grid = 1048576, tile = [$t, $t]/" |
-    "$TOOLS/fuser-opt" --fuser-gpu-pipeline -o "$OUT/$stem.gpu.mlir"
-  "$TOOLS/fuser-translate" "$OUT/$stem.gpu.mlir" --fuser-to-ptx -o "$OUT/$stem.ptx"
-  "$TOOLS/fuser-translate" "$OUT/$stem.gpu.mlir" --fuser-to-manifest -o "$OUT/$stem.manifest.json"
-  rm "$OUT/$stem.gpu.mlir"
-  echo "[transposesweep] $stem"
+  t=${v%%:*} b=${v#*:}
+  build_config_variant "$TOOLS" test/gpu/Inputs/transpose.mlir "$OUT" "t${t}_b$b" \
+    "s/block = \[256, 1, 1\], max_grid = 1048576, tile = \[64, 64\]/block = [$b, 1, 1], max_grid = 1048576, tile = [$t, $t]/"
+  echo "[transposesweep] t${t}_b$b"
 done

@@ -92,22 +92,13 @@ LogicalResult MmaEmitter::emitWarpSpecialized(const GemmKernelArgs &args) {
     work.tile = tile;
     return work;
   };
-  Value sliceTiles, numPairs; // split K: slices of whole K tiles
-  auto countSlices = [&]() {
-    sliceTiles = arith::CeilDivUIOp::create(b, loc, numK, c64(t.splitK));
-    numPairs = mul(numTiles, c64(t.splitK));
-  };
   if (t.splitK > 1) {
-    // Slices of whole K tiles; a block's k iterations (which pick the
-    // stages and phases) are counted across its pairs, whose lengths
-    // differ at the last slice.
-    if (countOnce)
-      countSlices();
-    openTileLoop = [&]() {
-      if (!countOnce) {
-        countTiles();
-        countSlices();
-      }
+    // Slices of whole K tiles, counted once (countOnce holds for split K);
+    // a block's k iterations (which pick the stages and phases) are
+    // counted across its pairs, whose lengths differ at the last slice.
+    Value sliceTiles = arith::CeilDivUIOp::create(b, loc, numK, c64(t.splitK));
+    Value numPairs = mul(numTiles, c64(t.splitK));
+    openTileLoop = [&, sliceTiles, numPairs]() {
       Value zero = c64(0);
       auto loop =
           scf::ForOp::create(b, loc, bid, numPairs, grid, ValueRange{zero});
@@ -115,10 +106,7 @@ LogicalResult MmaEmitter::emitWarpSpecialized(const GemmKernelArgs &args) {
       Value pair = loop.getInductionVar();
       Value tile = arith::RemUIOp::create(b, loc, pair, numTiles);
       Value slice = arith::DivUIOp::create(b, loc, pair, numTiles);
-      Value mTile = arith::RemUIOp::create(b, loc, tile, mTiles);
-      blockM = mul(mTile, c64(t.bm));
-      Value nTile = arith::DivUIOp::create(b, loc, tile, mTiles);
-      blockN = mul(nTile, c64(t.bn));
+      decodeTile(tile);
       // Slices past K (split_k above the K tiles) store zeros.
       Value kFirst = mul(slice, sliceTiles);
       Value inK = lt(kFirst, numK);

@@ -9,7 +9,7 @@
 // RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL
 
 // CHECK-LABEL: .entry square_matmul(
-// CHECK: setmaxnreg.inc.sync.aligned.u32 232;
+// CHECK: setmaxnreg.inc.sync.aligned.u32 224;
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32
 // CHECK-LABEL: .entry linear_odd_matmul(
 // CHECK: wgmma.mma_async.sync.aligned.m64n96k8.f32.tf32.tf32

@@ -15,7 +15,7 @@
 // RUN: %ptxas -arch=sm_90a -v %t.bmm.ptx -o %t.bmm.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL2
 
 // CHECK-LABEL: .entry bmm_nt_odd_matmul(
-// CHECK: setmaxnreg.inc.sync.aligned.u32 232;
+// CHECK: setmaxnreg.inc.sync.aligned.u32 224;
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32
 // CHECK: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // CHECK-LABEL: .entry bmm_nt_dyn_matmul(

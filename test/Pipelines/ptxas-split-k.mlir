@@ -13,7 +13,7 @@
 // the reduction kernel (22 slices added in f64, rounded once, the
 // epilogue).
 // CHECK: .entry forward_matmul(
-// CHECK: setmaxnreg.inc.sync.aligned.u32 232;
+// CHECK: setmaxnreg.inc.sync.aligned.u32 224;
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32
 // CHECK: st.global.v2.b32
 // CHECK: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes

@@ -70,7 +70,7 @@
 // CHAIN: 0 bytes spill stores, 0 bytes spill loads
 // W2SPLIT-COUNT-1: .entry forward_matmul(
 // W2SPLIT-NOT: .entry
-// W2SPLIT: setmaxnreg.inc.sync.aligned.u32 232
+// W2SPLIT: setmaxnreg.inc.sync.aligned.u32 224
 // W2SPLIT: wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32
 // W2SPLIT: cp.async.bulk.tensor.2d.shared::cluster.global
 // W2DMMA-COUNT-1: .entry forward_matmul(

@@ -175,11 +175,12 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
   if (t.splitInShared() &&
       (t.bn > 128 || (t.copyBytes() / 16) % (kSplitterThreads * 4)))
     return describe(op.emitOpError())
-           << "unsupported: 3xtf32 on wgmma_tma needs BN <= 128 (two "
+           << "unsupported: 3xtf32 on wgmma_tma needs BN <= 128 (three "
               "accumulator sets in registers) and a stage the consumers "
               "split in whole 16-byte chunks";
-  // setmaxnreg's split (232 / 40 registers) is sized for two consumer
-  // warpgroups and a producer: 2 x 128 x 232 + 128 x 40 fit 64K.
+  // setmaxnreg's split (232 / 40 registers, 224 / 56 for 3xtf32) is sized
+  // for two consumer warpgroups and a producer: 2 x 232 + 40 per thread
+  // triple fit 64K.
   if (t.tma() && t.bm != 128)
     return describe(op.emitOpError())
            << "unsupported: wgmma_tma needs BM = 128 (two consumer "

@@ -122,7 +122,8 @@ LogicalResult MmaEmitter::emitWarpSpecialized(const GemmKernelArgs &args) {
                                 /*withElse=*/true);
   b.setInsertionPointToStart(role.elseBlock());
   NVVM::SetMaxRegisterOp::create(
-      b, loc, b.getI32IntegerAttr(kTmaProducerRegs),
+      b, loc, b.getI32IntegerAttr(t.splitInShared() ? kTmaSplitProducerRegs
+                                                : kTmaProducerRegs),
       NVVM::SetMaxRegisterActionAttr::get(
           b.getContext(), NVVM::SetMaxRegisterAction::decrease));
   auto producer = scf::IfOp::create(
@@ -154,7 +155,8 @@ LogicalResult MmaEmitter::emitWarpSpecialized(const GemmKernelArgs &args) {
 
   b.setInsertionPointToStart(role.thenBlock());
   NVVM::SetMaxRegisterOp::create(
-      b, loc, b.getI32IntegerAttr(kTmaConsumerRegs),
+      b, loc, b.getI32IntegerAttr(t.splitInShared() ? kTmaSplitConsumerRegs
+                                                : kTmaConsumerRegs),
       NVVM::SetMaxRegisterActionAttr::get(
           b.getContext(), NVVM::SetMaxRegisterAction::increase));
   int64_t numAcc = t.mTiles() * t.nTiles() * 4;

@@ -18,6 +18,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+
 using namespace mlir;
 using namespace mlir::fuser;
 
@@ -72,7 +73,7 @@ Value mlir::fuser::wgmmaDescriptor(OpBuilder &b, Location loc, Value addr) {
 
 Value mlir::fuser::emitWgmmaSteps(OpBuilder &b, Location loc,
                                   const MmaTiling &t, Value acc, Value aAddr,
-                                  Value bAddr) {
+                                  Value bAddr, bool restart) {
   MLIRContext *ctx = b.getContext();
   auto type = t.elemBytes() == 4 ? NVVM::WGMMATypes::tf32
               : t.elemTy.isBF16() ? NVVM::WGMMATypes::bf16
@@ -86,7 +87,9 @@ Value mlir::fuser::emitWgmmaSteps(OpBuilder &b, Location loc,
         wgmmaDescriptor(b, loc, arith::AddIOp::create(b, loc, aAddr, off)),
         wgmmaDescriptor(b, loc, arith::AddIOp::create(b, loc, bAddr, off)),
         NVVM::MMAShapeAttr::get(ctx, 64, t.bn, t.kStep()), type, type,
-        NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+        NVVM::WGMMATypes::f32,
+        restart && kk == 0 ? NVVM::WGMMAScaleOut::zero
+                           : NVVM::WGMMAScaleOut::one,
         NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
         NVVM::MMALayout::row, NVVM::MMALayout::col,
         /*satfinite=*/nullptr);
@@ -281,6 +284,8 @@ void mlir::fuser::emitTmaSplitter(OpBuilder &b, Location loc,
       b, loc,
       DenseElementsAttr::get(
           i32x4, b.getI32IntegerAttr(static_cast<int32_t>(0xFFFFE000))));
+  Value halfUnit = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(i32x4, b.getI32IntegerAttr(0x1000)));
   auto loop = scf::ForOp::create(b, loc, c64(b, loc, 0), numK, c64(b, loc, 1));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
@@ -317,6 +322,12 @@ void mlir::fuser::emitTmaSplitter(OpBuilder &b, Location loc,
       Value hi = arith::BitcastOp::create(
           b, loc, f32x4, arith::AndIOp::create(b, loc, bits, mask));
       Value lo = arith::SubFOp::create(b, loc, xs[u], hi);
+      // Half a tf32 unit on lo's magnitude: wgmma's truncation then
+      // rounds lo to nearest (the low 13 bits it ignores carry the rest).
+      lo = arith::BitcastOp::create(
+          b, loc, f32x4,
+          arith::AddIOp::create(
+              b, loc, arith::BitcastOp::create(b, loc, i32x4, lo), halfUnit));
       Value dst = sharedByte(
           b, loc, bars.stages,
           arith::AddIOp::create(b, loc, offs[u], c64(b, loc, t.copyBytes())));
@@ -339,12 +350,34 @@ Value mlir::fuser::emitTmaSplitConsumer(OpBuilder &b, Location loc,
                                         Value tid, int64_t numAcc,
                                         Value kBase) {
   const MmaTiling &t = bars.t;
-  Type f32 = b.getF32Type();
   auto structTy = LLVM::LLVMStructType::getLiteral(
-      b.getContext(), SmallVector<Type>(numAcc, f32));
+      b.getContext(), SmallVector<Type>(numAcc, b.getF32Type()));
   Value zero = LLVM::ZeroOp::create(b, loc, structTy);
+  // What a restarting wgmma reads instead of zeros (it ignores them).
+  Value unread = LLVM::UndefOp::create(b, loc, structTy);
   ConsumerThread c = consumerThread(b, loc, bars, tid);
   Value leader = c.leader;
+  // One k tile; a chunk's first restarts both tensor-core sums. The
+  // previous tile's stage is released once one commit group is left in
+  // flight, but a chunk's first tile has none (the promotion released it).
+  auto kTile = [&](Value kt, Value &small, Value &large, bool first) {
+    Value it = arith::AddIOp::create(b, loc, kBase, kt);
+    auto [aAddr, bAddr] =
+        waitForStage(b, loc, bars, c, it, &TmaBarriers::split);
+    auto lo = [&](Value addr) {
+      return arith::AddIOp::create(b, loc, addr, c64(b, loc, t.copyBytes()));
+    };
+    NVVM::WgmmaFenceAlignedOp::create(b, loc);
+    small = emitWgmmaSteps(b, loc, t, first ? unread : small, aAddr,
+                           lo(bAddr), first);
+    small = emitWgmmaSteps(b, loc, t, small, lo(aAddr), bAddr);
+    large = emitWgmmaSteps(b, loc, t, first ? unread : large, aAddr, bAddr,
+                           first);
+    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+    if (!first)
+      releaseStage(b, loc, bars, leader, it, 1);
+  };
   // K tiles per chunk: the promotion interval, or all of them.
   Value chunk = t.promoteTiles()
                     ? c64(b, loc, t.promoteTiles())
@@ -355,44 +388,31 @@ Value mlir::fuser::emitTmaSplitConsumer(OpBuilder &b, Location loc,
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(chunks.getBody());
   Value c0 = chunks.getInductionVar();
+  Value small, large;
+  kTile(c0, small, large, /*first=*/true);
   Value cEnd = arith::MinUIOp::create(
       b, loc, arith::AddIOp::create(b, loc, c0, chunk), numK);
-  auto loop = scf::ForOp::create(b, loc, c0, cEnd, c64(b, loc, 1),
-                                 ValueRange{zero});
+  auto rest = scf::ForOp::create(
+      b, loc, arith::AddIOp::create(b, loc, c0, c64(b, loc, 1)), cEnd,
+      c64(b, loc, 1), ValueRange{small, large});
   {
     OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value kt = loop.getInductionVar();
-    Value it = arith::AddIOp::create(b, loc, kBase, kt);
-    auto [aAddr, bAddr] =
-        waitForStage(b, loc, bars, c, it, &TmaBarriers::split);
-    auto lo = [&](Value addr) {
-      return arith::AddIOp::create(b, loc, addr, c64(b, loc, t.copyBytes()));
-    };
-    NVVM::WgmmaFenceAlignedOp::create(b, loc);
-    // Small terms first.
-    Value acc = loop.getRegionIterArgs()[0];
-    acc = emitWgmmaSteps(b, loc, t, acc, aAddr, lo(bAddr));
-    acc = emitWgmmaSteps(b, loc, t, acc, lo(aAddr), bAddr);
-    acc = emitWgmmaSteps(b, loc, t, acc, aAddr, bAddr);
-    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
-    Value hasPrev =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kt, c0);
-    releaseStage(b, loc, bars, arith::AndIOp::create(b, loc, hasPrev, leader),
-                 it, 1);
-    scf::YieldOp::create(b, loc, acc);
+    b.setInsertionPointToStart(rest.getBody());
+    Value s = rest.getRegionIterArgs()[0], l = rest.getRegionIterArgs()[1];
+    kTile(rest.getInductionVar(), s, l, /*first=*/false);
+    scf::YieldOp::create(b, loc, ValueRange{s, l});
   }
-  // Promotion: the chunk's tensor-core sums into the fp32 registers, in
-  // round-to-nearest adds; the next chunk's wgmmas start from zero.
+  // Promotion: the chunk's tensor-core sums into the fp32 registers.
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
   releaseStage(b, loc, bars, leader, arith::AddIOp::create(b, loc, kBase, cEnd),
                1);
   Value sums = chunks.getRegionIterArgs()[0];
   for (int64_t e = 0; e < numAcc; ++e) {
+    Value part = arith::AddFOp::create(
+        b, loc, LLVM::ExtractValueOp::create(b, loc, rest.getResult(1), e),
+        LLVM::ExtractValueOp::create(b, loc, rest.getResult(0), e));
     Value s = arith::AddFOp::create(
-        b, loc, LLVM::ExtractValueOp::create(b, loc, sums, e),
-        LLVM::ExtractValueOp::create(b, loc, loop.getResult(0), e));
+        b, loc, LLVM::ExtractValueOp::create(b, loc, sums, e), part);
     sums = LLVM::InsertValueOp::create(b, loc, sums, s, e);
   }
   scf::YieldOp::create(b, loc, sums);

@@ -21,12 +21,21 @@ namespace mlir::fuser {
 /// (2 x 128 x 232 + 128 x 40 fits the 64K register file).
 constexpr int64_t kTmaConsumerRegs = 232;
 constexpr int64_t kTmaProducerRegs = 40;
+/// 3xtf32 moves 8 from each consumer to the producer warpgroup, whose
+/// splitter then keeps 4 loads in flight instead of 2 (one 16-byte chunk's
+/// latency each, from shared memory the tensor cores keep busy): W2 3%,
+/// W3 12% faster (H100, 2026-11-24, bench/split_variants.py). The
+/// launch's 168 per thread become 56 + 2 x 224.
+constexpr int64_t kTmaSplitConsumerRegs = 224;
+constexpr int64_t kTmaSplitProducerRegs = 56;
 
 /// BK / kStep wgmma.mma_async of a warpgroup's 64 x BN tile on `acc` (an
 /// LLVM struct of f32), A and B at the shared addresses (i64) of their
 /// 128-byte-swizzled K-major stage regions (also the cp.async wgmma loop's).
+/// `restart`: the first step ignores `acc` (scale-d 0) and starts new sums.
 Value emitWgmmaSteps(OpBuilder &b, Location loc, const MmaTiling &t,
-                     Value acc, Value aAddr, Value bAddr);
+                     Value acc, Value aAddr, Value bAddr,
+                     bool restart = false);
 
 /// A wgmma shared-memory matrix descriptor of a K-major operand in 128-byte
 /// swizzle mode at shared address `addr` (i64).
@@ -72,18 +81,21 @@ Value emitTmaConsumer(OpBuilder &b, Location loc, const TmaBarriers &bars,
 /// tile's k tiles. For each, wait until its copies landed, write
 /// lo = x - tf32(x) beside each copied x, with tf32(x) what wgmma reads of
 /// x (x with its low 13 mantissa bits cleared), so x = tf32(x) + lo
-/// exactly, and arrive on split[s]. The splitter's speed bounds the
-/// kernel's: rounding lo (or hi) to nearest tf32 before wgmma truncates
-/// it, which unbiases the split's error, measured 1.2x-1.3x W2's time
-/// (bench/results/H100-2026-11-23-split-tf32.md).
+/// exactly, and arrive on split[s]. lo is stored with half a tf32 unit
+/// added to its magnitude (an integer add), so that wgmma's truncation
+/// rounds it to nearest: truncated, the lo parts' error is biased.
 /// `sid` is the thread's index among the kSplitterThreads.
 void emitTmaSplitter(OpBuilder &b, Location loc, const TmaBarriers &bars,
                      Value numK, Value sid, Value kBase);
 
 /// emitTmaConsumer for 3xtf32: per k tile, wait for split[s], then three
-/// wgmma products (A·B_lo, A_lo·B, A·B; wgmma reads A and B as their tf32
-/// truncations); every promoteTiles() k tiles, the tensor-core sums are
-/// added into fp32 registers and restarted. Returns those sums.
+/// wgmma products (wgmma reads A and B as their tf32 truncations): the
+/// small terms A·B_lo + A_lo·B into one set of tensor-core sums, the large
+/// term A·B into another, so that the large sums' truncating adds are one
+/// per k step, not three. Every promoteTiles() k tiles both are added into
+/// fp32 registers (round-to-nearest adds) and restarted (scale-d 0 on the
+/// chunk's first wgmmas: no registers to zero between them). Returns those
+/// sums.
 Value emitTmaSplitConsumer(OpBuilder &b, Location loc, const TmaBarriers &bars,
                            Value numK, Value tid, int64_t numAcc, Value kBase);
 

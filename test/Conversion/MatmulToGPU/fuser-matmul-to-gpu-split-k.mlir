@@ -25,7 +25,7 @@
 // Slices of ceil(K tiles / 4); the consumers' loop over (tile, slice)
 // pairs carries the block's k iterations so far.
 // CHECK: %[[SLICE_TILES:.+]] = arith.ceildivui %{{.+}}, %c4_i64{{[_0-9]*}} : i64
-// CHECK: nvvm.setmaxregister increase 232
+// CHECK: nvvm.setmaxregister increase 224
 // CHECK: scf.for %[[PAIR:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[KDONE:.+]] = %c0_i64{{[_0-9]*}}) -> (i64)
 // CHECK: %[[SLICE:.+]] = arith.divui %[[PAIR]], %{{.+}} : i64
 // CHECK: %[[KFIRST:.+]] = arith.muli %[[SLICE]], %[[SLICE_TILES]] : i64
@@ -43,7 +43,7 @@
 // CHECK: %[[NEXT:.+]] = arith.addi %[[KDONE]], %[[COUNT]] : i64
 // CHECK: scf.yield %[[NEXT]] : i64
 // The producer copies K tile kFirst + kt.
-// CHECK: nvvm.setmaxregister decrease 40
+// CHECK: nvvm.setmaxregister decrease 56
 // CHECK: scf.for %[[PPAIR:.+]] = %{{.+}} iter_args(%{{.+}} = %c0_i64{{[_0-9]*}}) -> (i64)
 // CHECK: %[[PSLICE:.+]] = arith.divui %[[PPAIR]], %{{.+}} : i64
 // CHECK: %[[PFIRST:.+]] = arith.muli %[[PSLICE]], %[[SLICE_TILES]] : i64

@@ -18,9 +18,20 @@
 // CHECK: nvvm.mbarrier.init %{{.+}}, %c8_i32{{[_0-9]*}}
 // CHECK: nvvm.mbarrier.init %{{.+}}, %c64_i32{{[_0-9]*}}
 // Consumers: chunks of promote_every / BK = 2 k tiles; each k tile waits
-// for its split barrier, then 3 x BK / 8 = 12 wgmmas: A·B_lo, A_lo·B, A·B.
-// CHECK: nvvm.setmaxregister increase 232
+// for its split barrier, then 3 x BK / 8 = 12 wgmmas: the small terms
+// A·B_lo, A_lo·B into one set of tensor-core sums, A·B into another. A
+// chunk's first k tile restarts both (scale-d zero), the others add to them.
+// CHECK: nvvm.setmaxregister increase 224
 // CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %c2_i64
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: nvvm.wgmma.mma_async {{.+}}, <m = 64, n = 128, k = 8>, D[<f32>, <zero>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
+// CHECK-COUNT-7: nvvm.wgmma.mma_async {{.+}}, <m = 64, n = 128, k = 8>, D[<f32>, <one>]
+// CHECK: nvvm.wgmma.mma_async {{.+}}, <m = 64, n = 128, k = 8>, D[<f32>, <zero>]
+// CHECK-COUNT-3: nvvm.wgmma.mma_async {{.+}}, <m = 64, n = 128, k = 8>, D[<f32>, <one>]
+// CHECK-NOT: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK: scf.for
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: nvvm.wgmma.fence.aligned
@@ -28,28 +39,31 @@
 // CHECK-NOT: nvvm.wgmma.mma_async
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: nvvm.mbarrier.arrive
 // CHECK: scf.yield
-// Promotion: wait for the chunk's wgmmas, release its last stage, add the
-// 64 tensor-core sums into the fp32 registers.
+// Promotion: wait for the chunk's wgmmas, release its last stage, add each
+// large sum and its small sum, then that into the fp32 registers.
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: nvvm.mbarrier.arrive
-// CHECK-COUNT-64: arith.addf %{{.+}}, %{{.+}} : f32
+// CHECK-COUNT-128: arith.addf %{{.+}}, %{{.+}} : f32
 // CHECK: scf.yield
 // The epilogue holds the bias (row vectors in registers: no lazy loads).
 // CHECK: arith.addf %{{.+}}, %{{.+}} : vector<2xf32>
 // The producer: one thread's TMA copies expect the 32768 copied bytes.
-// CHECK: nvvm.setmaxregister decrease 40
+// CHECK: nvvm.setmaxregister decrease 56
 // CHECK: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c32768_i32
 // CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // The splitter (producer warps 1 and 2): lo = x - (x with its low 13
-// mantissa bits cleared), written 32768 bytes past x, four 16-byte chunks
-// at a time; then the async-proxy fence and the split arrival.
+// mantissa bits cleared), plus half a tf32 unit (0x1000) on its bits so that
+// wgmma's truncation rounds it, written 32768 bytes past x, four 16-byte
+// chunks at a time; then the async-proxy fence and the split arrival.
 // CHECK: arith.cmpi ult, %{{.+}}, %c64_i64
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: scf.for
 // CHECK-COUNT-4: llvm.load %{{.+}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
 // CHECK: arith.andi %{{.+}}, %{{.+}} : vector<4xi32>
 // CHECK: arith.subf %{{.+}}, %{{.+}} : vector<4xf32>
+// CHECK: arith.addi %{{.+}}, %{{.+}} : vector<4xi32>
 // CHECK: %c32768_i64
 // CHECK: llvm.store %{{.+}}, %{{.+}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
@@ -116,7 +130,7 @@ func.func @promote_not_multiple_of_bk(%a: tensor<?x64xf32>, %b: tensor<256x64xf3
 
 // Two accumulator sets of 64 x 256 would not fit the consumers' registers.
 func.func @split_too_wide(%a: tensor<?x64xf32>, %b: tensor<256x64xf32>) -> tensor<?x256xf32> {
-  // expected-error @+1 {{wgmma_tma tile [128, 256, 32, 16, 256, 3] unsupported: 3xtf32 on wgmma_tma needs BN <= 128 (two accumulator sets in registers)}}
+  // expected-error @+1 {{wgmma_tma tile [128, 256, 32, 16, 256, 3] unsupported: 3xtf32 on wgmma_tma needs BN <= 128 (three accumulator sets in registers)}}
   %y = fuser.matmul %a, %b transpose_b epilogue_maps []
          {config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], tile = [128, 256, 32, 16, 256, 3], max_grid = 132, min_blocks_per_sm = 1, precision = "3xtf32", promote_every = 64>}
          : tensor<?x64xf32>, tensor<256x64xf32> -> tensor<?x256xf32> {

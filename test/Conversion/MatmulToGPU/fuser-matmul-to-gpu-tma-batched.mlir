@@ -32,7 +32,7 @@
 // Consumers: the tiles of every batch, counted after setmaxnreg; the batch
 // and the tile's place in it decoded again after the main loop, for the
 // epilogue's C and per-batch input of batch z.
-// CHECK: nvvm.setmaxregister increase 232
+// CHECK: nvvm.setmaxregister increase 224
 // CHECK: %[[ALL:.+]] = arith.muli %[[PER]], %[[NB]] : i64
 // CHECK: scf.for %[[T:.+]] = %{{.+}} to %[[ALL]] step
 // CHECK: nvvm.wgmma.mma_async
@@ -47,7 +47,7 @@
 // CHECK: llvm.store
 // The producer: batch z's rows of the stacked views start at z * M + m0
 // (A) and z * N + n0 (B).
-// CHECK: nvvm.setmaxregister decrease 40
+// CHECK: nvvm.setmaxregister decrease 56
 // CHECK: %[[ALLP:.+]] = arith.muli %[[PER]], %[[NB]] : i64
 // CHECK: scf.for %[[TP:.+]] = %{{.+}} to %[[ALLP]] step
 // CHECK: %[[ZP:.+]] = arith.divui %[[TP]], %[[PER]] : i64

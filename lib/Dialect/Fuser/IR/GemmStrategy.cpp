@@ -116,20 +116,21 @@ constexpr int64_t kWgmmaTmaTf32Tile[] = {128, 256, 32, 16, 256, 4};
 constexpr int64_t kWgmmaTmaHalfTile[] = {128, 256, 64, 16, 256, 4};
 /// 3xtf32 (fp32-accurate): three tf32 products per step, A·B + A·B_lo +
 /// A_lo·B, where wgmma reads A and B as their tf32 truncations and lo =
-/// x - tf32(x) is made in shared memory beside each stage by two warps of
-/// the producer warpgroup (the splitter). Two accumulator sets (the tensor
-/// cores' and the promoted fp32 sums) must fit the consumers' 232
-/// registers: 64 x 128 per warpgroup. Stages of 32 KiB copied + 32 KiB of
-/// lo parts, 3 of them.
+/// x - tf32(x), rounded to nearest tf32, is made in shared memory beside
+/// each stage by two warps of the producer warpgroup (the splitter). Three
+/// accumulator sets (the tensor cores' sums of the small terms and of A·B,
+/// and the promoted fp32 sums) must fit the consumers' 224 registers:
+/// 64 x 128 per warpgroup. Stages of 32 KiB copied + 32 KiB of lo parts, 3
+/// of them.
 constexpr int64_t kWgmmaTma3xTf32Tile[] = {128, 128, 32, 16, 128, 3};
 /// The tensor cores' fp32 sums truncate; promoting them into fp32
-/// registers bounds that loss. Measured on an H100 (2026-11-23,
-/// bench/results/H100-2026-11-23-split-tf32.md), max |GEMM - float64| over
-/// cuBLAS SGEMM's on the same inputs (x in [-1, 1), N = 256) at K = 200 /
-/// 1000 / 8192: every 32 K 0.73 / 1.38 / 1.28, every 64 1.18 / 1.88 / 1.05,
-/// every 256 3.5 / 6.6 / 2.5, never 77 (K = 8192); W2 within 1% at 32 to
-/// 256, W3 4% slower at 32. On W2 and W3 with the users' inputs the
-/// result errs about half as much as eager PyTorch.
+/// registers bounds that loss. Measured on an H100, max |GEMM - float64|
+/// over cuBLAS SGEMM's on the same inputs (x in [-1, 1), N = 256) at K =
+/// 200 / 1000 / 8192 (bench/split_variants.py, 2026-11-24): every 64 K
+/// 0.52 / 0.91 / 0.71, every 128 0.67 / 1.20 / 0.85; with one set of
+/// tensor-core sums and truncated lo parts (before), every 32 K 0.73 /
+/// 1.38 / 1.28, every 64 1.18 / 1.88 / 1.05, never 77 (K = 8192;
+/// bench/results/H100-2026-11-23-split-tf32.md).
 constexpr int64_t kWgmmaTmaPromoteEvery = 64;
 constexpr StringLiteral kWgmmaTmaPrecisions[] = {"tf32", "3xtf32", "bf16",
                                                  "f16"};

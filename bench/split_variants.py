@@ -4,9 +4,9 @@ cuBLAS SGEMM and W2/W3 speed, to choose a split and promotion interval.
 Each variant is a directory of artifacts (default .artifacts/var/v*), with
 split_linear_k<K>_pe<P> (the bare GEMM x * W^T, N = 256, dynamic M) and
 w2_pe<P>, w3_pe<P> (the seed examples) for each promotion interval P.
-Accuracy: max |GEMM - float64| over 5 fresh inputs (x uniform in [-1, 1),
-nn.Linear's weights) at M = 1000 (not a tile multiple), beside cuBLAS
-SGEMM's (TF32 off) on the same inputs. Speed: all variants' W2 and W3 in
+Accuracy: max |GEMM - float64| over --trials fresh inputs (x uniform in
+[-1, 1), nn.Linear's weights) at M = 1000 and 1027 (not tile multiples),
+beside cuBLAS SGEMM's (TF32 off) on the same inputs. Speed: all variants' W2 and W3 in
 interleaved rounds (bench.time_interleaved), L2 flushed before each call.
 Usage: python3 bench/split_variants.py [DIR ...] [--out DIR]
 """
@@ -34,13 +34,14 @@ def intervals(d):
     return sorted({int(p.stem.rsplit("_pe", 1)[1]) for p in d.glob("w2_pe*.ptx")})
 
 
-def accuracy_rows(dirs, gen):
+def accuracy_rows(dirs, gen, trials):
     rows = ["| K | variant | promote every | fuser max err | SGEMM max err | fuser / SGEMM |",
             "|---|---|---|---|---|---|"]
     for k in (200, 1000, 8192):
         inputs = []
-        for _ in range(5):
-            x = torch.rand(1000, k, device="cuda", generator=gen) * 2 - 1
+        for t in range(trials):
+            m = 1000 + 27 * (t % 2)
+            x = torch.rand(m, k, device="cuda", generator=gen) * 2 - 1
             bound = 1 / math.sqrt(k)
             w = (torch.rand(256, k, device="cuda", generator=gen) * 2 - 1) * bound
             inputs.append((x, w, x.double() @ w.double().T))
@@ -50,7 +51,7 @@ def accuracy_rows(dirs, gen):
                 mod = load(d / f"split_linear_k{k}_pe{pe}")
                 err = 0.0
                 for x, w, ref in inputs:
-                    out = torch.full((1000, 256), float("nan"), device="cuda")
+                    out = torch.full((x.shape[0], 256), float("nan"), device="cuda")
                     mod.forward(x, w, out=out)
                     err = max(err, float((out.double() - ref).abs().max()))
                 rows.append(f"| {k} | {d.name} | {pe} | {err:.2e} | {sgemm:.2e} | "
@@ -93,13 +94,14 @@ def main():
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--trials", type=int, default=5)
     args = ap.parse_args()
     dirs = args.dirs or sorted((bench.ARTIFACTS / "var").glob("v*"))
     if not dirs:
         sys.exit("no variant directories: build them first")
     torch.backends.cuda.matmul.allow_tf32 = False
     gen = torch.Generator(device="cuda").manual_seed(0)
-    text = "\n".join(accuracy_rows(dirs, gen) + [""] +
+    text = "\n".join(accuracy_rows(dirs, gen, args.trials) + [""] +
                      speed_rows(dirs, args.iters, args.rounds)) + "\n"
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)

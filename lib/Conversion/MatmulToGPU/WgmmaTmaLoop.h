@@ -23,8 +23,8 @@ constexpr int64_t kTmaConsumerRegs = 232;
 constexpr int64_t kTmaProducerRegs = 40;
 /// 3xtf32 moves 8 from each consumer to the producer warpgroup, whose
 /// splitter then keeps 4 loads in flight instead of 2 (one 16-byte chunk's
-/// latency each, from shared memory the tensor cores keep busy): W2 3%,
-/// W3 12% faster (H100, 2026-11-24, bench/split_variants.py). The
+/// latency each, from shared memory the tensor cores keep busy): W2 1%,
+/// W3 10% faster (H100, 2026-11-24, bench/split_variants.py). The
 /// launch's 168 per thread become 56 + 2 x 224.
 constexpr int64_t kTmaSplitConsumerRegs = 224;
 constexpr int64_t kTmaSplitProducerRegs = 56;

@@ -1,9 +1,9 @@
 // REQUIRES: ptxas
 // Bare x * W^T on 3xtf32 wgmma_tma assembles for sm_90a with no spills: its
-// loop counts are computed after setmaxnreg in each role (counted once
-// before it, ptxas spilled 8 bytes of them). The 1000 x 3000 x 1000 product
-// takes the 128 x 96 wave tile. A biased product counts once (faster) and
-// assembles without spills here too.
+// loop counts are read after setmaxnreg in each role, constants for static
+// sizes, else the host's parameters (counted once before setmaxnreg, ptxas
+// spilled 8 bytes of them). The 1000 x 3000 x 1000 product takes the
+// 128 x 96 wave tile. A biased product assembles without spills too.
 // RUN: fuser-opt %s --fuser-gpu-pipeline | fuser-translate --fuser-to-ptx -o %t.ptx
 // RUN: FileCheck %s < %t.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL

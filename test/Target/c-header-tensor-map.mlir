@@ -13,10 +13,11 @@
 // CHECK:       #if CUDA_VERSION < 12000
 // CHECK-NEXT:  #error "the kernels take TMA tensor maps (cuTensorMapEncodeTiled), which need CUDA 12.0 or newer"
 // CHECK-NEXT:  #endif
-// The kernel's last two parameters are the 128-byte maps, by value.
-// CHECK:       "\t.param .u64 forward_matmul_param_9,\n"
-// CHECK-NEXT:  "\t.param .align 64 .b8 forward_matmul_param_10[128],\n"
-// CHECK-NEXT:  "\t.param .align 64 .b8 forward_matmul_param_11[128]\n"
+// The kernel's last two parameters are the 128-byte maps, by value, after
+// the tile counts.
+// CHECK:       "\t.param .u64 forward_matmul_param_13,\n"
+// CHECK-NEXT:  "\t.param .align 64 .b8 forward_matmul_param_14[128],\n"
+// CHECK-NEXT:  "\t.param .align 64 .b8 forward_matmul_param_15[128]\n"
 // CHECK-NEXT:  ")\n"
 // CHECK-NEXT:  ".maxntid 384, 1, 1\n"
 // CHECK-NEXT:  ".minnctapersm 1\n"
@@ -27,44 +28,49 @@
 // (K = 200 is static: its 400-byte pitch needs no runtime check).
 // CHECK:       /* arg0: non-null, 16-byte aligned when non-empty. */
 // CHECK-NEXT:  if ((arg0_dim0 * 200) > 0 && (buf0 == 0 || buf0 % 16 != 0))
-// CHECK:       /* launch 0 arg 10: TMA needs the view of buf0
+// CHECK:       /* launch 0 arg 14: TMA needs the view of buf0
 // CHECK:         (arg0_dim0 < 1 || arg0_dim0 > 0xffffffff))
 // CHECK-NEXT:    return CUDA_ERROR_INVALID_VALUE;
-// CHECK:       /* launch 0 arg 11: TMA needs the view of buf1
+// CHECK:       /* launch 0 arg 15: TMA needs the view of buf1
 // CHECK:         (arg1_dim0 < 1 || arg1_dim0 > 0xffffffff))
 // CHECK-NEXT:    return CUDA_ERROR_INVALID_VALUE;
 // CHECK:       { /* launch 0: forward_matmul */
+// The tile counts: K tiles (static K), M tiles, tiles per batch, tiles.
+// CHECK:         int64_t p10 = 4;
+// CHECK-NEXT:    int64_t p11 = ((arg0_dim0 + 128 - 1) / 128);
+// CHECK-NEXT:    int64_t p12 = (((arg0_dim0 + 128 - 1) / 128) * ((arg1_dim0 + 256 - 1) / 256));
+// CHECK-NEXT:    int64_t p13 = (((arg0_dim0 + 128 - 1) / 128) * ((arg1_dim0 + 256 - 1) / 256));
 // The map of x: [128, 64] boxes of the M x 200 bf16 matrix, innermost
 // dimension first, 400-byte rows, 128-byte swizzle, zeros out of bounds.
-// CHECK:         unsigned char p10_bytes[sizeof(CUtensorMap) + 64];
-// CHECK-NEXT:    CUtensorMap *p10 = (CUtensorMap *)(void *)(p10_bytes +
-// CHECK-NEXT:        (64 - (uintptr_t)p10_bytes % 64) % 64);
+// CHECK:         unsigned char p14_bytes[sizeof(CUtensorMap) + 64];
+// CHECK-NEXT:    CUtensorMap *p14 = (CUtensorMap *)(void *)(p14_bytes +
+// CHECK-NEXT:        (64 - (uintptr_t)p14_bytes % 64) % 64);
 // CHECK-NEXT:    /* The TMA view [arg0_dim0, 200] of buf0, innermost dimension first. */
-// CHECK-NEXT:    cuuint64_t p10_dim[2];
-// CHECK-NEXT:    cuuint64_t p10_pitch[1];
-// CHECK-NEXT:    cuuint32_t p10_box[2] = {64, 128};
-// CHECK-NEXT:    cuuint32_t p10_step[2] = {1, 1};
-// CHECK-NEXT:    p10_dim[0] = (cuuint64_t)200;
-// CHECK-NEXT:    p10_dim[1] = (cuuint64_t)arg0_dim0;
-// CHECK-NEXT:    p10_pitch[0] = (cuuint64_t)200 * 2;
+// CHECK-NEXT:    cuuint64_t p14_dim[2];
+// CHECK-NEXT:    cuuint64_t p14_pitch[1];
+// CHECK-NEXT:    cuuint32_t p14_box[2] = {64, 128};
+// CHECK-NEXT:    cuuint32_t p14_step[2] = {1, 1};
+// CHECK-NEXT:    p14_dim[0] = (cuuint64_t)200;
+// CHECK-NEXT:    p14_dim[1] = (cuuint64_t)arg0_dim0;
+// CHECK-NEXT:    p14_pitch[0] = (cuuint64_t)200 * 2;
 // CHECK:         err = cuTensorMapEncodeTiled(
-// CHECK-NEXT:        p10, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, (void *)(uintptr_t)buf0,
-// CHECK-NEXT:        p10_dim, p10_pitch, p10_box, p10_step, CU_TENSOR_MAP_INTERLEAVE_NONE,
+// CHECK-NEXT:        p14, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, (void *)(uintptr_t)buf0,
+// CHECK-NEXT:        p14_dim, p14_pitch, p14_box, p14_step, CU_TENSOR_MAP_INTERLEAVE_NONE,
 // CHECK-NEXT:        CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
 // CHECK-NEXT:        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
 // CHECK-NEXT:    if (err != CUDA_SUCCESS)
 // CHECK-NEXT:      break;
 // The map of W: [256, 64] boxes of the N x 200 matrix.
-// CHECK:         cuuint32_t p11_box[2] = {64, 256};
-// CHECK:         p11_dim[0] = (cuuint64_t)200;
-// CHECK-NEXT:    p11_dim[1] = (cuuint64_t)arg1_dim0;
-// CHECK-NEXT:    p11_pitch[0] = (cuuint64_t)200 * 2;
+// CHECK:         cuuint32_t p15_box[2] = {64, 256};
+// CHECK:         p15_dim[0] = (cuuint64_t)200;
+// CHECK-NEXT:    p15_dim[1] = (cuuint64_t)arg1_dim0;
+// CHECK-NEXT:    p15_pitch[0] = (cuuint64_t)200 * 2;
 // CHECK:         err = cuTensorMapEncodeTiled(
-// CHECK-NEXT:        p11, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, (void *)(uintptr_t)buf1,
-// CHECK-NEXT:        p11_dim, p11_pitch, p11_box, p11_step, CU_TENSOR_MAP_INTERLEAVE_NONE,
+// CHECK-NEXT:        p15, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, (void *)(uintptr_t)buf1,
+// CHECK-NEXT:        p15_dim, p15_pitch, p15_box, p15_step, CU_TENSOR_MAP_INTERLEAVE_NONE,
 // CHECK-NEXT:        CU_TENSOR_MAP_SWIZZLE_128B,
 // The maps are passed as the parameters' storage itself (no &).
-// CHECK:         void *params[] = {&buf0, &buf1, &buf2, &buf3, &buf4, &buf5, &buf6, &p7, &p8, &p9, p10, p11};
+// CHECK:         void *params[] = {&buf0, &buf1, &buf2, &buf3, &buf4, &buf5, &buf6, &p7, &p8, &p9, &p10, &p11, &p12, &p13, p14, p15};
 // CHECK:         cuFuncSetAttribute(
 // CHECK-NEXT:        fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 197696);
 // CHECK:         err = cuLaunchKernel(fn, {{.+}},

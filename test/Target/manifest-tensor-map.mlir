@@ -22,8 +22,9 @@
 // NT-NEXT:   "name": "arg1",
 // NT:      "launches": [
 // NT:        "args": [
-// A, B, four epilogue inputs and C by pointer, then M, N, K, then the two
-// maps: [128, 64] boxes of x (M x 200) and [256, 64] boxes of W (N x 200).
+// A, B, four epilogue inputs and C by pointer, then M, N, K, the tile
+// counts (K tiles, M tiles, tiles per batch, tiles), then the two maps:
+// [128, 64] boxes of x (M x 200) and [256, 64] boxes of W (N x 200).
 // NT-COUNT-7: "kind": "ptr"
 // NT:          "kind": "i64",
 // NT-NEXT:     "value": "dim(0,0)"
@@ -31,6 +32,22 @@
 // NT-NEXT:     "value": "dim(1,0)"
 // NT:          "kind": "i64",
 // NT-NEXT:     "value": 200
+// NT-NEXT:   },
+// NT-NEXT:   {
+// NT-NEXT:     "kind": "i64",
+// NT-NEXT:     "value": 4
+// NT-NEXT:   },
+// NT-NEXT:   {
+// NT-NEXT:     "kind": "i64",
+// NT-NEXT:     "value": "ceildiv(dim(0,0),128)"
+// NT-NEXT:   },
+// NT-NEXT:   {
+// NT-NEXT:     "kind": "i64",
+// NT-NEXT:     "value": "mul(ceildiv(dim(0,0),128),ceildiv(dim(1,0),256))"
+// NT-NEXT:   },
+// NT-NEXT:   {
+// NT-NEXT:     "kind": "i64",
+// NT-NEXT:     "value": "mul(ceildiv(dim(0,0),128),ceildiv(dim(1,0),256))"
 // NT-NEXT:   },
 // NT-NEXT:   {
 // NT-NEXT:     "box": [

@@ -35,7 +35,11 @@ def test_matvec_linear(m, k, generator):
     # cuBLAS's product with the same epilogue in fp32, as the kernel has it.
     cublas = float(((x @ w.T + b) * s[:, None]).double().sub(ref).abs().max())
     print(f"[gpu tests] matvec {m}x1x{k}: cuBLAS SGEMM max abs error {cublas:.3e}")
-    assert ours <= max(cublas, 1e-7), (ours, cublas)
+    # Below the two fp32 roundings of the epilogue (add, multiply) on the
+    # largest result both are a coin flip: at small K neither has any
+    # other error.
+    floor = 2 * 2.0**-24 * float(ref.abs().max())
+    assert ours <= max(cublas, floor), (ours, cublas, floor)
 
 
 @pytest.mark.parametrize("m,k", SHAPES)

@@ -78,7 +78,10 @@ def ConvertMatmulToGPUPass : Pass<"fuser-matmul-to-gpu", "mlir::ModuleOp"> {
     `wgmma_tma` (the tensor-core ones need each group to be a power of two
     of whole 8-column pieces of a warp's columns). B is K x N or, with
     `transpose_b`, N x K (nn.Linear's x * W^T). The kernel parameters are
-    (A, B, epilogue inputs..., C, M, N, K[, tensor map of A, of B]).
+    (A, B, epilogue inputs..., C, M, N, K), and for `wgmma_tma` then
+    ([batch,] K tiles, M tiles, tiles per batch, tiles, tensor map of A, of
+    B): the host counts the tiles, so they cost the kernel no registers.
+    Static sizes are constants inside the kernels.
 
     - strategy `ffma` (precision `fp32`, f32 operands): register-tiled fp32
       FMA on CUDA cores (FfmaGemmKernel.cpp). `tile = [BM, BN, BK, TM, TN]`:

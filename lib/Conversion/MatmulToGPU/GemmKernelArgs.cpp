@@ -26,6 +26,7 @@ SmallVector<Type> mlir::fuser::gemmKernelParamTypes(MatmulOp op,
     auto mapTy = LLVM::LLVMPointerType::get(ctx);
     if (op.isBatched())
       params.push_back(i64);
+    params.append({i64, i64, i64, i64}); // the tile counts
     params.append({mapTy, mapTy});
   }
   return params;
@@ -90,11 +91,26 @@ GemmKernelArgs GemmKernelArgs::of(MatmulOp op, gpu::GPUFuncOp kernel,
   args.m = entry.getArgument(i++);
   args.n = entry.getArgument(i++);
   args.k = entry.getArgument(i++);
+  // Static sizes as constants: index math, bounds checks and loop counts
+  // fold (the parameters still carry them, for one ABI).
+  auto lhsTy = cast<RankedTensorType>(op.getLhs().getType());
+  auto rhsTy = cast<RankedTensorType>(op.getRhs().getType());
+  auto fold = [&](Value &size, RankedTensorType ty, int64_t d) {
+    if (!ty.isDynamicDim(d))
+      size = constI64(b, op.getLoc(), ty.getDimSize(d));
+  };
+  fold(args.m, lhsTy, op.getLhsMDim());
+  fold(args.n, rhsTy, op.getRhsNDim());
+  fold(args.k, lhsTy, op.getLhsKDim());
   // gemmKernelParamTypes' withMaps (the entry block's further arguments
   // are workgroup buffers).
   if (kernel.getFunctionType().getNumInputs() > i) {
     if (op.isBatched())
       args.batch = entry.getArgument(i++);
+    args.kTiles = entry.getArgument(i++);
+    args.mTiles = entry.getArgument(i++);
+    args.batchTiles = entry.getArgument(i++);
+    args.tiles = entry.getArgument(i++);
     args.mapA = entry.getArgument(i);
     args.mapB = entry.getArgument(i + 1);
   }

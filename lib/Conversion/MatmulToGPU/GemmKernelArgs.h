@@ -3,14 +3,17 @@
 // The kernel ABI of a fuser.matmul group, in one place for the host launch
 // (MatmulToGPU.cpp) and the kernel builders (FFMA, mma.sync, wgmma):
 //   (A ptr, B ptr, epilogue inputs (ptr or scalar)..., C ptr, M, N, K
-//    [, batch (batched wgmma_tma), tensor map of A, tensor map of B])
+//    [, batch (batched wgmma_tma), K tiles, M tiles, tiles per batch,
+//     tiles, tensor map of A, tensor map of B])
 // The tensor maps (wgmma_tma) are !llvm.ptr parameters, passed by value
 // once -fuser-lower-tensor-map-params has run. A batched matmul launches
 // the M tiles of every batch along grid x (batch-major: x = batch * M tiles
 // + M tile; grid z would stop at 65535 batches) on the same parameters;
 // batched wgmma_tma's blocks loop over (batch, tile) pairs instead, so it
 // takes the batch count, and its tensor maps view each operand as its
-// batches' rows stacked.
+// batches' rows stacked. wgmma_tma's tile counts are counted by the host:
+// parameters cost its blocks no registers (counted in the kernel, ptxas
+// kept them through the main loop, or spilled them across setmaxnreg).
 // Split K's GEMM kernel (split_k > 1) takes no epilogue inputs, and C is
 // its [split_k, M, N] fp32 intermediate of partial sums (SplitKReduce.h
 // applies the epilogue).
@@ -37,6 +40,9 @@ struct GemmKernelArgs {
   SmallVector<Value> epilogue;
   /// Null without tensor maps.
   Value mapA, mapB;
+  /// wgmma_tma's tile counts (i64): K tiles, M tiles, M x N tiles per
+  /// batch, and in all; null without tensor maps.
+  Value kTiles, mTiles, batchTiles, tiles;
   /// The batch count (i64) of batched wgmma_tma; null otherwise.
   Value batch;
   /// A batched matmul's first row of the block's tile (i64); null for a 2-D

@@ -284,6 +284,10 @@ private:
     args.push_back(hostPointerToMemRef(b, loc, partials ? partials : out));
     for (Value size : {m, n, k})
       args.push_back(arith::IndexCastUIOp::create(b, loc, i64, size));
+    auto ceilDiv = [&](Value x, int64_t y) -> Value {
+      return arith::CeilDivUIOp::create(
+          b, loc, x, arith::ConstantIndexOp::create(b, loc, y));
+    };
     if (tma) { // [BM, BK] boxes of A, [BN, BK] of B, 128-byte swizzled
       // Batched: the batch count, and each operand viewed as its batches'
       // rows stacked (B * M or B * N rows of K). A tile's rows past M (or
@@ -291,9 +295,18 @@ private:
       // does not store; past the last batch TMA reads zeros. (2-D maps of
       // a view keep the runtime's rank-2 encoding; 3-D maps would gain
       // nothing but the clipped rows.)
+      Value mTiles = ceilDiv(m, kp->mma->bm);
+      Value batchTiles =
+          arith::MulIOp::create(b, loc, mTiles, ceilDiv(n, kp->mma->bn));
+      Value tiles = batchTiles;
       if (op.isBatched())
-        args.push_back(
-            arith::IndexCastUIOp::create(b, loc, i64, resultDims.front()));
+        tiles = arith::MulIOp::create(b, loc, tiles, resultDims.front());
+      SmallVector<Value> counts{ceilDiv(k, kp->mma->bk), mTiles, batchTiles,
+                                tiles};
+      if (op.isBatched())
+        counts.insert(counts.begin(), resultDims.front());
+      for (Value count : counts)
+        args.push_back(arith::IndexCastUIOp::create(b, loc, i64, count));
       auto map = [&](Value t, int64_t boxRows) -> Value {
         Value buffer = hostBufferOfTensor(b, loc, t);
         if (op.isBatched())
@@ -309,10 +322,6 @@ private:
     }
 
     // M tiles along x: the blocks that share a B panel run back to back.
-    auto ceilDiv = [&](Value x, int64_t y) -> Value {
-      return arith::CeilDivUIOp::create(
-          b, loc, x, arith::ConstantIndexOp::create(b, loc, y));
-    };
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
     Value threads = arith::ConstantIndexOp::create(b, loc, numThreads);
     Value gridX = ceilDiv(m, tileM), gridY = ceilDiv(n, tileN);

@@ -102,7 +102,11 @@ LogicalResult MmaEmitter::emitEpilogue(ValueRange acc) {
   // after the normalization rather than held across it, or beside a
   // batch's offset pointers (batched wgmma_tma).
   Block *norm = op.hasGroupNorm() ? &op.getNormEpilogue().front() : nullptr;
-  bool lazyRows = t.tma() && (!t.split3 || norm || op.isBatched());
+  bool readsMatrix = llvm::any_of(reads, [](EpilogueRead r) {
+    return r == EpilogueRead::Full || r == EpilogueRead::Transposed;
+  });
+  bool lazyRows =
+      t.tma() && (!t.split3 || norm || op.isBatched() || readsMatrix);
   SmallVector<SmallVector<Value>> rowVecs(inputs.size());
   for (auto [e, read] : llvm::enumerate(reads))
     if (read == EpilogueRead::Row && !lazyRows)

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
 
 #include <functional>
 
@@ -40,26 +41,21 @@ LogicalResult MmaEmitter::emitWarpSpecialized(const GemmKernelArgs &args) {
   Value tid = toI64(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
   TmaBarriers bars{smemBase, t};
   emitTmaBarrierInit(b, loc, bars, tid);
-  // The loop counts. ptxas spills values live across setmaxnreg: counted
-  // once, here, they cost 8 bytes of spills in every bare x * W^T kernel,
-  // counted in each role after its setmaxnreg none, and the bare kernels
-  // ran 0.8-1% faster (square, 1000 x 3000 x 1000). Where the epilogue
-  // reads inputs or K is split, counting once is faster although a biased
-  // x * W^T then spills 8 bytes: recounted, W2 and its torch-mlir export
-  // ran 1.7-2.2% slower (the consumers keep the counts in registers through
-  // the main loop), 256 x 256 x 131072 3-10% and a split
-  // 1000 x 3000 x 1000 8-10%; beside a group norm recounting also spills
-  // more (W3: 48 bytes against 20). H100, 2026-11-24, bench/gemm_sweep.py
-  // and bench/ab_kernels.py, interleaved.
+  // The loop counts: the host's parameters (GemmKernelArgs.h), or
+  // constants where the sizes are static. Read in each role after its
+  // setmaxnreg: ptxas spills values live across setmaxnreg.
   Value numK, mTiles, numTiles, batchTiles, bid, grid;
-  bool countOnce = !op.getEpilogueInputs().empty() || op.hasGroupNorm() ||
-                   t.splitK > 1;
   auto countTiles = [&]() {
-    numK = arith::CeilDivUIOp::create(b, loc, k, c64(t.bk));
-    mTiles = arith::CeilDivUIOp::create(b, loc, m, c64(t.bm));
-    numTiles =
-        mul(mTiles, arith::CeilDivUIOp::create(b, loc, n, c64(t.bn)));
-    batchTiles = numTiles;
+    auto constant = [](Value v) { return matchPattern(v, m_Constant()); };
+    auto ceilDiv = [&](Value x, int64_t y) -> Value {
+      return arith::CeilDivUIOp::create(b, loc, x, c64(y));
+    };
+    numK = constant(k) ? ceilDiv(k, t.bk) : args.kTiles;
+    mTiles = constant(m) ? ceilDiv(m, t.bm) : args.mTiles;
+    batchTiles = constant(m) && constant(n)
+                     ? mul(mTiles, ceilDiv(n, t.bn))
+                     : args.batchTiles;
+    numTiles = args.batch ? args.tiles : batchTiles;
     bid = toI64(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
     grid = toI64(gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
   };
@@ -72,17 +68,10 @@ LogicalResult MmaEmitter::emitWarpSpecialized(const GemmKernelArgs &args) {
     blockM = mul(arith::RemUIOp::create(b, loc, tile, mTiles), c64(t.bm));
     blockN = mul(arith::DivUIOp::create(b, loc, tile, mTiles), c64(t.bn));
   };
-  if (countOnce)
-    countTiles();
   // Opens the loop over this block's tiles; decodes the tile and returns
   // the k iterations of the earlier tiles.
   std::function<TileWork()> openTileLoop = [&]() {
-    if (!countOnce)
-      countTiles();
-    // Batched: every batch's tiles, counted in each role whatever the
-    // above (computed before setmaxnreg, ptxas spilled the count).
-    if (args.batch)
-      numTiles = mul(batchTiles, args.batch);
+    countTiles();
     auto loop = scf::ForOp::create(b, loc, bid, numTiles, grid);
     b.setInsertionPointToStart(loop.getBody());
     Value tile = loop.getInductionVar();
@@ -93,12 +82,14 @@ LogicalResult MmaEmitter::emitWarpSpecialized(const GemmKernelArgs &args) {
     return work;
   };
   if (t.splitK > 1) {
-    // Slices of whole K tiles, counted once (countOnce holds for split K);
-    // a block's k iterations (which pick the stages and phases) are
-    // counted across its pairs, whose lengths differ at the last slice.
-    Value sliceTiles = arith::CeilDivUIOp::create(b, loc, numK, c64(t.splitK));
-    Value numPairs = mul(numTiles, c64(t.splitK));
-    openTileLoop = [&, sliceTiles, numPairs]() {
+    // Slices of whole K tiles; a block's k iterations (which pick the
+    // stages and phases) are counted across its pairs, whose lengths
+    // differ at the last slice.
+    openTileLoop = [&]() {
+      countTiles();
+      Value sliceTiles =
+          arith::CeilDivUIOp::create(b, loc, numK, c64(t.splitK));
+      Value numPairs = mul(numTiles, c64(t.splitK));
       Value zero = c64(0);
       auto loop =
           scf::ForOp::create(b, loc, bid, numPairs, grid, ValueRange{zero});

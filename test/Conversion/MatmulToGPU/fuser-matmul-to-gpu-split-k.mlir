@@ -13,7 +13,7 @@
 // CHECK: memref.extract_aligned_pointer_as_index %[[PART]]
 // CHECK: %[[PAIRS:.+]] = arith.muli %{{.+}}, %c4 : index
 // CHECK: %[[GRID:.+]] = arith.minui %[[PAIRS]], %c132 : index
-// CHECK: gpu.launch_func{{ +}}@fuser_kernels::@linear_matmul blocks in (%[[GRID]], %c1, %c1) threads in (%c384, %c1, %c1) dynamic_shared_memory_size %c197704_i32 args(%{{.+}} : !llvm.ptr<1>, %{{.+}} : !llvm.ptr<1>, %{{.+}} : !llvm.ptr<1>, %{{.+}} : i64, %{{.+}} : i64, %{{.+}} : i64, %{{.+}} : !llvm.ptr, %{{.+}} : !llvm.ptr)
+// CHECK: gpu.launch_func{{ +}}@fuser_kernels::@linear_matmul blocks in (%[[GRID]], %c1, %c1) threads in (%c384, %c1, %c1) dynamic_shared_memory_size %c197704_i32 args(%{{.+}} : !llvm.ptr<1>, %{{.+}} : !llvm.ptr<1>, %{{.+}} : !llvm.ptr<1>, %{{.+}} : i64, %{{.+}} : i64, %{{.+}} : i64, %{{.+}} : i64, %{{.+}} : i64, %{{.+}} : i64, %{{.+}} : i64, %{{.+}} : !llvm.ptr, %{{.+}} : !llvm.ptr)
 // CHECK: memref.extract_aligned_pointer_as_index %[[PART]]
 // CHECK: memref.extract_aligned_pointer_as_index %[[OUT]]
 // CHECK: %[[ELEMS:.+]] = arith.muli %[[M]], %c300 : index
@@ -21,11 +21,15 @@
 // CHECK: gpu.launch_func{{ +}}@fuser_kernels::@linear_matmul_reduce blocks in (%{{.+}}, %{{.+}}, %{{.+}}) threads in (%c256, %{{.+}}, %{{.+}}) args(%{{.+}} : !llvm.ptr<1>, %{{.+}} : !llvm.ptr<1>, %{{.+}} : !llvm.ptr<1>, %{{.+}} : i64, %{{.+}} : i64)
 // CHECK: bufferization.to_tensor %[[OUT]]
 // CHECK-LABEL: gpu.func @linear_matmul(
-// CHECK-SAME: %{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %[[C:.+]]: !llvm.ptr<1>, %[[CM:.+]]: i64, %[[CN:.+]]: i64, %{{.+}}: i64, %{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr)
-// Slices of ceil(K tiles / 4); the consumers' loop over (tile, slice)
-// pairs carries the block's k iterations so far.
-// CHECK: %[[SLICE_TILES:.+]] = arith.ceildivui %{{.+}}, %c4_i64{{[_0-9]*}} : i64
+// CHECK-SAME: %{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %[[C:.+]]: !llvm.ptr<1>, %[[CM:.+]]: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %[[TILES:.+]]: i64, %{{.+}}: i64, %{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr)
+// Slices of ceil(K tiles / 4), counted after setmaxnreg: K is static, so
+// its tiles are a constant; M is dynamic, so the tiles are the host's
+// parameter (tiles per batch). The consumers' loop over (tile, slice) pairs carries the
+// block's k iterations so far.
 // CHECK: nvvm.setmaxregister increase 224
+// CHECK: %[[KTILES:.+]] = arith.ceildivui %c4096_i64, %c32_i64{{[_0-9]*}} : i64
+// CHECK: %[[SLICE_TILES:.+]] = arith.ceildivui %[[KTILES]], %c4_i64{{[_0-9]*}} : i64
+// CHECK: %[[PAIRS:.+]] = arith.muli %[[TILES]], %c4_i64{{[_0-9]*}} : i64
 // CHECK: scf.for %[[PAIR:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[KDONE:.+]] = %c0_i64{{[_0-9]*}}) -> (i64)
 // CHECK: %[[SLICE:.+]] = arith.divui %[[PAIR]], %{{.+}} : i64
 // CHECK: %[[KFIRST:.+]] = arith.muli %[[SLICE]], %[[SLICE_TILES]] : i64
@@ -34,7 +38,7 @@
 // CHECK: scf.for %{{.+}} = %c0_i64{{[_0-9]*}} to %[[COUNT]] step %c2_i64
 // CHECK-COUNT-12: nvvm.wgmma.mma_async
 // Raw sums, no epilogue: slice s of the intermediate starts s * M * N in.
-// CHECK: %[[MN:.+]] = arith.muli %[[CM]], %[[CN]] : i64
+// CHECK: %[[MN:.+]] = arith.muli %[[CM]], %c300_i64 : i64
 // CHECK: %[[FIRST:.+]] = arith.muli %[[SLICE]], %[[MN]] : i64
 // CHECK: %[[BASE:.+]] = llvm.getelementptr inbounds %[[C]][%[[FIRST]]]
 // CHECK-NOT: math.tanh
@@ -44,9 +48,10 @@
 // CHECK: scf.yield %[[NEXT]] : i64
 // The producer copies K tile kFirst + kt.
 // CHECK: nvvm.setmaxregister decrease 56
+// CHECK: %[[PSLICE_TILES:.+]] = arith.ceildivui %{{.+}}, %c4_i64{{[_0-9]*}} : i64
 // CHECK: scf.for %[[PPAIR:.+]] = %{{.+}} iter_args(%{{.+}} = %c0_i64{{[_0-9]*}}) -> (i64)
 // CHECK: %[[PSLICE:.+]] = arith.divui %[[PPAIR]], %{{.+}} : i64
-// CHECK: %[[PFIRST:.+]] = arith.muli %[[PSLICE]], %[[SLICE_TILES]] : i64
+// CHECK: %[[PFIRST:.+]] = arith.muli %[[PSLICE]], %[[PSLICE_TILES]] : i64
 // CHECK: scf.for %[[KT:.+]] = %c0_i64{{[_0-9]*}} to %{{.+}} step %c1_i64
 // CHECK: %[[KTILE:.+]] = arith.addi %[[PFIRST]], %[[KT]] : i64
 // CHECK: arith.muli %[[KTILE]], %c32_i64{{[_0-9]*}} : i64

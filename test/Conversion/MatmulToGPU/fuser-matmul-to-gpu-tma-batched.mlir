@@ -3,37 +3,46 @@
 // A batched matmul (torch.bmm with a K-major B) on 3xtf32 wgmma_tma, the
 // config -fuser-configure-kernels gives it. The host views each operand as
 // its batches' rows stacked (B * M and B * N rows of K) for 2-D tensor maps
-// and passes the batch count after K; the grid is every batch's tiles, at
+// and passes the batch count after K, then the tile counts; the grid is every batch's tiles, at
 // most 132 blocks.
 #split = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], tile = [128, 128, 32, 16, 128, 3], max_grid = 132, min_blocks_per_sm = 1, precision = "3xtf32", promote_every = 64>
 
 // CHECK-LABEL: func.func @bmm
 // CHECK-SAME: (%[[X:.+]]: tensor<?x200x1000xf32>, %[[W:.+]]: tensor<?x129x1000xf32>, %[[F:.+]]: tensor<?x200x129xf32>)
 // CHECK: %[[BATCH:.+]] = tensor.dim %[[X]], %c0
+// CHECK: %[[MT:.+]] = arith.ceildivui %c200, %c128
+// CHECK: %[[NT:.+]] = arith.ceildivui %c129, %c128
+// CHECK: %[[PERH:.+]] = arith.muli %[[MT]], %[[NT]]
+// CHECK: %[[ALLH:.+]] = arith.muli %[[PERH]], %[[BATCH]]
+// CHECK: %[[KT:.+]] = arith.ceildivui %c1000, %c32
 // CHECK: %[[B64:.+]] = arith.index_castui %[[BATCH]] : index to i64
+// CHECK: %[[ALL64:.+]] = arith.index_castui %[[ALLH]] : index to i64
 // CHECK: %[[XB:.+]] = bufferization.to_buffer %[[X]]
 // CHECK: %[[XV:.+]] = memref.collapse_shape %[[XB]] {{\[}}[0, 1], [2]] : memref<?x200x1000xf32> into memref<?x1000xf32>
 // CHECK: %[[MAPA:.+]] = fuser.tensor_map %[[XV]] box [128, 32] swizzle 128 : memref<?x1000xf32> -> !llvm.ptr
 // CHECK: %[[WB:.+]] = bufferization.to_buffer %[[W]]
 // CHECK: %[[WV:.+]] = memref.collapse_shape %[[WB]] {{\[}}[0, 1], [2]] : memref<?x129x1000xf32> into memref<?x1000xf32>
 // CHECK: %[[MAPB:.+]] = fuser.tensor_map %[[WV]] box [128, 32] swizzle 128 : memref<?x1000xf32> -> !llvm.ptr
-// CHECK: %[[MT:.+]] = arith.ceildivui %c200, %c128
-// CHECK: %[[NT:.+]] = arith.ceildivui %c129, %c128
-// CHECK: %[[MB:.+]] = arith.muli %[[MT]], %[[BATCH]]
-// CHECK: %[[TILES:.+]] = arith.muli %[[MB]], %[[NT]]
+// CHECK: %[[GMT:.+]] = arith.ceildivui %c200, %c128
+// CHECK: %[[GNT:.+]] = arith.ceildivui %c129, %c128
+// CHECK: %[[MB:.+]] = arith.muli %[[GMT]], %[[BATCH]]
+// CHECK: %[[TILES:.+]] = arith.muli %[[MB]], %[[GNT]]
 // CHECK: %[[GRID:.+]] = arith.minui %[[TILES]], %c132
 // CHECK: gpu.launch_func{{ +}}@fuser_kernels::@bmm_matmul blocks in (%[[GRID]], %c1{{[^,]*}}, %c1{{[^)]*}}) threads in (%c384
-// CHECK-SAME: %{{.+}} : i64, %{{.+}} : i64, %{{.+}} : i64, %[[B64]] : i64, %[[MAPA]] : !llvm.ptr, %[[MAPB]] : !llvm.ptr)
-// The kernel: (A, B, F, C, M, N, K, batch, map A, map B).
-// CHECK: gpu.func @bmm_matmul(%{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %[[FP:.+]]: !llvm.ptr<1>, %[[C:.+]]: !llvm.ptr<1>, %[[M:.+]]: i64, %[[N:.+]]: i64, %{{.+}}: i64, %[[NB:.+]]: i64, %[[TA:.+]]: !llvm.ptr, %[[TB:.+]]: !llvm.ptr) kernel attributes {fuser.tensor_map_args = array<i64: 8, 9>
-// CHECK: %[[MTILES:.+]] = arith.ceildivui %[[M]], %c128_i64
-// CHECK: %[[NTILES:.+]] = arith.ceildivui %[[N]], %c128_i64
-// CHECK: %[[PER:.+]] = arith.muli %[[MTILES]], %[[NTILES]] : i64
+// CHECK-SAME: %{{.+}} : i64, %{{.+}} : i64, %{{.+}} : i64, %[[B64]] : i64, %{{.+}} : i64, %{{.+}} : i64, %{{.+}} : i64, %[[ALL64]] : i64, %[[MAPA]] : !llvm.ptr, %[[MAPB]] : !llvm.ptr)
+// The kernel: (A, B, F, C, M, N, K, batch, K tiles, M tiles, tiles per
+// batch, tiles, map A, map B). M, N and K are static: constants inside,
+// and so are the counts but the tiles of all batches.
+// CHECK: gpu.func @bmm_matmul(%{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %[[FP:.+]]: !llvm.ptr<1>, %[[C:.+]]: !llvm.ptr<1>, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %[[NB:.+]]: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %[[ALL:.+]]: i64, %[[TA:.+]]: !llvm.ptr, %[[TB:.+]]: !llvm.ptr) kernel attributes {fuser.tensor_map_args = array<i64: 12, 13>
+// CHECK-DAG: %[[M:.+]] = arith.constant 200 : i64
+// CHECK-DAG: %[[N:.+]] = arith.constant 129 : i64
 // Consumers: the tiles of every batch, counted after setmaxnreg; the batch
 // and the tile's place in it decoded again after the main loop, for the
 // epilogue's C and per-batch input of batch z.
 // CHECK: nvvm.setmaxregister increase 224
-// CHECK: %[[ALL:.+]] = arith.muli %[[PER]], %[[NB]] : i64
+// CHECK: %[[MTILES:.+]] = arith.ceildivui %[[M]], %c128_i64
+// CHECK: %[[NTILES:.+]] = arith.ceildivui %[[N]], %c128_i64
+// CHECK: %[[PER:.+]] = arith.muli %[[MTILES]], %[[NTILES]] : i64
 // CHECK: scf.for %[[T:.+]] = %{{.+}} to %[[ALL]] step
 // CHECK: nvvm.wgmma.mma_async
 // CHECK: %[[Z:.+]] = arith.divui %[[T]], %[[PER]] : i64
@@ -48,13 +57,15 @@
 // The producer: batch z's rows of the stacked views start at z * M + m0
 // (A) and z * N + n0 (B).
 // CHECK: nvvm.setmaxregister decrease 56
-// CHECK: %[[ALLP:.+]] = arith.muli %[[PER]], %[[NB]] : i64
-// CHECK: scf.for %[[TP:.+]] = %{{.+}} to %[[ALLP]] step
-// CHECK: %[[ZP:.+]] = arith.divui %[[TP]], %[[PER]] : i64
-// CHECK: %[[IN:.+]] = arith.remui %[[TP]], %[[PER]] : i64
-// CHECK: %[[MI:.+]] = arith.remui %[[IN]], %[[MTILES]] : i64
+// CHECK: %[[PMTILES:.+]] = arith.ceildivui %[[M]], %c128_i64
+// CHECK: %[[PNTILES:.+]] = arith.ceildivui %[[N]], %c128_i64
+// CHECK: %[[PPER:.+]] = arith.muli %[[PMTILES]], %[[PNTILES]] : i64
+// CHECK: scf.for %[[TP:.+]] = %{{.+}} to %[[ALL]] step
+// CHECK: %[[ZP:.+]] = arith.divui %[[TP]], %[[PPER]] : i64
+// CHECK: %[[IN:.+]] = arith.remui %[[TP]], %[[PPER]] : i64
+// CHECK: %[[MI:.+]] = arith.remui %[[IN]], %[[PMTILES]] : i64
 // CHECK: %[[M0:.+]] = arith.muli %[[MI]], %c128_i64
-// CHECK: %[[NI:.+]] = arith.divui %[[IN]], %[[MTILES]] : i64
+// CHECK: %[[NI:.+]] = arith.divui %[[IN]], %[[PMTILES]] : i64
 // CHECK: %[[N0:.+]] = arith.muli %[[NI]], %c128_i64
 // CHECK: %[[ZM:.+]] = arith.muli %[[ZP]], %[[M]] : i64
 // CHECK: %[[ROWA:.+]] = arith.addi %[[ZM]], %[[M0]] : i64

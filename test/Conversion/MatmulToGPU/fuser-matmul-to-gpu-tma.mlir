@@ -10,20 +10,31 @@
 #w2 = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], tile = [128, 256, 64, 16, 256, 4], min_blocks_per_sm = 1, precision = "bf16">
 
 // Host code: one tensor map per operand, [BM, BK] boxes of A and [BN, BK]
-// boxes of B with the 128-byte swizzle, passed after (A, B, bias, C, M, N, K).
+// boxes of B with the 128-byte swizzle, passed after (A, B, bias, C, M, N, K)
+// and the tile counts the host computes: K tiles, M tiles, tiles per batch
+// and tiles (parameters cost the kernel no registers).
 // CHECK-LABEL: func.func @linear
 // CHECK-SAME: (%[[X:[^:]+]]: tensor<?x256xbf16>, %[[W:[^:]+]]: tensor<512x256xbf16>,
+// CHECK: %[[DIM:.+]] = tensor.dim %[[X]], %c0
+// CHECK: %[[MT:[0-9]+]] = arith.ceildivui %[[DIM]], %c128 : index
+// CHECK: %[[NT:[0-9]+]] = arith.ceildivui %c512{{.*}}, %c256{{.*}} : index
+// CHECK: %[[TILES:[0-9]+]] = arith.muli %[[MT]], %[[NT]] : index
+// CHECK: %[[KT:[0-9]+]] = arith.ceildivui %c256{{.*}}, %c64 : index
+// CHECK: %[[KT64:[0-9]+]] = arith.index_castui %[[KT]] : index to i64
+// CHECK: %[[MT64:[0-9]+]] = arith.index_castui %[[MT]] : index to i64
+// CHECK: %[[BT64:[0-9]+]] = arith.index_castui %[[TILES]] : index to i64
+// CHECK: %[[T64:[0-9]+]] = arith.index_castui %[[TILES]] : index to i64
 // CHECK: %[[XB:[0-9]+]] = bufferization.to_buffer %[[X]] read_only : tensor<?x256xbf16> to memref<?x256xbf16>{{[[:space:]]+}}%[[MAPA:[0-9]+]] = fuser.tensor_map %[[XB]] box [128, 64] swizzle 128 : memref<?x256xbf16> -> !llvm.ptr
 // CHECK-NEXT: %[[WB:[0-9]+]] = bufferization.to_buffer %[[W]] read_only : tensor<512x256xbf16> to memref<512x256xbf16>
 // CHECK-NEXT: %[[MAPB:[0-9]+]] = fuser.tensor_map %[[WB]] box [256, 64] swizzle 128 : memref<512x256xbf16> -> !llvm.ptr
 // CHECK: gpu.launch_func @fuser_kernels::@linear_matmul blocks in ({{[^)]+}}) threads in (%c384{{[^,]*}}, %c1{{[^,]*}}, %c1{{[^)]*}}) dynamic_shared_memory_size %c197696_i32
-// CHECK-SAME: args(%{{.+}} : !llvm.ptr<1>, %{{.+}} : !llvm.ptr<1>, %{{.+}} : !llvm.ptr<1>, %{{.+}} : !llvm.ptr<1>, %{{.+}} : i64, %{{.+}} : i64, %{{.+}} : i64, %[[MAPA]] : !llvm.ptr, %[[MAPB]] : !llvm.ptr)
+// CHECK-SAME: args(%{{.+}} : !llvm.ptr<1>, %{{.+}} : !llvm.ptr<1>, %{{.+}} : !llvm.ptr<1>, %{{.+}} : !llvm.ptr<1>, %{{.+}} : i64, %{{.+}} : i64, %{{.+}} : i64, %[[KT64]] : i64, %[[MT64]] : i64, %[[BT64]] : i64, %[[T64]] : i64, %[[MAPA]] : !llvm.ptr, %[[MAPB]] : !llvm.ptr)
 //
 // The kernel: the maps are the two trailing generic pointers, listed for
 // -fuser-lower-tensor-map-params.
 // CHECK-LABEL: gpu.func @linear_matmul
-// CHECK-SAME: (%{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %[[KMAPA:[^:]+]]: !llvm.ptr, %[[KMAPB:[^:]+]]: !llvm.ptr)
-// CHECK-SAME: kernel attributes {fuser.tensor_map_args = array<i64: 7, 8>, known_block_size = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32}
+// CHECK-SAME: (%{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %[[KMAPA:[^:]+]]: !llvm.ptr, %[[KMAPB:[^:]+]]: !llvm.ptr)
+// CHECK-SAME: kernel attributes {fuser.tensor_map_args = array<i64: 11, 12>, known_block_size = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32}
 // CHECK: gpu.dynamic_shared_memory
 // Thread 0 initializes a "full" (1 arrival: the producer's expect_tx) and
 // an "empty" mbarrier (8 arrivals: one per consumer warp) per stage.
@@ -90,7 +101,7 @@ func.func @linear(%x: tensor<?x256xbf16>, %w: tensor<512x256xbf16>, %b: tensor<5
 // CHECK: gpu.launch_func @fuser_kernels::@tf32_matmul {{.+}} threads in (%c384{{[^,]*}}, {{.+}}) dynamic_shared_memory_size %c62512_i32
 // CHECK-LABEL: gpu.func @tf32_matmul
 // CHECK-SAME: %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: !llvm.ptr)
-// CHECK-SAME: kernel attributes {fuser.tensor_map_args = array<i64: 6, 7>, known_block_size = array<i32: 384, 1, 1>}
+// CHECK-SAME: kernel attributes {fuser.tensor_map_args = array<i64: 10, 11>, known_block_size = array<i32: 384, 1, 1>}
 // CHECK-COUNT-3: nvvm.mbarrier.init %{{.+}}, %c8_i32
 // CHECK-NOT: nvvm.mbarrier.init
 // CHECK: arith.cmpi ult, %{{.+}}, %c256_i64

@@ -17,13 +17,14 @@
 // CHECK: bufferization.to_tensor %[[OUT]] restrict writable
 //
 // The kernel: double-buffered k-major shared tiles padded by 4 floats.
+// M, N, K are parameters; the static N and K are constants inside.
 // CHECK: gpu.func @linear_matmul(%{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %[[MM:.+]]: i64, %[[NN:.+]]: i64, %[[KK:.+]]: i64)
 // CHECK-SAME: workgroup(%[[AS:.+]] : memref<2x8x68xf32, #gpu.address_space<workgroup>>, %[[BS:.+]] : memref<2x8x68xf32, #gpu.address_space<workgroup>>)
 // CHECK-SAME: kernel attributes {known_block_size = array<i32: 64, 1, 1>, nvvm.minctasm = 2 : i32}
 // Prologue only when K > 0 (empty operands may have no memory).
 // CHECK: scf.if
 // CHECK: gpu.barrier
-// CHECK: %[[NK:.+]] = arith.ceildivui %[[KK]], %c8_i64
+// CHECK: %[[NK:.+]] = arith.ceildivui %c32_i64, %c8_i64
 // CHECK: scf.for %{{.+}} = %{{.+}} to %[[NK]] step %{{.+}} iter_args(
 // 128-bit global loads of the next slice, guarded by bounds.
 // CHECK: llvm.load %{{.+}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
@@ -211,7 +212,10 @@ func.func @loads(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<4x4xf32> {
 // CHECK: %[[MT:.+]] = arith.ceildivui %c40{{.*}}, %c64
 // CHECK: %[[GX:.+]] = arith.muli %[[MT]], %[[BATCH]]
 // CHECK: gpu.launch_func @fuser_kernels::@batched_transposed_a_matmul blocks in (%[[GX]], %{{.+}}, %c1)
-// CHECK: gpu.func @batched_transposed_a_matmul(%[[A:.+]]: !llvm.ptr<1>, %[[BP:.+]]: !llvm.ptr<1>, %[[BIAS:.+]]: !llvm.ptr<1>, %[[C:.+]]: !llvm.ptr<1>, %[[M:.+]]: i64, %[[N:.+]]: i64, %[[K:.+]]: i64)
+// CHECK: gpu.func @batched_transposed_a_matmul(%[[A:.+]]: !llvm.ptr<1>, %[[BP:.+]]: !llvm.ptr<1>, %[[BIAS:.+]]: !llvm.ptr<1>, %[[C:.+]]: !llvm.ptr<1>, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64)
+// CHECK-DAG: %[[M:.+]] = arith.constant 40 : i64
+// CHECK-DAG: %[[N:.+]] = arith.constant 48 : i64
+// CHECK-DAG: %[[K:.+]] = arith.constant 32 : i64
 // CHECK: %[[BX:.+]] = arith.index_castui %block_id_x
 // CHECK: %[[TILES:.+]] = arith.ceildivui %[[M]], %c64_i64
 // CHECK: %[[Z:.+]] = arith.divui %[[BX]], %[[TILES]]

@@ -23,6 +23,7 @@
 #include "FfmaGemmKernel.h"
 
 #include "EpilogueRead.h"
+#include "GuardedAccess.h"
 #include "GemmKernelArgs.h"
 
 #include "fuser/Conversion/Common/KernelUtils.h"
@@ -203,35 +204,13 @@ private:
   /// are valid and `alignedOk`, else clamped scalar loads (invalid lanes 0).
   Value loadFour(Value ptr, Value base, Value rowOk, Value colStart,
                  Value colLimit, Value alignedOk) {
-    Value whole = both(both(rowOk, le(add(colStart, c64(4)), colLimit)),
-                       alignedOk);
-    auto ifOp = scf::IfOp::create(b, loc, TypeRange{v4}, whole, true);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(ifOp.thenBlock());
-      Value v = LLVM::LoadOp::create(b, loc, v4,
-                                     gepElement(b, loc, ptr, f32, base), 16);
-      scf::YieldOp::create(b, loc, v);
-      b.setInsertionPointToStart(ifOp.elseBlock());
-      SmallVector<Value> lanes;
-      for (int64_t e = 0; e < 4; ++e)
-        lanes.push_back(loadScalarIf(
-            ptr, add(base, c64(e)),
-            both(rowOk, lt(add(colStart, c64(e)), colLimit))));
-      scf::YieldOp::create(b, loc,
-                           vector::FromElementsOp::create(b, loc, v4, lanes)
-                               .getResult());
-    }
-    return ifOp.getResult(0);
+    return loadVectorIf(b, loc, ptr, f32, 4, base, rowOk, colStart, colLimit,
+                        alignedOk);
   }
 
   /// ptr[idx] if `ok`, else 0, without touching memory out of bounds.
   Value loadScalarIf(Value ptr, Value idx, Value ok) {
-    Value safe = arith::SelectOp::create(b, loc, ok, idx, c64(0));
-    Value v = LLVM::LoadOp::create(b, loc, f32,
-                                   gepElement(b, loc, ptr, f32, safe), 4);
-    Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
-    return arith::SelectOp::create(b, loc, ok, v, zero);
+    return fuser::loadScalarIf(b, loc, ptr, f32, idx, ok);
   }
 
   /// Global loads of one BK-deep slice starting at k0: A's, then B's float4s.
@@ -468,21 +447,7 @@ private:
   /// is in bounds and aligned, else lane by lane.
   void storeFour(Value v, Value row, Value rowOk, Value col) {
     Value base = add(mul(row, n), col);
-    Value whole = both(both(rowOk, le(add(col, c64(4)), n)), nVectorOk);
-    auto ifOp = scf::IfOp::create(b, loc, whole, /*withElse=*/true);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    LLVM::StoreOp::create(b, loc, v, gepElement(b, loc, cPtr, f32, base), 16);
-    b.setInsertionPointToStart(ifOp.elseBlock());
-    for (int64_t e = 0; e < 4; ++e) {
-      Value ok = both(rowOk, lt(add(col, c64(e)), n));
-      auto lane = scf::IfOp::create(b, loc, ok, /*withElse=*/false);
-      OpBuilder::InsertionGuard laneGuard(b);
-      b.setInsertionPointToStart(lane.thenBlock());
-      LLVM::StoreOp::create(
-          b, loc, vector::ExtractOp::create(b, loc, v, e),
-          gepElement(b, loc, cPtr, f32, add(base, c64(e))), 4);
-    }
+    storeVectorIf(b, loc, cPtr, f32, v, base, rowOk, col, n, nVectorOk);
   }
 
   MatmulOp op;

@@ -11,6 +11,7 @@
 #include "MmaEmitter.h"
 
 #include "EpilogueRead.h"
+#include "GuardedAccess.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -25,48 +26,15 @@ using namespace mlir::fuser::detail;
 /// and col + e < n: one load when both are and `alignedOk`.
 Value MmaEmitter::loadTwo(Value ptr, Type ty, Value base, Value rowOk,
                           Value col, Value alignedOk) {
-  auto vecTy = VectorType::get({2}, ty);
-  int64_t bytes = ty.getIntOrFloatBitWidth() / 8;
-  Value whole = both(both(rowOk, le(add(col, c64(2)), n)), alignedOk);
-  auto ifOp = scf::IfOp::create(b, loc, TypeRange{vecTy}, whole, true);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(ifOp.thenBlock());
-  Value v = LLVM::LoadOp::create(b, loc, vecTy,
-                                 gepElement(b, loc, ptr, ty, base), 2 * bytes);
-  scf::YieldOp::create(b, loc, v);
-  b.setInsertionPointToStart(ifOp.elseBlock());
-  SmallVector<Value> lanes;
-  for (int64_t e = 0; e < 2; ++e) {
-    Value ok = both(rowOk, lt(add(col, c64(e)), n));
-    lanes.push_back(loadScalarIf(ptr, ty, add(base, c64(e)), ok));
-  }
-  scf::YieldOp::create(
-      b, loc, vector::FromElementsOp::create(b, loc, vecTy, lanes).getResult());
-  return ifOp.getResult(0);
+  return loadVectorIf(b, loc, ptr, ty, 2, base, rowOk, col, n, alignedOk);
 }
 
 /// Stores 2 results at C[row, col..col+1]: one store when both are in
 /// bounds and aligned, else lane by lane.
 void MmaEmitter::storeTwo(Value v, Value row, Value rowOk, Value col,
                           Value alignedOk) {
-  int64_t bytes = resElem.getIntOrFloatBitWidth() / 8;
   Value base = add(mul(row, n), col);
-  Value whole = both(both(rowOk, le(add(col, c64(2)), n)), alignedOk);
-  auto ifOp = scf::IfOp::create(b, loc, whole, /*withElse=*/true);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(ifOp.thenBlock());
-  LLVM::StoreOp::create(b, loc, v, gepElement(b, loc, cPtr, resElem, base),
-                        2 * bytes);
-  b.setInsertionPointToStart(ifOp.elseBlock());
-  for (int64_t e = 0; e < 2; ++e) {
-    Value ok = both(rowOk, lt(add(col, c64(e)), n));
-    auto lane = scf::IfOp::create(b, loc, ok, /*withElse=*/false);
-    OpBuilder::InsertionGuard laneGuard(b);
-    b.setInsertionPointToStart(lane.thenBlock());
-    Value dst = gepElement(b, loc, cPtr, resElem, add(base, c64(e)));
-    LLVM::StoreOp::create(b, loc, vector::ExtractOp::create(b, loc, v, e),
-                          dst, bytes);
-  }
+  storeVectorIf(b, loc, cPtr, resElem, v, base, rowOk, col, n, alignedOk);
 }
 
 /// Applies the epilogue to each pair of accumulators (c0 c1 or c2 c3 of

@@ -41,6 +41,8 @@
 
 #include "GemmKernelArgs.h"
 #include "MmaEmitter.h"
+
+#include "GuardedAccess.h"
 #include "WgmmaTmaLoop.h"
 
 #include "fuser/Conversion/Common/KernelUtils.h"
@@ -449,11 +451,7 @@ void MmaEmitter::copyTile(const TileCopy &c, Value rowStart, Value colStart,
 
 /// ptr[idx] (elements of `ty`) if `ok`, else 0, never out of bounds.
 Value MmaEmitter::loadScalarIf(Value ptr, Type ty, Value idx, Value ok) {
-  Value safe = select(ok, idx, c64(0));
-  Value v = LLVM::LoadOp::create(b, loc, ty, gepElement(b, loc, ptr, ty, safe),
-                                 ty.getIntOrFloatBitWidth() / 8);
-  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(ty));
-  return select(ok, v, zero);
+  return fuser::loadScalarIf(b, loc, ptr, ty, idx, ok);
 }
 
 /// A 32-bit shared load at element `lane + off` of region `base`.

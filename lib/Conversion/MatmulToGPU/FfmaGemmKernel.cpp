@@ -22,7 +22,7 @@
 
 #include "FfmaGemmKernel.h"
 
-#include "EpilogueRead.h"
+#include "EpilogueInputs.h"
 #include "GuardedAccess.h"
 #include "GemmKernelArgs.h"
 
@@ -208,11 +208,6 @@ private:
                         alignedOk);
   }
 
-  /// ptr[idx] if `ok`, else 0, without touching memory out of bounds.
-  Value loadScalarIf(Value ptr, Value idx, Value ok) {
-    return fuser::loadScalarIf(b, loc, ptr, f32, idx, ok);
-  }
-
   /// Global loads of one BK-deep slice starting at k0: A's, then B's float4s.
   SmallVector<Value> loadSlice(Value k0) {
     SmallVector<Value> regs;
@@ -340,58 +335,22 @@ private:
 
   /// Applies the epilogue to each 4-wide accumulator piece and stores it.
   LogicalResult emitEpilogue(ValueRange acc) {
-    ValueRange inputs = op.getEpilogueInputs();
-    SmallVector<EpilogueRead> reads;
-    SmallVector<Value> singles(inputs.size());
-    SmallVector<SmallVector<Value>> rowVecs(inputs.size());
-    Value always = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
-    for (auto [j, in] : llvm::enumerate(inputs)) {
-      reads.push_back(classifyEpilogueRead(in, op.getEpilogueMapOverMN(j)));
-      if (reads.back() == EpilogueRead::Scalar)
-        singles[j] = splat(epiArgs[j]);
-      if (reads.back() == EpilogueRead::SingleValue)
-        singles[j] =
-            splat(LLVM::LoadOp::create(b, loc, f32, epiArgs[j], 4).getResult());
-      if (reads.back() == EpilogueRead::Row) // shared by all 8 rows
+    EpilogueInputs inputs(b, loc, op, epiArgs, 4, m, n, nVectorOk);
+    // Row vectors are shared by all the thread's rows: held in registers.
+    SmallVector<SmallVector<Value>> rowVecs(inputs.reads().size());
+    for (auto [j, read] : llvm::enumerate(inputs.reads()))
+      if (read == EpilogueRead::Row)
         for (int64_t g = 0; g < t.colGroups(); ++g)
-          rowVecs[j].push_back(
-              loadFour(epiArgs[j], outCol(g), always, outCol(g), n, nVectorOk));
-    }
+          rowVecs[j].push_back(inputs.loadRow(j, outCol(g)));
     Block &body = op.getEpilogue().front();
     for (int64_t i = 0; i < t.tm; ++i) {
       Value row = outRow(i);
       Value rowOk = lt(row, m);
+      SmallVector<Value> columns = inputs.loadColumns(row, rowOk);
       for (int64_t g = 0; g < t.colGroups(); ++g) {
         Value col = outCol(g);
-        SmallVector<Value> in;
-        for (auto [j, read] : llvm::enumerate(reads)) {
-          switch (read) {
-          case EpilogueRead::Scalar:
-          case EpilogueRead::SingleValue:
-            in.push_back(singles[j]);
-            break;
-          case EpilogueRead::Row:
-            in.push_back(rowVecs[j][g]);
-            break;
-          case EpilogueRead::Column:
-            in.push_back(splat(loadScalarIf(epiArgs[j], row, rowOk)));
-            break;
-          case EpilogueRead::Full:
-            in.push_back(loadFour(epiArgs[j], add(mul(row, n), col), rowOk,
-                                  col, n, nVectorOk));
-            break;
-          case EpilogueRead::Transposed: {
-            SmallVector<Value> lanes;
-            for (int64_t e = 0; e < 4; ++e) {
-              Value c = add(col, c64(e));
-              lanes.push_back(loadScalarIf(epiArgs[j], add(mul(c, m), row),
-                                           both(rowOk, lt(c, n))));
-            }
-            in.push_back(vector::FromElementsOp::create(b, loc, v4, lanes));
-            break;
-          }
-          }
-        }
+        SmallVector<Value> in = inputs.at(
+            row, rowOk, col, columns, [&](int64_t j) { return rowVecs[j][g]; });
         FailureOr<Value> out = applyBody(body, acc[i * t.colGroups() + g], in);
         if (succeeded(out) && op.hasGroupNorm())
           out = applyBody(op.getNormEpilogue().front(), normalize(*out), in);

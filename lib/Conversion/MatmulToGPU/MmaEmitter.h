@@ -77,7 +77,6 @@ private:
   void loadStage(Value stage, Value k0, Value aligned);
   void copyTile(const TileCopy &c, Value rowStart, Value colStart,
                 Value base, bool async);
-  Value loadScalarIf(Value ptr, Type ty, Value idx, Value ok);
   Value loadShared(Value base, Value lane, int64_t off, Type ty);
   std::pair<Value, Value> loadPair(Value base, Value lane, int64_t off);
   Value loadPairAlongRows(Value base, Value lane, int64_t off);
@@ -89,8 +88,6 @@ private:
   void multiplyAccumulate(ArrayRef<Value> raw, SmallVector<Value> &acc);
 
   // The epilogue (MmaEpilogue.cpp).
-  Value loadTwo(Value ptr, Type ty, Value base, Value rowOk, Value col,
-                Value alignedOk);
   void storeTwo(Value v, Value row, Value rowOk, Value col, Value alignedOk);
   LogicalResult emitEpilogue(ValueRange acc);
   void emitPartialStore(ValueRange acc, Value slice);

@@ -10,7 +10,7 @@
 
 #include "MmaEmitter.h"
 
-#include "EpilogueRead.h"
+#include "EpilogueInputs.h"
 #include "GuardedAccess.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -21,13 +21,6 @@
 using namespace mlir;
 using namespace mlir::fuser;
 using namespace mlir::fuser::detail;
-
-/// ptr[base], ptr[base + 1] (elements of `ty`), lane e valid when `rowOk`
-/// and col + e < n: one load when both are and `alignedOk`.
-Value MmaEmitter::loadTwo(Value ptr, Type ty, Value base, Value rowOk,
-                          Value col, Value alignedOk) {
-  return loadVectorIf(b, loc, ptr, ty, 2, base, rowOk, col, n, alignedOk);
-}
 
 /// Stores 2 results at C[row, col..col+1]: one store when both are in
 /// bounds and aligned, else lane by lane.
@@ -40,24 +33,10 @@ void MmaEmitter::storeTwo(Value v, Value row, Value rowOk, Value col,
 /// Applies the epilogue to each pair of accumulators (c0 c1 or c2 c3 of
 /// an m16n8 piece: one row, two columns) and stores it.
 LogicalResult MmaEmitter::emitEpilogue(ValueRange acc) {
-  ValueRange inputs = op.getEpilogueInputs();
   Block &body = op.getEpilogue().front();
   Value nEven = isMultipleOf(n, 2);
-  Value always = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
-  SmallVector<EpilogueRead> reads;
-  SmallVector<Type> types;
-  SmallVector<Value> singles(inputs.size());
-  for (auto [j, in] : llvm::enumerate(inputs)) {
-    reads.push_back(classifyEpilogueRead(in, op.getEpilogueMapOverMN(j)));
-    types.push_back(elementTypeOf(in.getType()));
-    if (reads.back() == EpilogueRead::Scalar)
-      singles[j] = splat2(epiArgs[j]);
-    if (reads.back() == EpilogueRead::SingleValue)
-      singles[j] = splat2(LLVM::LoadOp::create(
-                              b, loc, types[j], epiArgs[j],
-                              types[j].getIntOrFloatBitWidth() / 8)
-                              .getResult());
-  }
+  EpilogueInputs inputs(b, loc, op, epiArgs, 2, m, n, nEven);
+  ArrayRef<EpilogueRead> reads = inputs.reads();
   auto colOf = [&](int64_t j) {
     Value lanePair = mul(tq, c64(2));
     Value inWarp = add(c64(j * 8), lanePair);
@@ -67,74 +46,35 @@ LogicalResult MmaEmitter::emitEpilogue(ValueRange acc) {
   // in registers, except beside wgmma_tma's accumulators, which leave no
   // room (the loads hit L1): tf32/bf16's 128, or 3xtf32's 64 and 64
   // promoted sums beside a group norm, whose inputs are then loaded again
-  // after the normalization rather than held across it, or beside a
-  // batch's offset pointers (batched wgmma_tma).
+  // after the normalization rather than held across it, beside a batch's
+  // offset pointers (batched wgmma_tma), or beside an input read whole.
   Block *norm = op.hasGroupNorm() ? &op.getNormEpilogue().front() : nullptr;
   bool readsMatrix = llvm::any_of(reads, [](EpilogueRead r) {
     return r == EpilogueRead::Full || r == EpilogueRead::Transposed;
   });
   bool lazyRows =
       t.tma() && (!t.split3 || norm || op.isBatched() || readsMatrix);
-  SmallVector<SmallVector<Value>> rowVecs(inputs.size());
+  SmallVector<SmallVector<Value>> rowVecs(reads.size());
   for (auto [e, read] : llvm::enumerate(reads))
     if (read == EpilogueRead::Row && !lazyRows)
-      for (int64_t j = 0; j < t.nTiles(); ++j) {
-        Value col = colOf(j), base = colOf(j);
-        rowVecs[e].push_back(
-            loadTwo(epiArgs[e], types[e], base, always, col, nEven));
-      }
+      for (int64_t j = 0; j < t.nTiles(); ++j)
+        rowVecs[e].push_back(inputs.loadRow(e, colOf(j)));
   auto accVecTy = VectorType::get({2}, f32);
   bool storeAtOnce = lazyRows && !norm;
   // Piece j's epilogue inputs on row `row`.
   auto loadInputs = [&](Value row, Value rowOk, ArrayRef<Value> colVals,
                         int64_t j) {
     Value col = colOf(j);
-    SmallVector<Value> in;
-    for (auto [e, read] : llvm::enumerate(reads)) {
-      switch (read) {
-      case EpilogueRead::Scalar:
-      case EpilogueRead::SingleValue:
-        in.push_back(singles[e]);
-        break;
-      case EpilogueRead::Row:
-        in.push_back(lazyRows ? loadTwo(epiArgs[e], types[e], col,
-                                            always, col, nEven)
-                                  : rowVecs[e][j]);
-        break;
-      case EpilogueRead::Column:
-        in.push_back(colVals[e]);
-        break;
-      case EpilogueRead::Full:
-        in.push_back(loadTwo(epiArgs[e], types[e],
-                                 add(mul(row, n), col), rowOk, col,
-                                 nEven));
-        break;
-      case EpilogueRead::Transposed: {
-        SmallVector<Value> lanes;
-        for (int64_t l = 0; l < 2; ++l) {
-          Value c = add(col, c64(l));
-          Value ok = both(rowOk, lt(c, n));
-          lanes.push_back(loadScalarIf(epiArgs[e], types[e],
-                                       add(mul(c, m), row), ok));
-        }
-        in.push_back(vector::FromElementsOp::create(
-            b, loc, VectorType::get({2}, types[e]), lanes));
-        break;
-      }
-      }
-    }
-    return in;
+    return inputs.at(row, rowOk, col, colVals, [&](int64_t e) {
+      return lazyRows ? Value() : rowVecs[e][j];
+    });
   };
   for (int64_t i = 0; i < t.mTiles(); ++i) {
     for (int64_t h = 0; h < 2; ++h) {
       Value inWarp = add(c64(i * 16 + h * 8), g);
       Value row = add(add(blockM, warpRow0), inWarp);
       Value rowOk = lt(row, m);
-      SmallVector<Value> colVals(inputs.size());
-      for (auto [e, read] : llvm::enumerate(reads))
-        if (read == EpilogueRead::Column)
-          colVals[e] =
-              splat2(loadScalarIf(epiArgs[e], types[e], row, rowOk));
+      SmallVector<Value> colVals = inputs.loadColumns(row, rowOk);
       // The whole row of the warp tile first: a group norm needs every
       // column of its groups before it can scale any.
       SmallVector<Value> vals;

@@ -441,17 +441,12 @@ void MmaEmitter::copyTile(const TileCopy &c, Value rowStart, Value colStart,
     SmallVector<Value> lanes;
     for (int64_t e = 0; e < t.vec(); ++e) {
       Value ok = both(rowOk, lt(add(gc, c64(e)), c.colLimit));
-      lanes.push_back(loadScalarIf(c.ptr, elem, add(idx, c64(e)), ok));
+      lanes.push_back(loadScalarIf(b, loc, c.ptr, elem, add(idx, c64(e)), ok));
     }
     auto vecTy = VectorType::get({t.vec()}, elem);
     Value v = vector::FromElementsOp::create(b, loc, vecTy, lanes);
     LLVM::StoreOp::create(b, loc, v, dst, 16);
   }
-}
-
-/// ptr[idx] (elements of `ty`) if `ok`, else 0, never out of bounds.
-Value MmaEmitter::loadScalarIf(Value ptr, Type ty, Value idx, Value ok) {
-  return fuser::loadScalarIf(b, loc, ptr, ty, idx, ok);
 }
 
 /// A 32-bit shared load at element `lane + off` of region `base`.

@@ -1,0 +1,59 @@
+//===- EpilogueInputs.h - what a GEMM epilogue reads in registers -*- C++ -*-===//
+//
+// The register epilogue's inputs, shared by the FFMA and tensor-core GEMM
+// kernels: each kernel walks its own register layout in pieces of `width`
+// adjacent columns of one row (FFMA 4, the mma.sync C layout 2) and asks
+// for the inputs of a piece; how each input is read (EpilogueRead.h) and
+// bounds-checked (GuardedAccess.h) is written here once.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSER_LIB_CONVERSION_MATMULTOGPU_EPILOGUEINPUTS_H
+#define FUSER_LIB_CONVERSION_MATMULTOGPU_EPILOGUEINPUTS_H
+
+#include "EpilogueRead.h"
+
+#include "fuser/Dialect/Fuser/IR/FuserOps.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::fuser {
+
+class EpilogueInputs {
+public:
+  /// `args`: the kernel's values of op's epilogue inputs (pointers, or the
+  /// scalars themselves). Loads the scalars' and single values' splats
+  /// now. `alignedOk`: vector loads of a row are aligned (N a multiple of
+  /// `width`).
+  EpilogueInputs(OpBuilder &b, Location loc, MatmulOp op, ValueRange args,
+                 int64_t width, Value m, Value n, Value alignedOk);
+
+  ArrayRef<EpilogueRead> reads() const { return readKinds; }
+
+  /// Row-vector input `input` at columns col .. col + width.
+  Value loadRow(int64_t input, Value col);
+  /// Every column-vector input's value at `row`, splat (null for the
+  /// others): one load per row, shared by the row's pieces.
+  SmallVector<Value> loadColumns(Value row, Value rowOk);
+  /// The inputs of the piece at (row, col), in op's order. Row vectors come
+  /// from `heldRows(input)` where it returns a value, else are loaded.
+  SmallVector<Value> at(Value row, Value rowOk, Value col,
+                        ArrayRef<Value> columns,
+                        function_ref<Value(int64_t)> heldRows);
+
+private:
+  Value splat(Value s);
+
+  OpBuilder &b;
+  Location loc;
+  SmallVector<Value> args;
+  int64_t width;
+  Value m, n, alignedOk, always;
+  SmallVector<EpilogueRead> readKinds;
+  SmallVector<Type> types;
+  SmallVector<Value> singles;
+};
+
+} // namespace mlir::fuser
+
+#endif // FUSER_LIB_CONVERSION_MATMULTOGPU_EPILOGUEINPUTS_H

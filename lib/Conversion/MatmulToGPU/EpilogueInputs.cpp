@@ -11,7 +11,9 @@
 #include "fuser/Conversion/Common/KernelUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
@@ -103,4 +105,55 @@ SmallVector<Value> EpilogueInputs::at(Value row, Value rowOk, Value col,
     }
   }
   return in;
+}
+
+Value mlir::fuser::sumAcrossLanes(OpBuilder &b, Location loc, Value s,
+                                  int64_t lanes) {
+  for (int64_t step = 1; step < lanes; step *= 2) {
+    Value other = gpu::ShuffleOp::create(b, loc, s, step, /*width=*/32,
+                                         gpu::ShuffleMode::XOR)
+                      .getShuffleResult();
+    s = arith::AddFOp::create(b, loc, s, other);
+  }
+  return s;
+}
+
+void mlir::fuser::normalizeGroup(OpBuilder &b, Location loc,
+                                 MutableArrayRef<Value> pieces,
+                                 int64_t groupSize, double epsilon,
+                                 function_ref<Value(Value)> acrossLanes) {
+  Value invG = arith::ConstantOp::create(
+      b, loc, b.getF32FloatAttr(1.0f / static_cast<float>(groupSize)));
+  Value eps = arith::ConstantOp::create(
+      b, loc, b.getF32FloatAttr(static_cast<float>(epsilon)));
+  auto splat = [&](Value x, Value like) -> Value {
+    return vector::BroadcastOp::create(b, loc, like.getType(), x);
+  };
+  // This lane's sum of its pieces, then the group's.
+  auto groupSum = [&](ArrayRef<Value> xs) {
+    Value s;
+    for (Value x : xs) {
+      Value r = vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD,
+                                            x);
+      s = s ? arith::AddFOp::create(b, loc, s, r).getResult() : r;
+    }
+    return acrossLanes(s);
+  };
+  Value sum = groupSum(pieces);
+  Value mean = arith::MulFOp::create(b, loc, sum, invG);
+  SmallVector<Value> dev, sq;
+  for (Value v : pieces) {
+    Value meanV = splat(mean, v);
+    Value d = arith::SubFOp::create(b, loc, v, meanV);
+    dev.push_back(d);
+    sq.push_back(arith::MulFOp::create(b, loc, d, d));
+  }
+  Value sqSum = groupSum(sq);
+  Value var = arith::MulFOp::create(b, loc, sqSum, invG);
+  Value varEps = arith::AddFOp::create(b, loc, var, eps);
+  Value rstd = math::RsqrtOp::create(b, loc, varEps);
+  for (auto [p, d] : llvm::enumerate(dev)) {
+    Value rstdV = splat(rstd, d);
+    pieces[p] = arith::MulFOp::create(b, loc, d, rstdV);
+  }
 }

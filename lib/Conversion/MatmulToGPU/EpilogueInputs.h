@@ -54,6 +54,20 @@ private:
   SmallVector<Value> singles;
 };
 
+/// A group norm's (v - mean) * rsqrt(var + eps) over one group of a row,
+/// in place: `pieces` are the vectors this lane holds of it, and
+/// `acrossLanes(s)` completes a lane's partial sum to the group's (the
+/// kernels' layouts spread a group over different lanes). Two passes (mean,
+/// then squared deviations) avoid E[x^2] - E[x]^2 cancellation. G (the
+/// group size) is a power of two: 1 / G is exact.
+void normalizeGroup(OpBuilder &b, Location loc, MutableArrayRef<Value> pieces,
+                    int64_t groupSize, double epsilon,
+                    function_ref<Value(Value)> acrossLanes);
+
+/// The sum of `s` over `lanes` neighbouring lanes (a power of two, at most
+/// 32) by butterfly shuffles: every lane of the warp must take part.
+Value sumAcrossLanes(OpBuilder &b, Location loc, Value s, int64_t lanes);
+
 } // namespace mlir::fuser
 
 #endif // FUSER_LIB_CONVERSION_MATMULTOGPU_EPILOGUEINPUTS_H

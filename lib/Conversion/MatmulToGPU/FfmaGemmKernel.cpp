@@ -29,8 +29,6 @@
 #include "fuser/Conversion/Common/KernelUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -369,37 +367,17 @@ private:
 
   /// (v - mean) / sqrt(var + eps) over the group holding this 4-wide piece.
   /// A group's G columns are the pieces of G / 4 neighbouring lanes (one
-  /// thread row), so its sums are butterfly shuffles among them; two passes
-  /// (mean, then squared deviations) avoid E[x^2] - E[x]^2 cancellation.
-  /// Every lane takes part, in and out of bounds: the shuffles need the
-  /// whole warp, and a group never straddles N (G divides it).
+  /// thread row), so its sums are shuffles among them. Every lane takes
+  /// part, in and out of bounds: the shuffles need the whole warp, and a
+  /// group never straddles N (G divides it).
   Value normalize(Value v) {
     int64_t groupSize = *op.getNormGroupSize();
-    // G is a power of two (a multiple of 4 dividing 64): 1 / G is exact.
-    Value invG = arith::ConstantOp::create(
-        b, loc, b.getF32FloatAttr(1.0f / static_cast<float>(groupSize)));
-    auto groupSum = [&](Value x) {
-      Value s = vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD,
-                                            x);
-      for (int64_t lanes = 1; lanes < groupSize / 4; lanes *= 2)
-        s = arith::AddFOp::create(
-            b, loc, s,
-            gpu::ShuffleOp::create(b, loc, s, lanes, /*width=*/32,
-                                   gpu::ShuffleMode::XOR)
-                .getShuffleResult());
-      return s;
-    };
-    Value mean = arith::MulFOp::create(b, loc, groupSum(v), invG);
-    Value d = arith::SubFOp::create(b, loc, v, splat(mean));
-    Value var = arith::MulFOp::create(
-        b, loc, groupSum(arith::MulFOp::create(b, loc, d, d)), invG);
-    Value eps = arith::ConstantOp::create(
-        b, loc,
-        b.getF32FloatAttr(static_cast<float>(
-            op.getNormEpsilon()->convertToDouble())));
-    Value rstd = math::RsqrtOp::create(
-        b, loc, arith::AddFOp::create(b, loc, var, eps));
-    return arith::MulFOp::create(b, loc, d, splat(rstd));
+    SmallVector<Value> piece{v};
+    normalizeGroup(b, loc, piece, groupSize,
+                   op.getNormEpsilon()->convertToDouble(), [&](Value s) {
+                     return sumAcrossLanes(b, loc, s, groupSize / 4);
+                   });
+    return piece.front();
   }
 
   /// Stores 4 results at C[row, col..col+3], 128-bit when the whole vector

@@ -4,7 +4,9 @@
 // applied to the accumulators in registers, two columns at a time. All
 // three leave them in the mma.sync C layout (wgmma: one 16-row piece per
 // warp), so they share it: with g = lane / 4 and t = lane % 4, an m16n8
-// piece holds c0 c1 at (g, 2t..2t+1) and c2 c3 at (g+8, 2t..2t+1).
+// piece holds c0 c1 at (g, 2t..2t+1) and c2 c3 at (g+8, 2t..2t+1). What
+// the epilogue reads and the group-norm arithmetic are the FFMA kernel's
+// too (EpilogueInputs.h, GuardedAccess.h); this file walks the layout.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,11 +14,6 @@
 
 #include "EpilogueInputs.h"
 #include "GuardedAccess.h"
-
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace mlir::fuser;
@@ -160,49 +157,14 @@ FailureOr<Value> MmaEmitter::applyBody(Block &body, Value value,
 /// (v - mean) / sqrt(var + eps) over each group of one row of the warp
 /// tile, in place. A group of G columns is G / 8 neighbouring m16n8
 /// pieces; in each, the row's 8 columns sit in the 4 lanes of one quad
-/// (t = lane % 4), 2 per lane. So a group sum is the lane's own sum, then
-/// butterfly shuffles over the quad; two passes (mean, then squared
-/// deviations) avoid E[x^2] - E[x]^2 cancellation. Every lane takes part,
-/// in bounds or not (the shuffles need the whole warp); a group never
-/// straddles N (G divides it).
+/// (t = lane % 4), 2 per lane: a group sum is the lane's own sum, then
+/// shuffles over the quad. Every lane takes part, in bounds or not (the
+/// shuffles need the whole warp); a group never straddles N (G divides it).
 void MmaEmitter::normalizeGroups(MutableArrayRef<Value> vals) {
   int64_t groupSize = *op.getNormGroupSize();
   int64_t pieces = groupSize / 8;
-  // G is a power of two (getMmaTiling): 1 / G is exact.
-  Value invG = arith::ConstantOp::create(
-      b, loc, b.getF32FloatAttr(1.0f / static_cast<float>(groupSize)));
-  Value eps = arith::ConstantOp::create(
-      b, loc,
-      b.getF32FloatAttr(
-          static_cast<float>(op.getNormEpsilon()->convertToDouble())));
-  auto quadSum = [&](ArrayRef<Value> xs) {
-    Value s;
-    for (Value x : xs) {
-      Value r = vector::ReductionOp::create(b, loc,
-                                            vector::CombiningKind::ADD, x);
-      s = s ? arith::AddFOp::create(b, loc, s, r).getResult() : r;
-    }
-    for (int64_t lanes = 1; lanes < 4; lanes *= 2) {
-      Value other = gpu::ShuffleOp::create(b, loc, s, lanes, /*width=*/32,
-                                           gpu::ShuffleMode::XOR)
-                        .getShuffleResult();
-      s = arith::AddFOp::create(b, loc, s, other);
-    }
-    return s;
-  };
-  for (int64_t q = 0; q * pieces < t.nTiles(); ++q) {
-    MutableArrayRef<Value> grp = vals.slice(q * pieces, pieces);
-    Value mean = arith::MulFOp::create(b, loc, quadSum(grp), invG);
-    SmallVector<Value> dev, sq;
-    for (Value v : grp) {
-      Value d = arith::SubFOp::create(b, loc, v, splat2(mean));
-      dev.push_back(d);
-      sq.push_back(arith::MulFOp::create(b, loc, d, d));
-    }
-    Value var = arith::MulFOp::create(b, loc, quadSum(sq), invG);
-    Value rstd = math::RsqrtOp::create(
-        b, loc, arith::AddFOp::create(b, loc, var, eps));
-    for (int64_t p = 0; p < pieces; ++p)
-      grp[p] = arith::MulFOp::create(b, loc, dev[p], splat2(rstd));
-  }
+  double eps = op.getNormEpsilon()->convertToDouble();
+  for (int64_t q = 0; q * pieces < t.nTiles(); ++q)
+    normalizeGroup(b, loc, vals.slice(q * pieces, pieces), groupSize, eps,
+                   [&](Value s) { return sumAcrossLanes(b, loc, s, 4); });
 }

@@ -45,7 +45,7 @@ LogicalResult MmaEmitter::emitWarpSpecialized(const GemmKernelArgs &args) {
   // constants where the sizes are static. Read in each role after its
   // setmaxnreg: ptxas spills values live across setmaxnreg.
   Value numK, mTiles, numTiles, batchTiles, bid, grid;
-  auto countTiles = [&]() {
+  auto readTileCounts = [&]() {
     auto constant = [](Value v) { return matchPattern(v, m_Constant()); };
     auto ceilDiv = [&](Value x, int64_t y) -> Value {
       return arith::CeilDivUIOp::create(b, loc, x, c64(y));
@@ -71,7 +71,7 @@ LogicalResult MmaEmitter::emitWarpSpecialized(const GemmKernelArgs &args) {
   // Opens the loop over this block's tiles; decodes the tile and returns
   // the k iterations of the earlier tiles.
   std::function<TileWork()> openTileLoop = [&]() {
-    countTiles();
+    readTileCounts();
     auto loop = scf::ForOp::create(b, loc, bid, numTiles, grid);
     b.setInsertionPointToStart(loop.getBody());
     Value tile = loop.getInductionVar();
@@ -86,7 +86,7 @@ LogicalResult MmaEmitter::emitWarpSpecialized(const GemmKernelArgs &args) {
     // stages and phases) are counted across its pairs, whose lengths
     // differ at the last slice.
     openTileLoop = [&]() {
-      countTiles();
+      readTileCounts();
       Value sliceTiles =
           arith::CeilDivUIOp::create(b, loc, numK, c64(t.splitK));
       Value numPairs = mul(numTiles, c64(t.splitK));

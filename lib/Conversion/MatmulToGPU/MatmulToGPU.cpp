@@ -288,6 +288,7 @@ private:
       return arith::CeilDivUIOp::create(
           b, loc, x, arith::ConstantIndexOp::create(b, loc, y));
     };
+    Value tmaTiles; // every batch's tiles, which wgmma_tma's blocks walk
     if (tma) { // [BM, BK] boxes of A, [BN, BK] of B, 128-byte swizzled
       // Batched: the batch count, and each operand viewed as its batches'
       // rows stacked (B * M or B * N rows of K). A tile's rows past M (or
@@ -295,14 +296,14 @@ private:
       // does not store; past the last batch TMA reads zeros. (2-D maps of
       // a view keep the runtime's rank-2 encoding; 3-D maps would gain
       // nothing but the clipped rows.)
-      Value mTiles = ceilDiv(m, kp->mma->bm);
+      Value mTiles = ceilDiv(m, tileM);
       Value batchTiles =
-          arith::MulIOp::create(b, loc, mTiles, ceilDiv(n, kp->mma->bn));
-      Value tiles = batchTiles;
+          arith::MulIOp::create(b, loc, mTiles, ceilDiv(n, tileN));
+      tmaTiles = batchTiles;
       if (op.isBatched())
-        tiles = arith::MulIOp::create(b, loc, tiles, resultDims.front());
+        tmaTiles = arith::MulIOp::create(b, loc, tmaTiles, resultDims.front());
       SmallVector<Value> counts{ceilDiv(k, kp->mma->bk), mTiles, batchTiles,
-                                tiles};
+                                tmaTiles};
       if (op.isBatched())
         counts.insert(counts.begin(), resultDims.front());
       for (Value count : counts)
@@ -324,11 +325,14 @@ private:
     // M tiles along x: the blocks that share a B panel run back to back.
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
     Value threads = arith::ConstantIndexOp::create(b, loc, numThreads);
-    Value gridX = ceilDiv(m, tileM), gridY = ceilDiv(n, tileN);
-    if (op.isBatched()) // every batch's M tiles, batch-major (GemmKernelArgs)
-      gridX = arith::MulIOp::create(b, loc, gridX, resultDims.front());
-    if (tma) { // one block per tile, or max_grid blocks looping over them
-      gridX = arith::MulIOp::create(b, loc, gridX, gridY);
+    Value gridX, gridY;
+    if (!tma) {
+      gridX = ceilDiv(m, tileM);
+      gridY = ceilDiv(n, tileN);
+      if (op.isBatched()) // every batch's M tiles, batch-major (GemmKernelArgs)
+        gridX = arith::MulIOp::create(b, loc, gridX, resultDims.front());
+    } else { // one block per tile, or max_grid blocks looping over them
+      gridX = tmaTiles;
       gridY = one;
       if (splitK > 1) // a block per (tile, K slice)
         gridX = arith::MulIOp::create(

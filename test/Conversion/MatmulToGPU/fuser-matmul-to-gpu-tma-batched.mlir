@@ -23,11 +23,8 @@
 // CHECK: %[[WB:.+]] = bufferization.to_buffer %[[W]]
 // CHECK: %[[WV:.+]] = memref.collapse_shape %[[WB]] {{\[}}[0, 1], [2]] : memref<?x129x1000xf32> into memref<?x1000xf32>
 // CHECK: %[[MAPB:.+]] = fuser.tensor_map %[[WV]] box [128, 32] swizzle 128 : memref<?x1000xf32> -> !llvm.ptr
-// CHECK: %[[GMT:.+]] = arith.ceildivui %c200, %c128
-// CHECK: %[[GNT:.+]] = arith.ceildivui %c129, %c128
-// CHECK: %[[MB:.+]] = arith.muli %[[GMT]], %[[BATCH]]
-// CHECK: %[[TILES:.+]] = arith.muli %[[MB]], %[[GNT]]
-// CHECK: %[[GRID:.+]] = arith.minui %[[TILES]], %c132
+// The grid: every batch's tiles (the count passed above), at most 132.
+// CHECK: %[[GRID:.+]] = arith.minui %[[ALLH]], %c132
 // CHECK: gpu.launch_func{{ +}}@fuser_kernels::@bmm_matmul blocks in (%[[GRID]], %c1{{[^,]*}}, %c1{{[^)]*}}) threads in (%c384
 // CHECK-SAME: %{{.+}} : i64, %{{.+}} : i64, %{{.+}} : i64, %[[B64]] : i64, %{{.+}} : i64, %{{.+}} : i64, %{{.+}} : i64, %[[ALL64]] : i64, %[[MAPA]] : !llvm.ptr, %[[MAPB]] : !llvm.ptr)
 // The kernel: (A, B, F, C, M, N, K, batch, K tiles, M tiles, tiles per

@@ -22,7 +22,7 @@
 
 #include "FfmaGemmKernel.h"
 
-#include "EpilogueInputs.h"
+#include "RegisterEpilogue.h"
 #include "GuardedAccess.h"
 #include "GemmKernelArgs.h"
 

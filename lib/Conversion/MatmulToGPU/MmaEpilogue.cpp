@@ -6,13 +6,13 @@
 // warp), so they share it: with g = lane / 4 and t = lane % 4, an m16n8
 // piece holds c0 c1 at (g, 2t..2t+1) and c2 c3 at (g+8, 2t..2t+1). What
 // the epilogue reads and the group-norm arithmetic are the FFMA kernel's
-// too (EpilogueInputs.h, GuardedAccess.h); this file walks the layout.
+// too (RegisterEpilogue.h, GuardedAccess.h); this file walks the layout.
 //
 //===----------------------------------------------------------------------===//
 
 #include "MmaEmitter.h"
 
-#include "EpilogueInputs.h"
+#include "RegisterEpilogue.h"
 #include "GuardedAccess.h"
 
 using namespace mlir;

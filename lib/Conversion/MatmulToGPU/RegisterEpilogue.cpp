@@ -1,10 +1,10 @@
-//===- EpilogueInputs.cpp - what a GEMM epilogue reads in registers -------===//
+//===- RegisterEpilogue.cpp - the GEMM epilogue's shared parts -----------===//
 //
 // Each IR-building call is its own statement (GuardedAccess.cpp says why).
 //
 //===----------------------------------------------------------------------===//
 
-#include "EpilogueInputs.h"
+#include "RegisterEpilogue.h"
 
 #include "GuardedAccess.h"
 

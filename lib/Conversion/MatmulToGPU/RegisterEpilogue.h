@@ -1,15 +1,16 @@
-//===- EpilogueInputs.h - what a GEMM epilogue reads in registers -*- C++ -*-===//
+//===- RegisterEpilogue.h - the GEMM epilogue's shared parts ----*- C++ -*-===//
 //
-// The register epilogue's inputs, shared by the FFMA and tensor-core GEMM
-// kernels: each kernel walks its own register layout in pieces of `width`
-// adjacent columns of one row (FFMA 4, the mma.sync C layout 2) and asks
-// for the inputs of a piece; how each input is read (EpilogueRead.h) and
-// bounds-checked (GuardedAccess.h) is written here once.
+// What the FFMA and tensor-core GEMM kernels' register epilogues share: each
+// kernel walks its own register layout in pieces of `width` adjacent columns
+// of one row (FFMA 4, the mma.sync C layout 2) and asks EpilogueInputs for a
+// piece's inputs (how each is read, EpilogueRead.h, and bounds-checked,
+// GuardedAccess.h); a group norm's arithmetic is normalizeGroup, given how
+// the layout spreads a group over lanes.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef FUSER_LIB_CONVERSION_MATMULTOGPU_EPILOGUEINPUTS_H
-#define FUSER_LIB_CONVERSION_MATMULTOGPU_EPILOGUEINPUTS_H
+#ifndef FUSER_LIB_CONVERSION_MATMULTOGPU_REGISTEREPILOGUE_H
+#define FUSER_LIB_CONVERSION_MATMULTOGPU_REGISTEREPILOGUE_H
 
 #include "EpilogueRead.h"
 
@@ -70,4 +71,4 @@ Value sumAcrossLanes(OpBuilder &b, Location loc, Value s, int64_t lanes);
 
 } // namespace mlir::fuser
 
-#endif // FUSER_LIB_CONVERSION_MATMULTOGPU_EPILOGUEINPUTS_H
+#endif // FUSER_LIB_CONVERSION_MATMULTOGPU_REGISTEREPILOGUE_H

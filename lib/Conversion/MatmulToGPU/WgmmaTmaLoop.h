@@ -93,9 +93,10 @@ void emitTmaSplitter(OpBuilder &b, Location loc, const TmaBarriers &bars,
 /// small terms A·B_lo + A_lo·B into one set of tensor-core sums, the large
 /// term A·B into another, so that the large sums' truncating adds are one
 /// per k step, not three. Every promoteTiles() k tiles both are added into
-/// fp32 registers (round-to-nearest adds) and restarted (scale-d 0 on the
-/// chunk's first wgmmas: no registers to zero between them). Returns those
-/// sums.
+/// fp32 registers (round-to-nearest adds); the large sums restart (scale-d
+/// 0 on the chunk's first wgmmas: no registers to zero between them) and
+/// the small ones start from what that add rounded away (compensated
+/// summation). Returns those sums.
 Value emitTmaSplitConsumer(OpBuilder &b, Location loc, const TmaBarriers &bars,
                            Value numK, Value tid, int64_t numAcc, Value kBase);
 

@@ -20,12 +20,14 @@
 // Consumers: chunks of promote_every / BK = 2 k tiles; each k tile waits
 // for its split barrier, then 3 x BK / 8 = 12 wgmmas: the small terms
 // A·B_lo, A_lo·B into one set of tensor-core sums, A·B into another. A
-// chunk's first k tile restarts both (scale-d zero), the others add to them.
+// chunk's first k tile restarts the large sums (scale-d zero) and starts
+// the small ones from the last promotion's rounding error (carried by the
+// chunk loop beside the fp32 sums).
 // CHECK: nvvm.setmaxregister increase 224
-// CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %c2_i64
+// CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %c2_i64 iter_args(%[[SUMS:[^ ]+]] = %{{.+}}, %[[ERR:[^ ]+]] = %{{.+}})
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: nvvm.wgmma.fence.aligned
-// CHECK: nvvm.wgmma.mma_async {{.+}}, <m = 64, n = 128, k = 8>, D[<f32>, <zero>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
+// CHECK: nvvm.wgmma.mma_async {{.+}}, %[[ERR]], <m = 64, n = 128, k = 8>, D[<f32>, <one>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
 // CHECK-COUNT-7: nvvm.wgmma.mma_async {{.+}}, <m = 64, n = 128, k = 8>, D[<f32>, <one>]
 // CHECK: nvvm.wgmma.mma_async {{.+}}, <m = 64, n = 128, k = 8>, D[<f32>, <zero>]
 // CHECK-COUNT-3: nvvm.wgmma.mma_async {{.+}}, <m = 64, n = 128, k = 8>, D[<f32>, <one>]
@@ -42,10 +44,17 @@
 // CHECK: nvvm.mbarrier.arrive
 // CHECK: scf.yield
 // Promotion: wait for the chunk's wgmmas, release its last stage, add each
-// large sum and its small sum, then that into the fp32 registers.
+// large sum and its small sum (part), that into the fp32 sums, and keep
+// what that add lost: part - (new - old) (Fast2Sum); 64 sums, 2 subf each.
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: nvvm.mbarrier.arrive
-// CHECK-COUNT-128: arith.addf %{{.+}}, %{{.+}} : f32
+// CHECK: %[[PART:[^ ]+]] = arith.addf %{{.+}}, %{{.+}} : f32
+// CHECK: %[[OLD:[^ ]+]] = llvm.extractvalue %[[SUMS]][0]
+// CHECK: %[[NEW:[^ ]+]] = arith.addf %[[OLD]], %[[PART]] : f32
+// CHECK: %[[GROWTH:[^ ]+]] = arith.subf %[[NEW]], %[[OLD]] : f32
+// CHECK: arith.subf %[[PART]], %[[GROWTH]] : f32
+// CHECK-COUNT-126: arith.subf %{{.+}}, %{{.+}} : f32
+// CHECK: scf.yield %{{.+}}, %{{.+}} : !llvm.struct
 // CHECK: scf.yield
 // The epilogue holds the bias (row vectors in registers: no lazy loads).
 // CHECK: arith.addf %{{.+}}, %{{.+}} : vector<2xf32>

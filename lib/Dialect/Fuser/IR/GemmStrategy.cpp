@@ -126,7 +126,11 @@ constexpr int64_t kWgmmaTma3xTf32Tile[] = {128, 128, 32, 16, 128, 3};
 /// The tensor cores' fp32 sums truncate; promoting them into fp32
 /// registers bounds that loss. Measured on an H100, max |GEMM - float64|
 /// over cuBLAS SGEMM's on the same inputs (x in [-1, 1), N = 256) at K =
-/// 200 / 1000 / 8192 (bench/split_variants.py, 2026-11-24): every 64 K
+/// 200 / 1000 / 8192, worst of 10 inputs (bench/split_promotion.py,
+/// 2026-11-25), with compensated promotion: every 32 K 0.44 / 0.71 / 0.43,
+/// every 64 0.63 / 0.96 / 0.60, every 128 1.03 / 1.47 / 0.79; 32 costs W2
+/// and W3 8-14% against 64 (bench/results/H100-2026-11-25.md). Before
+/// compensation (2026-11-24, median of 5): every 64 K
 /// 0.52 / 0.91 / 0.71, every 128 0.67 / 1.20 / 0.85; with one set of
 /// tensor-core sums and truncated lo parts (before), every 32 K 0.73 /
 /// 1.38 / 1.28, every 64 1.18 / 1.88 / 1.05, never 77 (K = 8192;

@@ -11,8 +11,8 @@ fp32; the bars here are stricter, beside cuBLAS on the same inputs:
     bar). The large term's tensor-core sums are kept apart from the small
     terms' (one truncating add per k step, not three), lo is rounded to
     nearest tf32, and each promotion's rounding error starts the next
-    chunk's small sums: worst of 10 inputs 0.63 / 0.96 / 0.60x SGEMM at
-    K = 200 / 1000 / 8192 (H100, 2026-11-25, bench/split_promotion.py),
+    chunk's small sums: worst of 10 inputs 0.56 / 0.96 / 0.53x SGEMM at
+    K = 200 / 1000 / 8192 (H100, 2026-11-24, bench/split_promotion.py),
     against 1.21x and 1.28x at K = 1000 and 8192 with plain promotion adds.
 Without promotion the tensor cores' truncating sums err 77x SGEMM at
 K = 8192: the control compiled with promote-every=0 must fail the bar, so
@@ -30,8 +30,8 @@ from gpu_util import ARTIFACTS, check, linear_weights, load, poisoned
 
 TOL = 1e-4  # the users' fp32 rule (atol = rtol = 1e-4)
 # The bare GEMM's bar: cuBLAS SGEMM's max error on the same inputs (issue
-# 17). Measured worst over 10 inputs: 0.96x at K = 1000, 0.60x at 8192 (H100,
-# 2026-11-25). Without promotion it is about 30-80x, which
+# 17). Measured worst over 10 inputs: 0.96x at K = 1000, 0.53x at 8192 (H100,
+# 2026-11-24). Without promotion it is about 30-80x, which
 # test_promotion_is_what_keeps_it_accurate asserts stays caught.
 SGEMM_FACTOR = 1.0
 

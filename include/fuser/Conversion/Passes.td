@@ -118,7 +118,8 @@ def ConvertMatmulToGPUPass : Pass<"fuser-matmul-to-gpu", "mlir::ModuleOp"> {
       operands, fp32-accurate: the fp32 default on sm_90a) two more producer
       warps write each stage's lo parts (x minus its tf32 truncation) beside
       it, the consumers run A·B_lo + A_lo·B + A·B, and every
-      `promote_every` K add the tensor cores' sums into fp32 registers;
+      `promote_every` K add the tensor cores' sums into fp32 registers
+      (what each add rounds away starts the next chunk's small sums);
       BN <= 128, and the epilogue may hold a group norm.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect",

@@ -124,17 +124,14 @@ constexpr int64_t kWgmmaTmaHalfTile[] = {128, 256, 64, 16, 256, 4};
 /// of them.
 constexpr int64_t kWgmmaTma3xTf32Tile[] = {128, 128, 32, 16, 128, 3};
 /// The tensor cores' fp32 sums truncate; promoting them into fp32
-/// registers bounds that loss. Measured on an H100, max |GEMM - float64|
-/// over cuBLAS SGEMM's on the same inputs (x in [-1, 1), N = 256) at K =
-/// 200 / 1000 / 8192, worst of 10 inputs (bench/split_promotion.py,
-/// 2026-11-25), with compensated promotion: every 32 K 0.44 / 0.71 / 0.43,
-/// every 64 0.63 / 0.96 / 0.60, every 128 1.03 / 1.47 / 0.79; 32 costs W2
-/// and W3 8-14% against 64 (bench/results/H100-2026-11-25.md). Before
-/// compensation (2026-11-24, median of 5): every 64 K
-/// 0.52 / 0.91 / 0.71, every 128 0.67 / 1.20 / 0.85; with one set of
-/// tensor-core sums and truncated lo parts (before), every 32 K 0.73 /
-/// 1.38 / 1.28, every 64 1.18 / 1.88 / 1.05, never 77 (K = 8192;
-/// bench/results/H100-2026-11-23-split-tf32.md).
+/// registers (compensated: WgmmaTmaLoop.cpp) bounds that loss. Max |GEMM -
+/// float64| over cuBLAS SGEMM's on the same inputs (x in [-1, 1), N = 256),
+/// worst of 10 inputs at K = 200 / 1000 / 8192 (H100, 2026-11-24,
+/// bench/split_promotion.py): every 32 K 0.44 / 0.71 / 0.43, every 64
+/// 0.56 / 0.96 / 0.53, every 128 1.03 / 1.47 / 0.79. 64 is the longest
+/// interval within SGEMM's error; 32 costs W2 and W3 another 11-13%
+/// (bench/results/H100-2026-11-24-session12.md). Never promoted: 77x
+/// SGEMM at K = 8192 (bench/results/H100-2026-11-23-split-tf32.md).
 constexpr int64_t kWgmmaTmaPromoteEvery = 64;
 constexpr StringLiteral kWgmmaTmaPrecisions[] = {"tf32", "3xtf32", "bf16",
                                                  "f16"};

@@ -434,8 +434,8 @@ def FuserConfigureKernelsPass : Pass<"fuser-configure-kernels", "mlir::ModuleOp"
     gets `wgmma_tma` with `precision = "3xtf32"` and `promote_every = 64`:
     three tf32 products per step (A·B + A·B_lo + A_lo·B, lo = x minus its
     tf32 truncation), the tensor cores' sums added into fp32 registers
-    every 64 K: past the fp32 peak (2.3x eager PyTorch on W2), with errors
-    within 2x cuBLAS SGEMM's; tile [128, 128, 32, 16, 128, 3]. Otherwise, for sm_90/sm_90a (whose fp64
+    every 64 K, compensated: past the fp32 peak (2.0x eager PyTorch on W2),
+    with errors within cuBLAS SGEMM's; tile [128, 128, 32, 16, 128, 3]. Otherwise, for sm_90/sm_90a (whose fp64
     tensor cores match the fp32 FMA peak), the `mma` strategy with
     `precision = "fp64"`: operands widened exactly to f64, fp64 products and
     sums. Any other chip, or groups that fit neither, gets FFMA.

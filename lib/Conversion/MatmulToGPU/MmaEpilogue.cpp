@@ -40,17 +40,18 @@ LogicalResult MmaEmitter::emitEpilogue(ValueRange acc) {
     return add(add(blockN, warpCol0), inWarp);
   };
   // Row vectors (a bias over n) are shared by all rows of a column: held
-  // in registers, except beside wgmma_tma's accumulators, which leave no
-  // room (the loads hit L1): tf32/bf16's 128, or 3xtf32's 64 and 64
-  // promoted sums beside a group norm, whose inputs are then loaded again
-  // after the normalization rather than held across it, beside a batch's
-  // offset pointers (batched wgmma_tma), or beside an input read whole.
+  // in registers where the strategy's record says there is room, else
+  // loaded per row (lazily; a group norm's inputs then again after the
+  // normalization).
   Block *norm = op.hasGroupNorm() ? &op.getNormEpilogue().front() : nullptr;
   bool readsMatrix = llvm::any_of(reads, [](EpilogueRead r) {
     return r == EpilogueRead::Full || r == EpilogueRead::Transposed;
   });
+  const GemmStrategyRecord &record = getGemmStrategyRecord(t.strategy);
   bool lazyRows =
-      t.tma() && (!t.split3 || norm || op.isBatched() || readsMatrix);
+      record.holdsRowVectors &&
+      !record.holdsRowVectors({t.precision, norm != nullptr, op.isBatched(),
+                               readsMatrix});
   SmallVector<SmallVector<Value>> rowVecs(reads.size());
   for (auto [e, read] : llvm::enumerate(reads))
     if (read == EpilogueRead::Row && !lazyRows)

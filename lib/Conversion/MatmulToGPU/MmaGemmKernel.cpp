@@ -117,6 +117,7 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
   MmaTiling t{tile[0], tile[1], tile[2], tile[3], tile[4], tile[5], want,
               precision == "3xtf32", op.getTransposeB(),
               precision == "fp64", strategy};
+  t.precision = config.getPrecision();
   t.promoteEvery = config.getPromoteEvery();
   t.splitK = config.getSplitK();
   auto describe = [&](InFlightDiagnostic diag) {

@@ -38,6 +38,8 @@ struct MmaTiling {
   /// 128-byte-swizzled shared memory) or wgmma_tma (wgmma with TMA copies
   /// and a producer warpgroup).
   GemmStrategy strategy = GemmStrategy::mma;
+  /// The config's precision (attribute storage: lives with the context).
+  StringRef precision;
   /// 3xtf32 on wgmma_tma: K elements after which the tensor-core sums are
   /// added into fp32 registers and restarted (0: never).
   int64_t promoteEvery = 0;

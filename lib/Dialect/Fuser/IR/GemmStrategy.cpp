@@ -185,6 +185,16 @@ int64_t wgmmaTmaThreads(ArrayRef<int64_t> tile) {
   return mmaThreads(tile) + 128;
 }
 
+/// Beside wgmma_tma's accumulators there is room for row vectors only
+/// with 3xtf32's 64 tensor-core sums and 64 promoted sums per thread and
+/// nothing else: not beside tf32/bf16's 128 sums, a group norm's inputs
+/// (loaded again after the normalization rather than held across it), a
+/// batch's offset pointers, or an input read whole (ptxas spills).
+bool wgmmaTmaHoldsRowVectors(const EpilogueRegisterUse &use) {
+  return use.precision == "3xtf32" && !use.groupNorm && !use.batched &&
+         !use.readsMatrix;
+}
+
 const GemmStrategyRecord kRecords[] = {
     {GemmStrategy::ffma, kFfmaPrecisions, /*supportsOp=*/nullptr, ffmaTile,
      ffmaThreads, /*maxGrid=*/0, /*minBlocksPerSm=*/1,
@@ -198,7 +208,7 @@ const GemmStrategyRecord kRecords[] = {
     {GemmStrategy::wgmma_tma, kWgmmaTmaPrecisions, wgmmaTmaSupports,
      wgmmaTmaTile, wgmmaTmaThreads, kWgmmaTmaMaxGrid, /*minBlocksPerSm=*/1,
      kWgmmaTmaPromoteEvery, /*splitK=*/true, wgmmaTmaWaveTile,
-     kWgmmaTma3xTf32WaveTileTime},
+     kWgmmaTma3xTf32WaveTileTime, wgmmaTmaHoldsRowVectors},
 };
 static_assert(std::size(kRecords) == getMaxEnumValForGemmStrategy() + 1,
               "one record per GemmStrategy, in enum order");

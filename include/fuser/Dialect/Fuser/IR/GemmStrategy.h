@@ -21,6 +21,18 @@
 
 namespace mlir::fuser {
 
+/// What a GEMM kernel's epilogue keeps in registers beside the
+/// accumulators, for GemmStrategyRecord::holdsRowVectors.
+struct EpilogueRegisterUse {
+  StringRef precision;
+  /// A group norm (its inputs are needed before and after normalizing).
+  bool groupNorm;
+  /// A batched product (per-batch offset pointers).
+  bool batched;
+  /// An input read whole or transposed (a value per output element).
+  bool readsMatrix;
+};
+
 struct GemmStrategyRecord {
   GemmStrategy kind;
   /// The `precision` values of #fuser.config the kernel computes in.
@@ -54,6 +66,10 @@ struct GemmStrategyRecord {
   /// default tile's. Last, so records without one leave them null.
   ArrayRef<int64_t> (*waveTile)(StringRef precision) = nullptr;
   double waveTileTime = 1.0;
+  /// Whether the epilogue holds row vectors (a bias over N) in registers
+  /// for all of a thread's rows, given what else it holds; false: it loads
+  /// them again per row (they hit L1). Null: always held.
+  bool (*holdsRowVectors)(const EpilogueRegisterUse &use) = nullptr;
 
   /// Its #fuser.config strategy string.
   StringRef name() const { return stringifyGemmStrategy(kind); }

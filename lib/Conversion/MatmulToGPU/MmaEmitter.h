@@ -122,7 +122,7 @@ private:
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rem, zero);
   }
   bool elemBytesIs4() const { return t.elemBytes() == 4; }
-  Type accTy() { return t.f64Math ? Type(b.getF64Type()) : f32; }
+  Type accTy() { return t.f64Math() ? Type(b.getF64Type()) : f32; }
   Value smemAt(Value base, Type ty, Value idx) {
     return gepElement(b, loc, base, ty, idx);
   }

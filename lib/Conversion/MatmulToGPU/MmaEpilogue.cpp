@@ -83,7 +83,7 @@ LogicalResult MmaEmitter::emitEpilogue(ValueRange acc) {
         Value v = vector::FromElementsOp::create(
             b, loc, VectorType::get({2}, accTy()),
             ValueRange{acc[a0], acc[a0 + 1]});
-        if (t.f64Math) // the epilogue computes in the result's f32
+        if (t.f64Math()) // the epilogue computes in the result's f32
           v = arith::TruncFOp::create(b, loc, accVecTy, v);
         if (resElem != f32)
           v = arith::TruncFOp::create(

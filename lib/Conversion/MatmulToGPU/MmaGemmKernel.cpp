@@ -115,9 +115,7 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
                                "[BM, BN, BK, WM, WN, STAGES], got "
                             << tile.size() << " sizes";
   MmaTiling t{tile[0], tile[1], tile[2], tile[3], tile[4], tile[5], want,
-              precision == "3xtf32", op.getTransposeB(),
-              precision == "fp64", strategy};
-  t.precision = config.getPrecision();
+              precision, op.getTransposeB(), strategy};
   t.promoteEvery = config.getPromoteEvery();
   t.splitK = config.getSplitK();
   auto describe = [&](InFlightDiagnostic diag) {
@@ -164,7 +162,7 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
            << "needs a block of [" << t.threads() << ", 1, 1] (one warp per "
            << t.wm << " x " << t.wn << " outputs"
            << (t.tma() ? ", and a producer warpgroup)" : ")");
-  if (t.tma() && op.hasGroupNorm() && !t.split3)
+  if (t.tma() && op.hasGroupNorm() && !t.split3())
     return describe(op.emitOpError())
            << "holds a group norm only in precision 3xtf32; use the 'mma' "
               "strategy";
@@ -500,7 +498,7 @@ void MmaEmitter::splitOperands(ArrayRef<Value> raw, SmallVector<Value> &hi,
                                 : x);
       continue;
     }
-    if (t.f64Math) {
+    if (t.f64Math()) {
       // cvt.f64.f32 shares the FP64 pipe with the f64 mma.syncs, but
       // building the f64 from the bits on the integer pipe measured 21%
       // slower on W2 (H100, bench/results/H100-2026-11-22-fp64.md).
@@ -509,7 +507,7 @@ void MmaEmitter::splitOperands(ArrayRef<Value> raw, SmallVector<Value> &hi,
     }
     Value h = toTf32(x);
     hi.push_back(h);
-    if (t.split3) {
+    if (t.split3()) {
       Value hf = LLVM::BitcastOp::create(b, loc, f32, h);
       lo.push_back(toTf32(arith::SubFOp::create(b, loc, x, hf)));
     }
@@ -521,7 +519,7 @@ void MmaEmitter::mma(ArrayRef<Value> a, ArrayRef<Value> bv,
   MLIRContext *ctx = b.getContext();
   Type acc = accTy();
   auto resTy = LLVM::LLVMStructType::getLiteral(ctx, {acc, acc, acc, acc});
-  if (t.f64Math) {
+  if (t.f64Math()) {
     // nvvm.mma.sync knows only m8n8k4 for f64; sm_80+ has m16n8k8, whose
     // fragments sit where tf32's do, so the loads serve both.
     SmallVector<Value> args(a);
@@ -607,7 +605,7 @@ void MmaEmitter::multiplyAccumulate(ArrayRef<Value> raw,
   for (int64_t i = 0; i < t.mTiles(); ++i) {
     for (int64_t j = 0; j < t.nTiles(); ++j) {
       MutableArrayRef<Value> c(&acc[(i * t.nTiles() + j) * 4], 4);
-      if (t.split3) { // small terms first
+      if (t.split3()) { // small terms first
         mma(aLo[i], bHi[j], c);
         mma(aHi[i], bLo[j], c);
       }

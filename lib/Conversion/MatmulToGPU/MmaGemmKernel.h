@@ -28,18 +28,13 @@ struct MmaTiling {
   int64_t bm, bn, bk, wm, wn, stages;
   /// Operand element type: f32 (tf32 math), bf16 or f16.
   Type elemTy;
-  /// Three tf32 products per step (the hi/lo split) instead of one.
-  bool split3 = false;
+  /// The config's precision (attribute storage: lives with the context).
+  StringRef precision;
   bool transB = false;
-  /// f32 operands widened to f64 in registers, f64 mma and accumulators
-  /// (DMMA): more accurate than FFMA, and on Hopper as fast in peak.
-  bool f64Math = false;
   /// The kernel: mma (mma.sync from registers), wgmma (wgmma.mma_async from
   /// 128-byte-swizzled shared memory) or wgmma_tma (wgmma with TMA copies
   /// and a producer warpgroup).
   GemmStrategy strategy = GemmStrategy::mma;
-  /// The config's precision (attribute storage: lives with the context).
-  StringRef precision;
   /// 3xtf32 on wgmma_tma: K elements after which the tensor-core sums are
   /// added into fp32 registers and restarted (0: never).
   int64_t promoteEvery = 0;
@@ -48,6 +43,11 @@ struct MmaTiling {
   /// the [splitK, M, N] buffer its C parameter points to.
   int64_t splitK = 1;
 
+  /// Three tf32 products per step (the hi/lo split) instead of one.
+  bool split3() const { return precision == "3xtf32"; }
+  /// f32 operands widened to f64 in registers, f64 mma and accumulators
+  /// (DMMA): more accurate than FFMA, and on Hopper as fast in peak.
+  bool f64Math() const { return precision == "fp64"; }
   /// wgmma.mma_async (wgmma or wgmma_tma) instead of mma.sync.
   bool wgmma() const {
     return strategy == GemmStrategy::wgmma ||
@@ -74,7 +74,7 @@ struct MmaTiling {
   /// read from the adjacent stage columns 2t and 2t + 1 (a permutation of
   /// k inside each step, the same for A and B, so the sum is unchanged),
   /// making each fragment pair one 64-bit shared load.
-  bool pairedK() const { return f64Math && transB; }
+  bool pairedK() const { return f64Math() && transB; }
   /// Shared-memory row pitches in elements. K-major rows (A, and B when
   /// transposed) are padded by 16 bytes (32 for paired loads), N-major B
   /// rows by 8 elements, so that the fragment loads of a warp (or of each
@@ -89,7 +89,7 @@ struct MmaTiling {
     return (aStageElems() + bStageElems()) * elemBytes();
   }
   /// The lo parts of 3xtf32 on wgmma_tma, made in shared memory.
-  bool splitInShared() const { return split3 && tma(); }
+  bool splitInShared() const { return split3() && tma(); }
   /// A stage: the copied A and B, then (splitInShared) their lo parts in
   /// the same layout.
   int64_t stageBytes() const {

@@ -410,7 +410,7 @@ Value mlir::fuser::emitTmaSplitConsumer(OpBuilder &b, Location loc,
   // Each add of a chunk into the sums rounds; what it loses (Fast2Sum:
   // part - (new - old), exact while the sums outgrow a chunk) starts the
   // next chunk's small sums, so no promotion's rounding is lost. Against
-  // plain adds: 0.6-0.8x the max error at K = 1000-8192, 7-10% slower on
+  // plain adds: 0.4-0.8x the max error at K = 1000-8192, 7-10% slower on
   // W2/W3, since the adds sit between the two warpgroups' drained wgmmas
   // (bench/results/H100-2026-11-24-session12.md).
   Value sums = chunks.getRegionIterArgs()[0];

@@ -6,8 +6,9 @@ compiled with the default options by scripts/build-mma-artifacts.sh as
 large_k splits K 33 ways, large_k_nosplit is it compiled with split-k=1).
 Per class: the max |result - float64| of fuser and of torch.mm (TF32 off)
 on the same inputs (x uniform in [-1, 1), nn.Linear's weights), then both
-timed as bench.py times (L2 flushed, medians). The batched class is
-torch.bmm's layout (B x M x K times B x K x N) against torch.bmm.
+timed as bench.py times (L2 flushed, medians). square_nn is x @ W with W
+stored K x N, against torch.mm; the batched class is torch.bmm's layout
+(B x M x K times B x K x N) against torch.bmm.
 --against DIR adds another build's artifacts (a codegen change's A/B):
 then all three are timed in interleaved rounds (bench.time_interleaved).
 Usage: python3 bench/gemm_shapes.py [--iters N] [--against DIR] [--out DIR]
@@ -32,6 +33,8 @@ CLASSES = [  # name, M, N, K, what bounds it
     ("matvec", 8192, 1, 8192, "memory (reads x)"),
     ("linear_odd", 1000, 3000, 1000, "compute"),
 ]
+# x @ W with W stored K x N (torch.mm(a, b)): fuser reads B N-major.
+NN = [("square_nn", 4096, 4096, 4096, "compute")]
 BATCHED = [("bmm", 32, 1024, 1024, 1024, "compute")]  # name, B, M, N, K
 
 
@@ -97,6 +100,11 @@ def main():
         x, w = uniform(m, k), uniform(n, k, scale=1 / math.sqrt(k))
         rows.append(measure(name, f"{m} x {n} x {k}", bound, x, w,
                             lambda a, b: a @ b.T, args.iters, args.against))
+        print(rows[-1], flush=True)
+    for name, m, n, k, bound in NN:
+        x, w = uniform(m, k), uniform(k, n, scale=1 / math.sqrt(k))
+        rows.append(measure(name, f"{m} x {n} x {k}", bound, x, w,
+                            torch.mm, args.iters, args.against))
         print(rows[-1], flush=True)
     for name, bsz, m, n, k, bound in BATCHED:
         x, w = uniform(bsz, m, k), uniform(bsz, k, n, scale=1 / math.sqrt(k))

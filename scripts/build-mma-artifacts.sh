@@ -107,6 +107,13 @@ gemm large_k 256 256 131072
 gemm large_k_nosplit 256 256 131072 split-k=1  # the same without split K
 gemm matvec 8192 1 8192
 gemm linear_odd 1000 3000 1000
+# x @ W with W stored K x N (torch.mm(a, b)): the kernel reads B N-major.
+src="$OUT/gemm_square_nn.mlir" x="tensor<4096x4096xf32>"
+printf '%s\n' "func.func @forward(%x: $x, %w: $x) -> $x {" \
+  "  %y = fuser.matmul %x, %w epilogue_maps [] : $x, $x -> $x {" \
+  "  ^bb0(%acc: f32):" "    fuser.yield %acc : f32" "  }" "  return %y : $x" "}" > "$src"
+mma "$src" gemm_square_nn fp32
+rm "$src"
 # torch.bmm (32 x 1024^3): B x M x K times B x K x N, a batched fuser.matmul.
 src="$OUT/gemm_bmm.mlir" x="tensor<32x1024x1024xf32>"
 printf '%s\n' "func.func @forward(%x: $x, %w: $x) -> $x {" \

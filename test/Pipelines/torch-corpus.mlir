@@ -111,7 +111,7 @@
 // TRANSPOSED-LEFT-DAG: torch_transposed_left.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: fused matmul with 2 epilogue op(s)
 // TRANSPOSED-LEFT-DAG: torch_transposed_left.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: matmul kernel: ffma in fp32 (3xtf32 not applicable: A is not K-major (x.T) and not copied K-major: M * N / (M + N) = 7, below 512; the fp64 tensor-core kernel reads K-major A; FFMA)
 // RUN: fuser-opt %S/Inputs/torch_bmm.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BMM
-// BMM-DAG: torch_bmm.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: matmul kernel: mma in fp64 (3xtf32 not applicable: B is not K-major (x * W^T) and not copied K-major: M * N / (M + N) = 6, below 512; fp64 tensor cores)
+// BMM-DAG: torch_bmm.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: matmul kernel: mma in fp64 (3xtf32 not applicable: B is N-major (x * W) with N dynamic or not a multiple of 4, or batched with K not a multiple of the k tile and not copied K-major: M * N / (M + N) = 6, below 512; fp64 tensor cores)
 // RUN: fuser-opt %S/Inputs/torch_bmm_scale_relu.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BMM-SCALE-RELU
 // BMM-SCALE-RELU-DAG: torch_bmm_scale_relu.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: fused matmul with 2 epilogue op(s)
 // RUN: fuser-opt %S/Inputs/torch_matmul_triu.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=MATMUL-TRIU

@@ -291,7 +291,8 @@ private:
     Value tmaTiles; // every batch's tiles, which wgmma_tma's blocks walk
     if (tma) { // [BM, BK] boxes of A, [BN, BK] of B, 128-byte swizzled
       // Batched: the batch count, and each operand viewed as its batches'
-      // rows stacked (B * M or B * N rows of K). A tile's rows past M (or
+      // rows stacked (B * M or B * N rows of K; an N-major B's B * K rows
+      // of N). A tile's rows past M (or
       // N) read the next batch's, which only reach outputs the epilogue
       // does not store; past the last batch TMA reads zeros. (2-D maps of
       // a view keep the runtime's rank-2 encoding; 3-D maps would gain
@@ -308,18 +309,22 @@ private:
         counts.insert(counts.begin(), resultDims.front());
       for (Value count : counts)
         args.push_back(arith::IndexCastUIOp::create(b, loc, i64, count));
-      auto map = [&](Value t, int64_t boxRows) -> Value {
+      auto map = [&](Value t, int64_t boxRows, int64_t boxCols) -> Value {
         Value buffer = hostBufferOfTensor(b, loc, t);
         if (op.isBatched())
           buffer = memref::CollapseShapeOp::create(
               b, loc, buffer, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
         return TensorMapOp::create(
             b, loc, params.back(), buffer,
-            b.getDenseI64ArrayAttr({boxRows, kp->mma->bk}),
-            b.getI64IntegerAttr(kp->mma->bk * kp->mma->elemBytes()));
+            b.getDenseI64ArrayAttr({boxRows, boxCols}),
+            b.getI64IntegerAttr(boxCols * kp->mma->elemBytes()));
       };
-      args.push_back(map(lhs, kp->mma->bm));
-      args.push_back(map(rhs, kp->mma->bn));
+      const MmaTiling &mt = *kp->mma;
+      args.push_back(map(lhs, mt.bm, mt.bk));
+      // An N-major B (K x N rows): [BK, 32] boxes the splitter transposes.
+      args.push_back(mt.transposesB()
+                         ? map(rhs, mt.bk, MmaTiling::kNMajorBoxCols)
+                         : map(rhs, mt.bn, mt.bk));
     }
 
     // M tiles along x: the blocks that share a B panel run back to back.

@@ -127,14 +127,22 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
   if (t.wgmma() &&
       (!llvm::is_contained(getGemmStrategyRecord(strategy).precisions,
                            precision) ||
-       !op.getTransposeB() ||
        t.wm != 16 || t.wn != t.bn || t.bm % 64 || t.bn % 8 || t.bn > 256 ||
        t.bk * t.elemBytes() != 128 || t.stages < 3))
     return describe(op.emitOpError())
-           << "unsupported: wgmma needs transpose_b (both operands K-major), "
-              "tf32, bf16 or f16 (wgmma_tma: or 3xtf32), WM = 16, WN = BN "
-              "(at most 256, a multiple of 8), BM a multiple of 64, BK of "
-              "128 bytes and at least 3 stages";
+           << "unsupported: wgmma needs tf32, bf16 or f16 (wgmma_tma: or "
+              "3xtf32), WM = 16, WN = BN (at most 256, a multiple of 8), BM "
+              "a multiple of 64, BK of 128 bytes and at least 3 stages";
+  // An N-major B: only 3xtf32 on wgmma_tma, whose splitter transposes it.
+  if (t.wgmma() && !t.transB &&
+      (!t.splitInShared() || t.bn % MmaTiling::kNMajorBoxCols ||
+       !op.hasTmaCopyableNMajorB(t.bk)))
+    return describe(op.emitOpError())
+           << "unsupported: wgmma reads K-major B (transpose_b); an N-major "
+              "B needs precision 3xtf32 on wgmma_tma, BN a multiple of "
+           << MmaTiling::kNMajorBoxCols
+           << " and static N rows a multiple of 16 bytes apart (batched: K a "
+              "multiple of BK)";
   if (t.wm % 16 || t.wn % 8 || t.bm % t.wm || t.bn % t.wn ||
       t.bk % t.kStep() || t.stages < 2)
     return describe(op.emitOpError())

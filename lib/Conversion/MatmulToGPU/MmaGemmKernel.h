@@ -81,7 +81,9 @@ struct MmaTiling {
   /// half warp, for 64-bit loads) hit 32 distinct banks.
   int64_t kPad() const { return wgmma() ? 0 : pairedK() ? 8 : vec(); }
   int64_t aPitch() const { return bk + kPad(); }
-  int64_t bPitch() const { return transB ? bk + kPad() : bn + 8; }
+  int64_t bPitch() const {
+    return transB ? bk + kPad() : bn + (wgmma() ? 0 : 8);
+  }
   int64_t aStageElems() const { return bm * aPitch(); }
   int64_t bStageElems() const { return (transB ? bn : bk) * bPitch(); }
   /// The bytes the copies fill per stage.
@@ -90,6 +92,13 @@ struct MmaTiling {
   }
   /// The lo parts of 3xtf32 on wgmma_tma, made in shared memory.
   bool splitInShared() const { return split3() && tma(); }
+  /// splitInShared with an N-major B (K x N): TMA lands B in boxes of
+  /// kNMajorBoxCols columns by BK rows (128-byte rows, swizzled), which the
+  /// splitter transposes in place into the K-major rows wgmma reads.
+  bool transposesB() const { return splitInShared() && !transB; }
+  static constexpr int64_t kNMajorBoxCols = 32;
+  /// The bytes of A in a stage (B follows).
+  int64_t aStageBytes() const { return aStageElems() * elemBytes(); }
   /// A stage: the copied A and B, then (splitInShared) their lo parts in
   /// the same layout.
   int64_t stageBytes() const {

@@ -124,13 +124,16 @@ LogicalResult MmaEmitter::emitWarpSpecialized(const GemmKernelArgs &args) {
       /*withElse=*/false);
   b.setInsertionPointToStart(producer.thenBlock());
   TileWork produced = openTileLoop();
-  Value rowA = blockM, rowB = blockN;
+  Value rowA = blockM, rowB = blockN, bRowK0;
   if (args.batch) { // rows of the stacked views
     rowA = add(mul(tileBatch, m), blockM);
-    rowB = add(mul(tileBatch, n), blockN);
+    if (t.transposesB())
+      bRowK0 = mul(tileBatch, k);
+    else
+      rowB = add(mul(tileBatch, n), blockN);
   }
   emitTmaProducer(b, loc, bars, mapA, mapB, produced.numK, rowA, rowB,
-                  produced.kBase, produced.kFirst);
+                  produced.kBase, produced.kFirst, bRowK0);
   closeTileLoop(produced);
   if (t.splitInShared()) {
     // Warps 1 and 2 of the producer warpgroup write the lo parts.

@@ -140,7 +140,8 @@ void mlir::fuser::emitTmaBarrierInit(OpBuilder &b, Location loc,
 void mlir::fuser::emitTmaProducer(OpBuilder &b, Location loc,
                                   const TmaBarriers &bars, Value mapA,
                                   Value mapB, Value numK, Value blockM,
-                                  Value blockN, Value kBase, Value kFirst) {
+                                  Value blockN, Value kBase, Value kFirst,
+                                  Value bRowK0) {
   const MmaTiling &t = bars.t;
   MLIRContext *ctx = b.getContext();
   auto clusterPtr = LLVM::LLVMPointerType::get(ctx, 7);
@@ -182,10 +183,31 @@ void mlir::fuser::emitTmaProducer(OpBuilder &b, Location loc,
         b.getBoolAttr(false), nullptr, Value());
   };
   copy(mapA, stageOff, blockM);
-  copy(mapB,
-       arith::AddIOp::create(b, loc, stageOff,
-                             c64(b, loc, t.aStageElems() * t.elemBytes())),
-       blockN);
+  Value bOff = arith::AddIOp::create(
+      b, loc, stageOff, c64(b, loc, t.aStageElems() * t.elemBytes()));
+  if (!t.transposesB()) {
+    copy(mapB, bOff, blockN);
+    return;
+  }
+  // An N-major B: BN / 32 boxes of BK rows (k) by 32 columns (n), 4 KiB
+  // each, side by side.
+  Value kRow = bRowK0 ? arith::AddIOp::create(b, loc, toI32(b, loc, bRowK0), k0)
+                      : k0;
+  constexpr int64_t boxCols = MmaTiling::kNMajorBoxCols;
+  for (int64_t j = 0; j < t.bn / boxCols; ++j) {
+    Value dst = LLVM::AddrSpaceCastOp::create(
+        b, loc, clusterPtr,
+        sharedByte(b, loc, bars.stages,
+                   arith::AddIOp::create(
+                       b, loc, bOff,
+                       c64(b, loc, j * boxCols * t.bk * t.elemBytes()))));
+    Value col = toI32(
+        b, loc, arith::AddIOp::create(b, loc, blockN, c64(b, loc, j * boxCols)));
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+        b, loc, dst, mapB, ValueRange{col, kRow}, full, ValueRange{}, Value(),
+        Value(), NVVM::TMALoadModeAttr::get(ctx, NVVM::TMALoadMode::TILE),
+        b.getBoolAttr(false), nullptr, Value());
+  }
 }
 
 namespace {
@@ -270,6 +292,95 @@ Value mlir::fuser::emitTmaConsumer(OpBuilder &b, Location loc,
   return loop.getResult(0);
 }
 
+/// The splitter's pass over an N-major B in stage `stage`: box j (32
+/// columns n by BK = 32 rows k of 128 bytes, as TMA swizzled them) becomes
+/// rows 32 j .. 32 j + 31 of the K-major B that wgmma reads, in place (the
+/// same 4 KiB, in the same 128-byte swizzle: the 16-byte chunk c of row r
+/// sits at chunk c ^ (r % 8)), and their lo parts (`loPart` of 4 values)
+/// beside, copyBytes further. Warp w takes boxes w, w + 2, ...; lane l
+/// moves column n = l. In 16 x 16 blocks (k block, n block), (a, b) lands
+/// on the bytes of (b, a), so two phases of 16 values per lane do it: in
+/// phase p, lane l takes k block (l / 16) ^ p, whose mirror block the same
+/// phase reads. Each lane gathers its 16 k (4-byte loads; the warp reads
+/// disjoint chunks of two rows with one swizzle: no bank conflict), the
+/// warp syncs once every lane has read, then it stores four 16-byte chunks
+/// of row l. The whole column (32 values) spilled the splitter's 56
+/// registers.
+static void transposeBoxes(OpBuilder &b, Location loc, const TmaBarriers &bars,
+                           Value stage, Value sid,
+                           llvm::function_ref<Value(Value)> loPart) {
+  const MmaTiling &t = bars.t;
+  constexpr int64_t boxCols = MmaTiling::kNMajorBoxCols;
+  constexpr int64_t block = 16;
+  int64_t boxBytes = boxCols * t.bk * t.elemBytes();
+  auto f32 = b.getF32Type();
+  auto f32x4 = VectorType::get({4}, f32);
+  auto i64 = b.getI64Type();
+  auto c = [&](int64_t v) { return c64(b, loc, v); };
+  auto add = [&](Value x, Value y) -> Value {
+    return arith::AddIOp::create(b, loc, x, y);
+  };
+  auto mul = [&](Value x, int64_t y) -> Value {
+    return arith::MulIOp::create(b, loc, x, c(y));
+  };
+  auto orI = [&](Value x, Value y) -> Value {
+    return arith::OrIOp::create(b, loc, x, y);
+  };
+  auto xorC = [&](Value x, int64_t y) -> Value {
+    return arith::XOrIOp::create(b, loc, x, c(y));
+  };
+  // A box is 4 KiB aligned in the stages, and every offset in it is a
+  // lane's bits XOR a constant of the phase and step: so each address is
+  // (box | lane bits) ^ constant, one instruction, and LLVM does not hoist
+  // 4 x 8 lane offsets out of the loops into registers (ptxas spilled).
+  Value lane = arith::RemUIOp::create(b, loc, sid, c(32));
+  Value warp = arith::DivUIOp::create(b, loc, sid, c(32));
+  Value nBlock = arith::DivUIOp::create(b, loc, lane, c(block));
+  // Loads: row k = block * (nBlock ^ p) + i, chunk (n / 4) ^ (k % 8),
+  // n % 4 within it.
+  Value loadBits =
+      orI(orI(mul(nBlock, block * 128),
+              mul(arith::ShRUIOp::create(b, loc, lane, c(2)), 16)),
+          mul(arith::AndIOp::create(b, loc, lane, c(3)), 4));
+  // Stores: row n = l, chunk (k / 4) ^ (l % 8) with k / 4 = (block / 4) *
+  // (nBlock ^ p) + q.
+  Value storeBits =
+      orI(mul(lane, 128),
+          mul(arith::XOrIOp::create(b, loc, mul(nBlock, block / 4),
+                                    arith::AndIOp::create(b, loc, lane, c(7))),
+              16));
+  Value bBase = add(mul(stage, t.stageBytes()), c(t.aStageBytes()));
+  auto boxes = scf::ForOp::create(b, loc, warp, c(t.bn / boxCols),
+                                  c(kSplitterThreads / 32));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(boxes.getBody());
+  Value box = add(bBase, mul(boxes.getInductionVar(), boxBytes));
+  Value loadBase = orI(box, loadBits), storeBase = orI(box, storeBits);
+  for (int64_t phase = 0; phase < t.bk / block; ++phase) {
+    SmallVector<Value> column;
+    for (int64_t i = 0; i < block; ++i) {
+      Value off = xorC(loadBase, phase * block * 128 | i * 128 | (i % 8) * 16);
+      column.push_back(LLVM::LoadOp::create(
+          b, loc, f32, sharedByte(b, loc, bars.stages, off), 4));
+    }
+    NVVM::SyncWarpOp::create(
+        b, loc, arith::ConstantIntOp::create(b, loc, b.getI32Type(), -1));
+    for (int64_t q = 0; q < block / 4; ++q) {
+      Value x = LLVM::UndefOp::create(b, loc, f32x4);
+      for (int64_t e = 0; e < 4; ++e)
+        x = LLVM::InsertElementOp::create(
+            b, loc, x, column[4 * q + e],
+            arith::ConstantIntOp::create(b, loc, i64, e));
+      Value off = xorC(storeBase, (phase * (block / 4) + q) * 16);
+      LLVM::StoreOp::create(b, loc, x, sharedByte(b, loc, bars.stages, off),
+                            16);
+      LLVM::StoreOp::create(
+          b, loc, loPart(x),
+          sharedByte(b, loc, bars.stages, add(off, c(t.copyBytes()))), 16);
+    }
+  }
+}
+
 void mlir::fuser::emitTmaSplitter(OpBuilder &b, Location loc,
                                   const TmaBarriers &bars, Value numK,
                                   Value sid, Value kBase) {
@@ -277,7 +388,9 @@ void mlir::fuser::emitTmaSplitter(OpBuilder &b, Location loc,
   // Thread sid takes 16-byte chunks sid, sid + 64, ... of the stage (a
   // warp's loads and stores are contiguous), kUnroll loads in flight.
   constexpr int64_t kUnroll = 4;
-  int64_t perThread = t.copyBytes() / 16 / kSplitterThreads;
+  // An N-major B is split after its transposition (transposeBoxes).
+  int64_t flatBytes = t.transposesB() ? t.aStageBytes() : t.copyBytes();
+  int64_t perThread = flatBytes / 16 / kSplitterThreads;
   auto f32x4 = VectorType::get({4}, b.getF32Type());
   auto i32x4 = VectorType::get({4}, b.getI32Type());
   Value mask = arith::ConstantOp::create(
@@ -286,6 +399,18 @@ void mlir::fuser::emitTmaSplitter(OpBuilder &b, Location loc,
           i32x4, b.getI32IntegerAttr(static_cast<int32_t>(0xFFFFE000))));
   Value halfUnit = arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(i32x4, b.getI32IntegerAttr(0x1000)));
+  auto loPart = [&](Value x) -> Value {
+    Value bits = arith::BitcastOp::create(b, loc, i32x4, x);
+    Value hi = arith::BitcastOp::create(
+        b, loc, f32x4, arith::AndIOp::create(b, loc, bits, mask));
+    Value lo = arith::SubFOp::create(b, loc, x, hi);
+    // Half a tf32 unit on lo's magnitude: wgmma's truncation then
+    // rounds lo to nearest (the low 13 bits it ignores carry the rest).
+    return arith::BitcastOp::create(
+        b, loc, f32x4,
+        arith::AddIOp::create(
+            b, loc, arith::BitcastOp::create(b, loc, i32x4, lo), halfUnit));
+  };
   auto loop = scf::ForOp::create(b, loc, c64(b, loc, 0), numK, c64(b, loc, 1));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
@@ -318,22 +443,14 @@ void mlir::fuser::emitTmaSplitter(OpBuilder &b, Location loc,
           b, loc, f32x4, sharedByte(b, loc, bars.stages, offs.back()), 16));
     }
     for (int64_t u = 0; u < kUnroll; ++u) {
-      Value bits = arith::BitcastOp::create(b, loc, i32x4, xs[u]);
-      Value hi = arith::BitcastOp::create(
-          b, loc, f32x4, arith::AndIOp::create(b, loc, bits, mask));
-      Value lo = arith::SubFOp::create(b, loc, xs[u], hi);
-      // Half a tf32 unit on lo's magnitude: wgmma's truncation then
-      // rounds lo to nearest (the low 13 bits it ignores carry the rest).
-      lo = arith::BitcastOp::create(
-          b, loc, f32x4,
-          arith::AddIOp::create(
-              b, loc, arith::BitcastOp::create(b, loc, i32x4, lo), halfUnit));
       Value dst = sharedByte(
           b, loc, bars.stages,
           arith::AddIOp::create(b, loc, offs[u], c64(b, loc, t.copyBytes())));
-      LLVM::StoreOp::create(b, loc, lo, dst, 16);
+      LLVM::StoreOp::create(b, loc, loPart(xs[u]), dst, 16);
     }
   }
+  if (t.transposesB())
+    transposeBoxes(b, loc, bars, stage, sid, loPart);
   // The lo parts, written through the generic proxy, for wgmma's async
   // proxy; the arrival releases them to the consumers.
   NVVM::FenceProxyOp::create(

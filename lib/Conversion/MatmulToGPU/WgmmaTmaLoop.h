@@ -63,13 +63,17 @@ void emitTmaBarrierInit(OpBuilder &b, Location loc, const TmaBarriers &bars,
 
 /// The producer's copies of one output tile: for each k tile, wait until
 /// its stage is empty, expect the stage's bytes on full[s] and issue the
-/// two tensor copies (A at (k0, blockM), B at (k0, blockN); out-of-bounds
+/// tensor copies (A at (k0, blockM), B at (k0, blockN); out-of-bounds
 /// boxes read zeros). `kBase` counts the k tiles of the block's earlier
 /// output tiles: stages and phases run on across tiles. With split K,
-/// `kFirst` is the slice's first K tile (null: 0).
+/// `kFirst` is the slice's first K tile (null: 0). An N-major B
+/// (tiling.transposesB()) is copied as BN / 32 boxes at (blockN + 32 j,
+/// bRowK0 + k0): `bRowK0` is its batch's first row of the stacked view
+/// (null: 0).
 void emitTmaProducer(OpBuilder &b, Location loc, const TmaBarriers &bars,
                      Value mapA, Value mapB, Value numK, Value blockM,
-                     Value blockN, Value kBase, Value kFirst = {});
+                     Value blockN, Value kBase, Value kFirst = {},
+                     Value bRowK0 = {});
 
 /// A consumer warpgroup's main loop over one output tile, which releases
 /// every stage it used; returns the accumulator struct (numAcc f32 in the
@@ -83,7 +87,9 @@ Value emitTmaConsumer(OpBuilder &b, Location loc, const TmaBarriers &bars,
 /// x (x with its low 13 mantissa bits cleared), so x = tf32(x) + lo
 /// exactly, and arrive on split[s]. lo is stored with half a tf32 unit
 /// added to its magnitude (an integer add), so that wgmma's truncation
-/// rounds it to nearest: truncated, the lo parts' error is biased.
+/// rounds it to nearest: truncated, the lo parts' error is biased. An
+/// N-major B (tiling.transposesB()) is first transposed in place, box by
+/// box, into the K-major rows wgmma reads.
 /// `sid` is the thread's index among the kSplitterThreads.
 void emitTmaSplitter(OpBuilder &b, Location loc, const TmaBarriers &bars,
                      Value numK, Value sid, Value kBase);

@@ -301,7 +301,7 @@ func.func @wgmma(%a: tensor<?x64xbf16>, %b: tensor<32x64xbf16>) -> tensor<?x32xf
 
 // wgmma reads both operands K-major: B as K x N needs mma.sync.
 func.func @wgmma_nn(%a: tensor<?x64xbf16>, %b: tensor<64x32xbf16>) -> tensor<?x32xf32> {
-  // expected-error @+1 {{wgmma tile [64, 32, 64, 16, 32, 3] unsupported: wgmma needs transpose_b (both operands K-major), tf32, bf16 or f16 (wgmma_tma: or 3xtf32), WM = 16, WN = BN (at most 256, a multiple of 8), BM a multiple of 64, BK of 128 bytes and at least 3 stages}}
+  // expected-error @+1 {{wgmma tile [64, 32, 64, 16, 32, 3] unsupported: wgmma reads K-major B (transpose_b); an N-major B needs precision 3xtf32 on wgmma_tma, BN a multiple of 32 and static N rows a multiple of 16 bytes apart (batched: K a multiple of BK)}}
   %y = fuser.matmul %a, %b epilogue_maps []
          {config = #fuser.config<strategy = "wgmma", block = [128, 1, 1], tile = [64, 32, 64, 16, 32, 3], precision = "bf16">}
          : tensor<?x64xbf16>, tensor<64x32xbf16> -> tensor<?x32xf32> {

@@ -148,3 +148,73 @@ func.func @split_too_wide(%a: tensor<?x64xf32>, %b: tensor<256x64xf32>) -> tenso
   }
   return %y : tensor<?x256xf32>
 }
+
+// -----
+
+// An N-major B (x @ W, W stored K x N): B's tensor map is a [K, N] view in
+// [32, 32] boxes (32 k rows of 32 n columns, 128 bytes); the producer copies
+// A and four boxes per k tile (the same 32768 bytes); the splitter splits
+// A as above, then transposes each box in place into the K-major rows
+// wgmma reads: a lane's 16 four-byte loads of one column, a warp sync,
+// four 16-byte stores of one row and four of its lo parts, twice per box.
+// The consumers are the K-major kernel's.
+// CHECK-LABEL: func.func @x_times_w
+// CHECK: fuser.tensor_map %{{.+}} box [128, 32] swizzle 128 : memref<?x1024xf32>
+// CHECK: fuser.tensor_map %{{.+}} box [32, 32] swizzle 128 : memref<1024x512xf32>
+// CHECK-LABEL: gpu.func @x_times_w_matmul
+// CHECK: nvvm.setmaxregister increase 224
+// CHECK-COUNT-12: nvvm.wgmma.mma_async {{.+}}, <m = 64, n = 128, k = 8>, D[<f32>, <one>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
+// CHECK: nvvm.setmaxregister decrease 56
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c32768_i32
+// CHECK-COUNT-5: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK-NOT: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: scf.for
+// CHECK-COUNT-4: llvm.load %{{.+}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+// CHECK: scf.for
+// CHECK-COUNT-16: llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// CHECK: nvvm.bar.warp.sync
+// CHECK-COUNT-8: llvm.store %{{.+}}, %{{.+}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
+// CHECK-COUNT-16: llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// CHECK: nvvm.bar.warp.sync
+// CHECK-COUNT-8: llvm.store %{{.+}}, %{{.+}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: nvvm.mbarrier.arrive
+func.func @x_times_w(%x: tensor<?x1024xf32>, %w: tensor<1024x512xf32>) -> tensor<?x512xf32> {
+  %y = fuser.matmul %x, %w epilogue_maps []
+         {config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], tile = [128, 128, 32, 16, 128, 3], max_grid = 132, min_blocks_per_sm = 1, precision = "3xtf32", promote_every = 64>}
+         : tensor<?x1024xf32>, tensor<1024x512xf32> -> tensor<?x512xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<?x512xf32>
+}
+
+// -----
+
+// A batched N-major B is viewed as its batches' K rows stacked: with K no
+// multiple of BK, a k tile would read the next batch's rows.
+func.func @batched_k_tail(%x: tensor<?x64x1000xf32>, %w: tensor<?x1000x512xf32>) -> tensor<?x64x512xf32> {
+  // expected-error @+1 {{wgmma_tma tile [128, 128, 32, 16, 128, 3] unsupported: wgmma reads K-major B (transpose_b); an N-major B needs precision 3xtf32 on wgmma_tma, BN a multiple of 32 and static N rows a multiple of 16 bytes apart (batched: K a multiple of BK)}}
+  %y = fuser.matmul %x, %w epilogue_maps []
+         {config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], tile = [128, 128, 32, 16, 128, 3], max_grid = 132, min_blocks_per_sm = 1, precision = "3xtf32", promote_every = 64>}
+         : tensor<?x64x1000xf32>, tensor<?x1000x512xf32> -> tensor<?x64x512xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<?x64x512xf32>
+}
+
+// -----
+
+// The boxes are 32 columns wide: BN = 112 is not whole boxes.
+func.func @box_remainder(%x: tensor<?x64xf32>, %w: tensor<64x512xf32>) -> tensor<?x512xf32> {
+  // expected-error @+1 {{wgmma_tma tile [128, 112, 32, 16, 112, 3] unsupported: wgmma reads K-major B (transpose_b); an N-major B needs precision 3xtf32 on wgmma_tma, BN a multiple of 32}}
+  %y = fuser.matmul %x, %w epilogue_maps []
+         {config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], tile = [128, 112, 32, 16, 112, 3], max_grid = 132, min_blocks_per_sm = 1, precision = "3xtf32", promote_every = 64>}
+         : tensor<?x64xf32>, tensor<64x512xf32> -> tensor<?x512xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<?x512xf32>
+}

@@ -6,7 +6,9 @@
 //               3 x 200 x 129 x 1000 (K-major B: no copy; M, N no tile multiple)
 //   bmm_nt_dyn: y[b] = x[b] @ w[b]^T, batch, M and N dynamic (K = 1000)
 //   bmm_copy:   y[b] = x[b] @ w[b] + c[b, m], torch.bmm's B x K x N, copied to
-//               B x N x K first (M * N / (M + N) = 532 >= 512), dynamic batch
+//               B x N x K first (K = 1000 is no multiple of the k tile, so
+//               the kernel cannot read it N-major; M * N / (M + N) = 532 >=
+//               512), dynamic batch
 func.func @bmm_nt_odd(%x: tensor<3x200x1000xf32>, %w: tensor<3x129x1000xf32>,
                       %bias: tensor<3x129xf32>, %s: tensor<3xf32>,
                       %r: tensor<200x129xf32>, %f: tensor<3x200x129xf32>) -> tensor<3x200x129xf32> {

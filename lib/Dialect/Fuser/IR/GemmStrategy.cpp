@@ -167,11 +167,19 @@ ArrayRef<int64_t> wgmmaTmaTile(StringRef precision) {
 /// whose rows are a multiple of 16 bytes apart (the runtime checks the base
 /// addresses). A batched product's operands are 2-D tensor maps of their
 /// batches' rows stacked (B * M and B * N rows of K), the blocks looping
-/// over (batch, tile) pairs. A group norm needs each row's groups in registers at once:
-/// only beside 3xtf32's 64-column warpgroup halves, for groups that are
-/// whole 8-column pieces (a power of two) of them.
+/// over (batch, tile) pairs. 3xtf32 also reads an N-major B (x * W,
+/// torch.bmm's right operand): its splitter, which passes over every
+/// element of a stage anyway, transposes B into the K-major rows wgmma
+/// reads (tf32 wgmma reads K-major operands only), so no transposing copy
+/// of B runs first. A group norm needs each row's groups in registers at
+/// once: only beside 3xtf32's 64-column warpgroup halves, for groups that
+/// are whole 8-column pieces (a power of two) of them.
 bool wgmmaTmaSupports(MatmulOp op, StringRef precision) {
-  if (!op.getTransposeB() || !op.hasTmaCopyableK())
+  if (!op.hasTmaCopyableK())
+    return false;
+  if (!op.getTransposeB() &&
+      (precision != "3xtf32" ||
+       !op.hasTmaCopyableNMajorB(kWgmmaTma3xTf32Tile[2])))
     return false;
   if (!op.hasGroupNorm())
     return true;

@@ -108,7 +108,7 @@ bool hasNarrowN(MatmulOp op) {
 /// The fp32-accurate kernel of an f32 matmul under precision fp32, as a
 /// tensor-core precision ("" for the fp32 FFMA kernel), and why.
 /// `fp32Kernel` (auto, 3xtf32, fp64, ffma) forces one where it applies.
-///  - 3xtf32 on wgmma_tma (sm_90a, K-major operands, TMA-copyable K):
+///  - 3xtf32 on wgmma_tma (sm_90a, K-major A, TMA-copyable K and B):
 ///    three tf32 products with promoted fp32 sums, more accurate than
 ///    cuBLAS SGEMM and past the fp32 peak (PERFORMANCE.md).
 ///  - fp64 on mma.sync where fp64 tensor cores (DMMA) match the fp32 FMA
@@ -136,6 +136,9 @@ std::pair<StringRef, std::string> fp32Choice(MatmulOp op,
       return {"3xtf32",
               std::string("split tf32 on wgmma_tma with promoted fp32 sums "
                           "(fp32-accurate, past the fp32 peak)") +
+                  (op.getTransposeB() ? ""
+                                      : "; B read N-major and transposed in "
+                                        "shared memory") +
                   (op.isBatched() ? "; every batch's tiles in one "
                                     "persistent grid"
                                   : "")};
@@ -146,9 +149,12 @@ std::pair<StringRef, std::string> fp32Choice(MatmulOp op,
     why = !chip.wgmma ? "no wgmma on this chip"
           : !tmaAllowed ? "tensor-core-kernel excludes wgmma-tma"
           : op.getTransposeA() ? "A is not K-major (x.T)" + copy
-          : !op.getTransposeB() ? "B is not K-major (x * W^T)" + copy
           : !op.hasTmaCopyableK()
               ? "K is dynamic, zero or not a multiple of 4 (TMA rows)"
+          : !op.getTransposeB() && !tmaRecord().applies(op, "3xtf32")
+              ? "B is N-major (x * W) with N dynamic or not a multiple of "
+                "4, or batched with K not a multiple of the k tile" +
+                    copy
               : "its groups do not fit the 64 x 128 warpgroup tiles";
     why = "3xtf32 not applicable: " + why;
   }

@@ -9,13 +9,16 @@
 #include "MatmulOperandCopies.h"
 
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
+#include "fuser/Dialect/Fuser/IR/GemmStrategy.h"
 
 using namespace mlir;
 using namespace mlir::fuser;
 
-/// An f32 matmul whose A is M-major (transpose_a) or whose B is N-major
-/// (K x N) misses 3xtf32 on wgmma_tma, which reads both K-major: FFMA (45
-/// TFLOP/s on an H100) or fp64 tensor cores (52) instead of ~105. Copying
+/// An f32 matmul whose A is M-major (transpose_a), or whose B is N-major
+/// (K x N) where the kernel's in-shared-memory transposition does not
+/// apply (N dynamic or not a multiple of 4; batched, K not a multiple of
+/// its k tile), misses 3xtf32 on wgmma_tma, which reads them K-major: FFMA
+/// (45 TFLOP/s on an H100) or fp64 tensor cores (52) instead of ~105. Copying
 /// the operands K-major (a transposing pointwise kernel each, (M + N) * K
 /// elements read and written) pays when M * N / (M + N) is large: about 128
 /// at those rates and 3 TB/s; this takes 512 (static M and N), so that the
@@ -68,27 +71,35 @@ std::string mlir::fuser::kMajorCopyRefusal(MatmulOp op) {
   return "";
 }
 
+/// Whether 3xtf32 on wgmma_tma reads `op`'s N-major B as it is (its
+/// splitter transposes B in shared memory; GemmStrategy.cpp).
+static bool readsNMajorB(MatmulOp op) {
+  int64_t bk = getGemmStrategyRecord(GemmStrategy::wgmma_tma)
+                   .defaultTile("3xtf32")[2];
+  return op.hasTmaCopyableNMajorB(bk);
+}
+
 bool mlir::fuser::copyOperandsKMajor(MatmulOp op, const ChipInfo &chip, bool tmaAllowed,
                         bool report) {
   auto resTy = cast<RankedTensorType>(op.getResult().getType());
   auto lhsTy = cast<RankedTensorType>(op.getLhs().getType());
+  bool copyB = !op.getTransposeB() && !readsNMajorB(op);
   if (!chip.wgmma || !tmaAllowed || !resTy.getElementType().isF32() ||
-      !lhsTy.getElementType().isF32() ||
-      (!op.getTransposeA() && op.getTransposeB()) ||
+      !lhsTy.getElementType().isF32() || (!op.getTransposeA() && !copyB) ||
       !kMajorCopyRefusal(op).empty())
     return false;
   int64_t rank = resTy.getRank();
   int64_t m = resTy.getDimSize(rank - 2), n = resTy.getDimSize(rank - 1);
   OpBuilder b(op);
   Location loc = op.getLoc();
-  StringRef which = op.getTransposeA() && !op.getTransposeB() ? "A and B"
-                    : op.getTransposeA()                      ? "A"
-                                                              : "B";
+  StringRef which = op.getTransposeA() && copyB ? "A and B"
+                    : op.getTransposeA()        ? "A"
+                                                : "B";
   if (op.getTransposeA()) {
     op.getLhsMutable().assign(transposedCopy(b, loc, op.getLhs()));
     op.setTransposeA(false);
   }
-  if (!op.getTransposeB()) {
+  if (copyB) {
     op.getRhsMutable().assign(transposedCopy(b, loc, op.getRhs()));
     op.setTransposeB(true);
   }

@@ -17,9 +17,9 @@ namespace mlir::fuser {
 
 /// Makes `op`'s operands K-major with transposing pointwise copies where
 /// that lets 3xtf32 on wgmma_tma compute it: a large static f32 product
-/// whose A is M-major or B N-major, on a chip with wgmma (`tmaAllowed`: the
-/// options allow wgmma_tma). Adds a remark if `report`. False where it does
-/// not apply.
+/// whose A is M-major, or whose B is N-major in a shape the kernel cannot
+/// transpose itself, on a chip with wgmma (`tmaAllowed`: the options allow
+/// wgmma_tma). Adds a remark if `report`. False where it does not apply.
 bool copyOperandsKMajor(MatmulOp op, const ChipInfo &chip, bool tmaAllowed,
                         bool report);
 

@@ -62,14 +62,29 @@ func.func @batched_dynamic_k(%x: tensor<?x32x?xf32>, %w: tensor<?x48x?xf32>) -> 
   }
   return %y : tensor<?x32x48xf32>
 }
-// torch.bmm's N-major B, too small to copy: the remark says so.
+// torch.bmm's N-major B, even small: 3xtf32 on wgmma_tma reads it N-major
+// (its splitter transposes B in shared memory), so nothing is copied.
 // CHECK-LABEL: func.func @batched_small_nn
+// CHECK-NOT: fuser.pointwise
+// CHECK: strategy = "wgmma_tma"
+// CHECK-SAME: precision = "3xtf32"
+func.func @batched_small_nn(%x: tensor<?x32x64xf32>, %w: tensor<?x64x48xf32>) -> tensor<?x32x48xf32> {
+  // expected-remark @+1 {{matmul kernel: wgmma_tma in 3xtf32, sums promoted to fp32 every 64 K (split tf32 on wgmma_tma with promoted fp32 sums (fp32-accurate, past the fp32 peak); B read N-major and transposed in shared memory; every batch's tiles in one persistent grid)}}
+  %y = fuser.matmul %x, %w epilogue_maps [] : tensor<?x32x64xf32>, tensor<?x64x48xf32> -> tensor<?x32x48xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<?x32x48xf32>
+}
+// A batched N-major B whose K is not a multiple of the k tile (32): a tile
+// would read the next batch's rows. Too small to copy: the remark says so.
+// CHECK-LABEL: func.func @batched_small_nn_k_tail
 // CHECK-NOT: fuser.pointwise
 // CHECK: strategy = "mma"
 // CHECK-SAME: precision = "fp64"
-func.func @batched_small_nn(%x: tensor<?x32x64xf32>, %w: tensor<?x64x48xf32>) -> tensor<?x32x48xf32> {
-  // expected-remark @+1 {{matmul kernel: mma in fp64 (3xtf32 not applicable: B is not K-major (x * W^T) and not copied K-major: M * N / (M + N) = 19, below 512; fp64 tensor cores)}}
-  %y = fuser.matmul %x, %w epilogue_maps [] : tensor<?x32x64xf32>, tensor<?x64x48xf32> -> tensor<?x32x48xf32> {
+func.func @batched_small_nn_k_tail(%x: tensor<?x32x60xf32>, %w: tensor<?x60x48xf32>) -> tensor<?x32x48xf32> {
+  // expected-remark @+1 {{matmul kernel: mma in fp64 (3xtf32 not applicable: B is N-major (x * W) with N dynamic or not a multiple of 4, or batched with K not a multiple of the k tile and not copied K-major: M * N / (M + N) = 19, below 512; fp64 tensor cores)}}
+  %y = fuser.matmul %x, %w epilogue_maps [] : tensor<?x32x60xf32>, tensor<?x60x48xf32> -> tensor<?x32x48xf32> {
   ^bb0(%acc: f32):
     fuser.yield %acc : f32
   }
@@ -89,25 +104,24 @@ func.func @transposed_a_bf16(%x: tensor<64x32xbf16>, %w: tensor<48x64xbf16>) -> 
 
 // -----
 
-// Large static f32 products with an M-major A or an N-major B (nn.Linear's
-// backward: dX = g * W, dW = g^T * x) get transposing pointwise copies of
-// those operands, so that 3xtf32 on wgmma_tma reads both K-major; the
-// copies run on the shared-memory tiled kernel.
+// nn.Linear's backward (dX = g * W, dW = g^T * x): 3xtf32 on wgmma_tma
+// reads an N-major B itself; a large static product's M-major A gets a
+// transposing pointwise copy (the shared-memory tiled kernel) so that the
+// kernel reads it K-major.
 // CHECK-LABEL: func.func @backward_gemms
 // CHECK-SAME: (%[[G:.+]]: tensor<1024x8192xf32>, %[[W:.+]]: tensor<8192x4096xf32>, %[[X:.+]]: tensor<1024x4096xf32>)
-// CHECK: %[[WT:.+]] = fuser.pointwise ins(%[[W]] : tensor<8192x4096xf32>) maps [#{{.+}}] {config = #fuser.config<strategy = "pointwise_transpose", block = [256, 1, 1], max_grid = 1048576, tile = [64, 64]>} -> tensor<4096x8192xf32>
-// CHECK: fuser.matmul %[[G]], %[[WT]] transpose_b epilogue_maps [] {config = #fuser.config<strategy = "wgmma_tma"
-// CHECK: %[[GT:.+]] = fuser.pointwise ins(%[[G]] : tensor<1024x8192xf32>) {{.+}} -> tensor<8192x1024xf32>
-// CHECK: %[[XT:.+]] = fuser.pointwise ins(%[[X]] : tensor<1024x4096xf32>) {{.+}} -> tensor<4096x1024xf32>
-// CHECK: fuser.matmul %[[GT]], %[[XT]] transpose_b epilogue_maps [] {config = #fuser.config<strategy = "wgmma_tma"
+// CHECK-NOT: fuser.pointwise ins(%[[W]]
+// CHECK: fuser.matmul %[[G]], %[[W]] epilogue_maps [] {config = #fuser.config<strategy = "wgmma_tma"
+// CHECK: %[[GT:.+]] = fuser.pointwise ins(%[[G]] : tensor<1024x8192xf32>) maps [#{{.+}}] {config = #fuser.config<strategy = "pointwise_transpose", block = [256, 1, 1], max_grid = 1048576, tile = [64, 64]>} -> tensor<8192x1024xf32>
+// CHECK-NOT: fuser.pointwise
+// CHECK: fuser.matmul %[[GT]], %[[X]] epilogue_maps [] {config = #fuser.config<strategy = "wgmma_tma"
 func.func @backward_gemms(%g: tensor<1024x8192xf32>, %w: tensor<8192x4096xf32>, %x: tensor<1024x4096xf32>) -> (tensor<1024x4096xf32>, tensor<8192x4096xf32>) {
-  // expected-remark @+2 {{B copied K-major by a transposing kernel so that 3xtf32 on wgmma_tma applies (M * N / (M + N) = 819, at least 512)}}
-  // expected-remark @+1 {{matmul kernel: wgmma_tma in 3xtf32}}
+  // expected-remark @+1 {{matmul kernel: wgmma_tma in 3xtf32, sums promoted to fp32 every 64 K (split tf32 on wgmma_tma with promoted fp32 sums (fp32-accurate, past the fp32 peak); B read N-major and transposed in shared memory)}}
   %dx = fuser.matmul %g, %w epilogue_maps [] : tensor<1024x8192xf32>, tensor<8192x4096xf32> -> tensor<1024x4096xf32> {
   ^bb0(%acc: f32):
     fuser.yield %acc : f32
   }
-  // expected-remark @+2 {{A and B copied K-major by a transposing kernel so that 3xtf32 on wgmma_tma applies (M * N / (M + N) = 2730, at least 512)}}
+  // expected-remark @+2 {{A copied K-major by a transposing kernel so that 3xtf32 on wgmma_tma applies (M * N / (M + N) = 2730, at least 512)}}
   // expected-remark @+1 {{matmul kernel: wgmma_tma in 3xtf32}}
   %dw = fuser.matmul %g, %x transpose_a epilogue_maps [] : tensor<1024x8192xf32>, tensor<1024x4096xf32> -> tensor<8192x4096xf32> {
   ^bb0(%acc: f32):
@@ -118,32 +132,45 @@ func.func @backward_gemms(%g: tensor<1024x8192xf32>, %w: tensor<8192x4096xf32>, 
 
 // -----
 
-// torch.bmm (B x M x K times B x K x N, 32 x 1024^3 in bench/gemm_shapes.py):
-// its N-major B is copied to B x N x K by the tiled transpose (the swapped
-// innermost dimensions; batches outermost), by the 2-D rule per batch
-// (M * N / (M + N) = 512), with a dynamic batch; then 3xtf32 on wgmma_tma.
+// torch.bmm (B x M x K times B x K x N, 32 x 1024^3 in bench/gemm_shapes.py),
+// with a dynamic batch: 3xtf32 on wgmma_tma reads the N-major B as it is.
+// With K not a multiple of the k tile, the B x K rows stacked would leak
+// into the next batch: B is copied to B x N x K by the tiled transpose
+// (the swapped innermost dimensions; batches outermost) by the 2-D rule
+// per batch (M * N / (M + N) = 512), or, below it, not copied.
 // CHECK: #[[$SWAP:.+]] = affine_map<(d0, d1, d2) -> (d0, d2, d1)>
 // CHECK-LABEL: func.func @bmm
-// CHECK-SAME: (%[[X:.+]]: tensor<?x1024x1024xf32>, %[[W:.+]]: tensor<?x1024x1024xf32>)
-// CHECK: %[[WT:.+]] = fuser.pointwise ins(%[[W]] : tensor<?x1024x1024xf32>) maps [#[[$SWAP]]] {config = #fuser.config<strategy = "pointwise_transpose", block = [256, 1, 1], max_grid = 1048576, tile = [64, 64]>} -> tensor<?x1024x1024xf32>
+// CHECK-NOT: fuser.pointwise
+// CHECK: fuser.matmul %{{.+}}, %{{.+}} epilogue_maps [] {config = #fuser.config<strategy = "wgmma_tma"
+// CHECK-SAME: precision = "3xtf32"
+// CHECK-LABEL: func.func @bmm_k_tail
+// CHECK-SAME: (%[[X:.+]]: tensor<?x1024x1000xf32>, %[[W:.+]]: tensor<?x1000x1024xf32>)
+// CHECK: %[[WT:.+]] = fuser.pointwise ins(%[[W]] : tensor<?x1000x1024xf32>) maps [#[[$SWAP]]] {config = #fuser.config<strategy = "pointwise_transpose", block = [256, 1, 1], max_grid = 1048576, tile = [64, 64]>} -> tensor<?x1024x1000xf32>
 // CHECK: fuser.matmul %[[X]], %[[WT]] transpose_b epilogue_maps [] {config = #fuser.config<strategy = "wgmma_tma"
 // CHECK-SAME: precision = "3xtf32"
-// The same with M * N / (M + N) = 511: no copy.
-// CHECK-LABEL: func.func @bmm_below
+// CHECK-LABEL: func.func @bmm_k_tail_below
 // CHECK-NOT: fuser.pointwise
 // CHECK: strategy = "mma"
 func.func @bmm(%x: tensor<?x1024x1024xf32>, %w: tensor<?x1024x1024xf32>) -> tensor<?x1024x1024xf32> {
-  // expected-remark @+2 {{B copied K-major by a transposing kernel so that 3xtf32 on wgmma_tma applies (M * N / (M + N) = 512, at least 512)}}
-  // expected-remark @+1 {{matmul kernel: wgmma_tma in 3xtf32}}
+  // expected-remark @+1 {{matmul kernel: wgmma_tma in 3xtf32, sums promoted to fp32 every 64 K (split tf32 on wgmma_tma with promoted fp32 sums (fp32-accurate, past the fp32 peak); B read N-major and transposed in shared memory; every batch's tiles in one persistent grid)}}
   %y = fuser.matmul %x, %w epilogue_maps [] : tensor<?x1024x1024xf32>, tensor<?x1024x1024xf32> -> tensor<?x1024x1024xf32> {
   ^bb0(%acc: f32):
     fuser.yield %acc : f32
   }
   return %y : tensor<?x1024x1024xf32>
 }
-func.func @bmm_below(%x: tensor<4x1022x1024xf32>, %w: tensor<4x1024x1024xf32>) -> tensor<4x1022x1024xf32> {
-  // expected-remark @+1 {{matmul kernel: mma in fp64 (3xtf32 not applicable: B is not K-major (x * W^T) and not copied K-major: M * N / (M + N) = 511, below 512; fp64 tensor cores)}}
-  %y = fuser.matmul %x, %w epilogue_maps [] : tensor<4x1022x1024xf32>, tensor<4x1024x1024xf32> -> tensor<4x1022x1024xf32> {
+func.func @bmm_k_tail(%x: tensor<?x1024x1000xf32>, %w: tensor<?x1000x1024xf32>) -> tensor<?x1024x1024xf32> {
+  // expected-remark @+2 {{B copied K-major by a transposing kernel so that 3xtf32 on wgmma_tma applies (M * N / (M + N) = 512, at least 512)}}
+  // expected-remark @+1 {{matmul kernel: wgmma_tma in 3xtf32}}
+  %y = fuser.matmul %x, %w epilogue_maps [] : tensor<?x1024x1000xf32>, tensor<?x1000x1024xf32> -> tensor<?x1024x1024xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<?x1024x1024xf32>
+}
+func.func @bmm_k_tail_below(%x: tensor<4x1022x1000xf32>, %w: tensor<4x1000x1024xf32>) -> tensor<4x1022x1024xf32> {
+  // expected-remark @+1 {{matmul kernel: mma in fp64 (3xtf32 not applicable: B is N-major (x * W) with N dynamic or not a multiple of 4, or batched with K not a multiple of the k tile and not copied K-major: M * N / (M + N) = 511, below 512; fp64 tensor cores)}}
+  %y = fuser.matmul %x, %w epilogue_maps [] : tensor<4x1022x1000xf32>, tensor<4x1000x1024xf32> -> tensor<4x1022x1024xf32> {
   ^bb0(%acc: f32):
     fuser.yield %acc : f32
   }

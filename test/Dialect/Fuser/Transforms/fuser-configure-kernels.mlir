@@ -103,10 +103,15 @@ func.func @matmul(%a: tensor<?x16xf32>, %w: tensor<16x16xf32>) -> tensor<?x16xf3
 
 // -----
 
-// B stored K x N (not K-major): no TMA wgmma, so fp64 tensor cores.
+// B stored K x N (N-major): 3xtf32 on wgmma_tma transposes it in shared
+// memory. With N-long rows that TMA cannot copy (not 16-byte multiples):
+// fp64 tensor cores, and the remark says why.
 // CHECK-LABEL: func.func @matmul_nn
+// CHECK: strategy = "wgmma_tma"{{.+}}precision = "3xtf32"
+// REPORT: remark: matmul kernel: wgmma_tma in 3xtf32, sums promoted to fp32 every 64 K (split tf32 on wgmma_tma with promoted fp32 sums (fp32-accurate, past the fp32 peak); B read N-major and transposed in shared memory)
+// CHECK-LABEL: func.func @matmul_nn_odd_n
 // CHECK: strategy = "mma"{{.+}}precision = "fp64"
-// REPORT: remark: matmul kernel: mma in fp64 (3xtf32 not applicable: B is not K-major (x * W^T) and not copied K-major: M, N or K is dynamic; fp64 tensor cores)
+// REPORT: remark: matmul kernel: mma in fp64 (3xtf32 not applicable: B is N-major (x * W) with N dynamic or not a multiple of 4, or batched with K not a multiple of the k tile and not copied K-major: M, N or K is dynamic; fp64 tensor cores)
 func.func @matmul_nn(%a: tensor<?x16xf32>, %w: tensor<16x16xf32>) -> tensor<?x16xf32> {
   // expected-error@below {{tile-sizes must list 3 values (M, N, K) or 5 (M, N, K, thread M, thread N), got 2}}
   %r = fuser.matmul %a, %w epilogue_maps [] : tensor<?x16xf32>, tensor<16x16xf32> -> tensor<?x16xf32> {
@@ -114,6 +119,14 @@ func.func @matmul_nn(%a: tensor<?x16xf32>, %w: tensor<16x16xf32>) -> tensor<?x16
     fuser.yield %acc : f32
   }
   return %r : tensor<?x16xf32>
+}
+func.func @matmul_nn_odd_n(%a: tensor<?x16xf32>, %w: tensor<16x18xf32>) -> tensor<?x18xf32> {
+  // expected-error@below {{tile-sizes must list 3 values (M, N, K) or 5 (M, N, K, thread M, thread N), got 2}}
+  %r = fuser.matmul %a, %w epilogue_maps [] : tensor<?x16xf32>, tensor<16x18xf32> -> tensor<?x18xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %r : tensor<?x18xf32>
 }
 
 // -----

@@ -195,6 +195,20 @@ def Fuser_MatmulOp : Fuser_Op<"matmul", [Pure, IsolatedFromAbove, SingleBlock]> 
              !::mlir::ShapedType::isDynamic(k) && k > 0 &&
              k * lhs.getElementTypeBitWidth() / 8 % 16 == 0;
     }
+    /// True when an N-major B (K x N, no transpose_b) suits a TMA tensor
+    /// map read in k tiles of `bk` rows: N static, non-zero, and N-long
+    /// rows a multiple of 16 bytes apart. A batched B is viewed as its
+    /// batches' K rows stacked, so K must be static and a multiple of `bk`
+    /// too: a k tile past K would read the next batch's rows.
+    bool hasTmaCopyableNMajorB(int64_t bk) {
+      auto rhs = ::llvm::cast<::mlir::ShapedType>(getRhs().getType());
+      int64_t n = rhs.getDimSize(getRhsNDim());
+      int64_t k = rhs.getDimSize(getRhsKDim());
+      return !getTransposeB() && !::mlir::ShapedType::isDynamic(n) && n > 0 &&
+             n * rhs.getElementTypeBitWidth() / 8 % 16 == 0 &&
+             (!isBatched() ||
+              (!::mlir::ShapedType::isDynamic(k) && k % bk == 0));
+    }
   }];
 }
 

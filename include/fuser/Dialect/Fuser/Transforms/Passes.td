@@ -429,8 +429,11 @@ def FuserConfigureKernelsPass : Pass<"fuser-configure-kernels", "mlir::ModuleOp"
     (2.5e-3 on W2, within the users' 1e-2).
 
     Under the default `precision=fp32` an f32 matmul stays fp32-accurate.
-    On sm_90a, when the operands suit `wgmma_tma` (K-major, TMA-copyable K;
-    a group norm's groups whole 8-column powers of two dividing 128), it
+    On sm_90a, when the operands suit `wgmma_tma` (K-major A, TMA-copyable
+    K; B K-major, or N-major (x * W, torch.bmm) with N rows a multiple of 16
+    bytes apart and, batched, K a multiple of 32: the kernel transposes it
+    in shared memory; a group norm's groups whole 8-column powers of two
+    dividing 128), it
     gets `wgmma_tma` with `precision = "3xtf32"` and `promote_every = 64`:
     three tf32 products per step (A·B + A·B_lo + A_lo·B, lo = x minus its
     tf32 truncation), the tensor cores' sums added into fp32 registers

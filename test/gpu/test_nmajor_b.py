@@ -1,0 +1,106 @@
+"""Products whose B is N-major (K x N: x @ W, torch.mm(a, b), torch.bmm's
+right operand) on 3xtf32 wgmma_tma, the fp32 default on sm_90a.
+
+The kernel copies B in 32-column boxes of BK rows and its splitter
+transposes each box in shared memory into the K-major rows tf32 wgmma reads,
+so no transposing copy kernel runs first (test/gpu/Inputs/matmul_nmajor_b.mlir).
+Against float64 and eager PyTorch (TF32 off) at the users' atol = rtol = 1e-4,
+NaN-poisoned outputs, fresh inputs of both signs: a dynamic M, K and N that
+are no tile multiples (rows past K and columns past N read zeros), the
+128 x 96 wave tile (three boxes per stage), split K, and a dynamic batch.
+A wrong transposition (a box, a swizzle, a row) fails every check here.
+"""
+
+import json
+import math
+
+import pytest
+import torch
+
+from gpu_util import ARTIFACTS, check, load, poisoned
+
+TOL = 1e-4  # the users' fp32 rule (atol = rtol = 1e-4)
+
+pytestmark = pytest.mark.usefixtures("fp32_reference")
+
+
+def uniform(shape, generator, scale=1.0):
+    return (torch.rand(*shape, device="cuda", generator=generator) * 2 - 1) * scale
+
+
+def check_both(name, out, ref64, eager):
+    """float64 and eager fp32 at TOL; prints both max errors."""
+    check(name, out, ref64, TOL)
+    print(f"[gpu tests] {name}: eager fp32 max abs error "
+          f"{float((eager.double() - ref64).abs().max()):.3e}")
+    assert torch.allclose(out, eager, atol=TOL, rtol=TOL), \
+        f"{name}: differs from eager fp32 beyond {TOL}"
+
+
+def test_one_kernel_per_product():
+    """Each product is its GEMM kernel alone (split K: and its reduction):
+    no transposing copy of B, and B's tensor map is a [K, N] view."""
+    path = ARTIFACTS / "matmul_nmajor_b.manifest.json"
+    if not path.exists():
+        pytest.skip(f"{path} missing: run scripts/build-gpu-artifacts.sh")
+    fns = {f["name"]: f for f in json.loads(path.read_text())["functions"]}
+    for name in ["mm_nn_dyn", "mm_nn_wave", "mm_nn_split", "bmm_nn"]:
+        kernels = [launch["kernel"] for launch in fns[name]["launches"]]
+        expected = [f"{name}_matmul"] + (["mm_nn_split_matmul_reduce"]
+                                         if name == "mm_nn_split" else [])
+        assert kernels == expected, kernels
+    gemm = json.loads((ARTIFACTS / "gemm_bmm.manifest.json").read_text())
+    assert [launch["kernel"] for launch in gemm["functions"][0]["launches"]] == \
+        ["forward_matmul"]
+
+
+@pytest.mark.parametrize("m", [1, 129, 1000])
+def test_dynamic_m_k_tail(m, generator):
+    """x @ W + bias with K = 1000 (a partial last k tile) and N = 1036."""
+    mod = load("matmul_nmajor_b")
+    k, n = 1000, 1036
+    for trial in range(2):
+        x = uniform((m, k), generator)
+        w = uniform((k, n), generator, 1 / math.sqrt(k))
+        bias = uniform((n,), generator)
+        out = poisoned((m, n))
+        mod.mm_nn_dyn(x, w, bias, out=out)
+        check_both(f"mm_nn_dyn {m}x{n}x{k} trial={trial}", out,
+                   x.double() @ w.double() + bias.double(), x @ w + bias)
+
+
+def test_wave_tile(generator):
+    """1000 x 3000 x 1024 on 128 x 96 tiles (three boxes per stage)."""
+    mod = load("matmul_nmajor_b")
+    x = uniform((1000, 1024), generator)
+    w = uniform((1024, 3000), generator, 1 / 32)
+    out = poisoned((1000, 3000))
+    mod.mm_nn_wave(x, w, out=out)
+    check_both("mm_nn_wave 1000x3000x1024", out, x.double() @ w.double(), x @ w)
+
+
+def test_split_k(generator):
+    """256 x 260 x 65536, K split 22 ways."""
+    mod = load("matmul_nmajor_b")
+    x = uniform((256, 65536), generator)
+    w = uniform((65536, 260), generator, 1 / 256)
+    out = poisoned((256, 260))
+    mod.mm_nn_split(x, w, out=out)
+    check_both("mm_nn_split 256x260x65536", out, x.double() @ w.double(), x @ w)
+
+
+@pytest.mark.parametrize("bsz", [1, 3])
+def test_bmm_dynamic_batch(bsz, generator):
+    """torch.bmm's layout, B x 1100 x 1036 x 1024, plus a per-batch,
+    per-row addend; a NaN batch after the output stays NaN."""
+    mod = load("matmul_nmajor_b")
+    m, n, k = 1100, 1036, 1024
+    x = uniform((bsz, m, k), generator)
+    w = uniform((bsz, k, n), generator, 1 / 32)
+    c = uniform((bsz, m), generator)
+    big = poisoned((bsz + 1, m, n))
+    mod.bmm_nn(x, w, c, out=big[:bsz])
+    assert bool(torch.isnan(big[bsz]).all()), "a store past the output"
+    check_both(f"bmm_nn {bsz}x{m}x{n}x{k}", big[:bsz],
+               x.double() @ w.double() + c.double()[:, :, None],
+               torch.bmm(x, w) + c[:, :, None])

@@ -136,11 +136,12 @@ LogicalResult MmaEmitter::emitWarpSpecialized(const GemmKernelArgs &args) {
                   produced.kBase, produced.kFirst, bRowK0);
   closeTileLoop(produced);
   if (t.splitInShared()) {
-    // Warps 1 and 2 of the producer warpgroup write the lo parts.
+    // Warps 1 and 2 of the producer warpgroup (and 3, with an N-major B)
+    // write the lo parts.
     b.setInsertionPointAfter(producer);
     Value sid = sub(tid, c64(consumers + 32));
     auto splitter = scf::IfOp::create(
-        b, loc, lt(sid, c64(kSplitterThreads)), /*withElse=*/false);
+        b, loc, lt(sid, c64(splitterThreads(t))), /*withElse=*/false);
     b.setInsertionPointToStart(splitter.thenBlock());
     TileWork split = openTileLoop();
     emitTmaSplitter(b, loc, bars, split.numK, sid, split.kBase);

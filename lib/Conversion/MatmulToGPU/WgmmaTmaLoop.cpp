@@ -130,7 +130,8 @@ void mlir::fuser::emitTmaBarrierInit(OpBuilder &b, Location loc,
       if (bars.t.splitInShared())
         NVVM::MBarrierInitOp::create(b, loc,
                                      bars.split(b, loc, c64(b, loc, s)),
-                                     c32(b, loc, kSplitterThreads), Value());
+                                     c32(b, loc, splitterThreads(bars.t)),
+                                     Value());
     }
     NVVM::FenceMbarrierInitOp::create(b, loc);
   }
@@ -297,7 +298,8 @@ Value mlir::fuser::emitTmaConsumer(OpBuilder &b, Location loc,
 /// rows 32 j .. 32 j + 31 of the K-major B that wgmma reads, in place (the
 /// same 4 KiB, in the same 128-byte swizzle: the 16-byte chunk c of row r
 /// sits at chunk c ^ (r % 8)), and their lo parts (`loPart` of 4 values)
-/// beside, copyBytes further. Warp w takes boxes w, w + 2, ...; lane l
+/// beside, copyBytes further. The splitter's warps take the boxes in turn,
+/// the last (which splits no A chunks) first; lane l
 /// moves column n = l. In 16 x 16 blocks (k block, n block), (a, b) lands
 /// on the bytes of (b, a), so two phases of 16 values per lane do it: in
 /// phase p, lane l takes k block (l / 16) ^ p, whose mirror block the same
@@ -350,8 +352,11 @@ static void transposeBoxes(OpBuilder &b, Location loc, const TmaBarriers &bars,
                                     arith::AndIOp::create(b, loc, lane, c(7))),
               16));
   Value bBase = add(mul(stage, t.stageBytes()), c(t.aStageBytes()));
-  auto boxes = scf::ForOp::create(b, loc, warp, c(t.bn / boxCols),
-                                  c(kSplitterThreads / 32));
+  int64_t warps = splitterThreads(t) / 32;
+  // The last warp has no A chunks to split: it takes the first box.
+  Value firstBox = arith::SubIOp::create(b, loc, c(warps - 1), warp);
+  auto boxes = scf::ForOp::create(b, loc, firstBox, c(t.bn / boxCols),
+                                  c(warps));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(boxes.getBody());
   Value box = add(bBase, mul(boxes.getInductionVar(), boxBytes));
@@ -379,6 +384,10 @@ static void transposeBoxes(OpBuilder &b, Location loc, const TmaBarriers &bars,
           sharedByte(b, loc, bars.stages, add(off, c(t.copyBytes()))), 16);
     }
   }
+}
+
+int64_t mlir::fuser::splitterThreads(const MmaTiling &t) {
+  return t.transposesB() ? kSplitterThreads + 32 : kSplitterThreads;
 }
 
 void mlir::fuser::emitTmaSplitter(OpBuilder &b, Location loc,
@@ -425,8 +434,14 @@ void mlir::fuser::emitTmaSplitter(OpBuilder &b, Location loc,
   Value first = arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, stage, c64(b, loc, t.stageBytes())),
       arith::MulIOp::create(b, loc, sid, c64(b, loc, 16)));
-  auto chunks = scf::ForOp::create(b, loc, c64(b, loc, 0),
-                                   c64(b, loc, perThread),
+  Value flatEnd = c64(b, loc, perThread);
+  if (splitterThreads(t) > kSplitterThreads) // warp 3: boxes only
+    flatEnd = arith::SelectOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, sid,
+                              c64(b, loc, kSplitterThreads)),
+        flatEnd, c64(b, loc, 0));
+  auto chunks = scf::ForOp::create(b, loc, c64(b, loc, 0), flatEnd,
                                    c64(b, loc, kUnroll));
   {
     OpBuilder::InsertionGuard g(b);

@@ -50,12 +50,17 @@ struct TmaBarriers {
   Value full(OpBuilder &b, Location loc, Value stage) const;
   Value empty(OpBuilder &b, Location loc, Value stage) const;
   /// Completes once per round when the splitter has written the stage's
-  /// lo parts (kSplitterThreads arrivals).
+  /// lo parts (splitterThreads(t) arrivals).
   Value split(OpBuilder &b, Location loc, Value stage) const;
 };
 
 /// 3xtf32's splitter: warps 1 and 2 of the producer warpgroup.
 constexpr int64_t kSplitterThreads = 64;
+/// The splitter's threads for `t`: kSplitterThreads, and with an N-major B
+/// (t.transposesB()) also warp 3, which transposes boxes only. The splitter
+/// bounds the kernel there: 4096^3 x @ W took 1.677 ms with two warps, 1.494
+/// with three (1.354 K-major; H100, 2026-11-24, session 13).
+int64_t splitterThreads(const MmaTiling &t);
 
 /// Thread 0 initializes the mbarriers; then a block barrier.
 void emitTmaBarrierInit(OpBuilder &b, Location loc, const TmaBarriers &bars,

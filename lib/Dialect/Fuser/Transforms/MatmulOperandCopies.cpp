@@ -17,7 +17,8 @@ using namespace mlir::fuser;
 /// An f32 matmul whose A is M-major (transpose_a), or whose B is N-major
 /// (K x N) where the kernel's in-shared-memory transposition does not
 /// apply (N dynamic or not a multiple of 4; batched, K not a multiple of
-/// its k tile), misses 3xtf32 on wgmma_tma, which reads them K-major: FFMA
+/// its k tile) or costs more (kNMajorCopyMinM), misses 3xtf32 on wgmma_tma,
+/// which reads them K-major: FFMA
 /// (45 TFLOP/s on an H100) or fp64 tensor cores (52) instead of ~105. Copying
 /// the operands K-major (a transposing pointwise kernel each, (M + N) * K
 /// elements read and written) pays when M * N / (M + N) is large: about 128
@@ -71,6 +72,16 @@ std::string mlir::fuser::kMajorCopyRefusal(MatmulOp op) {
   return "";
 }
 
+/// An N-major B that 3xtf32 on wgmma_tma could read as it is is still
+/// copied (where the rule above allows) from this many static rows M up:
+/// the kernel's transposition in shared memory slows its splitter by about
+/// 10% of the GEMM, the copy costs 8 N K bytes of traffic per batch, so the
+/// copy is cheaper from M = 4 R / (0.1 BW) ~ 1300 (R = 100 TFLOP/s, BW = 3
+/// TB/s). Measured (H100, 2026-11-24, session 13): 32 x 1024^3 torch.bmm
+/// 0.747 ms transposed in the kernel against 0.788 copied; 4096^3 x @ W
+/// 1.494 against 1.411.
+static constexpr int64_t kNMajorCopyMinM = 1536;
+
 /// Whether 3xtf32 on wgmma_tma reads `op`'s N-major B as it is (its
 /// splitter transposes B in shared memory; GemmStrategy.cpp).
 static bool readsNMajorB(MatmulOp op) {
@@ -79,11 +90,20 @@ static bool readsNMajorB(MatmulOp op) {
   return op.hasTmaCopyableNMajorB(bk);
 }
 
+/// Static M of `op` (its result's rows), or 0.
+static int64_t staticM(MatmulOp op) {
+  auto type = cast<RankedTensorType>(op.getResult().getType());
+  int64_t m = type.getDimSize(type.getRank() - 2);
+  return ShapedType::isDynamic(m) ? 0 : m;
+}
+
 bool mlir::fuser::copyOperandsKMajor(MatmulOp op, const ChipInfo &chip, bool tmaAllowed,
                         bool report) {
   auto resTy = cast<RankedTensorType>(op.getResult().getType());
   auto lhsTy = cast<RankedTensorType>(op.getLhs().getType());
-  bool copyB = !op.getTransposeB() && !readsNMajorB(op);
+  bool kernelReadsB = readsNMajorB(op);
+  bool copyB = !op.getTransposeB() &&
+               (!kernelReadsB || staticM(op) >= kNMajorCopyMinM);
   if (!chip.wgmma || !tmaAllowed || !resTy.getElementType().isF32() ||
       !lhsTy.getElementType().isF32() || (!op.getTransposeA() && !copyB) ||
       !kMajorCopyRefusal(op).empty())
@@ -103,11 +123,16 @@ bool mlir::fuser::copyOperandsKMajor(MatmulOp op, const ChipInfo &chip, bool tma
     op.getRhsMutable().assign(transposedCopy(b, loc, op.getRhs()));
     op.setTransposeB(true);
   }
-  if (report)
-    op.emitRemark() << which
-                    << " copied K-major by a transposing kernel so that "
-                       "3xtf32 on wgmma_tma applies (M * N / (M + N) = "
-                    << m * n / (m + n) << ", at least "
-                    << kKMajorCopyMinHarmonic << ")";
+  if (report) {
+    InFlightDiagnostic remark = op.emitRemark();
+    remark << which
+           << " copied K-major by a transposing kernel so that 3xtf32 on "
+              "wgmma_tma applies (M * N / (M + N) = "
+           << m * n / (m + n) << ", at least " << kKMajorCopyMinHarmonic;
+    if (copyB && kernelReadsB)
+      remark << "; with M = " << m << ", at least " << kNMajorCopyMinM
+             << ", B's copy costs less than its transposition in the kernel";
+    remark << ")";
+  }
   return true;
 }

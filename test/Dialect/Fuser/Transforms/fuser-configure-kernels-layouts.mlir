@@ -105,23 +105,24 @@ func.func @transposed_a_bf16(%x: tensor<64x32xbf16>, %w: tensor<48x64xbf16>) -> 
 // -----
 
 // nn.Linear's backward (dX = g * W, dW = g^T * x): 3xtf32 on wgmma_tma
-// reads an N-major B itself; a large static product's M-major A gets a
-// transposing pointwise copy (the shared-memory tiled kernel) so that the
-// kernel reads it K-major.
+// reads dX's N-major B (M = 1024) itself; a large static product's M-major
+// A gets a transposing pointwise copy (the shared-memory tiled kernel) so
+// that the kernel reads it K-major, and so does dW's N-major B, since at
+// M = 8192 the copy costs less than the kernel's transposition.
 // CHECK-LABEL: func.func @backward_gemms
 // CHECK-SAME: (%[[G:.+]]: tensor<1024x8192xf32>, %[[W:.+]]: tensor<8192x4096xf32>, %[[X:.+]]: tensor<1024x4096xf32>)
 // CHECK-NOT: fuser.pointwise ins(%[[W]]
 // CHECK: fuser.matmul %[[G]], %[[W]] epilogue_maps [] {config = #fuser.config<strategy = "wgmma_tma"
 // CHECK: %[[GT:.+]] = fuser.pointwise ins(%[[G]] : tensor<1024x8192xf32>) maps [#{{.+}}] {config = #fuser.config<strategy = "pointwise_transpose", block = [256, 1, 1], max_grid = 1048576, tile = [64, 64]>} -> tensor<8192x1024xf32>
-// CHECK-NOT: fuser.pointwise
-// CHECK: fuser.matmul %[[GT]], %[[X]] epilogue_maps [] {config = #fuser.config<strategy = "wgmma_tma"
+// CHECK: %[[XT:.+]] = fuser.pointwise ins(%[[X]] : tensor<1024x4096xf32>) {{.+}} -> tensor<4096x1024xf32>
+// CHECK: fuser.matmul %[[GT]], %[[XT]] transpose_b epilogue_maps [] {config = #fuser.config<strategy = "wgmma_tma"
 func.func @backward_gemms(%g: tensor<1024x8192xf32>, %w: tensor<8192x4096xf32>, %x: tensor<1024x4096xf32>) -> (tensor<1024x4096xf32>, tensor<8192x4096xf32>) {
   // expected-remark @+1 {{matmul kernel: wgmma_tma in 3xtf32, sums promoted to fp32 every 64 K (split tf32 on wgmma_tma with promoted fp32 sums (fp32-accurate, past the fp32 peak); B read N-major and transposed in shared memory)}}
   %dx = fuser.matmul %g, %w epilogue_maps [] : tensor<1024x8192xf32>, tensor<8192x4096xf32> -> tensor<1024x4096xf32> {
   ^bb0(%acc: f32):
     fuser.yield %acc : f32
   }
-  // expected-remark @+2 {{A copied K-major by a transposing kernel so that 3xtf32 on wgmma_tma applies (M * N / (M + N) = 2730, at least 512)}}
+  // expected-remark @+2 {{A and B copied K-major by a transposing kernel so that 3xtf32 on wgmma_tma applies (M * N / (M + N) = 2730, at least 512; with M = 8192, at least 1536, B's copy costs less than its transposition in the kernel)}}
   // expected-remark @+1 {{matmul kernel: wgmma_tma in 3xtf32}}
   %dw = fuser.matmul %g, %x transpose_a epilogue_maps [] : tensor<1024x8192xf32>, tensor<1024x4096xf32> -> tensor<8192x4096xf32> {
   ^bb0(%acc: f32):

@@ -9,6 +9,8 @@
 //   mm_nn_split: 256 x 260 x 65536: K split among blocks
 //   bmm_nn:      y[b] = x[b] @ w[b] + c[b, m], B x 1100 x 1036 x 1024 with
 //                a dynamic batch (batched: K a multiple of the k tile)
+//   mm_nn_tiny:  x @ w, M dynamic, K = 8, N = 12: one box, mostly past K
+//                and N (TMA reads zeros there)
 func.func @mm_nn_dyn(%x: tensor<?x1000xf32>, %w: tensor<1000x1036xf32>,
                      %bias: tensor<1036xf32>) -> tensor<?x1036xf32> {
   %y = fuser.matmul %x, %w
@@ -51,4 +53,13 @@ func.func @bmm_nn(%x: tensor<?x1100x1024xf32>, %w: tensor<?x1024x1036xf32>,
     fuser.yield %a : f32
   }
   return %y : tensor<?x1100x1036xf32>
+}
+
+func.func @mm_nn_tiny(%x: tensor<?x8xf32>, %w: tensor<8x12xf32>) -> tensor<?x12xf32> {
+  %y = fuser.matmul %x, %w epilogue_maps []
+         : tensor<?x8xf32>, tensor<8x12xf32> -> tensor<?x12xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<?x12xf32>
 }

@@ -7,7 +7,7 @@ large_k splits K 33 ways, large_k_nosplit is it compiled with split-k=1).
 Per class: the max |result - float64| of fuser and of torch.mm (TF32 off)
 on the same inputs (x uniform in [-1, 1), nn.Linear's weights), then both
 timed as bench.py times (L2 flushed, medians). square_nn is x @ W with W
-stored K x N, against torch.mm; the batched class is torch.bmm's layout
+stored K x N (B copied K-major first at this M), against torch.mm; the batched class is torch.bmm's layout
 (B x M x K times B x K x N) against torch.bmm.
 --against DIR adds another build's artifacts (a codegen change's A/B):
 then all three are timed in interleaved rounds (bench.time_interleaved).
@@ -33,7 +33,9 @@ CLASSES = [  # name, M, N, K, what bounds it
     ("matvec", 8192, 1, 8192, "memory (reads x)"),
     ("linear_odd", 1000, 3000, 1000, "compute"),
 ]
-# x @ W with W stored K x N (torch.mm(a, b)): fuser reads B N-major.
+# x @ W with W stored K x N (torch.mm(a, b)): at M >= 1536 fuser copies B
+# K-major first (cheaper there than the kernel's transposition; bmm below
+# takes the in-kernel path).
 NN = [("square_nn", 4096, 4096, 4096, "compute")]
 BATCHED = [("bmm", 32, 1024, 1024, 1024, "compute")]  # name, B, M, N, K
 

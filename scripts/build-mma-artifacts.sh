@@ -107,7 +107,8 @@ gemm large_k 256 256 131072
 gemm large_k_nosplit 256 256 131072 split-k=1  # the same without split K
 gemm matvec 8192 1 8192
 gemm linear_odd 1000 3000 1000
-# x @ W with W stored K x N (torch.mm(a, b)): the kernel reads B N-major.
+# x @ W with W stored K x N (torch.mm(a, b)): at M = 4096 B is copied K-major
+# first (MatmulOperandCopies.cpp's M rule).
 src="$OUT/gemm_square_nn.mlir" x="tensor<4096x4096xf32>"
 printf '%s\n' "func.func @forward(%x: $x, %w: $x) -> $x {" \
   "  %y = fuser.matmul %x, %w epilogue_maps [] : $x, $x -> $x {" \

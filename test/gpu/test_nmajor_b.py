@@ -44,7 +44,8 @@ def test_one_kernel_per_product():
     if not path.exists():
         pytest.skip(f"{path} missing: run scripts/build-gpu-artifacts.sh")
     fns = {f["name"]: f for f in json.loads(path.read_text())["functions"]}
-    for name in ["mm_nn_dyn", "mm_nn_wave", "mm_nn_split", "bmm_nn", "mm_nn_tiny"]:
+    for name in ["mm_nn_dyn", "mm_nn_wave", "mm_nn_split", "bmm_nn", "mm_nn_tiny",
+                 "mm_nn_gn"]:
         kernels = [launch["kernel"] for launch in fns[name]["launches"]]
         expected = [f"{name}_matmul"] + (["mm_nn_split_matmul_reduce"]
                                          if name == "mm_nn_split" else [])
@@ -69,24 +70,18 @@ def test_dynamic_m_k_tail(m, generator):
                    x.double() @ w.double() + bias.double(), x @ w + bias)
 
 
-def test_wave_tile(generator):
-    """1000 x 3000 x 1024 on 128 x 96 tiles (three boxes per stage)."""
+@pytest.mark.parametrize("fn,m,n,k", [
+    ("mm_nn_wave", 1000, 3000, 1024),   # 128 x 96 tiles: three boxes per stage
+    ("mm_nn_split", 256, 260, 65536),   # K split 22 ways
+])
+def test_static_tilings(fn, m, n, k, generator):
+    """Static products on the wave tile and on split K."""
     mod = load("matmul_nmajor_b")
-    x = uniform((1000, 1024), generator)
-    w = uniform((1024, 3000), generator, 1 / 32)
-    out = poisoned((1000, 3000))
-    mod.mm_nn_wave(x, w, out=out)
-    check_both("mm_nn_wave 1000x3000x1024", out, x.double() @ w.double(), x @ w)
-
-
-def test_split_k(generator):
-    """256 x 260 x 65536, K split 22 ways."""
-    mod = load("matmul_nmajor_b")
-    x = uniform((256, 65536), generator)
-    w = uniform((65536, 260), generator, 1 / 256)
-    out = poisoned((256, 260))
-    mod.mm_nn_split(x, w, out=out)
-    check_both("mm_nn_split 256x260x65536", out, x.double() @ w.double(), x @ w)
+    x = uniform((m, k), generator)
+    w = uniform((k, n), generator, 1 / math.sqrt(k))
+    out = poisoned((m, n))
+    getattr(mod, fn)(x, w, out=out)
+    check_both(f"{fn} {m}x{n}x{k}", out, x.double() @ w.double(), x @ w)
 
 
 @pytest.mark.parametrize("bsz", [1, 3])
@@ -116,3 +111,22 @@ def test_tiny_box_past_k_and_n(m, generator):
     out = poisoned((m, 12))
     mod.mm_nn_tiny(x, w, out=out)
     check_both(f"mm_nn_tiny {m}x12x8", out, x.double() @ w.double(), x @ w)
+
+
+@pytest.mark.parametrize("m", [3, 300])
+def test_group_norm_epilogue(m, generator):
+    """group_norm(x @ W) * 2 over groups of 16 columns, K = 200: the group
+    statistics come from the transposed B's products."""
+    mod = load("matmul_nmajor_b")
+    x = uniform((m, 200), generator)
+    w = uniform((200, 256), generator, 1 / math.sqrt(200))
+    out = poisoned((m, 256))
+    mod.mm_nn_gn(x, w, out=out)
+
+    def norm(h):
+        g = h.reshape(m, 16, 16)
+        mean = g.mean(-1, keepdim=True)
+        var = g.var(-1, unbiased=False, keepdim=True)
+        return ((g - mean) / torch.sqrt(var + 1e-5)).reshape(m, 256) * 2
+
+    check_both(f"mm_nn_gn {m}x256x200", out, norm(x.double() @ w.double()), norm(x @ w))

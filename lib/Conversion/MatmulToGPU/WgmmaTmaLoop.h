@@ -95,7 +95,7 @@ Value emitTmaConsumer(OpBuilder &b, Location loc, const TmaBarriers &bars,
 /// rounds it to nearest: truncated, the lo parts' error is biased. An
 /// N-major B (tiling.transposesB()) is first transposed in place, box by
 /// box, into the K-major rows wgmma reads.
-/// `sid` is the thread's index among the kSplitterThreads.
+/// `sid` is the thread's index among the splitterThreads(t).
 void emitTmaSplitter(OpBuilder &b, Location loc, const TmaBarriers &bars,
                      Value numK, Value sid, Value kBase);
 

@@ -171,13 +171,32 @@ func.func @split_too_wide(%a: tensor<?x64xf32>, %b: tensor<256x64xf32>) -> tenso
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: scf.for
 // CHECK-COUNT-4: llvm.load %{{.+}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+// Each address is (box | the lane's bits) ^ a constant. Loads of phase p,
+// step i: row k = 16 ((l / 16) ^ p) + i, chunk (n / 4) ^ (k % 8), so the
+// constant is p * 2048 | i * 128 | (i % 8) * 16. Stores of row l: chunk
+// (k / 4) ^ (l % 8), the constant (4 p + q) * 16, x then its lo part.
 // CHECK: scf.for
-// CHECK-COUNT-16: llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// CHECK: arith.xori %[[LOAD:[^,]+]], %c0_i64
+// CHECK: arith.xori %[[LOAD]], %c144_i64
+// CHECK: arith.xori %[[LOAD]], %c1008_i64
+// CHECK: arith.xori %[[LOAD]], %c1024_i64
+// CHECK: arith.xori %[[LOAD]], %c2032_i64
+// CHECK: llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// CHECK-NOT: llvm.store
 // CHECK: nvvm.bar.warp.sync
-// CHECK-COUNT-8: llvm.store %{{.+}}, %{{.+}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
-// CHECK-COUNT-16: llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// CHECK: arith.xori %[[STORE:[^,]+]], %c0_i64
+// CHECK-COUNT-2: llvm.store %{{.+}}, %{{.+}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
+// CHECK: arith.xori %[[STORE]], %c16_i64
+// CHECK: arith.xori %[[STORE]], %c48_i64
+// CHECK-COUNT-2: llvm.store %{{.+}}, %{{.+}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
+// CHECK-NOT: llvm.store
+// CHECK: arith.xori %[[LOAD]], %c2048_i64
+// CHECK: arith.xori %[[LOAD]], %c2192_i64
+// CHECK: arith.xori %[[LOAD]], %c4080_i64
 // CHECK: nvvm.bar.warp.sync
-// CHECK-COUNT-8: llvm.store %{{.+}}, %{{.+}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
+// CHECK: arith.xori %[[STORE]], %c64_i64
+// CHECK: arith.xori %[[STORE]], %c112_i64
+// CHECK-COUNT-2: llvm.store %{{.+}}, %{{.+}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK: nvvm.mbarrier.arrive
 func.func @x_times_w(%x: tensor<?x1024xf32>, %w: tensor<1024x512xf32>) -> tensor<?x512xf32> {
@@ -217,4 +236,26 @@ func.func @box_remainder(%x: tensor<?x64xf32>, %w: tensor<64x512xf32>) -> tensor
     fuser.yield %acc : f32
   }
   return %y : tensor<?x512xf32>
+}
+
+// -----
+
+// BN = 32: one box per stage, which the last splitter warp (no A chunks)
+// takes; the box loop starts past the end for the other two.
+// CHECK-LABEL: gpu.func @one_box_matmul
+// CHECK: nvvm.mbarrier.init %{{.+}}, %c96_i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK-COUNT-1: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK-NOT: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK: arith.cmpi ult, %{{.+}}, %c96_i64
+// CHECK: %[[FIRST:.+]] = arith.subi %c2_i64{{[_0-9]*}}, %{{.+}} : i64
+// CHECK: scf.for %{{.+}} = %[[FIRST]] to %c1_i64{{[_0-9]*}} step %c3_i64
+func.func @one_box(%x: tensor<?x64xf32>, %w: tensor<64x32xf32>) -> tensor<?x32xf32> {
+  %y = fuser.matmul %x, %w epilogue_maps []
+         {config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], tile = [128, 32, 32, 16, 32, 3], max_grid = 132, min_blocks_per_sm = 1, precision = "3xtf32", promote_every = 64>}
+         : tensor<?x64xf32>, tensor<64x32xf32> -> tensor<?x32xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<?x32xf32>
 }

@@ -117,7 +117,8 @@ constexpr int64_t kWgmmaTmaHalfTile[] = {128, 256, 64, 16, 256, 4};
 /// 3xtf32 (fp32-accurate): three tf32 products per step, A·B + A·B_lo +
 /// A_lo·B, where wgmma reads A and B as their tf32 truncations and lo =
 /// x - tf32(x), rounded to nearest tf32, is made in shared memory beside
-/// each stage by two warps of the producer warpgroup (the splitter). Three
+/// each stage by two warps of the producer warpgroup (the splitter; three
+/// with an N-major B, which it also transposes). Three
 /// accumulator sets (the tensor cores' sums of the small terms and of A·B,
 /// and the promoted fp32 sums) must fit the consumers' 224 registers:
 /// 64 x 128 per warpgroup. Stages of 32 KiB copied + 32 KiB of lo parts, 3
@@ -152,6 +153,14 @@ constexpr int64_t kWgmmaTmaMaxGrid = 132;
 constexpr int64_t kWgmmaTma3xTf32WaveTile[] = {128, 96, 32, 16, 96, 4};
 constexpr double kWgmmaTma3xTf32WaveTileTime = 0.83;
 
+// The N-major B boxes are 32 columns of BK rows (MmaTiling::
+// kNMajorBoxCols); both 3xtf32 tiles hold whole boxes and one BK, which
+// wgmmaTmaReadsNMajorB's K rule uses.
+static_assert(kWgmmaTma3xTf32Tile[1] % 32 == 0 &&
+                  kWgmmaTma3xTf32WaveTile[1] % 32 == 0 &&
+                  kWgmmaTma3xTf32Tile[2] == kWgmmaTma3xTf32WaveTile[2],
+              "3xtf32 tiles of whole N-major boxes and one BK");
+
 ArrayRef<int64_t> wgmmaTmaWaveTile(StringRef precision) {
   return precision == "3xtf32" ? ArrayRef(kWgmmaTma3xTf32WaveTile)
                                : ArrayRef<int64_t>();
@@ -178,8 +187,7 @@ bool wgmmaTmaSupports(MatmulOp op, StringRef precision) {
   if (!op.hasTmaCopyableK())
     return false;
   if (!op.getTransposeB() &&
-      (precision != "3xtf32" ||
-       !op.hasTmaCopyableNMajorB(kWgmmaTma3xTf32Tile[2])))
+      (precision != "3xtf32" || !wgmmaTmaReadsNMajorB(op)))
     return false;
   if (!op.hasGroupNorm())
     return true;
@@ -232,6 +240,10 @@ mlir::fuser::getGemmStrategyRecord(GemmStrategy strategy) {
   const GemmStrategyRecord &r = kRecords[static_cast<size_t>(strategy)];
   assert(r.kind == strategy && "records out of enum order");
   return r;
+}
+
+bool mlir::fuser::wgmmaTmaReadsNMajorB(MatmulOp op) {
+  return op.hasTmaCopyableNMajorB(kWgmmaTma3xTf32Tile[2]);
 }
 
 std::string mlir::fuser::splitKStrategyNames() {

@@ -151,7 +151,7 @@ std::pair<StringRef, std::string> fp32Choice(MatmulOp op,
           : op.getTransposeA() ? "A is not K-major (x.T)" + copy
           : !op.hasTmaCopyableK()
               ? "K is dynamic, zero or not a multiple of 4 (TMA rows)"
-          : !op.getTransposeB() && !tmaRecord().applies(op, "3xtf32")
+          : !op.getTransposeB() && !wgmmaTmaReadsNMajorB(op)
               ? "B is N-major (x * W) with N dynamic or not a multiple of "
                 "4, or batched with K not a multiple of the k tile" +
                     copy
@@ -465,9 +465,10 @@ private:
                 (tensorCoreKernel == "auto" && chipInfo->wgmma));
     if (tensorCoreKernel == "wgmma-tma" && !tma && mma != "fp64")
       op.emitRemark() << "tensor-core-kernel=wgmma-tma not applied: TMA "
-                         "needs K-major operands with a static K whose rows "
-                         "are a multiple of 16 bytes apart, and no group "
-                         "norm (3xtf32: groups fitting 64 x 128 tiles)";
+                         "needs K-major operands (3xtf32: or an N-major B) "
+                         "with a static K whose rows are a multiple of 16 "
+                         "bytes apart, and no group norm (3xtf32: groups "
+                         "fitting 64 x 128 tiles)";
     bool wgmma = wgmmaOk && (tma || tensorCoreKernel == "wgmma" ||
                              tensorCoreKernel == "wgmma-tma" || autoHalf);
     const GemmStrategyRecord &rec = tma     ? tmaRec

@@ -82,14 +82,6 @@ std::string mlir::fuser::kMajorCopyRefusal(MatmulOp op) {
 /// 1.494 against 1.411.
 static constexpr int64_t kNMajorCopyMinM = 1536;
 
-/// Whether 3xtf32 on wgmma_tma reads `op`'s N-major B as it is (its
-/// splitter transposes B in shared memory; GemmStrategy.cpp).
-static bool readsNMajorB(MatmulOp op) {
-  int64_t bk = getGemmStrategyRecord(GemmStrategy::wgmma_tma)
-                   .defaultTile("3xtf32")[2];
-  return op.hasTmaCopyableNMajorB(bk);
-}
-
 /// Static M of `op` (its result's rows), or 0.
 static int64_t staticM(MatmulOp op) {
   auto type = cast<RankedTensorType>(op.getResult().getType());
@@ -101,7 +93,7 @@ bool mlir::fuser::copyOperandsKMajor(MatmulOp op, const ChipInfo &chip, bool tma
                         bool report) {
   auto resTy = cast<RankedTensorType>(op.getResult().getType());
   auto lhsTy = cast<RankedTensorType>(op.getLhs().getType());
-  bool kernelReadsB = readsNMajorB(op);
+  bool kernelReadsB = wgmmaTmaReadsNMajorB(op);
   bool copyB = !op.getTransposeB() &&
                (!kernelReadsB || staticM(op) >= kNMajorCopyMinM);
   if (!chip.wgmma || !tmaAllowed || !resTy.getElementType().isF32() ||

@@ -177,3 +177,32 @@ func.func @bmm_k_tail_below(%x: tensor<4x1022x1000xf32>, %w: tensor<4x1000x1024x
   }
   return %y : tensor<4x1022x1024xf32>
 }
+
+// -----
+
+// x @ W with W stored K x N: from M = 1536 the configuration step copies B
+// K-major (the copy costs less than the kernel's transposition there);
+// below, the kernel reads B N-major.
+// CHECK-LABEL: func.func @nn_copy_at_1536
+// CHECK: fuser.pointwise {{.+}} -> tensor<4096x1024xf32>
+// CHECK: fuser.matmul %{{.+}}, %{{.+}} transpose_b epilogue_maps [] {config = #fuser.config<strategy = "wgmma_tma"
+// CHECK-LABEL: func.func @nn_in_kernel_1535
+// CHECK-NOT: fuser.pointwise
+// CHECK: fuser.matmul %{{.+}}, %{{.+}} epilogue_maps [] {config = #fuser.config<strategy = "wgmma_tma"
+func.func @nn_copy_at_1536(%x: tensor<1536x1024xf32>, %w: tensor<1024x4096xf32>) -> tensor<1536x4096xf32> {
+  // expected-remark @+2 {{B copied K-major by a transposing kernel so that 3xtf32 on wgmma_tma applies (M * N / (M + N) = 1117, at least 512; with M = 1536, at least 1536, B's copy costs less than its transposition in the kernel)}}
+  // expected-remark @+1 {{matmul kernel: wgmma_tma in 3xtf32}}
+  %y = fuser.matmul %x, %w epilogue_maps [] : tensor<1536x1024xf32>, tensor<1024x4096xf32> -> tensor<1536x4096xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<1536x4096xf32>
+}
+func.func @nn_in_kernel_1535(%x: tensor<1535x1024xf32>, %w: tensor<1024x4096xf32>) -> tensor<1535x4096xf32> {
+  // expected-remark @+1 {{matmul kernel: wgmma_tma in 3xtf32, sums promoted to fp32 every 64 K (split tf32 on wgmma_tma with promoted fp32 sums (fp32-accurate, past the fp32 peak); B read N-major and transposed in shared memory)}}
+  %y = fuser.matmul %x, %w epilogue_maps [] : tensor<1535x1024xf32>, tensor<1024x4096xf32> -> tensor<1535x4096xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<1535x4096xf32>
+}

@@ -82,7 +82,7 @@ func.func @half(%a: tensor<?x64xbf16>, %w: tensor<32x64xbf16>, %c: tensor<?x64xf
 // cp.async wgmma kernel runs it, with a remark when wgmma-tma was asked for.
 // FP32-LABEL: func.func @dynamic_k
 // FP32: strategy = "wgmma", block = [256, 1, 1]
-// FORCE: remark: tensor-core-kernel=wgmma-tma not applied: TMA needs K-major operands with a static K whose rows are a multiple of 16 bytes apart, and no group norm (3xtf32: groups fitting 64 x 128 tiles)
+// FORCE: remark: tensor-core-kernel=wgmma-tma not applied: TMA needs K-major operands (3xtf32: or an N-major B) with a static K whose rows are a multiple of 16 bytes apart, and no group norm (3xtf32: groups fitting 64 x 128 tiles)
 // FORCE-LABEL: func.func @dynamic_k
 // FORCE: strategy = "wgmma", block = [256, 1, 1]
 func.func @dynamic_k(%a: tensor<?x?xbf16>, %w: tensor<32x?xbf16>) -> tensor<?x32xbf16> {

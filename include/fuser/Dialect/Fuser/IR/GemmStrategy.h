@@ -86,6 +86,11 @@ const GemmStrategyRecord &getGemmStrategyRecord(GemmStrategy strategy);
 /// Every strategy's record, in enum order.
 ArrayRef<GemmStrategyRecord> gemmStrategyRecords();
 
+/// Whether 3xtf32 on wgmma_tma reads `op`'s N-major B (K x N) as it is,
+/// its splitter transposing the TMA boxes in shared memory: the one
+/// statement of that rule, for the record, the operand copies and remarks.
+bool wgmmaTmaReadsNMajorB(MatmulOp op);
+
 /// "'ffma', 'mma', 'wgmma' and 'wgmma_tma'", for messages.
 std::string gemmStrategyNames();
 

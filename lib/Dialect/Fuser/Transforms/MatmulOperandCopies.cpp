@@ -17,9 +17,9 @@ using namespace mlir::fuser;
 /// An f32 matmul whose A is M-major (transpose_a), or whose B is N-major
 /// (K x N) where the kernel's in-shared-memory transposition does not
 /// apply (N dynamic or not a multiple of 4; batched, K not a multiple of
-/// its k tile) or costs more (kNMajorCopyMinM), misses 3xtf32 on wgmma_tma,
-/// which reads them K-major: FFMA
-/// (45 TFLOP/s on an H100) or fp64 tensor cores (52) instead of ~105. Copying
+/// its k tile) or costs more (kNMajorCopyMinM), misses 3xtf32 on
+/// wgmma_tma, which reads them K-major: FFMA (45 TFLOP/s on an H100) or
+/// fp64 tensor cores (52) instead of ~105. Copying
 /// the operands K-major (a transposing pointwise kernel each, (M + N) * K
 /// elements read and written) pays when M * N / (M + N) is large: about 128
 /// at those rates and 3 TB/s; this takes 512 (static M and N), so that the

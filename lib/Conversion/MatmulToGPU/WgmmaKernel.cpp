@@ -225,7 +225,7 @@ LogicalResult MmaEmitter::emitWgmmaLoopAndEpilogue(Value numK, Value aligned,
     Value stageOff = mul(stage, c64(t.stageBytes()));
     Value aAddr = add(add(sharedAddress(), stageOff), aGroupOff);
     Value bAddr = add(add(sharedAddress(), stageOff),
-                      c64(t.aStageElems() * t.elemBytes()));
+                      c64(t.aStageBytes()));
     NVVM::WgmmaFenceAlignedOp::create(b, loc);
     Value acc = emitWgmmaSteps(b, loc, t, loop.getRegionIterArgs()[0],
                                aAddr, bAddr);

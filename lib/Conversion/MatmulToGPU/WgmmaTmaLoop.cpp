@@ -175,40 +175,36 @@ void mlir::fuser::emitTmaProducer(OpBuilder &b, Location loc,
       kFirst ? Value(arith::AddIOp::create(b, loc, kFirst, kt)) : kt;
   Value k0 =
       toI32(b, loc, arith::MulIOp::create(b, loc, kTile, c64(b, loc, t.bk)));
-  auto copy = [&](Value map, Value off, Value row) {
+  // One tensor copy of `map`'s box at (column `col`, i32; row `row`, i64)
+  // into the stage at byte `off`.
+  auto copy = [&](Value map, Value off, Value col, Value row) {
     Value dst = LLVM::AddrSpaceCastOp::create(
         b, loc, clusterPtr, sharedByte(b, loc, bars.stages, off));
     NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-        b, loc, dst, map, ValueRange{k0, toI32(b, loc, row)}, full,
+        b, loc, dst, map, ValueRange{col, toI32(b, loc, row)}, full,
         ValueRange{}, Value(), Value(),
         NVVM::TMALoadModeAttr::get(ctx, NVVM::TMALoadMode::TILE),
         b.getBoolAttr(false), nullptr, Value());
   };
-  copy(mapA, stageOff, blockM);
-  Value bOff = arith::AddIOp::create(
-      b, loc, stageOff, c64(b, loc, t.aStageElems() * t.elemBytes()));
+  copy(mapA, stageOff, k0, blockM);
+  Value bOff = arith::AddIOp::create(b, loc, stageOff,
+                                     c64(b, loc, t.aStageBytes()));
   if (!t.transposesB()) {
-    copy(mapB, bOff, blockN);
+    copy(mapB, bOff, k0, blockN);
     return;
   }
   // An N-major B: BN / 32 boxes of BK rows (k) by 32 columns (n), 4 KiB
   // each, side by side.
-  Value kRow = bRowK0 ? arith::AddIOp::create(b, loc, toI32(b, loc, bRowK0), k0)
-                      : k0;
+  Value kRow = arith::MulIOp::create(b, loc, kTile, c64(b, loc, t.bk));
+  if (bRowK0)
+    kRow = arith::AddIOp::create(b, loc, bRowK0, kRow);
   constexpr int64_t boxCols = MmaTiling::kNMajorBoxCols;
   for (int64_t j = 0; j < t.bn / boxCols; ++j) {
-    Value dst = LLVM::AddrSpaceCastOp::create(
-        b, loc, clusterPtr,
-        sharedByte(b, loc, bars.stages,
-                   arith::AddIOp::create(
-                       b, loc, bOff,
-                       c64(b, loc, j * boxCols * t.bk * t.elemBytes()))));
+    Value off = arith::AddIOp::create(
+        b, loc, bOff, c64(b, loc, j * boxCols * t.bk * t.elemBytes()));
     Value col = toI32(
         b, loc, arith::AddIOp::create(b, loc, blockN, c64(b, loc, j * boxCols)));
-    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-        b, loc, dst, mapB, ValueRange{col, kRow}, full, ValueRange{}, Value(),
-        Value(), NVVM::TMALoadModeAttr::get(ctx, NVVM::TMALoadMode::TILE),
-        b.getBoolAttr(false), nullptr, Value());
+    copy(mapB, off, col, kRow);
   }
 }
 
@@ -250,7 +246,7 @@ waitForStage(OpBuilder &b, Location loc, const TmaBarriers &bars,
       arith::MulIOp::create(b, loc, stage, c64(b, loc, t.stageBytes())));
   Value aAddr = arith::AddIOp::create(b, loc, stageAddr, c.aGroupOff);
   Value bAddr = arith::AddIOp::create(
-      b, loc, stageAddr, c64(b, loc, t.aStageElems() * t.elemBytes()));
+      b, loc, stageAddr, c64(b, loc, t.aStageBytes()));
   return {aAddr, bAddr};
 }
 } // namespace

@@ -82,26 +82,20 @@ std::string mlir::fuser::kMajorCopyRefusal(MatmulOp op) {
 /// 1.494 against 1.411.
 static constexpr int64_t kNMajorCopyMinM = 1536;
 
-/// Static M of `op` (its result's rows), or 0.
-static int64_t staticM(MatmulOp op) {
-  auto type = cast<RankedTensorType>(op.getResult().getType());
-  int64_t m = type.getDimSize(type.getRank() - 2);
-  return ShapedType::isDynamic(m) ? 0 : m;
-}
-
 bool mlir::fuser::copyOperandsKMajor(MatmulOp op, const ChipInfo &chip, bool tmaAllowed,
                         bool report) {
   auto resTy = cast<RankedTensorType>(op.getResult().getType());
   auto lhsTy = cast<RankedTensorType>(op.getLhs().getType());
+  int64_t rank = resTy.getRank();
+  int64_t m = resTy.getDimSize(rank - 2), n = resTy.getDimSize(rank - 1);
+  // A dynamic M (kDynamic < 0) never reaches the rule; kMajorCopyRefusal
+  // refuses it below anyway.
   bool kernelReadsB = wgmmaTmaReadsNMajorB(op);
-  bool copyB = !op.getTransposeB() &&
-               (!kernelReadsB || staticM(op) >= kNMajorCopyMinM);
+  bool copyB = !op.getTransposeB() && (!kernelReadsB || m >= kNMajorCopyMinM);
   if (!chip.wgmma || !tmaAllowed || !resTy.getElementType().isF32() ||
       !lhsTy.getElementType().isF32() || (!op.getTransposeA() && !copyB) ||
       !kMajorCopyRefusal(op).empty())
     return false;
-  int64_t rank = resTy.getRank();
-  int64_t m = resTy.getDimSize(rank - 2), n = resTy.getDimSize(rank - 1);
   OpBuilder b(op);
   Location loc = op.getLoc();
   StringRef which = op.getTransposeA() && copyB ? "A and B"

@@ -86,6 +86,7 @@ void mlir::fuser::buildFusionPipeline(OpPassManager &pm,
   configOpts.precision = opts.precision;
   configOpts.fp32Kernel = opts.fp32Kernel;
   configOpts.tensorCoreKernel = opts.tensorCoreKernel;
+  configOpts.clusterM = opts.clusterM;
   configOpts.report = opts.report;
   pm.addPass(createFuserConfigureKernelsPass(configOpts));
   pm.addPass(createCSEPass());

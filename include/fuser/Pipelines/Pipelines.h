@@ -59,6 +59,12 @@ struct FuserPipelineOptions
                      "promoted fp32 sums; else fp64 tensor cores on sm_90; "
                      "else FFMA), 3xtf32, fp64 or ffma"),
       llvm::cl::init("auto")};
+  PassOptions::Option<int64_t> clusterM{
+      *this, "cluster-m",
+      llvm::cl::desc("Blocks per thread-block cluster of wgmma_tma "
+                     "matmuls, sharing B by TMA multicast: 0 (default: "
+                     "heuristic, fuser-configure-kernels), 1 (none) or 2"),
+      llvm::cl::init(0)};
   PassOptions::Option<bool> report{
       *this, "report",
       llvm::cl::desc("Emit remarks on fusion decisions and unfused ops"),

@@ -217,6 +217,12 @@ private:
       kernel->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                       IntegerAttr::get(IntegerType::get(ctx, 32),
                                        config.getMinBlocksPerSm()));
+    // Compile-time cluster dims (.reqnctapercluster): a plain launch runs
+    // the blocks in clusters.
+    if (config.getClusterM() > 1)
+      kernel->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
+                      DenseI32ArrayAttr::get(
+                          ctx, {int32_t(config.getClusterM()), 1, 1}));
     if (tma)
       kernel->setAttr(kTensorMapArgsAttr,
                       DenseI64ArrayAttr::get(
@@ -297,7 +303,13 @@ private:
       // does not store; past the last batch TMA reads zeros. (2-D maps of
       // a view keep the runtime's rank-2 encoding; 3-D maps would gain
       // nothing but the clipped rows.)
-      Value mTiles = ceilDiv(m, tileM);
+      // A cluster's blocks take adjacent M tiles: the M tiles are counted
+      // in whole clusters (a block past M computes zeros, stores nothing).
+      int64_t clusterM = config.getClusterM();
+      Value mTiles = ceilDiv(m, tileM * clusterM);
+      if (clusterM > 1)
+        mTiles = arith::MulIOp::create(
+            b, loc, mTiles, arith::ConstantIndexOp::create(b, loc, clusterM));
       Value batchTiles =
           arith::MulIOp::create(b, loc, mTiles, ceilDiv(n, tileN));
       tmaTiles = batchTiles;
@@ -324,7 +336,7 @@ private:
       // An N-major B (K x N rows): [BK, 32] boxes the splitter transposes.
       args.push_back(mt.transposesB()
                          ? map(rhs, mt.bk, MmaTiling::kNMajorBoxCols)
-                         : map(rhs, mt.bn, mt.bk));
+                         : map(rhs, mt.bBoxRows(), mt.bk));
     }
 
     // M tiles along x: the blocks that share a B panel run back to back.

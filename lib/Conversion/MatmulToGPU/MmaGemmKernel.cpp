@@ -118,6 +118,7 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
               precision, op.getTransposeB(), strategy};
   t.promoteEvery = config.getPromoteEvery();
   t.splitK = config.getSplitK();
+  t.clusterM = config.getClusterM();
   auto describe = [&](InFlightDiagnostic diag) {
     diag << stringifyGemmStrategy(strategy) << " tile [" << t.bm << ", " << t.bn
          << ", " << t.bk << ", " << t.wm << ", " << t.wn << ", " << t.stages
@@ -201,6 +202,19 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
            << stringifyGemmStrategy(GemmStrategy::wgmma_tma)
            << "' strategy, a 2-D product and no group norm (its statistics "
               "need whole sums)";
+  // A cluster's blocks number their tiles in pairs along M of one 2-D
+  // product and share every k tile's B.
+  if (t.clusterM > 1 &&
+      (!t.tma() || op.isBatched() || t.bn % (t.clusterM * 8) ||
+       config.getMaxGrid() % t.clusterM ||
+       (t.transposesB() &&
+        (t.bn / MmaTiling::kNMajorBoxCols) < t.clusterM)))
+    return describe(op.emitOpError())
+           << "cannot run in clusters of " << t.clusterM
+           << " blocks: cluster_m needs the '"
+           << stringifyGemmStrategy(GemmStrategy::wgmma_tma)
+           << "' strategy, a 2-D product, a max_grid of whole clusters and "
+              "B tiles that split into a share per block";
   if (t.tma() && !op.hasTmaCopyableK()) {
     int64_t kSize =
         cast<ShapedType>(op.getLhs().getType()).getDimSize(op.getLhsKDim());

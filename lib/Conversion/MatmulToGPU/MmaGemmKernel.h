@@ -42,6 +42,11 @@ struct MmaTiling {
   /// (output tile, slice) pairs and stores raw fp32 sums into slice s of
   /// the [splitK, M, N] buffer its C parameter points to.
   int64_t splitK = 1;
+  /// wgmma_tma: blocks per thread-block cluster (#fuser.config's
+  /// cluster_m). With 2, a cluster's blocks take vertically adjacent output
+  /// tiles and each copies half of their common B tile into both by TMA
+  /// multicast; a stage is refilled once both blocks' consumers released it.
+  int64_t clusterM = 1;
 
   /// Three tf32 products per step (the hi/lo split) instead of one.
   bool split3() const { return precision == "3xtf32"; }
@@ -97,6 +102,8 @@ struct MmaTiling {
   /// splitter transposes in place into the K-major rows wgmma reads.
   bool transposesB() const { return splitInShared() && !transB; }
   static constexpr int64_t kNMajorBoxCols = 32;
+  /// The rows of B's K-major box: each block of a cluster copies its share.
+  int64_t bBoxRows() const { return bn / clusterM; }
   /// The bytes of A in a stage (B follows).
   int64_t aStageBytes() const { return aStageElems() * elemBytes(); }
   /// A stage: the copied A and B, then (splitInShared) their lo parts in

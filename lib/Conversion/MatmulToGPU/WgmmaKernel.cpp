@@ -51,7 +51,11 @@ LogicalResult MmaEmitter::emitWarpSpecialized(const GemmKernelArgs &args) {
       return arith::CeilDivUIOp::create(b, loc, x, c64(y));
     };
     numK = constant(k) ? ceilDiv(k, t.bk) : args.kTiles;
-    mTiles = constant(m) ? ceilDiv(m, t.bm) : args.mTiles;
+    // In whole clusters, as the host counts them (MatmulToGPU.cpp).
+    mTiles = !constant(m)        ? args.mTiles
+             : t.clusterM == 1 ? ceilDiv(m, t.bm)
+                               : mul(ceilDiv(m, t.bm * t.clusterM),
+                                     c64(t.clusterM));
     batchTiles = constant(m) && constant(n)
                      ? mul(mTiles, ceilDiv(n, t.bn))
                      : args.batchTiles;
@@ -132,8 +136,13 @@ LogicalResult MmaEmitter::emitWarpSpecialized(const GemmKernelArgs &args) {
     else
       rowB = add(mul(tileBatch, n), blockN);
   }
+  // A cluster's blocks are consecutive along x, and so are its tiles (the
+  // grid and the tile count are whole clusters): the same B tile.
+  Value clusterRank;
+  if (t.clusterM > 1)
+    clusterRank = arith::RemUIOp::create(b, loc, bid, c64(t.clusterM));
   emitTmaProducer(b, loc, bars, mapA, mapB, produced.numK, rowA, rowB,
-                  produced.kBase, produced.kFirst, bRowK0);
+                  produced.kBase, produced.kFirst, bRowK0, clusterRank);
   closeTileLoop(produced);
   if (t.splitInShared()) {
     // Warps 1 and 2 of the producer warpgroup (and 3, with an N-major B)
@@ -173,14 +182,27 @@ LogicalResult MmaEmitter::emitWarpSpecialized(const GemmKernelArgs &args) {
     cPtr = at.c;
     epiArgs = at.epilogue;
   }
+  // A cluster's tile past M (M tiles rounded up to whole clusters) only
+  // took part in the copies.
+  std::optional<OpBuilder::InsertionGuard> inM;
+  if (t.clusterM > 1) {
+    inM.emplace(b);
+    auto ifOp = scf::IfOp::create(b, loc, lt(blockM, m), /*withElse=*/false);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+  }
   if (t.splitK > 1)
     emitPartialStore(acc, consumed.slice);
   else if (failed(emitEpilogue(acc)))
     return failure();
+  inM.reset();
   cPtr = args.c;
   epiArgs = args.epilogue;
   closeTileLoop(consumed);
   b.setInsertionPointAfter(role);
+  // No block exits while another may still copy into it or arrive on its
+  // barriers.
+  if (t.clusterM > 1)
+    emitClusterSync(b, loc);
   gpu::ReturnOp::create(b, loc);
   return success();
 }

@@ -62,9 +62,14 @@ constexpr int64_t kSplitterThreads = 64;
 /// with three (1.354 K-major; H100, 2026-11-24, session 13).
 int64_t splitterThreads(const MmaTiling &t);
 
-/// Thread 0 initializes the mbarriers; then a block barrier.
+/// Thread 0 initializes the mbarriers; then a block barrier, and with
+/// clusters (tiling.clusterM > 1) a cluster barrier.
 void emitTmaBarrierInit(OpBuilder &b, Location loc, const TmaBarriers &bars,
                         Value tid);
+
+/// Every thread of the cluster arrives, then waits for the others
+/// (barrier.cluster.arrive / wait: release, acquire).
+void emitClusterSync(OpBuilder &b, Location loc);
 
 /// The producer's copies of one output tile: for each k tile, wait until
 /// its stage is empty, expect the stage's bytes on full[s] and issue the
@@ -74,11 +79,14 @@ void emitTmaBarrierInit(OpBuilder &b, Location loc, const TmaBarriers &bars,
 /// `kFirst` is the slice's first K tile (null: 0). An N-major B
 /// (tiling.transposesB()) is copied as BN / 32 boxes at (blockN + 32 j,
 /// bRowK0 + k0): `bRowK0` is its batch's first row of the stacked view
-/// (null: 0).
+/// (null: 0). With clusters (tiling.clusterM > 1), the block of rank
+/// `clusterRank` (i64) copies its share of B (rows, or N-major boxes, rank,
+/// rank + clusterM, ...) into every block of the cluster by multicast; each
+/// block's full[s] still expects the whole stage.
 void emitTmaProducer(OpBuilder &b, Location loc, const TmaBarriers &bars,
                      Value mapA, Value mapB, Value numK, Value blockM,
                      Value blockN, Value kBase, Value kFirst = {},
-                     Value bRowK0 = {});
+                     Value bRowK0 = {}, Value clusterRank = {});
 
 /// A consumer warpgroup's main loop over one output tile, which releases
 /// every stage it used; returns the accumulator struct (numAcc f32 in the

@@ -220,3 +220,60 @@ func.func @group_norm(%a: tensor<?x64xf32>, %b: tensor<32x64xf32>) -> tensor<?x3
   }
   return %y : tensor<?x32xf32>
 }
+
+// -----
+
+// cluster_m = 2: blocks in pairs along M (compile-time cluster dims), the M
+// tiles counted in whole clusters, B's box half a B tile ([128, 64]: each
+// block copies its half into both by multicast). The empty mbarriers count
+// both blocks' 8 consumer warps; a cluster barrier follows their init and
+// precedes the exit; each warp releases a stage to both blocks' producers
+// (mapa to rank 0 and 1); a tile past M skips its epilogue.
+// CHECK-LABEL: func.func @clustered
+// CHECK: %[[MT:[0-9]+]] = arith.ceildivui %{{.+}}, %c256{{[_0-9]*}} : index
+// CHECK: arith.muli %[[MT]], %c2 : index
+// CHECK: fuser.tensor_map %{{.+}} box [128, 64] swizzle 128 : memref<?x256xbf16> -> !llvm.ptr
+// CHECK: fuser.tensor_map %{{.+}} box [128, 64] swizzle 128 : memref<512x256xbf16> -> !llvm.ptr
+// CHECK-LABEL: gpu.func @clustered_matmul
+// CHECK-SAME: nvvm.cluster_dim = array<i32: 2, 1, 1>
+// CHECK: nvvm.mbarrier.init %{{.+}}, %c16_i32
+// CHECK: gpu.barrier
+// CHECK-NEXT: nvvm.cluster.arrive
+// CHECK-NEXT: nvvm.cluster.wait
+// CHECK: nvvm.setmaxregister increase 232
+// CHECK: %[[R0:.+]] = nvvm.mapa %{{.+}}, %c0_i32 : !llvm.ptr<3> -> !llvm.ptr<7>
+// CHECK-NEXT: nvvm.mbarrier.arrive %[[R0]] : !llvm.ptr<7>
+// CHECK: %[[R1:.+]] = nvvm.mapa %{{.+}}, %c1_i32 : !llvm.ptr<3> -> !llvm.ptr<7>
+// CHECK-NEXT: nvvm.mbarrier.arrive %[[R1]] : !llvm.ptr<7>
+// CHECK: scf.if
+// CHECK: llvm.store
+// CHECK: nvvm.setmaxregister decrease 40
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c49152_i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %{{.+}}, %{{.+}}, box[%{{.+}}, %{{.+}}] : !llvm.ptr<7>, !llvm.ptr
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %{{.+}}, %{{.+}}, box[%{{.+}}, %{{.+}}] multicast_mask = %c3_i16 : !llvm.ptr<7>, !llvm.ptr
+// CHECK: nvvm.cluster.arrive
+// CHECK-NEXT: nvvm.cluster.wait
+// CHECK-NEXT: gpu.return
+func.func @clustered(%x: tensor<?x256xbf16>, %w: tensor<512x256xbf16>) -> tensor<?x512xf32> {
+  %y = fuser.matmul %x, %w transpose_b epilogue_maps []
+         {config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], max_grid = 132, tile = [128, 256, 64, 16, 256, 4], precision = "bf16", cluster_m = 2>}
+         : tensor<?x256xbf16>, tensor<512x256xbf16> -> tensor<?x512xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<?x512xf32>
+}
+
+// -----
+
+// A batched product's tiles are not paired.
+func.func @clustered_batched(%a: tensor<4x256x256xbf16>, %b: tensor<4x512x256xbf16>) -> tensor<4x256x512xf32> {
+  // expected-error @+1 {{wgmma_tma tile [128, 256, 64, 16, 256, 4] cannot run in clusters of 2 blocks: cluster_m needs the 'wgmma_tma' strategy, a 2-D product, a max_grid of whole clusters and B tiles that split into a share per block}}
+  %y = fuser.matmul %a, %b transpose_b epilogue_maps []
+         {config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], max_grid = 132, tile = [128, 256, 64, 16, 256, 4], precision = "bf16", cluster_m = 2>}
+         : tensor<4x256x256xbf16>, tensor<4x512x256xbf16> -> tensor<4x256x512xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<4x256x512xf32>
+}

@@ -450,6 +450,21 @@ func.func @config_split_k_pointwise() attributes {c = #fuser.config<strategy = "
 
 // -----
 
+// expected-error @+1 {{kernel config cluster_m must be 1 (no cluster) or 2, got 4}}
+func.func @config_cluster_four() attributes {c = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], cluster_m = 4>} { return }
+
+// -----
+
+// expected-error @+1 {{kernel config cluster_m = 2 needs the 'wgmma_tma' strategy (TMA multicast), not 'mma'}}
+func.func @config_cluster_mma() attributes {c = #fuser.config<strategy = "mma", block = [128, 1, 1], tile = [128, 128, 32, 64, 32, 4], precision = "tf32", cluster_m = 2>} { return }
+
+// -----
+
+// expected-error @+1 {{kernel config cluster_m = 2 and split_k = 4 do not combine: a cluster's blocks share the K loop of one B tile}}
+func.func @config_cluster_split_k() attributes {c = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], split_k = 4, cluster_m = 2>} { return }
+
+// -----
+
 func.func @matmul_norm_without_then(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> tensor<4x16xf32> {
   // expected-error @+1 {{group_norm(size, eps) and the `then` region come together}}
   %y = fuser.matmul %x, %w epilogue_maps [] group_norm(size = 4, eps = 1.0e-05)

@@ -42,7 +42,8 @@ KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          int64_t vectorWidth, int64_t maxGrid,
                          ArrayRef<int64_t> tile, int64_t minBlocksPerSM,
                          StringRef precision, int64_t promoteEvery,
-                         int64_t splitK, int64_t l2Prefetch) {
+                         int64_t splitK, int64_t l2Prefetch,
+                         int64_t clusterM) {
   if (strategy.empty())
     return emitError() << "kernel config needs a non-empty strategy";
   if (block.size() != 3)
@@ -98,5 +99,19 @@ KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "kernel config l2_prefetch applies to the "
                           "'pointwise' strategy only, not '"
                        << strategy << "'";
+  if (clusterM != 1 && clusterM != 2)
+    return emitError() << "kernel config cluster_m must be 1 (no cluster) or "
+                          "2, got "
+                       << clusterM;
+  if (clusterM > 1 && strategy != "wgmma_tma")
+    return emitError() << "kernel config cluster_m = " << clusterM
+                       << " needs the 'wgmma_tma' strategy (TMA multicast), "
+                          "not '"
+                       << strategy << "'";
+  if (clusterM > 1 && splitK > 1)
+    return emitError() << "kernel config cluster_m = " << clusterM
+                       << " and split_k = " << splitK
+                       << " do not combine: a cluster's blocks share the K "
+                          "loop of one B tile";
   return success();
 }

@@ -11,6 +11,7 @@
 #include "fuser/Dialect/Fuser/IR/GemmStrategy.h"
 
 #include "ConfigureReductions.h"
+#include "MatmulCluster.h"
 #include "MatmulOperandCopies.h"
 #include "MatmulSplitK.h"
 #include "MatmulWaveTile.h"
@@ -292,6 +293,12 @@ public:
           << chip << " has none: use fp32-kernel=auto or ffma";
       return signalPassFailure();
     }
+    if (clusterM < 0 || clusterM > 2) {
+      getOperation().emitError()
+          << "cluster-m must be 0 (heuristic), 1 (no clusters) or 2, got "
+          << clusterM.getValue();
+      return signalPassFailure();
+    }
     if (splitK < 0) {
       getOperation().emitError()
           << "split-k must be >= 0 (0: heuristic, 1: never split), got "
@@ -348,7 +355,8 @@ public:
           [&] { return op.emitError(); }, ctx, StringRef("pointwise"),
           ArrayRef<int64_t>{block, 1, 1}, width, grid, ArrayRef<int64_t>(tile),
           /*min_blocks_per_sm=*/int64_t(0), StringRef(precision),
-          /*promote_every=*/int64_t(0), /*split_k=*/int64_t(1), prefetch);
+          /*promote_every=*/int64_t(0), /*split_k=*/int64_t(1), prefetch,
+          /*cluster_m=*/int64_t(1));
       if (!config) {
         failedAny = true;
         return;
@@ -509,11 +517,16 @@ private:
     if (splitK > 1 && split == 1)
       op.emitRemark() << "split-k=" << splitK.getValue()
                       << " not applied: " << splitWhy;
+    auto [cluster, clusterWhy] =
+        clusterChoice(op, rec, mma, tile, split, clusterM);
+    if (clusterM > 1 && cluster == 1)
+      op.emitRemark() << "cluster-m=" << clusterM.getValue()
+                      << " not applied: " << clusterWhy;
     auto config = KernelConfigAttr::getChecked(
         [&] { return op.emitError(); }, &getContext(), rec.name(),
         ArrayRef<int64_t>{std::max<int64_t>(rec.threads(tile), 1), 1, 1},
         /*vector_width=*/int64_t(1), rec.maxGrid, ArrayRef<int64_t>(tile),
-        rec.minBlocksPerSm, mma, promoteEvery, split);
+        rec.minBlocksPerSm, mma, promoteEvery, split, cluster);
     if (!config)
       return false;
     op.setConfigAttr(config);
@@ -524,11 +537,15 @@ private:
         remark << ", sums promoted to fp32 every " << promoteEvery << " K";
       if (split > 1)
         remark << ", K split " << split << " ways";
+      if (cluster > 1)
+        remark << ", in clusters of " << cluster << " blocks";
       std::string reasons = why.str();
       if (!waveWhy.empty())
         reasons += (reasons.empty() ? "" : "; ") + waveWhy;
       if (split > 1)
         reasons += (reasons.empty() ? "" : "; ") + splitWhy;
+      if (cluster > 1)
+        reasons += (reasons.empty() ? "" : "; ") + clusterWhy;
       if (!reasons.empty())
         remark << " (" << reasons << ")";
     }

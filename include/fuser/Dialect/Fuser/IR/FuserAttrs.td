@@ -71,6 +71,12 @@ def Fuser_KernelConfigAttr : Fuser_Attr<"KernelConfig", "config"> {
       each of the kernel's streamed input loads (PTX `.L2::<n>B`: 64, 128
       or 256; 0: the plain load). Lets DRAM serve a warp's neighbouring
       sectors in one go.
+    - `cluster_m`: for `wgmma_tma`, the blocks of a thread-block cluster
+      (1: no cluster, or 2). A cluster's blocks compute vertically adjacent
+      output tiles (the same columns, so the same B tile); each copies half
+      of that B tile by TMA multicast into every block of the cluster, and a
+      stage is refilled once the consumers of every block have released it.
+      Halves the L2 reads of B, the larger operand of the 128 x 256 tile.
 
     Example: `#fuser.config<strategy = "pointwise", block = [256, 1, 1],
     vector_width = 4, max_grid = 1048576>`
@@ -85,10 +91,11 @@ def Fuser_KernelConfigAttr : Fuser_Attr<"KernelConfig", "config"> {
     StringRefParameter<"precision policy", "\"fp32\"">:$precision,
     DefaultValuedParameter<"int64_t", "0">:$promote_every,
     DefaultValuedParameter<"int64_t", "1">:$split_k,
-    DefaultValuedParameter<"int64_t", "0">:$l2_prefetch
+    DefaultValuedParameter<"int64_t", "0">:$l2_prefetch,
+    DefaultValuedParameter<"int64_t", "1">:$cluster_m
   );
-  /// Every parameter but l2_prefetch, which stays 0, and split_k, 1
-  /// (unsplit) unless given: the builders of the kernels that use neither.
+  /// Every parameter but l2_prefetch, which stays 0, split_k and
+  /// cluster_m, 1 unless given: the builders of the kernels that use none.
   let builders = [
     AttrBuilder<(ins "::llvm::StringRef":$strategy,
                      "::llvm::ArrayRef<int64_t>":$block,
@@ -97,10 +104,11 @@ def Fuser_KernelConfigAttr : Fuser_Attr<"KernelConfig", "config"> {
                      "int64_t":$min_blocks_per_sm,
                      "::llvm::StringRef":$precision,
                      "int64_t":$promote_every,
-                     CArg<"int64_t", "1">:$split_k), [{
+                     CArg<"int64_t", "1">:$split_k,
+                     CArg<"int64_t", "1">:$cluster_m), [{
       return $_get($_ctxt, strategy, block, vector_width, max_grid, tile,
                    min_blocks_per_sm, precision, promote_every, split_k,
-                   /*l2_prefetch=*/int64_t(0));
+                   /*l2_prefetch=*/int64_t(0), cluster_m);
     }]>
   ];
   let assemblyFormat = "`<` struct(params) `>`";

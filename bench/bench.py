@@ -291,9 +291,8 @@ def bench_w2_tf32(iters):
                    "compile": time_fn(lambda: compiled_fn(x), iters),
                    f"cuBLAS TF32 GEMM alone (eager err {err:.1e})":
                        time_fn(lambda: torch.mm(x, w.T), iters)}
-            # _nocluster: tf32 without the 2-block clusters (cluster-m=1);
-            # _cluster: 3xtf32 with them forced (cluster-m=2).
-            for p in ("tf32", "tf32_tma", "tf32_nocluster", "3xtf32",
+            # _cluster: in 2-block clusters sharing B (cluster-m=2).
+            for p in ("tf32", "tf32_tma", "tf32_cluster", "3xtf32",
                       "3xtf32_cluster"):
                 mod = load(f"mma_w2_{p}")
                 out.fill_(float("nan"))
@@ -327,7 +326,7 @@ def bench_w2_bf16(iters):
                f"cuBLAS bf16 torch.mm alone (eager err {err:.1e})":
                    time_fn(lambda: torch.mm(x, w.T), iters),
                "F.linear bf16 (cuBLAS + bias)": time_fn(lambda: F.linear(x, w, b), iters)}
-        for stem in ("bf16", "bf16_nocluster"):  # without 2-block clusters
+        for stem in ("bf16", "bf16_cluster"):  # in 2-block clusters
             mod = load(f"mma_w2_{stem}")
             out.fill_(float("nan"))
             mod.forward(x, w, b, out=out)

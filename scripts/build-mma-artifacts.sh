@@ -122,16 +122,16 @@ printf '%s\n' "func.func @forward(%x: $x, %w: $x) -> $x {" \
   "  ^bb0(%acc: f32):" "    fuser.yield %acc : f32" "  }" "  return %y : $x" "}" > "$src"
 mma "$src" gemm_bmm fp32
 rm "$src"
-# 2-block clusters sharing B by TMA multicast (test/gpu/test_clusters.py;
-# bench.py's w2tf32 / w2bf16 time the controls beside the defaults): tf32
-# and bf16 by default, each with cluster-m=1 as the control, and 3xtf32 with
-# clusters forced (K-major and N-major B).
-mma test/gpu/Inputs/clusters/linear.mlir cluster_linear_tf32 tf32
-mma test/gpu/Inputs/clusters/linear.mlir cluster_linear_tf32_nocluster tf32 "" "" cluster-m=1
+# 2-block clusters sharing B by TMA multicast, on request (cluster-m=2;
+# test/gpu/test_clusters.py, bench.py's w2tf32 / w2bf16 time them beside the
+# defaults): tf32, bf16 and 3xtf32 (K-major and N-major B), each beside its
+# default build as the control.
+mma test/gpu/Inputs/clusters/linear.mlir cluster_linear_tf32 tf32 "" "" cluster-m=2
+mma test/gpu/Inputs/clusters/linear.mlir cluster_linear_tf32_nocluster tf32
 mma test/gpu/Inputs/clusters/linear.mlir cluster_linear_3xtf32 fp32 "" "" cluster-m=2
 mma test/gpu/Inputs/clusters/linear.mlir cluster_linear_3xtf32_nocluster fp32
-mma test/gpu/Inputs/clusters/linear_bf16.mlir cluster_linear_bf16 fp32
-mma test/gpu/Inputs/clusters/linear_bf16.mlir cluster_linear_bf16_nocluster fp32 "" "" cluster-m=1
-mma examples/w2_linear_scale_leaky.mlir mma_w2_tf32_nocluster tf32 "" "" cluster-m=1
-mma test/gpu/Inputs/mma/w2_bf16.mlir mma_w2_bf16_nocluster bf16 "" "" cluster-m=1
+mma test/gpu/Inputs/clusters/linear_bf16.mlir cluster_linear_bf16 fp32 "" "" cluster-m=2
+mma test/gpu/Inputs/clusters/linear_bf16.mlir cluster_linear_bf16_nocluster fp32
+mma examples/w2_linear_scale_leaky.mlir mma_w2_tf32_cluster tf32 "" "" cluster-m=2
+mma test/gpu/Inputs/mma/w2_bf16.mlir mma_w2_bf16_cluster bf16 "" "" cluster-m=2
 mma examples/w2_linear_scale_leaky.mlir mma_w2_3xtf32_cluster fp32 "" "" cluster-m=2

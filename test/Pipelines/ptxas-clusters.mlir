@@ -1,10 +1,10 @@
 // REQUIRES: ptxas
 // The cluster products of the GPU test (test/gpu/Inputs/clusters/linear.mlir,
-// test/gpu/test_clusters.py) in tf32 (2-block clusters by default where
-// wgmma_tma runs: the N-major nn_b takes mma.sync) and in 3xtf32 with
-// cluster-m=2 forced (the K-major and N-major splitters too) declare their
-// cluster dims and assemble for sm_90a without spills.
-// RUN: fuser-opt %fuser_src/test/gpu/Inputs/clusters/linear.mlir --fuser-gpu-pipeline="precision=tf32" | fuser-translate --fuser-to-ptx -o %t.tf32.ptx
+// test/gpu/test_clusters.py) with cluster-m=2, in tf32 (2-block clusters
+// where wgmma_tma runs: the N-major nn_b takes mma.sync) and in 3xtf32 (the
+// K-major and N-major splitters too), declare their cluster dims and
+// assemble for sm_90a without spills.
+// RUN: fuser-opt %fuser_src/test/gpu/Inputs/clusters/linear.mlir --fuser-gpu-pipeline="precision=tf32 cluster-m=2" | fuser-translate --fuser-to-ptx -o %t.tf32.ptx
 // RUN: FileCheck %s --check-prefix=TF32 < %t.tf32.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.tf32.ptx -o %t.tf32.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL3
 // RUN: fuser-opt %fuser_src/test/gpu/Inputs/clusters/linear.mlir --fuser-gpu-pipeline="cluster-m=2" | fuser-translate --fuser-to-ptx -o %t.x3.ptx

@@ -39,32 +39,20 @@
 // wgmma_tma: the tensor maps are 128-byte parameters read in place; the
 // consumers take registers from the producer warpgroup, wait for each
 // stage on its mbarrier and run 64 x 256 wgmmas; one producer thread
-// expects the stage's bytes and issues the two tensor copies. The blocks
-// run in pairs (cluster_m = 2): a cluster barrier after the mbarriers'
-// init and before exit, each stage released to both blocks' producers,
-// and B's copy multicast to both.
+// expects the stage's bytes and issues the two tensor copies.
 // TMABF16-COUNT-1: .entry forward_matmul(
 // TMABF16-COUNT-2: .param .align 64 .b8 forward_matmul_param_{{[0-9]+}}[128]
 // TMABF16: .maxntid 384, 1, 1
-// TMABF16: .reqnctapercluster 2, 1, 1
 // TMABF16: cvta.param.u64
 // TMABF16: mbarrier.init.shared.b64
-// TMABF16: barrier.cluster.arrive;
-// TMABF16-NEXT: barrier.cluster.wait;
 // TMABF16: setmaxnreg.inc.sync.aligned.u32 232;
 // TMABF16: mbarrier.try_wait.parity.shared.b64
 // TMABF16-COUNT-4: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
 // TMABF16: wgmma.wait_group.sync.aligned{{[[:space:]]+}}1;
-// TMABF16: mapa.shared::cluster.u64 [[R0:%rd[0-9]+]], {{%rd[0-9]+}}, 0;
-// TMABF16: mbarrier.arrive.shared::cluster.b64 _, [[[R0]]]
-// TMABF16: mapa.shared::cluster.u64 [[R1:%rd[0-9]+]], {{%rd[0-9]+}}, 1;
-// TMABF16: mbarrier.arrive.shared::cluster.b64 _, [[[R1]]]
+// TMABF16: mbarrier.arrive.shared.b64
 // TMABF16: setmaxnreg.dec.sync.aligned.u32 40;
 // TMABF16: mbarrier.arrive.expect_tx.shared.b64
-// TMABF16: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [
-// TMABF16: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster
-// TMABF16: barrier.cluster.arrive;
-// TMABF16-NEXT: barrier.cluster.wait;
+// TMABF16-COUNT-2: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // TMABF16-NOT: cp.async.cg.shared.global
 // TMATF32-COUNT-1: .entry forward_matmul(
 // TMATF32: setmaxnreg.inc.sync.aligned.u32 232;

@@ -21,10 +21,6 @@
 // CHECK-NEXT:  ")\n"
 // CHECK-NEXT:  ".maxntid 384, 1, 1\n"
 // CHECK-NEXT:  ".minnctapersm 1\n"
-// Blocks in pairs sharing B by TMA multicast (cluster_m = 2), declared in
-// the PTX: a plain cuLaunchKernel runs them in clusters.
-// CHECK-NEXT:  ".explicitcluster\n"
-// CHECK-NEXT:  ".reqnctapercluster 2, 1, 1\n"
 // and are read in place (cvta.param), not copied.
 // CHECK:       "\tcvta.param.u64
 // CHECK-LABEL: static inline CUresult fuser_forward(CUstream stream,
@@ -39,13 +35,11 @@
 // CHECK:         (arg1_dim0 < 1 || arg1_dim0 > 0xffffffff))
 // CHECK-NEXT:    return CUDA_ERROR_INVALID_VALUE;
 // CHECK:       { /* launch 0: forward_matmul */
-// The tile counts: K tiles (static K), M tiles (in whole clusters of 2),
-// tiles per batch, tiles; the grid, at most 132 blocks, is whole clusters.
-// CHECK:         int64_t grid_x = (((((arg0_dim0 + 256 - 1) / 256) * 2) * ((arg1_dim0 + 256 - 1) / 256)) < 132 ? ((((arg0_dim0 + 256 - 1) / 256) * 2) * ((arg1_dim0 + 256 - 1) / 256)) : 132);
+// The tile counts: K tiles (static K), M tiles, tiles per batch, tiles.
 // CHECK:         int64_t p10 = 4;
-// CHECK-NEXT:    int64_t p11 = (((arg0_dim0 + 256 - 1) / 256) * 2);
-// CHECK-NEXT:    int64_t p12 = ((((arg0_dim0 + 256 - 1) / 256) * 2) * ((arg1_dim0 + 256 - 1) / 256));
-// CHECK-NEXT:    int64_t p13 = ((((arg0_dim0 + 256 - 1) / 256) * 2) * ((arg1_dim0 + 256 - 1) / 256));
+// CHECK-NEXT:    int64_t p11 = ((arg0_dim0 + 128 - 1) / 128);
+// CHECK-NEXT:    int64_t p12 = (((arg0_dim0 + 128 - 1) / 128) * ((arg1_dim0 + 256 - 1) / 256));
+// CHECK-NEXT:    int64_t p13 = (((arg0_dim0 + 128 - 1) / 128) * ((arg1_dim0 + 256 - 1) / 256));
 // The map of x: [128, 64] boxes of the M x 200 bf16 matrix, innermost
 // dimension first, 400-byte rows, 128-byte swizzle, zeros out of bounds.
 // CHECK:         unsigned char p14_bytes[sizeof(CUtensorMap) + 64];
@@ -66,9 +60,8 @@
 // CHECK-NEXT:        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
 // CHECK-NEXT:    if (err != CUDA_SUCCESS)
 // CHECK-NEXT:      break;
-// The map of W: [128, 64] boxes of the N x 200 matrix, each block's half
-// of a 256-row B tile.
-// CHECK:         cuuint32_t p15_box[2] = {64, 128};
+// The map of W: [256, 64] boxes of the N x 200 matrix.
+// CHECK:         cuuint32_t p15_box[2] = {64, 256};
 // CHECK:         p15_dim[0] = (cuuint64_t)200;
 // CHECK-NEXT:    p15_dim[1] = (cuuint64_t)arg1_dim0;
 // CHECK-NEXT:    p15_pitch[0] = (cuuint64_t)200 * 2;

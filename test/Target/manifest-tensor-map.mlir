@@ -3,9 +3,8 @@
 // the swizzle, and 16-byte alignment for every buffer a map reads.
 //
 // The TMA-fed wgmma kernel that -fuser-gpu-pipeline picks for a bf16
-// x * W^T with a static K (200 bf16: rows 400 bytes apart), without the
-// 2-block clusters (c-header-tensor-map.mlir has them):
-// RUN: fuser-opt %fuser_src/test/gpu/Inputs/mma/nt_k200_bf16.mlir --fuser-gpu-pipeline=cluster-m=1 \
+// x * W^T with a static K (200 bf16: rows 400 bytes apart):
+// RUN: fuser-opt %fuser_src/test/gpu/Inputs/mma/nt_k200_bf16.mlir --fuser-gpu-pipeline \
 // RUN:   | fuser-translate --fuser-to-manifest | FileCheck %s --check-prefix=NT
 // Host code written by hand (this file): buffers read only through maps.
 // RUN: fuser-translate %s --fuser-to-manifest | FileCheck %s

@@ -1,9 +1,9 @@
 """wgmma_tma in 2-block clusters: each block copies half of the pair's
 common B tile into both by TMA multicast (#fuser.config's cluster_m).
 
-test/gpu/Inputs/clusters/: tf32 and bf16 products get clusters by default;
-each is also compiled with cluster-m=1 (the control), and 3xtf32 with
-cluster-m=2 forced. A cluster computes the same sums in the same order as
+test/gpu/Inputs/clusters/: tf32, bf16 and 3xtf32 products compiled with
+cluster-m=2 (clusters are opt-in), each beside its default build, the
+control. A cluster computes the same sums in the same order as
 a lone block, so the clustered and control results must be bit-identical:
 a stale stage, a half of B in the wrong place or a tile past M that
 stores would break that (or leave NaN in the poisoned outputs). The
@@ -39,8 +39,8 @@ def clustered(stem):
 @pytest.mark.parametrize("stem,clusters", [
     ("cluster_linear_tf32", 2),            # odd_m, dyn_m (nn_b: mma.sync)
     ("cluster_linear_tf32_nocluster", 0),
-    ("cluster_linear_3xtf32", 3),          # forced, N-major B included
-    ("cluster_linear_3xtf32_nocluster", 0),  # 3xtf32 gets none by default
+    ("cluster_linear_3xtf32", 3),          # N-major B included
+    ("cluster_linear_3xtf32_nocluster", 0),
     ("cluster_linear_bf16", 1),
     ("cluster_linear_bf16_nocluster", 0),
 ])

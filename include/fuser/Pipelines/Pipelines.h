@@ -62,8 +62,8 @@ struct FuserPipelineOptions
   PassOptions::Option<int64_t> clusterM{
       *this, "cluster-m",
       llvm::cl::desc("Blocks per thread-block cluster of wgmma_tma "
-                     "matmuls, sharing B by TMA multicast: 0 (default: "
-                     "heuristic, fuser-configure-kernels), 1 (none) or 2"),
+                     "matmuls, sharing B by TMA multicast: 2, or 0 "
+                     "(default) and 1 for none"),
       llvm::cl::init(0)};
   PassOptions::Option<bool> report{
       *this, "report",

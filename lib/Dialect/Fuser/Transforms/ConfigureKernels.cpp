@@ -295,7 +295,7 @@ public:
     }
     if (clusterM < 0 || clusterM > 2) {
       getOperation().emitError()
-          << "cluster-m must be 0 (heuristic), 1 (no clusters) or 2, got "
+          << "cluster-m must be 0 or 1 (no clusters) or 2, got "
           << clusterM.getValue();
       return signalPassFailure();
     }
@@ -518,7 +518,7 @@ private:
       op.emitRemark() << "split-k=" << splitK.getValue()
                       << " not applied: " << splitWhy;
     auto [cluster, clusterWhy] =
-        clusterChoice(op, rec, mma, tile, split, clusterM);
+        clusterChoice(op, rec, tile, split, clusterM);
     if (clusterM > 1 && cluster == 1)
       op.emitRemark() << "cluster-m=" << clusterM.getValue()
                       << " not applied: " << clusterWhy;

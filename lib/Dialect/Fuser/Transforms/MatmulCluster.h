@@ -2,7 +2,7 @@
 //
 // Used by fuser-configure-kernels: whether a wgmma_tma matmul runs in
 // clusters of blocks that share B by TMA multicast (#fuser.config's
-// cluster_m; the lowering, MatmulToGPU, carries it out).
+// cluster_m, on request only; the lowering, MatmulToGPU, carries it out).
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,13 +16,14 @@
 
 namespace mlir::fuser {
 
-/// The cluster_m of `op` on `rec`'s kernel in `precision` with `tile`
-/// ([BM, BN, BK, ...]) and `splitK` slices, and why: a reason for the
-/// remark when it clusters, or when `force` (the cluster-m option, 0:
-/// heuristic) asks for clusters it cannot have.
-std::pair<int64_t, std::string>
-clusterChoice(MatmulOp op, const GemmStrategyRecord &rec, StringRef precision,
-              ArrayRef<int64_t> tile, int64_t splitK, int64_t force);
+/// The cluster_m of `op` on `rec`'s kernel with `tile` ([BM, BN, BK,
+/// ...]) and `splitK` slices, and why: 2 where `force` (the cluster-m
+/// option; 0, the default, and 1: none) asks for clusters and the kernel
+/// can pair its blocks, else 1 with the reason it cannot.
+std::pair<int64_t, std::string> clusterChoice(MatmulOp op,
+                                              const GemmStrategyRecord &rec,
+                                              ArrayRef<int64_t> tile,
+                                              int64_t splitK, int64_t force);
 
 } // namespace mlir::fuser
 

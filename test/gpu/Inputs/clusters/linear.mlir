@@ -1,15 +1,14 @@
 // GPU test input (test/gpu/test_clusters.py): f32 products whose
 // wgmma_tma kernel runs in 2-block clusters sharing B by TMA multicast,
-// compiled in tf32 (clusters by default), tf32 with cluster-m=1 (the
-// control: the same sums, so bit-identical results) and 3xtf32 with
-// cluster-m=2 forced (scripts/build-mma-artifacts.sh):
+// compiled in tf32 and 3xtf32 with cluster-m=2 and without (the control:
+// the same sums, so bit-identical results; scripts/build-mma-artifacts.sh):
 //   odd_m: leaky_relu(x * W^T + b, 0.1), 1100 x 1000 x 1024 static: 9 M
 //          tiles, rounded up to 10, so one block of the last clusters
 //          computes a tile past M (zeros, stored nowhere); N = 1000 leaves
 //          the second block's half of the last B tile mostly past N.
 //   dyn_m: (x * W^T + b) * 2 with a dynamic M (the batch).
 //   nn_b:  x @ w, an N-major B (K x N) with a dynamic M: 3xtf32 multicasts
-//          its 32-column boxes (tf32 takes mma.sync there).
+//          its 32-column boxes (tf32 takes mma.sync there, unclustered).
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d1)>
 func.func @odd_m(%x: tensor<1100x1024xf32>, %w: tensor<1000x1024xf32>,

@@ -135,3 +135,19 @@ mma test/gpu/Inputs/clusters/linear_bf16.mlir cluster_linear_bf16_nocluster fp32
 mma examples/w2_linear_scale_leaky.mlir mma_w2_tf32_cluster tf32 "" "" cluster-m=2
 mma test/gpu/Inputs/mma/w2_bf16.mlir mma_w2_bf16_cluster bf16 "" "" cluster-m=2
 mma examples/w2_linear_scale_leaky.mlir mma_w2_3xtf32_cluster fp32 "" "" cluster-m=2
+# tf32 and bf16 GEMMs with and without 2-block clusters (bench/cluster_sweep.py):
+# cluster_<precision>_<M>x<N>x<K>_c<1|2>.
+for prec in tf32 bf16; do
+  ty=f32; [ $prec = bf16 ] && ty=bf16
+  for shape in 1024x8192x8192 4096x4096x4096 32768x1024x1024 2048x2048x8192; do
+    IFS=x read -r m n k <<< "$shape"
+    src="$OUT/cluster_sweep.mlir" x="tensor<${m}x${k}x$ty>" w="tensor<${n}x${k}x$ty>" y="tensor<${m}x${n}x$ty>"
+    printf '%s\n' "func.func @forward(%x: $x, %w: $w) -> $y {" \
+      "  %y = fuser.matmul %x, %w transpose_b epilogue_maps [] : $x, $w -> $y {" \
+      "  ^bb0(%acc: $ty):" "    fuser.yield %acc : $ty" "  }" "  return %y : $y" "}" > "$src"
+    for cm in 1 2; do
+      mma "$src" "cluster_${prec}_${shape}_c$cm" $prec "" "" cluster-m=$cm
+    done
+    rm "$src"
+  done
+done

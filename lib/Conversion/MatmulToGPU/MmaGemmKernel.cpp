@@ -119,6 +119,7 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
   t.promoteEvery = config.getPromoteEvery();
   t.splitK = config.getSplitK();
   t.clusterM = config.getClusterM();
+  t.groupM = config.getGroupM();
   auto describe = [&](InFlightDiagnostic diag) {
     diag << stringifyGemmStrategy(strategy) << " tile [" << t.bm << ", " << t.bn
          << ", " << t.bk << ", " << t.wm << ", " << t.wn << ", " << t.stages

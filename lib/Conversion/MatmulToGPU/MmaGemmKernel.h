@@ -47,6 +47,9 @@ struct MmaTiling {
   /// tiles and each copies half of their common B tile into both by TMA
   /// multicast; a stage is refilled once both blocks' consumers released it.
   int64_t clusterM = 1;
+  /// wgmma_tma: the M tiles per band of the blocks' tile order
+  /// (#fuser.config's group_m; 0: one band of every M tile).
+  int64_t groupM = 0;
 
   /// Three tf32 products per step (the hi/lo split) instead of one.
   bool split3() const { return precision == "3xtf32"; }

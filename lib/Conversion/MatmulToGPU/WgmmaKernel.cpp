@@ -29,7 +29,8 @@ using namespace mlir::fuser::detail;
 /// the copies. setmaxnreg moves registers from the producer warpgroup to
 /// the consumers' accumulators; each role is one branch of one if. A
 /// block walks the output tiles bid, bid + grid, ... (M fastest, so
-/// neighbours share a B panel in L2); with a grid smaller than the tile
+/// neighbours share a B panel in L2, in bands of group_m M tiles so that
+/// they share A's rows too); with a grid smaller than the tile
 /// count (persistent), the next tile's copies overlap this one's
 /// epilogue. With split K, it walks (tile, slice) pairs instead, slice-
 /// major, and stores raw sums for the reduction kernel. A batched matmul's
@@ -63,14 +64,35 @@ LogicalResult MmaEmitter::emitWarpSpecialized(const GemmKernelArgs &args) {
     bid = toI64(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
     grid = toI64(gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
   };
+  // Bands of t.groupM M tiles (MmaTiling::groupM), unless one band holds
+  // every M tile of a static M.
+  APInt staticM;
+  bool banded = t.groupM > 0 &&
+                !(matchPattern(m, m_ConstantInt(&staticM)) &&
+                  llvm::divideCeil(staticM.getZExtValue(), t.bm) <= t.groupM);
   // Sets blockM, blockN (and tileBatch) of tile number `tile`.
   auto decodeTile = [&](Value tile) {
     if (args.batch) {
       tileBatch = arith::DivUIOp::create(b, loc, tile, batchTiles);
       tile = arith::RemUIOp::create(b, loc, tile, batchTiles);
     }
-    blockM = mul(arith::RemUIOp::create(b, loc, tile, mTiles), c64(t.bm));
-    blockN = mul(arith::DivUIOp::create(b, loc, tile, mTiles), c64(t.bn));
+    if (!banded) { // M fastest over every M tile
+      blockM = mul(arith::RemUIOp::create(b, loc, tile, mTiles), c64(t.bm));
+      blockN = mul(arith::DivUIOp::create(b, loc, tile, mTiles), c64(t.bn));
+      return;
+    }
+    // Band `band` holds M tiles firstM .. firstM + rows - 1 (the last band
+    // fewer) by every N tile, M fastest within it.
+    Value nTiles = arith::CeilDivUIOp::create(b, loc, n, c64(t.bn));
+    Value perBand = mul(c64(t.groupM), nTiles);
+    Value band = arith::DivUIOp::create(b, loc, tile, perBand);
+    Value firstM = mul(band, c64(t.groupM));
+    Value rows =
+        arith::MinUIOp::create(b, loc, sub(mTiles, firstM), c64(t.groupM));
+    Value inBand = sub(tile, mul(band, perBand));
+    Value mIndex = add(firstM, arith::RemUIOp::create(b, loc, inBand, rows));
+    blockM = mul(mIndex, c64(t.bm));
+    blockN = mul(arith::DivUIOp::create(b, loc, inBand, rows), c64(t.bn));
   };
   // Opens the loop over this block's tiles; decodes the tile and returns
   // the k iterations of the earlier tiles.

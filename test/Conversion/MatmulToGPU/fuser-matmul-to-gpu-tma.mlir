@@ -277,3 +277,31 @@ func.func @clustered_batched(%a: tensor<4x256x256xbf16>, %b: tensor<4x512x256xbf
   }
   return %y : tensor<4x256x512xf32>
 }
+
+// -----
+
+// group_m = 8: the blocks walk bands of 8 M tiles, N tile after N tile
+// within a band: band = tile / (8 * N tiles), the band's M tiles (at most
+// 8, fewer in the last band), then M index = first + in-band % rows and N
+// index = in-band / rows. Without group_m the decode is tile % M tiles,
+// tile / M tiles (the cases above).
+// CHECK-LABEL: gpu.func @banded_matmul
+// CHECK: nvvm.setmaxregister increase 232
+// CHECK: scf.for %[[TILE:[^ ]+]] =
+// CHECK: %[[NT:.+]] = arith.ceildivui %c512_i64, %c256_i64{{[_0-9]*}} : i64
+// CHECK: %[[PER:.+]] = arith.muli %c8_i64{{[_0-9]*}}, %[[NT]] : i64
+// CHECK: %[[BAND:.+]] = arith.divui %[[TILE]], %[[PER]] : i64
+// CHECK: %[[FIRST:.+]] = arith.muli %[[BAND]], %c8_i64{{[_0-9]*}} : i64
+// CHECK: %[[LEFT:.+]] = arith.subi %{{.+}}, %[[FIRST]] : i64
+// CHECK: %[[ROWS:.+]] = arith.minui %[[LEFT]], %c8_i64{{[_0-9]*}} : i64
+// CHECK: arith.remui %{{.+}}, %[[ROWS]] : i64
+// CHECK: arith.divui %{{.+}}, %[[ROWS]] : i64
+func.func @banded(%x: tensor<?x256xbf16>, %w: tensor<512x256xbf16>) -> tensor<?x512xf32> {
+  %y = fuser.matmul %x, %w transpose_b epilogue_maps []
+         {config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], max_grid = 132, tile = [128, 256, 64, 16, 256, 4], precision = "bf16", group_m = 8>}
+         : tensor<?x256xbf16>, tensor<512x256xbf16> -> tensor<?x512xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<?x512xf32>
+}

@@ -465,6 +465,21 @@ func.func @config_cluster_split_k() attributes {c = #fuser.config<strategy = "wg
 
 // -----
 
+// expected-error @+1 {{kernel config group_m must be >= 0 (0: one band of every M tile), got -8}}
+func.func @config_group_negative() attributes {c = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], group_m = -8>} { return }
+
+// -----
+
+// expected-error @+1 {{kernel config group_m = 8 orders the tiles of the 'wgmma_tma' strategy's persistent blocks, not 'mma'}}
+func.func @config_group_mma() attributes {c = #fuser.config<strategy = "mma", block = [128, 1, 1], tile = [128, 128, 32, 64, 32, 4], precision = "tf32", group_m = 8>} { return }
+
+// -----
+
+// expected-error @+1 {{kernel config group_m = 3 must hold whole clusters of cluster_m = 2 M tiles}}
+func.func @config_group_odd_cluster() attributes {c = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], cluster_m = 2, group_m = 3>} { return }
+
+// -----
+
 func.func @matmul_norm_without_then(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> tensor<4x16xf32> {
   // expected-error @+1 {{group_norm(size, eps) and the `then` region come together}}
   %y = fuser.matmul %x, %w epilogue_maps [] group_norm(size = 4, eps = 1.0e-05)

@@ -43,7 +43,7 @@ KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          ArrayRef<int64_t> tile, int64_t minBlocksPerSM,
                          StringRef precision, int64_t promoteEvery,
                          int64_t splitK, int64_t l2Prefetch,
-                         int64_t clusterM) {
+                         int64_t clusterM, int64_t groupM) {
   if (strategy.empty())
     return emitError() << "kernel config needs a non-empty strategy";
   if (block.size() != 3)
@@ -113,5 +113,18 @@ KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << " and split_k = " << splitK
                        << " do not combine: a cluster's blocks share the K "
                           "loop of one B tile";
+  if (groupM < 0)
+    return emitError() << "kernel config group_m must be >= 0 (0: one band "
+                          "of every M tile), got "
+                       << groupM;
+  if (groupM > 0 && strategy != "wgmma_tma")
+    return emitError() << "kernel config group_m = " << groupM
+                       << " orders the tiles of the 'wgmma_tma' strategy's "
+                          "persistent blocks, not '"
+                       << strategy << "'";
+  if (groupM % clusterM)
+    return emitError() << "kernel config group_m = " << groupM
+                       << " must hold whole clusters of cluster_m = "
+                       << clusterM << " M tiles";
   return success();
 }

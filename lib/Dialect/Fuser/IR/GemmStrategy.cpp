@@ -142,6 +142,20 @@ constexpr StringLiteral kWgmmaTmaPrecisions[] = {"tf32", "3xtf32", "bf16",
 /// TMA copies' K coordinate, and the blocks loop over (tile, slice) pairs
 /// as they loop over tiles.
 constexpr int64_t kWgmmaTmaMaxGrid = 132;
+/// tf32, bf16 and f16: the blocks walk the output tiles in bands of 8 M
+/// tiles (1024 rows), N tile after N tile within a band. M fastest over
+/// every M tile re-read A from DRAM once per N tile when A outgrows L2:
+/// 32768 x 1024 x 1024 read 548 MB for 132 MB of operands (ncu), 0.76x
+/// cuBLAS in tf32. In bands: 1.19x faster in tf32 (0.90x cuBLAS), 1.13x in
+/// bf16; 4096^3 1.007x / 1.013x; 2048 x 2048 x 8192 and W2's shape (one
+/// band) unchanged. Not 3xtf32, which makes three products per copied
+/// byte and is bound by shared memory: bands made 4096^3 4% slower there
+/// (H100, 2026-11-25, bench/results/H100-2026-11-25-session14.md).
+constexpr int64_t kWgmmaTmaTileGroupM = 8;
+
+int64_t wgmmaTmaTileGroupM(StringRef precision) {
+  return precision == "3xtf32" ? 0 : kWgmmaTmaTileGroupM;
+}
 
 /// 3xtf32's narrower tile against wave quantization: 128 x 96, 4 stages of
 /// 28 KiB copied + 28 KiB of lo parts. nn.Linear 1000 -> 3000 at batch 1000
@@ -224,7 +238,8 @@ const GemmStrategyRecord kRecords[] = {
     {GemmStrategy::wgmma_tma, kWgmmaTmaPrecisions, wgmmaTmaSupports,
      wgmmaTmaTile, wgmmaTmaThreads, kWgmmaTmaMaxGrid, /*minBlocksPerSm=*/1,
      kWgmmaTmaPromoteEvery, /*splitK=*/true, wgmmaTmaWaveTile,
-     kWgmmaTma3xTf32WaveTileTime, wgmmaTmaHoldsRowVectors},
+     kWgmmaTma3xTf32WaveTileTime, wgmmaTmaHoldsRowVectors,
+     wgmmaTmaTileGroupM},
 };
 static_assert(std::size(kRecords) == getMaxEnumValForGemmStrategy() + 1,
               "one record per GemmStrategy, in enum order");

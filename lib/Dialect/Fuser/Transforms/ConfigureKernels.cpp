@@ -356,7 +356,7 @@ public:
           ArrayRef<int64_t>{block, 1, 1}, width, grid, ArrayRef<int64_t>(tile),
           /*min_blocks_per_sm=*/int64_t(0), StringRef(precision),
           /*promote_every=*/int64_t(0), /*split_k=*/int64_t(1), prefetch,
-          /*cluster_m=*/int64_t(1));
+          /*cluster_m=*/int64_t(1), /*group_m=*/int64_t(0));
       if (!config) {
         failedAny = true;
         return;
@@ -522,11 +522,19 @@ private:
     if (clusterM > 1 && cluster == 1)
       op.emitRemark() << "cluster-m=" << clusterM.getValue()
                       << " not applied: " << clusterWhy;
+    // Bands of M tiles where the product has more (GemmStrategy.cpp).
+    int64_t mSize =
+        cast<ShapedType>(op.getLhs().getType()).getDimSize(op.getLhsMDim());
+    int64_t band = rec.tileGroupM ? rec.tileGroupM(mma) : 0;
+    int64_t groupM = band > 0 && (ShapedType::isDynamic(mSize) ||
+                                  llvm::divideCeil(mSize, tile[0]) > band)
+                         ? band
+                         : 0;
     auto config = KernelConfigAttr::getChecked(
         [&] { return op.emitError(); }, &getContext(), rec.name(),
         ArrayRef<int64_t>{std::max<int64_t>(rec.threads(tile), 1), 1, 1},
         /*vector_width=*/int64_t(1), rec.maxGrid, ArrayRef<int64_t>(tile),
-        rec.minBlocksPerSm, mma, promoteEvery, split, cluster);
+        rec.minBlocksPerSm, mma, promoteEvery, split, cluster, groupM);
     if (!config)
       return false;
     op.setConfigAttr(config);

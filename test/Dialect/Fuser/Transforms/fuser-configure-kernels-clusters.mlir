@@ -21,7 +21,7 @@
 // block computes a tile past M).
 // CHECK-LABEL: func.func @linear
 // CHECK: precision = "tf32", cluster_m = 2>
-// CHECK: precision = "tf32", cluster_m = 2>
+// CHECK: precision = "tf32", cluster_m = 2, group_m = 8>
 // X3-LABEL: func.func @linear
 // X3: precision = "3xtf32", promote_every = 64, cluster_m = 2>
 func.func @linear(%x: tensor<1024x1024xf32>, %w: tensor<1024x1024xf32>,

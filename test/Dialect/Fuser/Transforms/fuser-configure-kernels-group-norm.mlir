@@ -10,7 +10,7 @@
 #col = affine_map<(d0, d1) -> (d1)>
 // CHECK-LABEL: func.func @mixed
 // CHECK: fuser.matmul {{.+}} group_norm(size = 16, eps = 1.000000e-05) {config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], max_grid = 132, tile = [128, 128, 32, 16, 128, 3], min_blocks_per_sm = 1, precision = "3xtf32", promote_every = 64>}
-// CHECK: fuser.matmul {{.+}} {config = #fuser.config<strategy = "wgmma_tma", {{.+}}, precision = "tf32">}
+// CHECK: fuser.matmul {{.+}} {config = #fuser.config<strategy = "wgmma_tma", {{.+}}, precision = "tf32", group_m = 8>}
 // FFMA-LABEL: func.func @mixed
 // FFMA: fuser.matmul {{.+}} group_norm(size = 16, eps = 1.000000e-05) {config = #fuser.config<strategy = "ffma", block = [256, 1, 1], tile = [256, 128, 8, 16, 8], min_blocks_per_sm = 1>}
 func.func @mixed(%x: tensor<?x32xf32>, %w: tensor<64x32xf32>, %g: tensor<64xf32>,

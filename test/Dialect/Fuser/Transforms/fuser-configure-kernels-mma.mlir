@@ -26,7 +26,7 @@
 // MMA-LABEL: func.func @f32
 // MMA: config = #fuser.config<strategy = "mma", block = [256, 1, 1], tile = [128, 128, 32, 64, 32, 4], min_blocks_per_sm = 1, precision = "fp64">
 // TF32-LABEL: func.func @f32
-// TF32: config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], max_grid = 132, tile = [128, 256, 32, 16, 256, 4], min_blocks_per_sm = 1, precision = "tf32">
+// TF32: config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], max_grid = 132, tile = [128, 256, 32, 16, 256, 4], min_blocks_per_sm = 1, precision = "tf32", group_m = 8>
 // X3-LABEL: func.func @f32
 // X3: config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], max_grid = 132, tile = [128, 128, 32, 16, 128, 3], min_blocks_per_sm = 1, precision = "3xtf32", promote_every = 64>
 // TILE6-LABEL: func.func @f32
@@ -34,7 +34,7 @@
 // TILE3-LABEL: func.func @f32
 // TILE3: config = #fuser.config<strategy = "wgmma", block = [128, 1, 1], tile = [64, 64, 8, 16, 64, 4], min_blocks_per_sm = 1, precision = "tf32">
 // TMA3-LABEL: func.func @f32
-// TMA3: config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], max_grid = 132, tile = [128, 128, 32, 16, 128, 4], min_blocks_per_sm = 1, precision = "tf32">
+// TMA3: config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], max_grid = 132, tile = [128, 128, 32, 16, 128, 4], min_blocks_per_sm = 1, precision = "tf32", group_m = 8>
 // BADTILE: error: tile-sizes of a tensor-core matmul must list 3 values (M, N, K) or 6 (M, N, K, warp M, warp N, stages), got 4
 func.func @f32(%a: tensor<?x64xf32>, %w: tensor<32x64xf32>) -> tensor<?x32xf32> {
   %r = fuser.matmul %a, %w transpose_b epilogue_maps [] : tensor<?x64xf32>, tensor<32x64xf32> -> tensor<?x32xf32> {
@@ -50,8 +50,8 @@ func.func @f32(%a: tensor<?x64xf32>, %w: tensor<32x64xf32>) -> tensor<?x32xf32> 
 // with a static K on sm_90a, they get wgmma_tma (two warpgroups of
 // 64 x 256 and a producer warpgroup), else mma.sync.
 // FP32-LABEL: func.func @half
-// FP32: config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], max_grid = 132, tile = [128, 256, 64, 16, 256, 4], min_blocks_per_sm = 1, precision = "bf16">
-// FP32: config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], max_grid = 132, tile = [128, 256, 64, 16, 256, 4], min_blocks_per_sm = 1, precision = "f16">
+// FP32: config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], max_grid = 132, tile = [128, 256, 64, 16, 256, 4], min_blocks_per_sm = 1, precision = "bf16", group_m = 8>
+// FP32: config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], max_grid = 132, tile = [128, 256, 64, 16, 256, 4], min_blocks_per_sm = 1, precision = "f16", group_m = 8>
 // TILE3-LABEL: func.func @half
 // TILE3: config = #fuser.config<strategy = "wgmma", block = [128, 1, 1], tile = [64, 64, 8, 16, 64, 4], min_blocks_per_sm = 1, precision = "bf16">
 // MMA-LABEL: func.func @half

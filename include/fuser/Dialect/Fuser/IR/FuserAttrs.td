@@ -79,6 +79,11 @@ def Fuser_KernelConfigAttr : Fuser_Attr<"KernelConfig", "config"> {
       Halves the L2 reads of B, the larger operand of the 128 x 256 tile.
       On request only (fuser-configure-kernels' `cluster-m=2`): measured
       neutral on an H100.
+    - `group_m`: for `wgmma_tma`, the order of the output tiles its
+      persistent blocks walk: bands of `group_m` M tiles, each band's tiles
+      M fastest, band after band (0: one band of every M tile). The blocks
+      running at once then share both a band of A and a panel of B in L2,
+      so neither operand is read from DRAM once per tile of the other.
 
     Example: `#fuser.config<strategy = "pointwise", block = [256, 1, 1],
     vector_width = 4, max_grid = 1048576>`
@@ -94,10 +99,12 @@ def Fuser_KernelConfigAttr : Fuser_Attr<"KernelConfig", "config"> {
     DefaultValuedParameter<"int64_t", "0">:$promote_every,
     DefaultValuedParameter<"int64_t", "1">:$split_k,
     DefaultValuedParameter<"int64_t", "0">:$l2_prefetch,
-    DefaultValuedParameter<"int64_t", "1">:$cluster_m
+    DefaultValuedParameter<"int64_t", "1">:$cluster_m,
+    DefaultValuedParameter<"int64_t", "0">:$group_m
   );
   /// Every parameter but l2_prefetch, which stays 0, split_k and
-  /// cluster_m, 1 unless given: the builders of the kernels that use none.
+  /// cluster_m, 1, and group_m, 0, unless given: the builders of the
+  /// kernels that use none.
   let builders = [
     AttrBuilder<(ins "::llvm::StringRef":$strategy,
                      "::llvm::ArrayRef<int64_t>":$block,
@@ -107,10 +114,11 @@ def Fuser_KernelConfigAttr : Fuser_Attr<"KernelConfig", "config"> {
                      "::llvm::StringRef":$precision,
                      "int64_t":$promote_every,
                      CArg<"int64_t", "1">:$split_k,
-                     CArg<"int64_t", "1">:$cluster_m), [{
+                     CArg<"int64_t", "1">:$cluster_m,
+                     CArg<"int64_t", "0">:$group_m), [{
       return $_get($_ctxt, strategy, block, vector_width, max_grid, tile,
                    min_blocks_per_sm, precision, promote_every, split_k,
-                   /*l2_prefetch=*/int64_t(0), cluster_m);
+                   /*l2_prefetch=*/int64_t(0), cluster_m, group_m);
     }]>
   ];
   let assemblyFormat = "`<` struct(params) `>`";

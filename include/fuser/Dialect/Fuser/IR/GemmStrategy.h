@@ -70,6 +70,11 @@ struct GemmStrategyRecord {
   /// for all of a thread's rows, given what else it holds; false: it loads
   /// them again per row (they hit L1). Null: always held.
   bool (*holdsRowVectors)(const EpilogueRegisterUse &use) = nullptr;
+  /// Persistent kernels: the M tiles per band of the order the blocks walk
+  /// the output tiles in `precision` (#fuser.config's group_m), for
+  /// products of more M tiles (or a dynamic M); 0 (or null): M fastest
+  /// over every M tile.
+  int64_t (*tileGroupM)(StringRef precision) = nullptr;
 
   /// Its #fuser.config strategy string.
   StringRef name() const { return stringifyGemmStrategy(kind); }

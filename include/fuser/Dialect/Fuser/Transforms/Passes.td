@@ -491,6 +491,12 @@ def FuserConfigureKernelsPass : Pass<"fuser-configure-kernels", "mlir::ModuleOp"
     the whole sums in the first kernel. `split-k=N` forces N slices (1:
     never split) where the strategy can split.
 
+    Tile order: a tf32, bf16 or f16 `wgmma_tma` matmul with a dynamic M or
+    more than 8 M tiles gets `group_m = 8`: its persistent blocks walk the
+    output tiles in bands of 8 M tiles, so that A is read from DRAM once,
+    not once per N tile (GemmStrategy.cpp has the measurements). Not
+    3xtf32, which bands made slower.
+
     Clusters, on request: `cluster-m=2` runs `wgmma_tma` matmuls with
     unsplit K, unbatched, in pairs of blocks along M, each copying half of
     their common B tile into both by TMA multicast (`cluster_m = 2`), with a

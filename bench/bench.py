@@ -268,6 +268,18 @@ def with_cublas_fraction(res, nbytes):
     return out, nbytes
 
 
+def time_w2_variants(res, variants, args, out, exact, iters):
+    """Adds to `res` each .artifacts/mma_w2_<variant>'s time on `args` into
+    `out` (NaN-poisoned first), named with its max error against `exact`."""
+    for v in variants:
+        mod = load(f"mma_w2_{v}")
+        out.fill_(float("nan"))
+        mod.forward(*args, out=out)
+        err = float((out.double() - exact).abs().max())
+        res[f"fuser {v} (max err {err:.1e})"] = time_fn(
+            lambda: mod.forward(*args, out=out), iters)
+
+
 def bench_w2_tf32(iters):
     """W2 on tensor cores (precision=tf32 and 3xtf32, mma.sync) against
     PyTorch with TF32 allowed: eager, torch.compile, the cuBLAS TF32 GEMM."""
@@ -292,14 +304,8 @@ def bench_w2_tf32(iters):
                    f"cuBLAS TF32 GEMM alone (eager err {err:.1e})":
                        time_fn(lambda: torch.mm(x, w.T), iters)}
             # _cluster: in 2-block clusters sharing B (cluster-m=2).
-            for p in ("tf32", "tf32_tma", "tf32_cluster", "3xtf32",
-                      "3xtf32_cluster"):
-                mod = load(f"mma_w2_{p}")
-                out.fill_(float("nan"))
-                mod.forward(x, w, b, out=out)
-                err = float((out.double() - exact).abs().max())
-                res[f"fuser {p} (max err {err:.1e})"] = time_fn(
-                    lambda: mod.forward(x, w, b, out=out), iters)
+            time_w2_variants(res, ("tf32", "tf32_tma", "tf32_cluster", "3xtf32",
+                                   "3xtf32_cluster"), (x, w, b), out, exact, iters)
     finally:
         torch.backends.cuda.matmul.allow_tf32 = prev
     return with_cublas_fraction(res, (1024 * 8192 * 2 + 8192 * 8192) * 4)
@@ -326,13 +332,7 @@ def bench_w2_bf16(iters):
                f"cuBLAS bf16 torch.mm alone (eager err {err:.1e})":
                    time_fn(lambda: torch.mm(x, w.T), iters),
                "F.linear bf16 (cuBLAS + bias)": time_fn(lambda: F.linear(x, w, b), iters)}
-        for stem in ("bf16", "bf16_cluster"):  # in 2-block clusters
-            mod = load(f"mma_w2_{stem}")
-            out.fill_(float("nan"))
-            mod.forward(x, w, b, out=out)
-            err = float((out.double() - exact).abs().max())
-            res[f"fuser {stem} (max err {err:.1e})"] = time_fn(
-                lambda: mod.forward(x, w, b, out=out), iters)
+        time_w2_variants(res, ("bf16", "bf16_cluster"), (x, w, b), out, exact, iters)
     return with_cublas_fraction(res, (1024 * 8192 * 2 + 8192 * 8192) * 2)
 
 

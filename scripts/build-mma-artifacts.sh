@@ -73,6 +73,7 @@ for src in test/gpu/Inputs/split_k/large_k.mlir test/gpu/Inputs/split_k/odd_bias
   mma "$src" "split_k_$(basename "$src" .mlir)" fp32
 done
 mma test/gpu/Inputs/split_k/large_k.mlir split_k_large_k_tf32 tf32
+mma test/gpu/Inputs/split_k/tall_tf32.mlir split_k_tall_tf32 tf32  # and bands of M tiles
 mma test/gpu/Inputs/split_k/dynamic_m.mlir split_k_dynamic_m fp32 "" "" split-k=8
 # The promotion interval (bench/split_promotion.py): the bare GEMMs, W2
 # (bench.py mmav) and W3 (bench.py w3v; its group norm needs the whole

@@ -48,6 +48,7 @@ def uniform(shape, generator):
     ("split_k_large_k", 33, [256, 256]),
     ("split_k_odd_bias_tanh", 22, [200, 328]),
     ("split_k_large_k_tf32", 66, [256, 256]),
+    ("split_k_tall_tf32", 3, [2200, 300]),
     ("gemm_large_k", 33, [256, 256]),  # bench/gemm_shapes.py's large_k class
 ])
 def test_default_config_splits_k(stem, slices, shape):
@@ -133,3 +134,16 @@ def test_large_k_tf32(generator):
     out = poisoned((256, 256))
     mod.forward(x, w, out=out)
     check("split_k_large_k_tf32", out, x.double() @ w.double().T, 1e-2)
+
+
+def test_tall_tf32_in_bands(generator):
+    """tf32, 2200 x 300 x 16384: K split 3 ways and the (tile, slice) pairs
+    walked in bands of 8 M tiles (8, 8, 2), the second N tile mostly past
+    N; every output written once, within tf32's 1e-2."""
+    mod = load("split_k_tall_tf32")
+    for trial in range(2):
+        x = uniform((2200, 16384), generator)
+        w, _ = linear_weights(300, 16384, generator)
+        out = poisoned((2200, 300))
+        mod.forward(x, w, out=out)
+        check(f"split_k_tall_tf32 trial={trial}", out, x.double() @ w.double().T, 1e-2)

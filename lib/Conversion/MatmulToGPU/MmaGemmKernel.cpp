@@ -204,12 +204,10 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
            << "' strategy, a 2-D product and no group norm (its statistics "
               "need whole sums)";
   // A cluster's blocks number their tiles in pairs along M of one 2-D
-  // product and share every k tile's B.
+  // product and share every k tile's B (GemmStrategy.h's rule).
   if (t.clusterM > 1 &&
-      (!t.tma() || op.isBatched() || t.bn % (t.clusterM * 8) ||
-       config.getMaxGrid() % t.clusterM ||
-       (t.transposesB() &&
-        (t.bn / MmaTiling::kNMajorBoxCols) < t.clusterM)))
+      (!t.tma() || config.getMaxGrid() % t.clusterM ||
+       !wgmmaTmaClusterError(op, tile, t.splitK, t.clusterM).empty()))
     return describe(op.emitOpError())
            << "cannot run in clusters of " << t.clusterM
            << " blocks: cluster_m needs the '"

@@ -305,3 +305,18 @@ func.func @banded(%x: tensor<?x256xbf16>, %w: tensor<512x256xbf16>) -> tensor<?x
   }
   return %y : tensor<?x512xf32>
 }
+
+// -----
+
+// An N-major B in 128 x 96 tiles is three 32-column boxes: no equal share
+// per block of a 2-block cluster (GemmStrategy.h's wgmmaTmaClusterError).
+func.func @clustered_odd_boxes(%a: tensor<?x1024xf32>, %b: tensor<1024x1024xf32>) -> tensor<?x1024xf32> {
+  // expected-error @+1 {{wgmma_tma tile [128, 96, 32, 16, 96, 4] cannot run in clusters of 2 blocks: cluster_m needs the 'wgmma_tma' strategy, a 2-D product, a max_grid of whole clusters and B tiles that split into a share per block}}
+  %y = fuser.matmul %a, %b epilogue_maps []
+         {config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], max_grid = 132, tile = [128, 96, 32, 16, 96, 4], precision = "3xtf32", promote_every = 64, cluster_m = 2>}
+         : tensor<?x1024xf32>, tensor<1024x1024xf32> -> tensor<?x1024xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<?x1024xf32>
+}

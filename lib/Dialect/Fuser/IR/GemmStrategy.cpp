@@ -261,6 +261,22 @@ bool mlir::fuser::wgmmaTmaReadsNMajorB(MatmulOp op) {
   return op.hasTmaCopyableNMajorB(kWgmmaTma3xTf32Tile[2]);
 }
 
+std::string mlir::fuser::wgmmaTmaClusterError(MatmulOp op,
+                                              ArrayRef<int64_t> tile,
+                                              int64_t splitK,
+                                              int64_t clusterM) {
+  if (splitK > 1)
+    return "its K is split, and a cluster shares one K loop";
+  if (op.isBatched())
+    return "a batched product's tiles are not paired";
+  int64_t bn = tile[1];
+  if (bn % (clusterM * 8) ||
+      (!op.getTransposeB() && (bn / 32) % clusterM))
+    return "B tiles of " + std::to_string(bn) +
+           " columns do not split into a share per block";
+  return "";
+}
+
 std::string mlir::fuser::splitKStrategyNames() {
   std::string s;
   for (const GemmStrategyRecord &r : kRecords)

@@ -31,14 +31,8 @@ mlir::fuser::clusterChoice(MatmulOp op, const GemmStrategyRecord &rec,
     return {1, "only the " +
                    stringifyGemmStrategy(GemmStrategy::wgmma_tma).str() +
                    " kernel runs in clusters (TMA multicast)"};
-  if (splitK > 1)
-    return {1, "its K is split, and a cluster shares one K loop"};
-  if (op.isBatched())
-    return {1, "a batched product's tiles are not paired"};
-  int64_t bn = tile[1];
-  if (bn % (kClusterBlocks * 8) ||
-      (!op.getTransposeB() && (bn / 32) % kClusterBlocks))
-    return {1, "B tiles of " + std::to_string(bn) +
-                   " columns do not split into a share per block"};
+  std::string why = wgmmaTmaClusterError(op, tile, splitK, kClusterBlocks);
+  if (!why.empty())
+    return {1, why};
   return {kClusterBlocks, "cluster-m=" + std::to_string(force)};
 }

@@ -96,6 +96,14 @@ ArrayRef<GemmStrategyRecord> gemmStrategyRecords();
 /// statement of that rule, for the record, the operand copies and remarks.
 bool wgmmaTmaReadsNMajorB(MatmulOp op);
 
+/// Why wgmma_tma cannot run `op` with `tile` ([BM, BN, ...]) and `splitK`
+/// slices in clusters of `clusterM` blocks sharing B, or "" when it can:
+/// the one statement of that rule, for the configuration step and the
+/// lowering. Each block copies every clusterM-th share of B (K-major rows
+/// whole 8-row swizzle atoms, or N-major 32-column boxes) into all blocks.
+std::string wgmmaTmaClusterError(MatmulOp op, ArrayRef<int64_t> tile,
+                                 int64_t splitK, int64_t clusterM);
+
 /// "'ffma', 'mma', 'wgmma' and 'wgmma_tma'", for messages.
 std::string gemmStrategyNames();
 

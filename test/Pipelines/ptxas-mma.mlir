@@ -23,6 +23,15 @@
 // RUN: fuser-opt %fuser_src/examples/w2_linear_scale_leaky.mlir --fuser-gpu-pipeline="precision=tf32 tensor-core-kernel=wgmma" | fuser-translate --fuser-to-ptx -o %t.tf32w.ptx
 // RUN: FileCheck %s --check-prefix=WGMMATF32 < %t.tf32w.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.tf32w.ptx -o %t.tf32w.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL
+// The NN kernels (B as K x N, dynamic sizes) at 255 registers: mma.sync in
+// tf32 on request (it spilled 4 bytes until its copies kept one row and
+// column per thread), and bf16's.
+// RUN: fuser-opt %fuser_src/test/gpu/Inputs/mma/nn_odd.mlir --fuser-gpu-pipeline="precision=tf32" | fuser-translate --fuser-to-ptx -o %t.nntf32.ptx
+// RUN: FileCheck %s --check-prefix=TF32PTX < %t.nntf32.ptx
+// RUN: %ptxas -arch=sm_90a -v %t.nntf32.ptx -o %t.nntf32.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL
+// RUN: fuser-opt %fuser_src/test/gpu/Inputs/mma/nn_odd_bf16.mlir --fuser-gpu-pipeline | fuser-translate --fuser-to-ptx -o %t.nnbf16.ptx
+// RUN: FileCheck %s --check-prefix=BF16PTX < %t.nnbf16.ptx
+// RUN: %ptxas -arch=sm_90a -v %t.nnbf16.ptx -o %t.nnbf16.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL
 // RUN: fuser-opt %fuser_src/test/gpu/Inputs/mma/nt_odd_bf16.mlir --fuser-gpu-pipeline | fuser-translate --fuser-to-ptx -o %t.ntbf16.ptx
 // RUN: FileCheck %s --check-prefix=WGMMABF16 < %t.ntbf16.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.ntbf16.ptx -o %t.ntbf16.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL

@@ -399,12 +399,26 @@ TileCopy MmaEmitter::makeCopy(Value ptr, int64_t rows, int64_t cols,
   TileCopy c{ptr, rows, cols / t.vec(), sPitch, rowLimit, colLimit, pitch,
              {}, {}, {}};
   Value tid = toI64(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+  // Where the threads cover whole rows, a thread's chunks share a column
+  // and their rows step by a constant, so one row and one column stay live
+  // instead of one pair per chunk: that freed the register the tf32 NN
+  // kernel (255 registers) spilled. 4-byte elements only: the bf16 NN
+  // kernel, also at 255, spills 4 bytes with it.
+  Value row0, col0;
+  if (t.elemBytes() == 4 && t.threads() % c.chunksPerRow == 0) {
+    row0 = arith::DivUIOp::create(b, loc, tid, c64(c.chunksPerRow));
+    col0 = mul(arith::RemUIOp::create(b, loc, tid, c64(c.chunksPerRow)),
+               c64(t.vec()));
+  }
   for (int64_t i = 0; i < rows * c.chunksPerRow / t.threads(); ++i) {
     Value f = add(tid, c64(i * t.threads()));
-    Value r = arith::DivUIOp::create(b, loc, f, c64(c.chunksPerRow));
+    Value r = row0 ? add(row0, c64(i * t.threads() / c.chunksPerRow))
+                   : arith::DivUIOp::create(b, loc, f, c64(c.chunksPerRow));
     Value vec = c64(t.vec());
-    Value col =
-        mul(arith::RemUIOp::create(b, loc, f, c64(c.chunksPerRow)), vec);
+    Value col = row0 ? col0
+                     : mul(arith::RemUIOp::create(b, loc, f,
+                                                  c64(c.chunksPerRow)),
+                           vec);
     c.row.push_back(r);
     c.col.push_back(col);
     Value sCol = col;

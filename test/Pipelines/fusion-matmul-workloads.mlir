@@ -8,7 +8,7 @@
 // W2-SAME: (%[[X:.+]]: tensor<1024x8192xf32>, %[[W:.+]]: tensor<8192x8192xf32>, %[[B:.+]]: tensor<8192xf32>)
 // W2-NOT: linalg.
 // W2: %[[R:.+]] = fuser.matmul %[[X]], %[[W]] transpose_b epilogue_inputs(%[[B]] : tensor<8192xf32>)
-// W2-SAME: strategy = "wgmma_tma"{{.+}}precision = "3xtf32", promote_every = 64
+// W2-SAME: strategy = "wgmma_tma"{{.+}}precision = "3xtf32", promote_every = 128
 // W2: arith.addf
 // W2: arith.mulf
 // W2: arith.cmpf ugt

@@ -23,7 +23,7 @@
 // RUN:   | fuser-translate --fuser-to-ptx | FileCheck %s --check-prefix=PTX --implicit-check-not=.entry
 
 // REMARK: torch_w2.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: fused matmul with 6 epilogue op(s)
-// REMARK: remark: matmul kernel: wgmma_tma in 3xtf32, sums promoted to fp32 every 64 K
+// REMARK: remark: matmul kernel: wgmma_tma in 3xtf32, sums promoted to fp32 every 128 K
 // FUSED-LABEL: func.func @main
 // FUSED-SAME: (%[[X:.+]]: tensor<1024x8192xf32>, %[[W:.+]]: tensor<8192x8192xf32>, %[[B:.+]]: tensor<8192xf32>) -> tensor<1024x8192xf32>
 // FUSED: %[[R:.+]] = fuser.matmul %[[X]], %[[W]] transpose_b epilogue_inputs(%[[B]] : tensor<8192xf32>) epilogue_maps [#{{.+}}]
@@ -66,7 +66,7 @@
 // RUN: fuser-opt %S/Inputs/torch_w2_dynamic.mlir --fuser-gpu-pipeline \
 // RUN:   | fuser-translate --fuser-to-manifest | FileCheck %s --check-prefix=MANIFEST --implicit-check-not='"kernel"'
 // DYN-REMARK: torch_w2_dynamic.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: fused matmul with 6 epilogue op(s)
-// DYN-REMARK: remark: matmul kernel: wgmma_tma in 3xtf32, sums promoted to fp32 every 64 K
+// DYN-REMARK: remark: matmul kernel: wgmma_tma in 3xtf32, sums promoted to fp32 every 128 K
 // DYN-FUSED-LABEL: func.func @main
 // DYN-FUSED-SAME: (%[[X:.+]]: tensor<?x8192xf32>, %[[W:.+]]: tensor<8192x8192xf32>, %[[B:.+]]: tensor<8192xf32>) -> tensor<?x8192xf32>
 // DYN-FUSED: %[[R:.+]] = fuser.matmul %[[X]], %[[W]] transpose_b epilogue_inputs(%[[B]] : tensor<8192xf32>)

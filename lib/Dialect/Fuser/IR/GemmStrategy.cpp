@@ -129,11 +129,18 @@ constexpr int64_t kWgmmaTma3xTf32Tile[] = {128, 128, 32, 16, 128, 3};
 /// float64| over cuBLAS SGEMM's on the same inputs (x in [-1, 1), N = 256),
 /// worst of 10 inputs at K = 200 / 1000 / 8192 (H100, 2026-11-24,
 /// bench/split_promotion.py): every 32 K 0.44 / 0.71 / 0.43, every 64
-/// 0.56 / 0.96 / 0.53, every 128 1.03 / 1.47 / 0.79. 64 is the longest
-/// interval within SGEMM's error; 32 costs W2 and W3 another 11-13%
-/// (bench/results/H100-2026-11-24-session12.md). Never promoted: 77x
-/// SGEMM at K = 8192 (bench/results/H100-2026-11-23-split-tf32.md).
-constexpr int64_t kWgmmaTmaPromoteEvery = 64;
+/// 0.56 / 0.96 / 0.53, every 128 1.03 / 1.47 / 0.79; 32 costs W2 and W3
+/// another 11-13% (bench/results/H100-2026-11-24-session12.md). Never
+/// promoted: 77x SGEMM at K = 8192 (bench/results/H100-2026-11-23-split-
+/// tf32.md). SGEMM's error grows with K and the promoted sums' does not,
+/// so a longer K allows a longer interval: every 128 K, worst of 20 inputs
+/// at K = 2048 / 4096 / 8192 / 16384: 1.09 / 0.86 / 0.91 / 0.64 (every 64:
+/// 0.76 / 0.54 / 0.60 / 0.43; H100, 2026-11-25,
+/// bench/results/H100-2026-11-25-session15.md). From K = 4096 the interval
+/// is 128, which runs W2 5.7% and W3 3.0% faster than 64.
+int64_t wgmmaTmaPromoteEvery(int64_t k) {
+  return !ShapedType::isDynamic(k) && k >= 4096 ? 128 : 64;
+}
 constexpr StringLiteral kWgmmaTmaPrecisions[] = {"tf32", "3xtf32", "bf16",
                                                  "f16"};
 /// Its grid: at most one block per SM of an H100 SXM or H200 (132), each
@@ -228,16 +235,16 @@ bool wgmmaTmaHoldsRowVectors(const EpilogueRegisterUse &use) {
 const GemmStrategyRecord kRecords[] = {
     {GemmStrategy::ffma, kFfmaPrecisions, /*supportsOp=*/nullptr, ffmaTile,
      ffmaThreads, /*maxGrid=*/0, /*minBlocksPerSm=*/1,
-     /*splitPromoteEvery=*/0, /*splitK=*/false},
+     /*splitPromoteEvery=*/nullptr, /*splitK=*/false},
     {GemmStrategy::mma, kMmaPrecisions, mmaSupports, mmaTile,
      mmaThreads, /*maxGrid=*/0, /*minBlocksPerSm=*/1,
-     /*splitPromoteEvery=*/0, /*splitK=*/false},
+     /*splitPromoteEvery=*/nullptr, /*splitK=*/false},
     {GemmStrategy::wgmma, kWgmmaPrecisions, wgmmaSupports, wgmmaTile,
      mmaThreads, /*maxGrid=*/0, /*minBlocksPerSm=*/1,
-     /*splitPromoteEvery=*/0, /*splitK=*/false},
+     /*splitPromoteEvery=*/nullptr, /*splitK=*/false},
     {GemmStrategy::wgmma_tma, kWgmmaTmaPrecisions, wgmmaTmaSupports,
      wgmmaTmaTile, wgmmaTmaThreads, kWgmmaTmaMaxGrid, /*minBlocksPerSm=*/1,
-     kWgmmaTmaPromoteEvery, /*splitK=*/true, wgmmaTmaWaveTile,
+     wgmmaTmaPromoteEvery, /*splitK=*/true, wgmmaTmaWaveTile,
      kWgmmaTma3xTf32WaveTileTime, wgmmaTmaHoldsRowVectors,
      wgmmaTmaTileGroupM},
 };

@@ -510,7 +510,11 @@ private:
     std::string waveWhy;
     if (tileSizes.empty())
       std::tie(tile, waveWhy) = waveTileChoice(op, rec, mma, tile);
-    int64_t promoteEvery = mma == "3xtf32" ? rec.splitPromoteEvery : 0;
+    int64_t kSize =
+        cast<ShapedType>(op.getLhs().getType()).getDimSize(op.getLhsKDim());
+    int64_t promoteEvery = mma == "3xtf32" && rec.splitPromoteEvery
+                               ? rec.splitPromoteEvery(kSize)
+                               : 0;
     if (promoteEvery && this->promoteEvery >= 0)
       promoteEvery = this->promoteEvery;
     auto [split, splitWhy] = splitKChoice(op, rec, tile, splitK);

@@ -117,7 +117,7 @@ func.func @transposed_a_bf16(%x: tensor<64x32xbf16>, %w: tensor<48x64xbf16>) -> 
 // CHECK: %[[XT:.+]] = fuser.pointwise ins(%[[X]] : tensor<1024x4096xf32>) {{.+}} -> tensor<4096x1024xf32>
 // CHECK: fuser.matmul %[[GT]], %[[XT]] transpose_b epilogue_maps [] {config = #fuser.config<strategy = "wgmma_tma"
 func.func @backward_gemms(%g: tensor<1024x8192xf32>, %w: tensor<8192x4096xf32>, %x: tensor<1024x4096xf32>) -> (tensor<1024x4096xf32>, tensor<8192x4096xf32>) {
-  // expected-remark @+1 {{matmul kernel: wgmma_tma in 3xtf32, sums promoted to fp32 every 64 K (split tf32 on wgmma_tma with promoted fp32 sums (fp32-accurate, past the fp32 peak); B read N-major and transposed in shared memory)}}
+  // expected-remark @+1 {{matmul kernel: wgmma_tma in 3xtf32, sums promoted to fp32 every 128 K (split tf32 on wgmma_tma with promoted fp32 sums (fp32-accurate, past the fp32 peak); B read N-major and transposed in shared memory)}}
   %dx = fuser.matmul %g, %w epilogue_maps [] : tensor<1024x8192xf32>, tensor<8192x4096xf32> -> tensor<1024x4096xf32> {
   ^bb0(%acc: f32):
     fuser.yield %acc : f32

@@ -12,19 +12,22 @@
 // NEG: split-k must be >= 0 (0: heuristic, 1: never split), got -1
 
 // Remarks (stderr) come first.
-// REPORT: remark: matmul kernel: wgmma_tma in 3xtf32, sums promoted to fp32 every 64 K, K split 33 ways (split tf32 on wgmma_tma with promoted fp32 sums (fp32-accurate, past the fp32 peak); 4 output tiles for 132 blocks: K = 131072 in slices of 4000, added by a second kernel)
-// REPORT: remark: matmul kernel: wgmma_tma in 3xtf32, sums promoted to fp32 every 64 K, K split 22 ways ({{.*}}; 6 output tiles for 132 blocks: K = 70004 in slices of 3200, added by a second kernel)
-// Then w2, short_k, dynamic_m and group_norm, unsplit.
-// REPORT-COUNT-4: remark: matmul kernel: wgmma_tma in 3xtf32, sums promoted to fp32 every 64 K (split tf32 on wgmma_tma with promoted fp32 sums (fp32-accurate, past the fp32 peak)){{$}}
+// REPORT: remark: matmul kernel: wgmma_tma in 3xtf32, sums promoted to fp32 every 128 K, K split 33 ways (split tf32 on wgmma_tma with promoted fp32 sums (fp32-accurate, past the fp32 peak); 4 output tiles for 132 blocks: K = 131072 in slices of 4000, added by a second kernel)
+// REPORT: remark: matmul kernel: wgmma_tma in 3xtf32, sums promoted to fp32 every 128 K, K split 22 ways ({{.*}}; 6 output tiles for 132 blocks: K = 70004 in slices of 3200, added by a second kernel)
+// Then w2, short_k (K = 2000: promoted every 64), dynamic_m and
+// group_norm, unsplit.
+// REPORT: remark: matmul kernel: wgmma_tma in 3xtf32, sums promoted to fp32 every 128 K (split tf32 on wgmma_tma with promoted fp32 sums (fp32-accurate, past the fp32 peak)){{$}}
+// REPORT: remark: matmul kernel: wgmma_tma in 3xtf32, sums promoted to fp32 every 64 K (split tf32 on wgmma_tma with promoted fp32 sums (fp32-accurate, past the fp32 peak)){{$}}
+// REPORT-COUNT-2: remark: matmul kernel: wgmma_tma in 3xtf32, sums promoted to fp32 every 128 K (split tf32 on wgmma_tma with promoted fp32 sums (fp32-accurate, past the fp32 peak)){{$}}
 // REPORT-NOT: K split
-// REPORT: remark: matmul kernel: wgmma_tma in 3xtf32, sums promoted to fp32 every 64 K (split tf32 on wgmma_tma with promoted fp32 sums (fp32-accurate, past the fp32 peak); every batch's tiles in one persistent grid){{$}}
+// REPORT: remark: matmul kernel: wgmma_tma in 3xtf32, sums promoted to fp32 every 128 K (split tf32 on wgmma_tma with promoted fp32 sums (fp32-accurate, past the fp32 peak); every batch's tiles in one persistent grid){{$}}
 // FORCE: remark: split-k=8 not applied: a group norm needs each row's whole sums in the GEMM kernel
 // FORCE: remark: split-k=8 not applied: a batched product does not split K
 
 // 256 x 256 x 131072 (issue #17): 4 tiles of 128 x 128; 132 / 4 = 33
 // slices of 125 K tiles (4000 K; the last 96).
 // CHECK-LABEL: func.func @large_k
-// CHECK: precision = "3xtf32", promote_every = 64, split_k = 33>
+// CHECK: precision = "3xtf32", promote_every = 128, split_k = 33>
 // TF32-LABEL: func.func @large_k
 // TF32: tile = [128, 256, 32, 16, 256, 4], min_blocks_per_sm = 1, precision = "tf32", split_k = 66>
 // OFF-LABEL: func.func @large_k
@@ -47,7 +50,7 @@ func.func @large_k(%x: tensor<256x131072xf32>, %w: tensor<256x131072xf32>) -> te
 // Not tile multiples, with a bias and an activation: 2 x 3 tiles, 22
 // slices of 100 K tiles (the last 88, with a partial one: K = 70004).
 // CHECK-LABEL: func.func @odd
-// CHECK: promote_every = 64, split_k = 22>
+// CHECK: promote_every = 128, split_k = 22>
 func.func @odd(%x: tensor<200x70004xf32>, %w: tensor<328x70004xf32>, %b: tensor<328xf32>) -> tensor<200x328xf32> {
   %y = fuser.matmul %x, %w transpose_b epilogue_inputs(%b : tensor<328xf32>)
          epilogue_maps [affine_map<(m, n) -> (n)>] : tensor<200x70004xf32>, tensor<328x70004xf32> -> tensor<200x328xf32> {
@@ -63,7 +66,7 @@ func.func @odd(%x: tensor<200x70004xf32>, %w: tensor<328x70004xf32>, %b: tensor<
 
 // W2 (1024 x 8192 x 8192): 512 tiles fill the GPU; its config is unchanged.
 // CHECK-LABEL: func.func @w2
-// CHECK: {config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], max_grid = 132, tile = [128, 128, 32, 16, 128, 3], min_blocks_per_sm = 1, precision = "3xtf32", promote_every = 64>}
+// CHECK: {config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], max_grid = 132, tile = [128, 128, 32, 16, 128, 3], min_blocks_per_sm = 1, precision = "3xtf32", promote_every = 128>}
 func.func @w2(%x: tensor<1024x8192xf32>, %w: tensor<8192x8192xf32>) -> tensor<1024x8192xf32> {
   %y = fuser.matmul %x, %w transpose_b epilogue_maps [] : tensor<1024x8192xf32>, tensor<8192x8192xf32> -> tensor<1024x8192xf32> {
   ^bb0(%acc: f32):

@@ -434,10 +434,12 @@ def FuserConfigureKernelsPass : Pass<"fuser-configure-kernels", "mlir::ModuleOp"
     bytes apart and, batched, K a multiple of 32: the kernel transposes it
     in shared memory; a group norm's groups whole 8-column powers of two
     dividing 128), it
-    gets `wgmma_tma` with `precision = "3xtf32"` and `promote_every = 64`:
+    gets `wgmma_tma` with `precision = "3xtf32"` and `promote_every = 64`
+    (128 from K = 4096, where cuBLAS SGEMM's error, the bar, is larger):
     three tf32 products per step (A·B + A·B_lo + A_lo·B, lo = x minus its
     tf32 truncation), the tensor cores' sums added into fp32 registers
-    every 64 K, compensated: past the fp32 peak (2.0x eager PyTorch on W2),
+    every promote_every K, compensated: past the fp32 peak (2.0x eager
+    PyTorch on W2),
     with errors within cuBLAS SGEMM's; tile [128, 128, 32, 16, 128, 3]. Otherwise, for sm_90/sm_90a (whose fp64
     tensor cores match the fp32 FMA peak), the `mma` strategy with
     `precision = "fp64"`: operands widened exactly to f64, fp64 products and

@@ -552,7 +552,8 @@ def FuserConfigureKernelsPass : Pass<"fuser-configure-kernels", "mlir::ModuleOp"
     Option<"promoteEvery", "promote-every", "int64_t", /*default=*/"-1",
            "Override: K elements between promotions of 3xtf32 wgmma_tma "
            "sums into fp32 registers, a multiple of BK (0: never, which "
-           "loses accuracy over long K; -1: heuristic)">,
+           "loses accuracy over long K; -1: heuristic, 64 below K = 4096 "
+           "and 128 from it)">,
     Option<"splitK", "split-k", "int64_t", /*default=*/"0",
            "Override: slices of K per wgmma_tma matmul, partial sums added "
            "by a second kernel (0: heuristic; 1: never split)">,

@@ -2,8 +2,9 @@
 
 Three tf32 products per step (A·B + A·B_lo + A_lo·B) on the TMA-fed wgmma
 kernel, the tensor cores' sums added into fp32 registers every 64 K, 128
-from K = 4096 (config promote_every). The users' rule is atol = rtol = 1e-4 against PyTorch's
-fp32; the bars here are stricter, beside cuBLAS on the same inputs:
+from K = 4096 (config promote_every). The users' rule is atol = rtol =
+1e-4 against PyTorch's fp32; the bars here are stricter, beside cuBLAS on
+the same inputs:
   - W2 and W3 with the users' inputs: the result's max error against
     float64 at most eager PyTorch's (cuBLAS SGEMM and its epilogue);
   - the bare GEMM at odd K and dynamic M (x in [-1, 1), which keeps the
@@ -34,8 +35,9 @@ TOL = 1e-4  # the users' fp32 rule (atol = rtol = 1e-4)
 # The bare GEMM's bar: cuBLAS SGEMM's max error on the same inputs (issue
 # 17). Measured worst over 10 inputs: 0.96x at K = 1000 (H100, 2026-11-24);
 # over 20, 0.86x at 4096 and 0.91x at 8192 promoted every 128 K (2026-11-25;
-# the test compares worst against worst over 5). Without promotion it is about 30-80x, which
-# test_promotion_is_what_keeps_it_accurate asserts stays caught.
+# the test compares worst against worst over 5). Without promotion it is
+# about 30-80x, which test_promotion_is_what_keeps_it_accurate asserts stays
+# caught.
 SGEMM_FACTOR = 1.0
 
 
@@ -83,8 +85,9 @@ def test_default_is_split_tf32_one_launch(stem):
 def test_gemm_at_least_as_accurate_as_sgemm(k, m, generator):
     """Dynamic batch (1, 7, tile multiples and not), K = 200 and 1000 (not
     multiples of the promotion interval), 4096 (the shortest K promoted
-    every 128), 8192 (W2's), 8193 (no TMA: fp64 tensor cores). At batch >= 1000 (enough outputs for a stable maximum)
-    fuser's worst error over 5 trials is at most cuBLAS SGEMM's."""
+    every 128), 8192 (W2's), 8193 (no TMA: fp64 tensor cores). At batch >=
+    1000 (enough outputs for a stable maximum) fuser's worst error over 5
+    trials is at most cuBLAS SGEMM's."""
     ours, cublas = gemm_errors(f"split_linear_k{k}", m, k, 5 if m >= 1000 else 2, generator)
     print(f"[gpu tests] split K={k} m={m}: max |GEMM - float64| fuser {ours:.3e}, "
           f"cuBLAS SGEMM {cublas:.3e}")

@@ -152,3 +152,18 @@ for prec in tf32 bf16; do
     rm "$src"
   done
 done
+# The tf32 and bf16 kernels' cost per output tile against cuBLAS
+# (bench/tile_cost.py): x * W^T + b, N = 8192, dynamic M, as
+# tile_cost_<precision>_k<K>.
+for prec in tf32 bf16; do
+  ty=f32; [ $prec = bf16 ] && ty=bf16
+  for k in 1024 4096 8192; do
+    src="$OUT/tile_cost.mlir" x="tensor<?x${k}x$ty>" w="tensor<8192x${k}x$ty>" y="tensor<?x8192x$ty>" bv="tensor<8192x$ty>"
+    printf '%s\n' "func.func @forward(%x: $x, %w: $w, %b: $bv) -> $y {" \
+      "  %y = fuser.matmul %x, %w transpose_b epilogue_inputs(%b : $bv) epilogue_maps [affine_map<(m, n) -> (n)>] : $x, $w -> $y {" \
+      "  ^bb0(%acc: $ty, %bias: $ty):" "    %s = arith.addf %acc, %bias : $ty" "    fuser.yield %s : $ty" "  }" \
+      "  return %y : $y" "}" > "$src"
+    mma "$src" "tile_cost_${prec}_k$k" $prec
+    rm "$src"
+  done
+done

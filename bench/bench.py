@@ -52,6 +52,31 @@ def time_fn(fn, iters, warmup=3):
             "min_ms": min(times), "iters": iters}
 
 
+def kernel_times(step, steps):
+    """{kernel name: (launches per step, us per step)} over `steps` calls:
+    device times alone (CUPTI through torch.profiler), no host overhead."""
+    from collections import defaultdict
+
+    from torch.profiler import ProfilerActivity, profile
+
+    for _ in range(3):
+        step()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(steps):
+            step()
+        torch.cuda.synchronize()
+    totals = defaultdict(lambda: [0, 0.0])
+    for ev in prof.events():
+        if ev.device_type != torch.autograd.DeviceType.CUDA:
+            continue
+        t = totals[ev.name]
+        t[0] += 1
+        t[1] += ev.device_time_total if hasattr(ev, "device_time_total") \
+            else ev.cuda_time_total
+    return {k: (n / steps, us / steps) for k, (n, us) in totals.items()}
+
+
 def time_interleaved(fns, iters, rounds=5):
     """Times several callables in alternating rounds (each round runs them
     all, in an order rotated by one per round), so that clock and thermal

@@ -17,23 +17,15 @@ from pathlib import Path
 
 import torch
 import torch.nn.functional as F
-from torch.profiler import ProfilerActivity, profile
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench import ARTIFACTS, load  # noqa: E402
+from bench import ARTIFACTS, kernel_times, load  # noqa: E402
 
 
 def kernel_us(fn, iters):
-    """Mean device time of the kernels `fn` launches, in microseconds."""
-    for _ in range(5):
-        fn()
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        for _ in range(iters):
-            fn()
-        torch.cuda.synchronize()
-    return sum(getattr(e, "device_time_total", 0) for e in prof.key_averages()
-               if "emset" not in e.key) / iters
+    """Mean device time of the kernels `fn` launches (memsets aside), us."""
+    return sum(us for name, (_, us) in kernel_times(fn, iters).items()
+               if "emset" not in name)
 
 
 def main():

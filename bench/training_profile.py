@@ -13,34 +13,13 @@ Usage (on the GPU host, after bench/gpu-check.sh has built the runtime):
 import argparse
 import json
 import sys
-from collections import defaultdict
 from pathlib import Path
 
 import torch
-from torch.profiler import ProfilerActivity, profile
 
 sys.path.insert(0, str(Path(__file__).parent))
+from bench import kernel_times  # noqa: E402
 from training_grad_accuracy import artifacts, build  # noqa: E402
-
-
-def kernel_times(step, steps):
-    """{kernel name: (launches per step, us per step)} over `steps` calls."""
-    for _ in range(3):
-        step()
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        for _ in range(steps):
-            step()
-        torch.cuda.synchronize()
-    totals = defaultdict(lambda: [0, 0.0])
-    for ev in prof.events():
-        if ev.device_type != torch.autograd.DeviceType.CUDA:
-            continue
-        t = totals[ev.name]
-        t[0] += 1
-        t[1] += ev.device_time_total if hasattr(ev, "device_time_total") \
-            else ev.cuda_time_total
-    return {k: (n / steps, us / steps) for k, (n, us) in totals.items()}
 
 
 def show(title, times, limit):

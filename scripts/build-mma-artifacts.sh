@@ -167,3 +167,43 @@ for prec in tf32 bf16; do
     rm "$src"
   done
 done
+# A matmul prologue against its producer computed apart (bench/prologue_ab.py):
+# dX = g * W with g = where(y > 0, dy, 0.1 dy) * 2 (nn.Linear's backward
+# through leaky_relu; with one input, y = dy), M = 1024, K = 8192, N-major W,
+# at N = 256 ... 8192: prologue<I>_<N> (the default pipeline: the mask in the
+# kernel's splitter) and materialized<I>_<N> (the mask a pointwise kernel of
+# its own, fused before fuser-fuse-matmul-prologues can see it), I = 1 or 2
+# inputs. The default pipeline fuses where the rule allows; the prologue
+# variants force it with max-prologue-n=8192.
+for inputs in 1 2; do
+  for n in 256 512 2048 8192; do
+    src="$OUT/prologue_ab.mlir" a="tensor<1024x8192xf32>" w="tensor<8192x${n}xf32>" y="tensor<1024x${n}xf32>"
+    ins="%dy, %out : $a, $a" args="%d: f32, %o: f32, %unused: f32" maps="#id, #id, #id"
+    [ $inputs = 1 ] && ins="%dy : $a" args="%d: f32, %unused: f32" maps="#id, #id"
+    cmp="%o"; [ $inputs = 1 ] && cmp="%d"
+    printf '%s\n' "#id = affine_map<(d0, d1) -> (d0, d1)>" \
+      "func.func @forward(%dy: $a, %out: $a, %w: $w) -> $y {" \
+      "  %zero = arith.constant 0.000000e+00 : f32" \
+      "  %e = tensor.empty() : $a" \
+      "  %g = linalg.generic {indexing_maps = [$maps], iterator_types = [\"parallel\", \"parallel\"]} ins($ins) outs(%e : $a) {" \
+      "  ^bb0($args):" \
+      "    %slope = arith.constant 1.000000e-01 : f32" "    %two = arith.constant 2.000000e+00 : f32" \
+      "    %p = arith.cmpf ogt, $cmp, %zero : f32" "    %l = arith.mulf %d, %slope : f32" \
+      "    %s = arith.select %p, %d, %l : f32" "    %v = arith.mulf %s, %two : f32" "    linalg.yield %v : f32" \
+      "  } -> $a" \
+      "  %e2 = tensor.empty() : $y" \
+      "  %f = linalg.fill ins(%zero : f32) outs(%e2 : $y) -> $y" \
+      "  %r = linalg.matmul ins(%g, %w : $a, $w) outs(%f : $y) -> $y" \
+      "  return %r : $y" "}" > "$src"
+    "$TOOLS/fuser-opt" "$src" --pass-pipeline="builtin.module(func.func(fuser-fuse-matmul,fuser-fuse-matmul-prologues{max-prologue-n=8192}))" \
+      | "$TOOLS/fuser-opt" --fuser-gpu-pipeline -o "$OUT/prologue_ab.gpu.mlir"
+    "$TOOLS/fuser-translate" "$OUT/prologue_ab.gpu.mlir" --fuser-to-ptx -o "$OUT/prologue${inputs}_$n.ptx"
+    "$TOOLS/fuser-translate" "$OUT/prologue_ab.gpu.mlir" --fuser-to-manifest -o "$OUT/prologue${inputs}_$n.manifest.json"
+    "$TOOLS/fuser-opt" "$src" --pass-pipeline="builtin.module(func.func(fuser-fuse-matmul,fuser-fuse-pointwise))" \
+      | "$TOOLS/fuser-opt" --fuser-gpu-pipeline -o "$OUT/prologue_ab.gpu.mlir"
+    "$TOOLS/fuser-translate" "$OUT/prologue_ab.gpu.mlir" --fuser-to-ptx -o "$OUT/materialized${inputs}_$n.ptx"
+    "$TOOLS/fuser-translate" "$OUT/prologue_ab.gpu.mlir" --fuser-to-manifest -o "$OUT/materialized${inputs}_$n.manifest.json"
+    rm "$src" "$OUT/prologue_ab.gpu.mlir"
+    echo "[artifacts] prologue${inputs}_$n materialized${inputs}_$n"
+  done
+done

@@ -69,6 +69,11 @@ void mlir::fuser::buildFusionPipeline(OpPassManager &pm,
     matmulNormOpts.report = opts.report;
     pm.addNestedPass<func::FuncOp>(
         createFuserFuseMatmulGroupNormPass(matmulNormOpts));
+    // A matmul computes A from A's elementwise producers as it reads it.
+    FuserFuseMatmulProloguesPassOptions matmulPrologueOpts;
+    matmulPrologueOpts.report = opts.report;
+    pm.addNestedPass<func::FuncOp>(
+        createFuserFuseMatmulProloguesPass(matmulPrologueOpts));
     // Reductions read their elementwise producers' inputs directly.
     FuserFuseReductionProloguesPassOptions prologueOpts;
     prologueOpts.report = opts.report;

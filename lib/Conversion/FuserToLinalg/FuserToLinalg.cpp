@@ -189,8 +189,8 @@ void splitGroupNorm(fuser::MatmulOp op) {
   auto resTy = cast<RankedTensorType>(op.getType());
   auto plain = fuser::MatmulOp::create(
       b, loc, resTy, op.getLhs(), op.getRhs(), op.getTransposeA(),
-      op.getTransposeB(),
-      op.getEpilogueInputs(), op.getEpilogueMaps(),
+      op.getTransposeB(), op.getEpilogueInputs(),
+      /*prologue_inputs=*/ValueRange{}, op.getEpilogueMaps(),
       /*norm_group_size=*/nullptr, /*norm_epsilon=*/nullptr,
       /*config=*/nullptr);
   plain.getEpilogue().takeBody(op.getEpilogue());
@@ -378,10 +378,11 @@ class ConvertFuserToLinalgPass
           ConvertFuserToLinalgPass> {
 public:
   void runOnOperation() override {
-    // Normalizing matmuls first become a matmul and a group norm, which the
-    // walk below lowers like any other.
+    // Prologues become pointwise groups, and normalizing matmuls a matmul
+    // and a group norm, which the walk below lowers like any other.
     SmallVector<fuser::MatmulOp> normalizing;
     getOperation().walk([&](fuser::MatmulOp op) {
+      op.materializePrologue();
       if (op.hasGroupNorm())
         normalizing.push_back(op);
     });

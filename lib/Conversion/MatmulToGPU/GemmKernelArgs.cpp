@@ -28,6 +28,8 @@ SmallVector<Type> mlir::fuser::gemmKernelParamTypes(MatmulOp op,
       params.push_back(i64);
     params.append({i64, i64, i64, i64}); // the tile counts
     params.append({mapTy, mapTy});
+    if (!op.getPrologueInputs().empty()) // the prologue input's
+      params.push_back(mapTy);
   }
   return params;
 }
@@ -113,6 +115,8 @@ GemmKernelArgs GemmKernelArgs::of(MatmulOp op, gpu::GPUFuncOp kernel,
     args.tiles = entry.getArgument(i++);
     args.mapA = entry.getArgument(i);
     args.mapB = entry.getArgument(i + 1);
+    if (!op.getPrologueInputs().empty())
+      args.mapP = entry.getArgument(i + 2);
   }
   // wgmma_tma's blocks find their batches tile by tile (WgmmaKernel.cpp).
   if (op.isBatched() && !args.mapA)

@@ -4,7 +4,7 @@
 // (MatmulToGPU.cpp) and the kernel builders (FFMA, mma.sync, wgmma):
 //   (A ptr, B ptr, epilogue inputs (ptr or scalar)..., C ptr, M, N, K
 //    [, batch (batched wgmma_tma), K tiles, M tiles, tiles per batch,
-//     tiles, tensor map of A, tensor map of B])
+//     tiles, tensor map of A, tensor map of B[, of the prologue input]])
 // The tensor maps (wgmma_tma) are !llvm.ptr parameters, passed by value
 // once -fuser-lower-tensor-map-params has run. A batched matmul launches
 // the M tiles of every batch along grid x (batch-major: x = batch * M tiles
@@ -38,8 +38,9 @@ SmallVector<Type> gemmKernelParamTypes(MatmulOp op, bool withMaps,
 struct GemmKernelArgs {
   Value a, b, c, m, n, k;
   SmallVector<Value> epilogue;
-  /// Null without tensor maps.
-  Value mapA, mapB;
+  /// Null without tensor maps; mapP (the prologue input's) also without a
+  /// prologue.
+  Value mapA, mapB, mapP;
   /// wgmma_tma's tile counts (i64): K tiles, M tiles, M x N tiles per
   /// batch, and in all; null without tensor maps.
   Value kTiles, mTiles, batchTiles, tiles;

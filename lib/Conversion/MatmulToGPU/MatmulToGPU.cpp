@@ -110,6 +110,15 @@ private:
                              GemmStrategy strategy) {
     KernelPlan p;
     p.strategy = strategy;
+    const GemmStrategyRecord &rec = getGemmStrategyRecord(strategy);
+    if (op.hasPrologue() &&
+        (!rec.readsPrologue || !rec.readsPrologue(op, config.getPrecision())))
+      return op.emitOpError()
+             << "has a prologue, which '" << rec.name() << "' in '"
+             << config.getPrecision()
+             << "' does not read (3xtf32 on wgmma_tma does, with at most "
+                "one prologue input of A's type); fuser-configure-kernels "
+                "computes such a prologue in a kernel of its own";
     switch (strategy) {
     case GemmStrategy::ffma: {
       if (failed(checkFfma(op, config)))
@@ -223,11 +232,14 @@ private:
       kernel->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
                       DenseI32ArrayAttr::get(
                           ctx, {int32_t(config.getClusterM()), 1, 1}));
-    if (tma)
-      kernel->setAttr(kTensorMapArgsAttr,
-                      DenseI64ArrayAttr::get(
-                          ctx, {int64_t(params.size()) - 2,
-                                int64_t(params.size()) - 1}));
+    if (tma) { // the tensor maps are the last parameters
+      int64_t maps = 2 + op.getPrologueInputs().size();
+      SmallVector<int64_t> mapArgs;
+      for (int64_t i = int64_t(params.size()) - maps; i < int64_t(params.size());
+           ++i)
+        mapArgs.push_back(i);
+      kernel->setAttr(kTensorMapArgsAttr, DenseI64ArrayAttr::get(ctx, mapArgs));
+    }
     if (failed(buildKernel(op, *kp, kernel)))
       return failure();
 
@@ -337,6 +349,14 @@ private:
       args.push_back(mt.transposesB()
                          ? map(rhs, mt.bk, MmaTiling::kNMajorBoxCols)
                          : map(rhs, mt.bBoxRows(), mt.bk));
+      // The prologue's input: A's boxes, into A's lo parts.
+      for (auto [j, in] : llvm::enumerate(op.getPrologueInputs())) {
+        for (int64_t d : {0, 1})
+          assertSizesEqual(b, loc, dim(in, d), d ? k : m,
+                           "fuser.matmul: prologue input #" + Twine(j) +
+                               " must have lhs's shape");
+        args.push_back(map(in, mt.bm, mt.bk));
+      }
     }
 
     // M tiles along x: the blocks that share a B panel run back to back.

@@ -120,6 +120,8 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
   t.splitK = config.getSplitK();
   t.clusterM = config.getClusterM();
   t.groupM = config.getGroupM();
+  t.prologue = op.hasPrologue(); // plan() checked the record reads it
+  t.prologueInput = !op.getPrologueInputs().empty();
   auto describe = [&](InFlightDiagnostic diag) {
     diag << stringifyGemmStrategy(strategy) << " tile [" << t.bm << ", " << t.bn
          << ", " << t.bk << ", " << t.wm << ", " << t.wn << ", " << t.stages
@@ -184,7 +186,8 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
   // consumers' registers; the splitter's threads take the lo parts in
   // whole groups of four 16-byte chunks each.
   if (t.splitInShared() &&
-      (t.bn > 128 || (t.copyBytes() / 16) % (kSplitterThreads * 4)))
+      (t.bn > 128 || (t.copyBytes() / 16) % (kSplitterThreads * 4) ||
+       (t.aStageBytes() / 16) % (kSplitterThreads * 4)))
     return describe(op.emitOpError())
            << "unsupported: 3xtf32 on wgmma_tma needs BN <= 128 (three "
               "accumulator sets in registers) and a stage the consumers "

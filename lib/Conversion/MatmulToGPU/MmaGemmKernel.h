@@ -107,6 +107,17 @@ struct MmaTiling {
   static constexpr int64_t kNMajorBoxCols = 32;
   /// The rows of B's K-major box: each block of a cluster copies its share.
   int64_t bBoxRows() const { return bn / clusterM; }
+  /// A's prologue (fuser.matmul's `prologue` region) applied by the
+  /// splitter (3xtf32 on wgmma_tma): its one input is copied into the
+  /// stage's lo parts of A, which the splitter then overwrites.
+  bool prologue = false;
+  /// The prologue reads an input beside A.
+  bool prologueInput = false;
+  /// The bytes the tensor copies land per stage: A and B, and the
+  /// prologue's input.
+  int64_t tmaBytes() const {
+    return copyBytes() + (prologueInput ? aStageBytes() : 0);
+  }
   /// The bytes of A in a stage (B follows).
   int64_t aStageBytes() const { return aStageElems() * elemBytes(); }
   /// A stage: the copied A and B, then (splitInShared) their lo parts in

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 
 #include <functional>
@@ -164,8 +165,31 @@ LogicalResult MmaEmitter::emitWarpSpecialized(const GemmKernelArgs &args) {
   if (t.clusterM > 1)
     clusterRank = arith::RemUIOp::create(b, loc, bid, c64(t.clusterM));
   emitTmaProducer(b, loc, bars, mapA, mapB, produced.numK, rowA, rowB,
-                  produced.kBase, produced.kFirst, bRowK0, clusterRank);
+                  produced.kBase, produced.kFirst, bRowK0, clusterRank,
+                  args.mapP);
   closeTileLoop(produced);
+  // A's prologue on a chunk, element by element (the region's ops cloned).
+  auto applyPrologue = [&](OpBuilder &pb, Location ploc, Value a,
+                           Value p) -> Value {
+    Block &body = op.getPrologue().front();
+    auto vecTy = cast<VectorType>(a.getType());
+    Value out = LLVM::UndefOp::create(pb, ploc, vecTy);
+    for (int64_t e = 0; e < vecTy.getNumElements(); ++e) {
+      Value idx = arith::ConstantIntOp::create(pb, ploc, pb.getI64Type(), e);
+      IRMapping map;
+      map.map(body.getArgument(0),
+              LLVM::ExtractElementOp::create(pb, ploc, a, idx));
+      if (p)
+        map.map(body.getArgument(1),
+                LLVM::ExtractElementOp::create(pb, ploc, p, idx));
+      for (Operation &inner : body.without_terminator())
+        pb.clone(inner, map);
+      Value r = map.lookupOrDefault(
+          cast<YieldOp>(body.getTerminator()).getValues()[0]);
+      out = LLVM::InsertElementOp::create(pb, ploc, out, r, idx);
+    }
+    return out;
+  };
   if (t.splitInShared()) {
     // Warps 1 and 2 of the producer warpgroup (and 3, with an N-major B)
     // write the lo parts.
@@ -175,7 +199,8 @@ LogicalResult MmaEmitter::emitWarpSpecialized(const GemmKernelArgs &args) {
         b, loc, lt(sid, c64(splitterThreads(t))), /*withElse=*/false);
     b.setInsertionPointToStart(splitter.thenBlock());
     TileWork split = openTileLoop();
-    emitTmaSplitter(b, loc, bars, split.numK, sid, split.kBase);
+    emitTmaSplitter(b, loc, bars, split.numK, sid, split.kBase,
+                    t.prologue ? PrologueFn(applyPrologue) : nullptr);
     closeTileLoop(split);
   }
 

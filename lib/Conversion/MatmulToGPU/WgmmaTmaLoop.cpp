@@ -178,7 +178,8 @@ void mlir::fuser::emitTmaProducer(OpBuilder &b, Location loc,
                                   const TmaBarriers &bars, Value mapA,
                                   Value mapB, Value numK, Value blockM,
                                   Value blockN, Value kBase, Value kFirst,
-                                  Value bRowK0, Value clusterRank) {
+                                  Value bRowK0, Value clusterRank,
+                                  Value mapP) {
   const MmaTiling &t = bars.t;
   MLIRContext *ctx = b.getContext();
   auto clusterPtr = LLVM::LLVMPointerType::get(ctx, 7);
@@ -201,7 +202,7 @@ void mlir::fuser::emitTmaProducer(OpBuilder &b, Location loc,
   }
   Value full = bars.full(b, loc, stage);
   NVVM::MBarrierArriveExpectTxOp::create(
-      b, loc, Type(), full, c32(b, loc, t.copyBytes()),
+      b, loc, Type(), full, c32(b, loc, t.tmaBytes()),
       NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA),
       b.getBoolAttr(false), Value());
   Value stageOff = arith::MulIOp::create(b, loc, stage,
@@ -228,6 +229,10 @@ void mlir::fuser::emitTmaProducer(OpBuilder &b, Location loc,
         b.getBoolAttr(false), nullptr, Value());
   };
   copy(mapA, stageOff, k0, blockM);
+  if (t.prologueInput)
+    copy(mapP,
+         arith::AddIOp::create(b, loc, stageOff, c64(b, loc, t.copyBytes())),
+         k0, blockM);
   Value bOff = arith::AddIOp::create(b, loc, stageOff,
                                      c64(b, loc, t.aStageBytes()));
   if (!t.transposesB() && t.clusterM > 1) {
@@ -459,7 +464,8 @@ int64_t mlir::fuser::splitterThreads(const MmaTiling &t) {
 
 void mlir::fuser::emitTmaSplitter(OpBuilder &b, Location loc,
                                   const TmaBarriers &bars, Value numK,
-                                  Value sid, Value kBase) {
+                                  Value sid, Value kBase,
+                                  PrologueFn prologue) {
   const MmaTiling &t = bars.t;
   // Thread sid takes 16-byte chunks sid, sid + 64, ... of the stage (a
   // warp's loads and stores are contiguous), kUnroll loads in flight.
@@ -508,13 +514,19 @@ void mlir::fuser::emitTmaSplitter(OpBuilder &b, Location loc,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, sid,
                               c64(b, loc, kSplitterThreads)),
         flatEnd, c64(b, loc, 0));
-  auto chunks = scf::ForOp::create(b, loc, c64(b, loc, 0), flatEnd,
-                                   c64(b, loc, kUnroll));
-  {
+  // Chunks [begin, end) of the thread's, kUnroll loads in flight; with
+  // `applyPrologue`, A's chunks become the prologue's results first.
+  auto splitChunks = [&](Value begin, Value end, bool applyPrologue) {
+    auto chunks = scf::ForOp::create(b, loc, begin, end, c64(b, loc, kUnroll));
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(chunks.getBody());
     Value j0 = chunks.getInductionVar();
-    SmallVector<Value> xs, offs;
+    SmallVector<Value> xs, ps, offs;
+    auto lo = [&](Value off) {
+      return sharedByte(
+          b, loc, bars.stages,
+          arith::AddIOp::create(b, loc, off, c64(b, loc, t.copyBytes())));
+    };
     for (int64_t u = 0; u < kUnroll; ++u) {
       Value j = arith::AddIOp::create(b, loc, j0, c64(b, loc, u));
       offs.push_back(arith::AddIOp::create(
@@ -523,13 +535,28 @@ void mlir::fuser::emitTmaSplitter(OpBuilder &b, Location loc,
                                 c64(b, loc, kSplitterThreads * 16))));
       xs.push_back(LLVM::LoadOp::create(
           b, loc, f32x4, sharedByte(b, loc, bars.stages, offs.back()), 16));
+      if (applyPrologue)
+        ps.push_back(t.prologueInput ? Value(LLVM::LoadOp::create(
+                                           b, loc, f32x4, lo(offs.back()), 16))
+                                     : Value());
     }
     for (int64_t u = 0; u < kUnroll; ++u) {
-      Value dst = sharedByte(
-          b, loc, bars.stages,
-          arith::AddIOp::create(b, loc, offs[u], c64(b, loc, t.copyBytes())));
-      LLVM::StoreOp::create(b, loc, loPart(xs[u]), dst, 16);
+      if (applyPrologue) {
+        xs[u] = prologue(b, loc, xs[u], ps[u]);
+        LLVM::StoreOp::create(b, loc, xs[u],
+                              sharedByte(b, loc, bars.stages, offs[u]), 16);
+      }
+      LLVM::StoreOp::create(b, loc, loPart(xs[u]), lo(offs[u]), 16);
     }
+  };
+  if (t.prologue) {
+    // A's chunks come first in the stage; a thread's first aChunks are A's.
+    int64_t aChunks = t.aStageBytes() / 16 / kSplitterThreads;
+    Value aEnd = arith::MinUIOp::create(b, loc, flatEnd, c64(b, loc, aChunks));
+    splitChunks(c64(b, loc, 0), aEnd, /*applyPrologue=*/true);
+    splitChunks(aEnd, flatEnd, /*applyPrologue=*/false);
+  } else {
+    splitChunks(c64(b, loc, 0), flatEnd, /*applyPrologue=*/false);
   }
   if (t.transposesB())
     transposeBoxes(b, loc, bars, stage, sid, loPart);

@@ -82,11 +82,20 @@ void emitClusterSync(OpBuilder &b, Location loc);
 /// (null: 0). With clusters (tiling.clusterM > 1), the block of rank
 /// `clusterRank` (i64) copies its share of B (rows, or N-major boxes, rank,
 /// rank + clusterM, ...) into every block of the cluster by multicast; each
-/// block's full[s] still expects the whole stage.
+/// block's full[s] still expects the whole stage. With a prologue
+/// (tiling.prologue), `mapP`'s box at A's coordinates lands where A's lo
+/// parts go.
 void emitTmaProducer(OpBuilder &b, Location loc, const TmaBarriers &bars,
                      Value mapA, Value mapB, Value numK, Value blockM,
                      Value blockN, Value kBase, Value kFirst = {},
-                     Value bRowK0 = {}, Value clusterRank = {});
+                     Value bRowK0 = {}, Value clusterRank = {},
+                     Value mapP = {});
+
+/// A's prologue on four elements: A's (vector<4xf32>) and the prologue
+/// input's at the same positions (null without one) to the values wgmma
+/// reads.
+using PrologueFn = llvm::function_ref<Value(OpBuilder &, Location, Value a,
+                                            Value p)>;
 
 /// A consumer warpgroup's main loop over one output tile, which releases
 /// every stage it used; returns the accumulator struct (numAcc f32 in the
@@ -103,9 +112,13 @@ Value emitTmaConsumer(OpBuilder &b, Location loc, const TmaBarriers &bars,
 /// rounds it to nearest: truncated, the lo parts' error is biased. An
 /// N-major B (tiling.transposesB()) is first transposed in place, box by
 /// box, into the K-major rows wgmma reads.
-/// `sid` is the thread's index among the splitterThreads(t).
+/// `sid` is the thread's index among the splitterThreads(t). With a
+/// prologue (tiling.prologue), each chunk of A becomes `prologue(A, P)`
+/// first, P the prologue input's chunk in A's lo parts: the result is
+/// stored over A and its lo parts over P.
 void emitTmaSplitter(OpBuilder &b, Location loc, const TmaBarriers &bars,
-                     Value numK, Value sid, Value kBase);
+                     Value numK, Value sid, Value kBase,
+                     PrologueFn prologue = nullptr);
 
 /// emitTmaConsumer for 3xtf32: per k tile, wait for split[s], then three
 /// wgmma products (wgmma reads A and B as their tf32 truncations): the

@@ -1,11 +1,13 @@
 //===- TransposeKernel.cpp - pointwise with a transposed read -*- C++ -*-===//
 //
-// The `pointwise_transpose` kernel, for a fuser.pointwise that reads one
-// input with the result's two innermost dimensions swapped
-// (PointwiseOp::getTransposedTileInput: x.T, K-major weight copies). The
-// row kernel would read that input down its columns, 4 useful bytes per
-// 32-byte sector; here each block stages TM x TN tiles of the result
-// (P x Q innermost, X the staged input, [..., Q, P]) through shared memory:
+// The `pointwise_transpose` kernel, for a fuser.pointwise that reads
+// inputs with the result's two innermost dimensions swapped
+// (PointwiseOp::getTransposedTileInputs: x.T, K-major weight copies, an
+// elementwise producer computed into its transposed copy). The row kernel
+// would read such an input down its columns, 4 useful bytes per 32-byte
+// sector; here each block stages TM x TN tiles of the result (P x Q
+// innermost, X a staged input, [..., Q, P]) through shared memory, one
+// tile per staged input:
 //
 //   for t = blockIdx.x; t < batch * ceil(P/TM) * ceil(Q/TN); t += gridDim.x:
 //     (b, i0, j0) = the tile's batch index, first result row and column
@@ -44,18 +46,23 @@ static constexpr int64_t kMaxElementsPerThread = 32;
 static constexpr int64_t kMaxSharedBytes = 48 * 1024;
 
 static Type stagedElementType(PointwiseOp op) {
-  return storageType(
-      elementTypeOf(op.getInputs()[*op.getTransposedTileInput()].getType()));
+  return storageType(elementTypeOf(
+      op.getInputs()[op.getTransposedTileInputs().front()].getType()));
+}
+
+/// Elements of one staged input's tile (TN rows of TM + 1).
+static int64_t tileElements(KernelConfigAttr config) {
+  return config.getTile()[1] * (config.getTile()[0] + 1);
 }
 
 int64_t pointwise::transposeElementsPerThread(PointwiseOp op,
                                               KernelConfigAttr config) {
-  if (!op.getTransposedTileInput()) {
+  if (op.getTransposedTileInputs().empty()) {
     op.emitOpError() << "has strategy 'pointwise_transpose' but nothing to "
-                        "stage: it needs one read input whose map swaps the "
-                        "result's two innermost dimensions, and no other "
-                        "input reading the innermost one through another "
-                        "dimension";
+                        "stage: it needs read inputs (of one element type) "
+                        "whose maps swap the result's two innermost "
+                        "dimensions, and no other input reading the "
+                        "innermost one through another dimension";
     return 0;
   }
   ArrayRef<int64_t> tile = config.getTile();
@@ -74,11 +81,12 @@ int64_t pointwise::transposeElementsPerThread(PointwiseOp op,
                      << kMaxElementsPerThread;
     return 0;
   }
-  int64_t bytes = tile[1] * (tile[0] + 1) * storageBytes(stagedElementType(op));
+  int64_t bytes = int64_t(op.getTransposedTileInputs().size()) *
+                  tileElements(config) * storageBytes(stagedElementType(op));
   if (bytes > kMaxSharedBytes) {
-    op.emitOpError() << "has a pointwise_transpose tile of " << bytes
-                     << " bytes of shared memory (TN x (TM + 1) elements); "
-                        "at most "
+    op.emitOpError() << "has pointwise_transpose tiles of " << bytes
+                     << " bytes of shared memory (TN x (TM + 1) elements per "
+                        "staged input); at most "
                      << kMaxSharedBytes;
     return 0;
   }
@@ -87,8 +95,9 @@ int64_t pointwise::transposeElementsPerThread(PointwiseOp op,
 
 MemRefType pointwise::transposeTileType(PointwiseOp op,
                                         KernelConfigAttr config) {
-  ArrayRef<int64_t> tile = config.getTile();
-  return MemRefType::get({tile[1] * (tile[0] + 1)}, stagedElementType(op),
+  return MemRefType::get({int64_t(op.getTransposedTileInputs().size()) *
+                          tileElements(config)},
+                         stagedElementType(op),
                          MemRefLayoutAttrInterface{},
                          gpu::AddressSpaceAttr::get(
                              op.getContext(), gpu::AddressSpace::Workgroup));
@@ -103,7 +112,14 @@ LogicalResult pointwise::emitTransposeKernel(PointwiseOp op,
   Location loc = op.getLoc();
   Type i64 = b.getI64Type();
   int64_t rank = op.getResultTensorType().getRank();
-  unsigned staged = *op.getTransposedTileInput();
+  SmallVector<unsigned> staged = op.getTransposedTileInputs();
+  auto isStaged = [&](unsigned index) {
+    return llvm::is_contained(staged, index);
+  };
+  // Input index -> its tile's first element in the buffer.
+  DenseMap<unsigned, int64_t> tileBase;
+  for (auto [s, index] : llvm::enumerate(staged))
+    tileBase[index] = int64_t(s) * tileElements(config);
   Type stagedTy = stagedElementType(op);
   int64_t tm = config.getTile()[0], tn = config.getTile()[1];
   int64_t threads = config.getBlock()[0];
@@ -155,7 +171,7 @@ LogicalResult pointwise::emitTransposeKernel(PointwiseOp op,
       singleValues[k] =
           loadElements(b, loc, elemTy, 0, inputArgs[k], storageBytes(elemTy));
     if (!in.isTensor || in.isContiguous || in.isSingleValue ||
-        in.index == staged)
+        isStaged(in.index))
       continue;
     // stride of input position p = product of the sizes of later positions.
     AffineMap map = op.getIndexingMap(in.index);
@@ -195,31 +211,31 @@ LogicalResult pointwise::emitTransposeKernel(PointwiseOp op,
   auto minU = [&](Value x, Value y) {
     return arith::MinUIOp::create(lb, loc, x, y).getResult();
   };
-  auto tileIndex = [&](Value jj, Value ii) {
-    return toIndex(lb, add(lb, mul(lb, jj, c(tm + 1)), ii));
+  auto tileIndex = [&](unsigned input, Value jj, Value ii) {
+    return toIndex(lb, add(lb, c(tileBase[input]),
+                           add(lb, mul(lb, jj, c(tm + 1)), ii)));
   };
 
-  // 3. Phase 1: X's rows into the tile, all loads before the stores.
-  unsigned stagedK = 0;
-  for (auto [k, in] : llvm::enumerate(inputs))
-    if (in.index == staged)
-      stagedK = k;
+  // 3. Phase 1: each X's rows into its tile, all loads before the stores.
   SmallVector<Value> loaded, slots;
-  for (int64_t u = 0; u < perThread; ++u) {
-    Value e = add(lb, tid, c(u * threads));
-    Value jj = arith::DivUIOp::create(lb, loc, e, c(tm));
-    Value ii = arith::RemUIOp::create(lb, loc, e, c(tm));
-    Value i = minU(add(lb, i0, ii), lastP);
-    Value j = minU(add(lb, j0, jj), lastQ);
-    Value at = add(lb, batchBase, add(lb, mul(lb, j, p), i));
-    loaded.push_back(LLVM::LoadOp::create(
-        lb, loc, stagedTy,
-        gepElement(lb, loc, inputArgs[stagedK], stagedTy, at),
-        storageBytes(stagedTy)));
-    slots.push_back(tileIndex(jj, ii));
+  for (auto [k, in] : llvm::enumerate(inputs)) {
+    if (!isStaged(in.index))
+      continue;
+    for (int64_t u = 0; u < perThread; ++u) {
+      Value e = add(lb, tid, c(u * threads));
+      Value jj = arith::DivUIOp::create(lb, loc, e, c(tm));
+      Value ii = arith::RemUIOp::create(lb, loc, e, c(tm));
+      Value i = minU(add(lb, i0, ii), lastP);
+      Value j = minU(add(lb, j0, jj), lastQ);
+      Value at = add(lb, batchBase, add(lb, mul(lb, j, p), i));
+      loaded.push_back(LLVM::LoadOp::create(
+          lb, loc, stagedTy, gepElement(lb, loc, inputArgs[k], stagedTy, at),
+          storageBytes(stagedTy)));
+      slots.push_back(tileIndex(in.index, jj, ii));
+    }
   }
-  for (int64_t u = 0; u < perThread; ++u)
-    memref::StoreOp::create(lb, loc, loaded[u], smem, slots[u]);
+  for (auto [value, slot] : llvm::zip(loaded, slots))
+    memref::StoreOp::create(lb, loc, value, smem, slot);
   gpu::BarrierOp::create(lb, loc);
 
   // 4. Phase 2: the body along the result's rows, all loads before the
@@ -246,8 +262,8 @@ LogicalResult pointwise::emitTransposeKernel(PointwiseOp op,
     for (auto [k, in] : llvm::enumerate(inputs)) {
       Type elemTy = elementTypeOf(op.getInputs()[in.index].getType());
       Value v;
-      if (in.index == staged) {
-        v = memref::LoadOp::create(lb, loc, smem, tileIndex(jj, ii));
+      if (isStaged(in.index)) {
+        v = memref::LoadOp::create(lb, loc, smem, tileIndex(in.index, jj, ii));
         if (v.getType() != elemTy) // i1 staged as bytes
           v = arith::CmpIOp::create(
               lb, loc, arith::CmpIPredicate::ne, v,

@@ -259,3 +259,53 @@ func.func @one_box(%x: tensor<?x64xf32>, %w: tensor<64x32xf32>) -> tensor<?x32xf
   }
   return %y : tensor<?x32xf32>
 }
+
+// -----
+
+// A prologue (nn.Linear's masked gradient in dX = g . W): a third tensor
+// map, y's [128, 32] boxes, lands where A's lo parts go, so each stage
+// expects 48 KiB; the splitter computes the prologue on A's chunks (the
+// mask per element), stores it over A, and its lo parts over y.
+#split = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], tile = [128, 128, 32, 16, 128, 3], max_grid = 132, min_blocks_per_sm = 1, precision = "3xtf32", promote_every = 64>
+
+// CHECK-LABEL: func.func @masked_gradient
+// CHECK: fuser.tensor_map %{{.+}} box [128, 32] swizzle 128 : memref<?x512xf32>
+// CHECK: fuser.tensor_map %{{.+}} box [128, 32] swizzle 128 : memref<256x512xf32>
+// CHECK: fuser.tensor_map %{{.+}} box [128, 32] swizzle 128 : memref<?x512xf32>
+// CHECK-LABEL: gpu.func @masked_gradient_matmul
+// CHECK-SAME: fuser.tensor_map_args = array<i64: 10, 11, 12>
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c49152_i32
+// CHECK-COUNT-3: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK: arith.cmpf ogt
+// CHECK: arith.select
+func.func @masked_gradient(%dy: tensor<?x512xf32>, %y: tensor<?x512xf32>, %w: tensor<256x512xf32>) -> tensor<?x256xf32> {
+  %r = fuser.matmul %dy, %w transpose_b prologue_inputs(%y : tensor<?x512xf32>) epilogue_maps [] {config = #split} : tensor<?x512xf32>, tensor<256x512xf32> -> tensor<?x256xf32> prologue {
+  ^bb0(%g: f32, %out: f32):
+    %z = arith.constant 0.0 : f32
+    %p = arith.cmpf ogt, %out, %z : f32
+    %v = arith.select %p, %g, %z : f32
+    fuser.yield %v : f32
+  } {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %r : tensor<?x256xf32>
+}
+
+// -----
+
+// A prologue needs the splitter: tf32 reads A straight into the tensor cores.
+#tf32 = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], tile = [128, 256, 32, 16, 256, 4], max_grid = 132, min_blocks_per_sm = 1, precision = "tf32">
+
+func.func @prologue_needs_splitter(%a: tensor<?x64xf32>, %b: tensor<256x64xf32>) -> tensor<?x256xf32> {
+  // expected-error @+1 {{has a prologue, which 'wgmma_tma' in 'tf32' does not read (3xtf32 on wgmma_tma does, with at most one prologue input of A's type); fuser-configure-kernels computes such a prologue in a kernel of its own}}
+  %r = fuser.matmul %a, %b transpose_b epilogue_maps [] {config = #tf32} : tensor<?x64xf32>, tensor<256x64xf32> -> tensor<?x256xf32> prologue {
+  ^bb0(%x: f32):
+    %n = arith.negf %x : f32
+    fuser.yield %n : f32
+  } {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %r : tensor<?x256xf32>
+}

@@ -83,7 +83,7 @@ func.func @batched(%x: tensor<3x129x65xf32>, %b: tensor<129xf32>) -> tensor<3x65
 // -----
 
 func.func @nothing_transposed(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
-  // expected-error @+1 {{has strategy 'pointwise_transpose' but nothing to stage: it needs one read input whose map swaps the result's two innermost dimensions, and no other input reading the innermost one through another dimension}}
+  // expected-error @+1 {{has strategy 'pointwise_transpose' but nothing to stage: it needs read inputs (of one element type) whose maps swap the result's two innermost dimensions, and no other input reading the innermost one through another dimension}}
   %r = fuser.pointwise ins(%x : tensor<?x?xf32>) maps [affine_map<(d0, d1) -> (d0, d1)>]
          {config = #fuser.config<strategy = "pointwise_transpose", block = [256, 1, 1], tile = [32, 32]>} -> tensor<?x?xf32> {
   ^bb0(%a: f32):
@@ -131,11 +131,35 @@ func.func @too_many_per_thread(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
 // -----
 
 func.func @tile_too_large(%x: tensor<?x?xf64>) -> tensor<?x?xf64> {
-  // expected-error @+1 {{has a pointwise_transpose tile of 66560 bytes of shared memory (TN x (TM + 1) elements); at most 49152}}
+  // expected-error @+1 {{has pointwise_transpose tiles of 66560 bytes of shared memory (TN x (TM + 1) elements per staged input); at most 49152}}
   %r = fuser.pointwise ins(%x : tensor<?x?xf64>) maps [affine_map<(d0, d1) -> (d1, d0)>]
          {config = #fuser.config<strategy = "pointwise_transpose", block = [1024, 1, 1], tile = [64, 128]>} -> tensor<?x?xf64> {
   ^bb0(%a: f64):
     fuser.yield %a : f64
   }
   return %r : tensor<?x?xf64>
+}
+
+// -----
+
+// Two transposed inputs (the masked gradient computed into its transposed
+// copy): one padded tile each in one buffer, the second 32 x 33 elements
+// on; phase 1 fills both, phase 2 reads both at the same slot.
+// CHECK-LABEL: gpu.func @main_pointwise
+// CHECK-SAME: workgroup(%[[TILE:.+]] : memref<2112xf32, #gpu.address_space<workgroup>>)
+// CHECK-COUNT-8: memref.store %{{.+}}, %[[TILE]]
+// CHECK: gpu.barrier
+// CHECK-COUNT-2: memref.load %[[TILE]]
+// CHECK: arith.cmpf ogt
+func.func @main(%dy: tensor<?x?xf32>, %y: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %r = fuser.pointwise ins(%dy, %y : tensor<?x?xf32>, tensor<?x?xf32>)
+         maps [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d1, d0)>]
+         {config = #fuser.config<strategy = "pointwise_transpose", block = [256, 1, 1], tile = [32, 32]>} -> tensor<?x?xf32> {
+  ^bb0(%g: f32, %out: f32):
+    %z = arith.constant 0.0 : f32
+    %pos = arith.cmpf ogt, %out, %z : f32
+    %s = arith.select %pos, %g, %z : f32
+    fuser.yield %s : f32
+  }
+  return %r : tensor<?x?xf32>
 }

@@ -665,3 +665,56 @@ func.func @tensor_map_shared(%a: memref<?x64xbf16, 3>) -> !llvm.ptr {
   %m = fuser.tensor_map %a box [128, 64] swizzle 128 : memref<?x64xbf16, 3> -> !llvm.ptr
   return %m : !llvm.ptr
 }
+
+// -----
+
+func.func @prologue_inputs_without_prologue(%a: tensor<4x8xf32>, %p: tensor<4x8xf32>, %b: tensor<8x4xf32>) {
+  // expected-error @+1 {{has prologue_inputs but no prologue region}}
+  %r = fuser.matmul %a, %b prologue_inputs(%p : tensor<4x8xf32>) epilogue_maps [] : tensor<4x8xf32>, tensor<8x4xf32> -> tensor<4x4xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return
+}
+
+// -----
+
+func.func @prologue_m_major(%a: tensor<8x4xf32>, %b: tensor<8x4xf32>) {
+  // expected-error @+1 {{a prologue needs a K-major A (no transpose_a) and an unbatched product}}
+  %r = fuser.matmul %a, %b transpose_a epilogue_maps [] : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<4x4xf32> prologue {
+  ^bb0(%x: f32):
+    fuser.yield %x : f32
+  } {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return
+}
+
+// -----
+
+func.func @prologue_input_shape(%a: tensor<4x8xf32>, %p: tensor<4x9xf32>, %b: tensor<8x4xf32>) {
+  // expected-error @+1 {{prologue input #0 has type 'tensor<4x9xf32>'; prologue inputs have lhs's shape 'tensor<4x8xf32>'}}
+  %r = fuser.matmul %a, %b prologue_inputs(%p : tensor<4x9xf32>) epilogue_maps [] : tensor<4x8xf32>, tensor<8x4xf32> -> tensor<4x4xf32> prologue {
+  ^bb0(%x: f32, %y: f32):
+    fuser.yield %x : f32
+  } {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return
+}
+
+// -----
+
+func.func @prologue_arguments(%a: tensor<4x8xf32>, %p: tensor<4x8xf32>, %b: tensor<8x4xf32>) {
+  // expected-error @+1 {{prologue's block arguments must be lhs's element, then one per prologue input, of types 'f32', 'f32'}}
+  %r = fuser.matmul %a, %b prologue_inputs(%p : tensor<4x8xf32>) epilogue_maps [] : tensor<4x8xf32>, tensor<8x4xf32> -> tensor<4x4xf32> prologue {
+  ^bb0(%x: f32):
+    fuser.yield %x : f32
+  } {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return
+}

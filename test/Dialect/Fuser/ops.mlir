@@ -160,3 +160,26 @@ func.func @matmul_batched_transposed(%a: tensor<?x4x16xf32>, %b: tensor<?x16x8xf
   }
   return %y, %z : tensor<?x4x8xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// A prologue: A read as where(y > 0, dy, 0), y beside it.
+// CHECK-LABEL: func.func @matmul_prologue
+// CHECK: fuser.matmul %{{.+}}, %{{.+}} prologue_inputs(%{{.+}} : tensor<?x8xf32>) epilogue_maps [] : tensor<?x8xf32>, tensor<8x4xf32> -> tensor<?x4xf32> prologue {
+// CHECK: ^bb0(%{{.+}}: f32, %{{.+}}: f32):
+// CHECK: arith.select
+// CHECK: } {
+// CHECK: ^bb0(%{{.+}}: f32):
+func.func @matmul_prologue(%dy: tensor<?x8xf32>, %y: tensor<?x8xf32>, %w: tensor<8x4xf32>) -> tensor<?x4xf32> {
+  %r = fuser.matmul %dy, %w prologue_inputs(%y : tensor<?x8xf32>) epilogue_maps [] : tensor<?x8xf32>, tensor<8x4xf32> -> tensor<?x4xf32> prologue {
+  ^bb0(%g: f32, %out: f32):
+    %z = arith.constant 0.0 : f32
+    %p = arith.cmpf ogt, %out, %z : f32
+    %v = arith.select %p, %g, %z : f32
+    fuser.yield %v : f32
+  } {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %r : tensor<?x4xf32>
+}

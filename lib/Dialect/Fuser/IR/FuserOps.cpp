@@ -162,30 +162,33 @@ LogicalResult PointwiseOp::verify() {
   return verifyScalarBody(*this, getBodyBlock(), elemTypes);
 }
 
-std::optional<unsigned> PointwiseOp::getTransposedTileInput() {
+SmallVector<unsigned> PointwiseOp::getTransposedTileInputs() {
   int64_t rank = getResultTensorType().getRank();
   if (rank < 2)
-    return std::nullopt;
+    return {};
   SmallVector<unsigned> swapped(llvm::seq<unsigned>(0, rank).begin(),
                                 llvm::seq<unsigned>(0, rank).end());
   std::swap(swapped[rank - 2], swapped[rank - 1]);
   AffineMap transposed = AffineMap::getPermutationMap(swapped, getContext());
   AffineExpr inner = getAffineDimExpr(rank - 1, getContext());
-  std::optional<unsigned> found;
+  SmallVector<unsigned> found;
   for (auto [i, input] : llvm::enumerate(getInputs())) {
     if (!isa<RankedTensorType>(input.getType()) ||
         getBodyBlock().getArgument(i).use_empty())
       continue;
     AffineMap map = getIndexingMap(i);
     if (map == transposed) {
-      if (found)
-        return std::nullopt; // two transposed inputs: not one tile
-      found = i;
+      // One tile type for all: the same element type.
+      if (!found.empty() &&
+          cast<ShapedType>(getInputs()[found[0]].getType()).getElementType() !=
+              cast<ShapedType>(input.getType()).getElementType())
+        return {};
+      found.push_back(i);
       continue;
     }
     std::optional<unsigned> pos = map.getResultPosition(inner);
     if (pos && *pos + 1 != map.getNumResults())
-      return std::nullopt; // another strided read
+      return {}; // another strided read
   }
   return found;
 }
@@ -255,6 +258,8 @@ LogicalResult MatmulOp::verify() {
     return failure();
   if (failed(verifyScalarBody(*this, body, resTy.getElementType())))
     return failure();
+  if (failed(verifyPrologue()))
+    return failure();
   if (getNormGroupSize().has_value() != getNormEpsilon().has_value() ||
       getNormGroupSize().has_value() == getNormEpilogue().empty())
     return emitOpError() << "group_norm(size, eps) and the `then` region "
@@ -289,6 +294,57 @@ LogicalResult MatmulOp::verify() {
                             "as the epilogue: the normalized value, then one "
                             "per epilogue input";
   return verifyScalarBody(*this, norm, resTy.getElementType());
+}
+
+LogicalResult MatmulOp::verifyPrologue() {
+  if (!hasPrologue()) {
+    if (!getPrologueInputs().empty())
+      return emitOpError() << "has prologue_inputs but no prologue region";
+    return success();
+  }
+  auto lhsTy = cast<RankedTensorType>(getLhs().getType());
+  if (getTransposeA() || isBatched())
+    return emitOpError() << "a prologue needs a K-major A (no transpose_a) "
+                            "and an unbatched product";
+  Block &body = getPrologue().front();
+  SmallVector<Type> argTypes{lhsTy.getElementType()};
+  for (auto [i, in] : llvm::enumerate(getPrologueInputs())) {
+    auto inTy = cast<RankedTensorType>(in.getType());
+    if (inTy.getRank() != lhsTy.getRank() ||
+        llvm::any_of(llvm::zip(inTy.getShape(), lhsTy.getShape()),
+                     [](auto dims) {
+                       auto [a, b] = dims;
+                       return !ShapedType::isDynamic(a) &&
+                              !ShapedType::isDynamic(b) && a != b;
+                     }))
+      return emitOpError() << "prologue input #" << i << " has type " << inTy
+                           << "; prologue inputs have lhs's shape "
+                           << lhsTy;
+    argTypes.push_back(inTy.getElementType());
+  }
+  if (body.getArgumentTypes() != TypeRange(argTypes))
+    return emitOpError() << "prologue's block arguments must be lhs's "
+                            "element, then one per prologue input, of types "
+                         << TypeRange(argTypes);
+  return verifyScalarBody(*this, body, lhsTy.getElementType());
+}
+
+PointwiseOp MatmulOp::materializePrologue() {
+  if (!hasPrologue())
+    return {};
+  OpBuilder b(*this);
+  auto lhsTy = cast<RankedTensorType>(getLhs().getType());
+  SmallVector<Value> inputs{getLhs()};
+  llvm::append_range(inputs, getPrologueInputs());
+  AffineMap id = AffineMap::getMultiDimIdentityMap(lhsTy.getRank(),
+                                                   getContext());
+  SmallVector<Attribute> maps(inputs.size(), AffineMapAttr::get(id));
+  auto group = PointwiseOp::create(b, getLoc(), TypeRange{lhsTy}, inputs,
+                                   b.getArrayAttr(maps), /*config=*/nullptr);
+  group.getBody().takeBody(getPrologue());
+  getLhsMutable().assign(group.getResult(0));
+  getPrologueInputsMutable().clear();
+  return group;
 }
 
 bool MatmulOp::epilogueInputReadsBatch(unsigned j) {

@@ -232,6 +232,18 @@ bool wgmmaTmaHoldsRowVectors(const EpilogueRegisterUse &use) {
          !use.readsMatrix;
 }
 
+/// 3xtf32's splitter applies A's prologue as it splits A: the prologue's
+/// one other input is copied by TMA into the stage's shared memory for
+/// A's lo parts (its 128-byte swizzle is A's), and the splitter writes the
+/// prologue's result over A and its lo parts over that input.
+bool wgmmaTmaReadsPrologue(MatmulOp op, StringRef precision) {
+  Type a = cast<ShapedType>(op.getLhs().getType()).getElementType();
+  return precision == "3xtf32" && op.getPrologueInputs().size() <= 1 &&
+         llvm::all_of(op.getPrologueInputs(), [&](Value in) {
+           return cast<ShapedType>(in.getType()).getElementType() == a;
+         });
+}
+
 const GemmStrategyRecord kRecords[] = {
     {GemmStrategy::ffma, kFfmaPrecisions, /*supportsOp=*/nullptr, ffmaTile,
      ffmaThreads, /*maxGrid=*/0, /*minBlocksPerSm=*/1,
@@ -246,7 +258,7 @@ const GemmStrategyRecord kRecords[] = {
      wgmmaTmaTile, wgmmaTmaThreads, kWgmmaTmaMaxGrid, /*minBlocksPerSm=*/1,
      wgmmaTmaPromoteEvery, /*splitK=*/true, wgmmaTmaWaveTile,
      kWgmmaTma3xTf32WaveTileTime, wgmmaTmaHoldsRowVectors,
-     wgmmaTmaTileGroupM},
+     wgmmaTmaTileGroupM, wgmmaTmaReadsPrologue},
 };
 static_assert(std::size(kRecords) == getMaxEnumValForGemmStrategy() + 1,
               "one record per GemmStrategy, in enum order");

@@ -45,7 +45,7 @@ constexpr int64_t kPointwiseVectorsPerThread = 1;
 /// machines; the seed chain the same; bench/l2_prefetch.py). The option
 /// stays for other chips and kernels.
 constexpr int64_t kPointwiseL2Prefetch = 0;
-/// A group reading an input transposed (PointwiseOp::getTransposedTileInput:
+/// A group reading inputs transposed (PointwiseOp::getTransposedTileInputs:
 /// the K-major weight copies of W2's and W3's backward) walks the input's
 /// columns in the row kernel, 4 useful bytes per 32-byte sector: W2's
 /// 8192 x 8192 f32 copy took 571 us, 0.94 TB/s against ~3 TB/s for a
@@ -63,7 +63,7 @@ constexpr int64_t kTransposeBlock = 256;
 /// and neither swapped size is statically 1 (the row kernel reads such an
 /// input contiguously already).
 bool wantsTransposeTiles(PointwiseOp op) {
-  if (!op.getTransposedTileInput())
+  if (op.getTransposedTileInputs().empty())
     return false;
   ArrayRef<int64_t> shape = op.getResultTensorType().getShape();
   return shape[shape.size() - 2] != 1 && shape.back() != 1;
@@ -322,7 +322,7 @@ public:
                                  tensorCoreKernel == "wgmma-tma",
                              report);
       });
-    getOperation().walk([&](PointwiseOp op) {
+    auto configurePointwise = [&](PointwiseOp op) {
       if (op.getConfigAttr())
         return; // chosen earlier or by the user
       int64_t block = blockSize > 0 ? blockSize.getValue() : kPointwiseBlock;
@@ -362,7 +362,8 @@ public:
         return;
       }
       op.setConfigAttr(config);
-    });
+    };
+    getOperation().walk(configurePointwise);
     getOperation().walk([&](MatmulOp op) {
       if (op.getConfigAttr())
         return; // chosen earlier or by the user
@@ -440,6 +441,29 @@ public:
       if (report)
         op.emitRemark() << "matmul kernel: ffma in fp32 (" << why << ")";
     });
+    // A prologue the chosen kernel does not read gets a kernel of its own.
+    SmallVector<MatmulOp> unread;
+    getOperation().walk([&](MatmulOp op) {
+      KernelConfigAttr config = op.getConfigAttr();
+      if (!op.hasPrologue() || !config)
+        return;
+      std::optional<GemmStrategy> strategy =
+          symbolizeGemmStrategy(config.getStrategy());
+      const GemmStrategyRecord *rec =
+          strategy ? &getGemmStrategyRecord(*strategy) : nullptr;
+      if (!rec || !rec->readsPrologue ||
+          !rec->readsPrologue(op, config.getPrecision()))
+        unread.push_back(op);
+    });
+    for (MatmulOp op : unread) {
+      if (report)
+        op.emitRemark() << "A's prologue computed by a pointwise kernel of "
+                           "its own: "
+                        << op.getConfigAttr().getStrategy() << " in "
+                        << op.getConfigAttr().getPrecision()
+                        << " does not read one";
+      configurePointwise(op.materializePrologue());
+    }
     getOperation().walk([&](GroupNormOp op) {
       if (op.getConfigAttr())
         return; // chosen earlier or by the user

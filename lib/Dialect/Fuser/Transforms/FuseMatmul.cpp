@@ -291,7 +291,7 @@ private:
     auto group = fuser::MatmulOp::create(
         builder, op.getLoc(), cur.getType(), match.lhs, match.rhs,
         match.transposeA, match.transposeB, epi.inputs,
-        builder.getArrayAttr(epi.maps),
+        /*prologue_inputs=*/ValueRange{}, builder.getArrayAttr(epi.maps),
         /*norm_group_size=*/nullptr, /*norm_epsilon=*/nullptr,
         /*config=*/nullptr);
     group.getEpilogue().push_back(epi.block);

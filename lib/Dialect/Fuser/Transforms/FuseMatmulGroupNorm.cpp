@@ -100,9 +100,11 @@ private:
     OpBuilder b(norm);
     auto group = MatmulOp::create(
         b, mm.getLoc(), norm.getResult().getType(), mm.getLhs(), mm.getRhs(),
-        mm.getTransposeA(), mm.getTransposeB(), inputs, b.getArrayAttr(maps),
+        mm.getTransposeA(), mm.getTransposeB(), inputs,
+        mm.getPrologueInputs(), b.getArrayAttr(maps),
         b.getI64IntegerAttr(groupSize), norm.getEpsilonAttr(),
         /*config=*/nullptr);
+    group.getPrologue().takeBody(mm.getPrologue());
 
     // Both regions take (value, one element per input).
     SmallVector<Type> argTypes{ty.getElementType()};

@@ -8,6 +8,9 @@
 
 #include "MatmulOperandCopies.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/IRMapping.h"
+
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 #include "fuser/Dialect/Fuser/IR/GemmStrategy.h"
 
@@ -51,6 +54,114 @@ static Value transposedCopy(OpBuilder &b, Location loc, Value v) {
   OpBuilder end = OpBuilder::atBlockEnd(body);
   YieldOp::create(end, loc, ValueRange{arg});
   return copy.getResult(0);
+}
+
+/// True for a linalg.generic with reduction loops (a reduction the
+/// configuration step gives a kernel of its own).
+static bool isReduction(Operation *op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  return generic && generic.getNumReductionLoops() > 0;
+}
+
+/// `use`'s reduction, reading result `res` of `producer`, rebuilt to
+/// compute that value from `producer`'s inputs itself (their maps composed
+/// with the one it read `res` through).
+static void recomputeInReduction(PointwiseOp producer, OpResult res,
+                                 OpOperand &use) {
+  auto reduction = cast<linalg::GenericOp>(use.getOwner());
+  MLIRContext *ctx = producer.getContext();
+  AffineMap through = reduction.getMatchingIndexingMap(&use);
+  SmallVector<Value> ins;
+  SmallVector<AffineMap> maps;
+  for (OpOperand *in : reduction.getDpsInputOperands())
+    if (in != &use) {
+      ins.push_back(in->get());
+      maps.push_back(reduction.getMatchingIndexingMap(in));
+    }
+  unsigned firstProducerIn = ins.size();
+  for (auto [i, in] : llvm::enumerate(producer.getInputs())) {
+    ins.push_back(in);
+    maps.push_back(isa<RankedTensorType>(in.getType())
+                       ? producer.getIndexingMap(i).compose(through)
+                       : AffineMap::get(through.getNumDims(), 0, {}, ctx));
+  }
+  SmallVector<Value> inits(reduction.getDpsInits());
+  for (OpOperand &init : reduction.getDpsInitsMutable())
+    maps.push_back(reduction.getMatchingIndexingMap(&init));
+  OpBuilder b(reduction);
+  auto rebuilt = linalg::GenericOp::create(
+      b, reduction.getLoc(), reduction.getResultTypes(), ins, inits, maps,
+      reduction.getIteratorTypesArray(),
+      [&](OpBuilder &nb, Location loc, ValueRange args) {
+        IRMapping map;
+        Block &pbody = producer.getBodyBlock();
+        for (auto [i, arg] : llvm::enumerate(pbody.getArguments()))
+          map.map(arg, args[firstProducerIn + i]);
+        for (Operation &op : pbody.without_terminator())
+          nb.clone(op, map);
+        Value value = map.lookupOrDefault(
+            pbody.getTerminator()->getOperand(res.getResultNumber()));
+        Block &rbody = *reduction.getBlock();
+        unsigned next = 0, initArg = firstProducerIn + pbody.getNumArguments();
+        for (OpOperand *in : reduction.getDpsInputOperands())
+          map.map(reduction.getMatchingBlockArgument(in),
+                  in == &use ? value : args[next++]);
+        for (OpOperand &init : reduction.getDpsInitsMutable())
+          map.map(reduction.getMatchingBlockArgument(&init), args[initArg++]);
+        for (Operation &op : rbody.without_terminator())
+          nb.clone(op, map);
+        SmallVector<Value> yielded;
+        for (Value v : rbody.getTerminator()->getOperands())
+          yielded.push_back(map.lookupOrDefault(v));
+        linalg::YieldOp::create(nb, loc, yielded);
+      });
+  reduction->replaceAllUsesWith(rebuilt->getResults());
+  reduction->erase();
+}
+
+/// Where a transposed copy `copy` of `v` is made for a matmul and `v` comes
+/// from a fuser.pointwise group whose other results only reductions read
+/// (nn.Linear's backward: g feeds dW's copy, and its column sums are the
+/// bias gradient), the group goes: the copy computes `v` itself, reading
+/// the group's inputs through their maps composed with the swap (the
+/// pointwise_transpose kernel stages each transposed input), and each
+/// reduction computes what it read (through its map composed likewise).
+/// The group's pass over memory is saved: g and its transpose become one
+/// kernel.
+static void computeIntoTransposedCopy(Value v, PointwiseOp copy) {
+  auto producer = v.getDefiningOp<PointwiseOp>();
+  if (!producer || producer.getConfigAttr() || !v.hasOneUse())
+    return;
+  for (OpResult res : producer->getResults())
+    if (res != v && !llvm::all_of(res.getUsers(), isReduction))
+      return;
+  for (OpResult res : producer->getResults())
+    if (res != v)
+      for (OpOperand &use : llvm::make_early_inc_range(res.getUses()))
+        recomputeInReduction(producer, res, use);
+  AffineMap swap = copy.getIndexingMap(0);
+  SmallVector<Attribute> maps;
+  for (auto [i, in] : llvm::enumerate(producer.getInputs()))
+    maps.push_back(AffineMapAttr::get(
+        isa<RankedTensorType>(in.getType())
+            ? producer.getIndexingMap(i).compose(swap)
+            : producer.getIndexingMap(i)));
+  OpBuilder b(copy);
+  auto merged = PointwiseOp::create(b, copy.getLoc(), copy.getResultTypes(),
+                                    producer.getInputs(), b.getArrayAttr(maps),
+                                    /*config=*/nullptr);
+  merged.getBody().takeBody(producer.getBody());
+  // Yield v's value alone; what only the other results needed goes.
+  Operation *yield = merged.getBodyBlock().getTerminator();
+  Value kept = yield->getOperand(cast<OpResult>(v).getResultNumber());
+  yield->setOperands(kept);
+  for (Operation &op : llvm::make_early_inc_range(
+           llvm::reverse(merged.getBodyBlock().without_terminator())))
+    if (op.use_empty())
+      op.erase();
+  copy.getResult(0).replaceAllUsesWith(merged.getResult(0));
+  copy->erase();
+  producer->erase();
 }
 
 std::string mlir::fuser::kMajorCopyRefusal(MatmulOp op) {
@@ -102,8 +213,11 @@ bool mlir::fuser::copyOperandsKMajor(MatmulOp op, const ChipInfo &chip, bool tma
                     : op.getTransposeA()        ? "A"
                                                 : "B";
   if (op.getTransposeA()) {
-    op.getLhsMutable().assign(transposedCopy(b, loc, op.getLhs()));
+    Value lhs = op.getLhs();
+    Value copy = transposedCopy(b, loc, lhs);
+    op.getLhsMutable().assign(copy);
     op.setTransposeA(false);
+    computeIntoTransposedCopy(lhs, copy.getDefiningOp<PointwiseOp>());
   }
   if (copyB) {
     op.getRhsMutable().assign(transposedCopy(b, loc, op.getRhs()));

@@ -47,15 +47,31 @@ func.func @one_row(%x: tensor<?x1xf32>) -> tensor<1x?xf32> {
 
 // -----
 
-// Two transposed inputs, or another strided read (a rotation of three
-// dimensions): not one staged tile, the row kernel.
+// Two transposed inputs of one element type: a staged tile each.
 // CHECK-LABEL: func.func @two_transposed
-// CHECK: strategy = "pointwise", block = [1024, 1, 1]
+// CHECK: strategy = "pointwise_transpose", block = [256, 1, 1]
 func.func @two_transposed(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %r = fuser.pointwise ins(%x, %y : tensor<?x?xf32>, tensor<?x?xf32>)
          maps [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d1, d0)>] -> tensor<?x?xf32> {
   ^bb0(%a: f32, %b: f32):
     %s = arith.addf %a, %b : f32
+    fuser.yield %s : f32
+  }
+  return %r : tensor<?x?xf32>
+}
+
+// -----
+
+// Transposed inputs of two element types (one tile type), or another
+// strided read (a rotation of three dimensions): the row kernel.
+// CHECK-LABEL: func.func @two_transposed_types
+// CHECK: strategy = "pointwise", block = [1024, 1, 1]
+func.func @two_transposed_types(%x: tensor<?x?xf32>, %m: tensor<?x?xi1>) -> tensor<?x?xf32> {
+  %r = fuser.pointwise ins(%x, %m : tensor<?x?xf32>, tensor<?x?xi1>)
+         maps [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d1, d0)>] -> tensor<?x?xf32> {
+  ^bb0(%a: f32, %b: i1):
+    %z = arith.constant 0.0 : f32
+    %s = arith.select %b, %a, %z : f32
     fuser.yield %s : f32
   }
   return %r : tensor<?x?xf32>

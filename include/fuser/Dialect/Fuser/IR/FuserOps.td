@@ -77,12 +77,12 @@ def Fuser_PointwiseOp : Fuser_Op<"pointwise", [
              getIndexingMap(i).getNumResults() ==
                  getResultTensorType().getRank();
     }
-    /// The input a transposed-tile kernel stages through shared memory:
-    /// the one read input of rank >= 2 whose map is the identity with the
-    /// two innermost dimensions swapped, when no other read input reads
-    /// the result's innermost dimension through a dimension that is not
-    /// its own innermost. std::nullopt otherwise.
-    std::optional<unsigned> getTransposedTileInput();
+    /// The inputs a transposed-tile kernel stages through shared memory:
+    /// the read inputs of rank >= 2, of one element type, whose map is the
+    /// identity with the two innermost dimensions swapped, when no other
+    /// read input reads the result's innermost dimension through a
+    /// dimension that is not its own innermost. Empty otherwise.
+    ::llvm::SmallVector<unsigned> getTransposedTileInputs();
     ::mlir::Block &getBodyBlock() { return getBody().front(); }
   }];
 }
@@ -91,7 +91,8 @@ def Fuser_PointwiseOp : Fuser_Op<"pointwise", [
 // fuser.matmul
 //===----------------------------------------------------------------------===//
 
-def Fuser_MatmulOp : Fuser_Op<"matmul", [Pure, IsolatedFromAbove, SingleBlock]> {
+def Fuser_MatmulOp : Fuser_Op<"matmul", [Pure, IsolatedFromAbove, SingleBlock,
+                                         AttrSizedOperandSegments]> {
   let summary = "A matrix product with a fused pointwise epilogue";
   let description = [{
     `result[m, n] = epilogue(sum_k lhs'[m, k] * rhs'[k, n], extra...)` where
@@ -127,6 +128,28 @@ def Fuser_MatmulOp : Fuser_Op<"matmul", [Pure, IsolatedFromAbove, SingleBlock]> 
     first, then the same epilogue inputs (a GroupNorm's per-channel gamma and
     beta among them). This is `Linear -> GroupNorm -> pointwise` as one group.
 
+    With a `prologue` region, the product reads `prologue(lhs[m, k],
+    p[m, k]...)` in place of `lhs[m, k]`, one element of each
+    `prologue_inputs` tensor (each of lhs's shape) beside it: elementwise
+    producers of A recomputed as the kernel reads A, so that A never goes
+    through memory (the masked gradient of an activation before dX = g·W).
+    K-major A only (no `transpose_a`), unbatched.
+
+    ```mlir
+    %dx = fuser.matmul %dy, %w prologue_inputs(%y : tensor<?x64xf32>)
+            epilogue_maps [] : tensor<?x64xf32>, tensor<64x32xf32>
+            -> tensor<?x32xf32> prologue {
+    ^bb0(%g: f32, %out: f32):
+      %zero = arith.constant 0.0 : f32
+      %pos = arith.cmpf ogt, %out, %zero : f32
+      %a = arith.select %pos, %g, %zero : f32
+      fuser.yield %a : f32
+    } {
+    ^bb0(%acc: f32):
+      fuser.yield %acc : f32
+    }
+    ```
+
     ```mlir
     %y = fuser.matmul %x, %w transpose_b
            epilogue_inputs(%b, %g, %be : tensor<64xf32>, tensor<64xf32>, tensor<64xf32>)
@@ -147,26 +170,37 @@ def Fuser_MatmulOp : Fuser_Op<"matmul", [Pure, IsolatedFromAbove, SingleBlock]> 
                        UnitAttr:$transpose_a,
                        UnitAttr:$transpose_b,
                        Variadic<AnyType>:$epilogue_inputs,
+                       Variadic<AnyRankedTensor>:$prologue_inputs,
                        AffineMapArrayAttr:$epilogue_maps,
                        OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$norm_group_size,
                        OptionalAttr<F64Attr>:$norm_epsilon,
                        OptionalAttr<Fuser_KernelConfigAttr>:$config);
   let results = (outs AnyRankedTensor:$result);
   let regions = (region SizedRegion<1>:$epilogue,
-                        MaxSizedRegion<1>:$norm_epilogue);
+                        MaxSizedRegion<1>:$norm_epilogue,
+                        MaxSizedRegion<1>:$prologue);
   let assemblyFormat = [{
     $lhs `,` $rhs (`transpose_a` $transpose_a^)? (`transpose_b` $transpose_b^)?
+    (`prologue_inputs` `(` $prologue_inputs^ `:` type($prologue_inputs) `)`)?
     (`epilogue_inputs` `(` $epilogue_inputs^ `:` type($epilogue_inputs) `)`)?
     `epilogue_maps` $epilogue_maps
     (`group_norm` `(` `size` `=` $norm_group_size^ `,` `eps` `=` $norm_epsilon `)`)?
     attr-dict
-    `:` type($lhs) `,` type($rhs) `->` type($result) $epilogue
-    (`then` $norm_epilogue^)?
+    `:` type($lhs) `,` type($rhs) `->` type($result)
+    (`prologue` $prologue^)? $epilogue (`then` $norm_epilogue^)?
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     /// True when the epilogue ends in a group normalization (`then` region).
     bool hasGroupNorm() { return getNormGroupSize().has_value(); }
+    /// True when A is read through the `prologue` region.
+    bool hasPrologue() { return !getPrologue().empty(); }
+    /// Computes the prologue by a fuser.pointwise group of its own, built
+    /// before this op, and reads its result as a plain lhs; returns the
+    /// group (null without a prologue).
+    ::mlir::fuser::PointwiseOp materializePrologue();
+    /// The prologue's checks, for verify().
+    ::mlir::LogicalResult verifyPrologue();
     /// True for a batched matmul: rank-3 operands and result (B, ., .).
     bool isBatched() {
       return ::llvm::cast<::mlir::ShapedType>(getResult().getType())

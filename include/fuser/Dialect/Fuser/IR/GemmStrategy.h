@@ -76,6 +76,11 @@ struct GemmStrategyRecord {
   /// products of more M tiles (or a dynamic M); 0 (or null): M fastest
   /// over every M tile.
   int64_t (*tileGroupM)(StringRef precision) = nullptr;
+  /// Whether the kernel applies `op`'s A prologue (fuser.matmul's
+  /// `prologue` region) in `precision` as it reads A; null: never. Where
+  /// it does not, the configuration step computes the prologue in a
+  /// pointwise kernel of its own.
+  bool (*readsPrologue)(MatmulOp op, StringRef precision) = nullptr;
 
   /// Its #fuser.config strategy string.
   StringRef name() const { return stringifyGemmStrategy(kind); }

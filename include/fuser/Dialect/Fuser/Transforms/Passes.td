@@ -5,6 +5,52 @@
 
 include "mlir/Pass/PassBase.td"
 
+def FuserFuseMatmulProloguesPass
+    : Pass<"fuser-fuse-matmul-prologues", "mlir::func::FuncOp"> {
+  let summary = "Fuse the elementwise producers of a matmul's A into its prologue";
+  let description = [{
+    A `fuser.matmul` whose A is produced by elementwise `linalg.generic`s
+    (identity maps, A's shape) computes A as it reads it: the producers'
+    DAG becomes the op's `prologue` region, and the op reads the DAG's
+    leaves instead of A. This is the masked gradient of an activation
+    applied on the fly in dX = (dY * act'(y)) . W. Producers with other
+    users stay for them (the prologue recomputes them); producers left
+    without users are erased.
+
+    Fused only when the product's N is static and at most `max-prologue-n`
+    (the kernels read A once per tile of N columns, so the prologue reads
+    its inputs and recomputes A that often, in 3xtf32's splitter, which
+    bounds the kernel with an N-major B). Against the producer computed by a
+    kernel of its own, on W2's dX shape (M = 1024, K = 8192, N-major B) the
+    prologue took 0.73x / 0.86x / 1.09x / 1.16x the time at N = 256 / 512 /
+    2048 / 8192 with the mask's two inputs, 0.77x / 0.90x / 1.07x / 1.11x
+    with one (H100, 2026-11-25, bench/prologue_ab.py). The DAG must read at
+    most two full-size tensors of A's element type, captures no scalars but
+    constants, and folds to a finite value at all-zero inputs (the kernels
+    zero-pad A and B past K). Not for an M-major A (`transpose_a`) or a
+    batched product. The configuration step computes a prologue in a
+    pointwise kernel of its own where the chosen GEMM kernel does not read
+    one (GemmStrategy.h's `readsPrologue`). Runs after `fuser-fuse-matmul`
+    and before `fuser-fuse-pointwise`. With `report`, a remark says what
+    fused, or why not.
+
+    Before:
+    ```mlir
+    %g = linalg.generic {...} ins(%dy, %y : ...) outs(%e : ...) { ...mask... }
+    %dx = fuser.matmul %g, %w epilogue_maps [] ...
+    ```
+    After: `fuser.matmul %dy, %w prologue_inputs(%y : ...) ... prologue
+    { ...mask... } { ... }`.
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark on each matmul: what fused into its prologue, or why not">,
+    Option<"maxPrologueN", "max-prologue-n", "int64_t", /*default=*/"512",
+           "Fuse a prologue only into products of a static N up to this many "
+           "columns (A is read once per N tile)">,
+  ];
+}
+
 def FuserFuseReductionProloguesPass
     : Pass<"fuser-fuse-reduction-prologues", "mlir::func::FuncOp"> {
   let summary = "Fuse elementwise producers into the reductions that read them";

@@ -170,6 +170,58 @@ static DenseElementsAttr constantTensor(Value v) {
   return {};
 }
 
+LogicalResult mlir::fuser::foldScalarBody(Block &body,
+                                          DenseMap<Value, Attribute> &value) {
+  for (Operation &inner : body.without_terminator()) {
+    if (inner.getNumResults() == 1 && value.count(inner.getResult(0)))
+      continue; // given (linalg.index)
+    if (inner.getNumRegions() != 0 || inner.getNumResults() != 1)
+      return failure();
+    auto known = [&](Value v) {
+      Attribute a = value.lookup(v);
+      if (!a)
+        matchPattern(v, m_Constant(&a));
+      return a;
+    };
+    Attribute result;
+    if (auto trunc = dyn_cast<arith::TruncFOp>(inner);
+        trunc && !trunc.getRoundingmodeAttr()) {
+      // Its folder keeps inexact truncations (0.01 : f64); the op rounds
+      // to nearest even.
+      auto in = dyn_cast_or_null<FloatAttr>(known(trunc.getIn()));
+      if (!in)
+        return failure();
+      APFloat f = in.getValue();
+      bool losesInfo;
+      f.convert(cast<FloatType>(trunc.getType()).getFloatSemantics(),
+                APFloat::rmNearestTiesToEven, &losesInfo);
+      result = FloatAttr::get(trunc.getType(), f);
+    } else if (auto select = dyn_cast<arith::SelectOp>(inner)) {
+      // Its folder reads a constant condition off the value, not the
+      // attribute.
+      auto cond = dyn_cast_or_null<IntegerAttr>(known(select.getCondition()));
+      if (!cond)
+        return failure();
+      result = known(cond.getValue().isZero() ? select.getFalseValue()
+                                              : select.getTrueValue());
+    } else {
+      SmallVector<Attribute> operands;
+      for (Value v : inner.getOperands())
+        operands.push_back(known(v));
+      SmallVector<OpFoldResult> folded;
+      if (failed(inner.fold(operands, folded)) || folded.size() != 1)
+        return failure();
+      result = dyn_cast<Attribute>(folded[0]);
+      if (!result)
+        result = known(cast<Value>(folded[0]));
+    }
+    if (!result || !isa<IntegerAttr, FloatAttr>(result))
+      return failure();
+    value[inner.getResult(0)] = result;
+  }
+  return success();
+}
+
 /// The elements of `op`'s results, if its body folds at every point.
 static std::optional<SmallVector<SmallVector<Attribute>>>
 evaluateGeneric(linalg::GenericOp op, int64_t maxElements) {
@@ -252,41 +304,12 @@ evaluateGeneric(linalg::GenericOp op, int64_t maxElements) {
         flat = flat * extent + x;
       value[arg] = tensors[i].getValues<Attribute>()[flat];
     }
-    for (Operation &inner : body.without_terminator()) {
-      if (auto idx = dyn_cast<linalg::IndexOp>(inner)) {
+    for (Operation &inner : body.without_terminator())
+      if (auto idx = dyn_cast<linalg::IndexOp>(inner))
         value[idx] = IntegerAttr::get(IndexType::get(ctx),
                                       point[idx.getDim()]);
-        continue;
-      }
-      if (inner.getNumRegions() != 0 || inner.getNumResults() != 1)
-        return std::nullopt;
-      if (auto trunc = dyn_cast<arith::TruncFOp>(inner);
-          trunc && !trunc.getRoundingmodeAttr()) {
-        // Its folder keeps inexact truncations (0.01 : f64); the op rounds
-        // to nearest even.
-        auto in = dyn_cast_or_null<FloatAttr>(value.lookup(trunc.getIn()));
-        if (!in)
-          return std::nullopt;
-        APFloat f = in.getValue();
-        bool losesInfo;
-        f.convert(cast<FloatType>(trunc.getType()).getFloatSemantics(),
-                  APFloat::rmNearestTiesToEven, &losesInfo);
-        value[trunc] = FloatAttr::get(trunc.getType(), f);
-        continue;
-      }
-      SmallVector<Attribute> operands;
-      for (Value v : inner.getOperands())
-        operands.push_back(value.lookup(v));
-      SmallVector<OpFoldResult> folded;
-      if (failed(inner.fold(operands, folded)) || folded.size() != 1)
-        return std::nullopt;
-      Attribute a = dyn_cast<Attribute>(folded[0]);
-      if (!a)
-        a = value.lookup(cast<Value>(folded[0]));
-      if (!a || !isa<IntegerAttr, FloatAttr>(a))
-        return std::nullopt;
-      value[inner.getResult(0)] = a;
-    }
+    if (failed(mlir::fuser::foldScalarBody(body, value)))
+      return std::nullopt;
     for (auto [r, yielded] :
          llvm::enumerate(body.getTerminator()->getOperands())) {
       Attribute a = value.lookup(yielded);

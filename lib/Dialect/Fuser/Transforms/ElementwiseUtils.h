@@ -69,6 +69,14 @@ SmallVector<OpOperand *> getReadOperands(linalg::GenericOp op);
 /// anything a folder cannot
 /// evaluate leaves the op as it was. `remark(op, msg)` reports each
 /// evaluated op before it is replaced. Returns how many were replaced.
+/// Evaluates the scalar ops of `body` (without its terminator) by their own
+/// folders, extending `value` (the block arguments' and anything else
+/// already known, e.g. linalg.index per point; constants defined outside
+/// are looked up): truncf rounds to nearest even (its folder keeps only
+/// exact truncations) and select follows a constant condition. Fails on an
+/// op that does not fold to an integer or float attribute.
+LogicalResult foldScalarBody(Block &body, DenseMap<Value, Attribute> &value);
+
 /// The largest tensor the fusion passes evaluate at compile time: 64 Ki
 /// elements (a 256x256 mask), a constant buffer of at most 256 KiB.
 constexpr int64_t kMaxFoldedElements = int64_t(1) << 16;

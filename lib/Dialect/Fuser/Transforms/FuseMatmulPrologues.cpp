@@ -8,6 +8,8 @@
 
 #include "fuser/Dialect/Fuser/Transforms/Passes.h"
 
+#include "ElementwiseUtils.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -57,7 +59,17 @@ linalg::GenericOp identityElementwiseProducer(Value v) {
 /// finite value when every argument is 0, by folding its ops. The kernels
 /// pad A and B with zeros past K; a non-finite prologue there would reach
 /// the sums through 0 * inf.
-bool finiteAtZero(Block &body);
+bool finiteAtZero(Block &body) {
+  DenseMap<Value, Attribute> value;
+  for (BlockArgument arg : body.getArguments())
+    if (auto ft = dyn_cast<FloatType>(arg.getType()))
+      value[arg] = FloatAttr::get(ft, 0.0);
+  if (failed(foldScalarBody(body, value)))
+    return false;
+  auto result = dyn_cast_or_null<FloatAttr>(
+      value.lookup(body.getTerminator()->getOperand(0)));
+  return result && result.getValue().isFinite();
+}
 
 class FuseMatmulProloguesPass
     : public fuser::impl::FuserFuseMatmulProloguesPassBase<
@@ -203,68 +215,6 @@ private:
         }
     }
   }
-
 };
-
-bool finiteAtZero(Block &body) {
-  DenseMap<Value, Attribute> known;
-  for (BlockArgument arg : body.getArguments())
-    if (auto ft = dyn_cast<FloatType>(arg.getType()))
-      known[arg] = FloatAttr::get(ft, 0.0);
-  for (Operation &op : body) {
-    if (op.hasTrait<OpTrait::IsTerminator>()) {
-      auto f = dyn_cast_or_null<FloatAttr>(known.lookup(op.getOperand(0)));
-      return f && f.getValue().isFinite();
-    }
-    SmallVector<Attribute> operands;
-    for (Value v : op.getOperands()) {
-      Attribute a = known.lookup(v);
-      if (!a)
-        matchPattern(v, m_Constant(&a));
-      operands.push_back(a);
-    }
-    // select folds on a constant condition value, not an attribute.
-    if (auto select = dyn_cast<arith::SelectOp>(op)) {
-      auto cond = dyn_cast_or_null<IntegerAttr>(operands[0]);
-      Attribute chosen = cond ? operands[cond.getValue().isZero() ? 2 : 1]
-                              : Attribute();
-      if (!chosen)
-        return false;
-      known[select.getResult()] = chosen;
-      continue;
-    }
-    // Float casts: truncf folds only when exact; round as the kernels do.
-    if (isa<arith::TruncFOp, arith::ExtFOp>(op)) {
-      auto in = dyn_cast_or_null<FloatAttr>(operands[0]);
-      auto to = dyn_cast<FloatType>(op.getResult(0).getType());
-      if (!in || !to)
-        return false;
-      APFloat v = in.getValue();
-      bool lost;
-      v.convert(to.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
-      known[op.getResult(0)] = FloatAttr::get(to, v);
-      continue;
-    }
-    SmallVector<OpFoldResult> results;
-    if (failed(op.fold(operands, results)) ||
-        results.size() != op.getNumResults()) {
-      return false;
-    }
-    for (auto [r, folded] : llvm::zip(op.getResults(), results)) {
-      Attribute a = dyn_cast<Attribute>(folded);
-      if (!a) {
-        Value v = cast<Value>(folded);
-        a = known.lookup(v);
-        if (!a)
-          matchPattern(v, m_Constant(&a));
-      }
-      if (!a) {
-        return false;
-      }
-      known[r] = a;
-    }
-  }
-  return false;
-}
 
 } // namespace

@@ -143,7 +143,8 @@ FailureOr<MmaTiling> getMmaTiling(MatmulOp op, KernelConfigAttr config,
                                   GemmStrategy strategy);
 
 /// Fills `kernel`, whose parameters are GemmKernelArgs.h's (with tiling.tma(),
-/// the tensor maps of A, [BM, BK] boxes, and B, [BN, BK] boxes),
+/// the tensor maps of A, [BM, BK] boxes, B, [BN, BK] boxes, and a
+/// prologue's input, A's boxes),
 /// and which is launched with `tiling.sharedBytes()` of dynamic shared
 /// memory and `tiling.threads()` threads per block, on a grid of
 /// ceil(M / BM) x ceil(N / BN) blocks.

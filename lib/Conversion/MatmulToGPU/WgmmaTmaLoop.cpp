@@ -2,7 +2,7 @@
 //
 // Phases: k tile kt uses stage s = kt % STAGES in round r = kt / STAGES.
 // full[s] completes once per round when the tensor copies have landed (A,
-// and B, or BN / 32 boxes of an N-major B)
+// and B, or BN / 32 boxes of an N-major B, and a prologue's input)
 // (one arrival, the producer's, plus the expected bytes); empty[s] once per
 // round when every consumer warp has released it. The producer waits for
 // round r - 1 of empty[s] before refilling; consumers wait for round r of

@@ -69,6 +69,18 @@ TRAINING = {
 PARAMETER_GRADS_ONLY = {"w2_params_only": "w2", "w3_params_only": "w3"}
 
 
+def require_fused(name, compiled):
+    """Stops the build when a variant compiled unfused: fuser.torch retries
+    a failed fused compile with fuse=false (correct, slower, and a note in
+    the package only), which would otherwise ship silently."""
+    for v in compiled.fuser_package.variants:
+        if not v.fused:
+            notes = "\n".join(r.message for r in v.remarks
+                              if "fuse=false" in r.message)
+            raise SystemExit(f"[torch artifacts] {name}: variant {v.name} "
+                             f"compiled unfused:\n{notes}")
+
+
 def build_training(out, chip, index):
     """The training packages of TRAINING into out/training/."""
     (out / "training").mkdir(parents=True, exist_ok=True)
@@ -90,6 +102,7 @@ def build_training(out, chip, index):
                               dynamic=dynamic, chip=chip, training=True,
                               fallback=False, input_grads=input_grads)
         seconds = time.perf_counter() - start
+        require_fused(f"training/{name}", compiled)
         ft.save(compiled, out / "training" / f"{name}.fuser")
         index["training"][name] = {
             "seed": seed, "init": init, "shape": shape, "dynamic": dynamic,
@@ -160,6 +173,7 @@ def main() -> int:
         compiled = ft.compile(model, torch.empty(shape), dynamic=dynamic,
                               chip=args.chip, fallback=False)
         seconds = time.perf_counter() - start
+        require_fused(name, compiled)
         ft.save(compiled, out / f"{name}.fuser")
         index["packages"][name] = {"kernels": compiled.fuser_kernels,
                                    "seconds": round(seconds, 2)}

@@ -132,9 +132,13 @@ static void computeIntoTransposedCopy(Value v, PointwiseOp copy) {
   auto producer = v.getDefiningOp<PointwiseOp>();
   if (!producer || producer.getConfigAttr() || !v.hasOneUse())
     return;
+  // Each reduction reads the group once (it is rebuilt per read).
+  SmallPtrSet<Operation *, 4> readers;
   for (OpResult res : producer->getResults())
-    if (res != v && !llvm::all_of(res.getUsers(), isReduction))
-      return;
+    if (res != v)
+      for (Operation *user : res.getUsers())
+        if (!isReduction(user) || !readers.insert(user).second)
+          return;
   for (OpResult res : producer->getResults())
     if (res != v)
       for (OpOperand &use : llvm::make_early_inc_range(res.getUses()))

@@ -77,3 +77,42 @@ func.func @linear_backward(%dy: tensor<1024x8192xf32>, %y: tensor<1024x8192xf32>
   } -> tensor<8192xf32>
   return %dx, %dw, %db : tensor<1024x4096xf32>, tensor<8192x4096xf32>, tensor<8192xf32>
 }
+
+// -----
+
+// A reduction that reads the group twice: the group stays, the copy reads
+// its result (rebuilding the reduction per read would lose the other).
+// CHECK-LABEL: func.func @reads_twice
+// CHECK: %[[G:.+]]:2 = fuser.pointwise
+// CHECK: fuser.pointwise ins(%[[G]]#0 : tensor<1024x8192xf32>)
+// CHECK: linalg.generic {{.+}} ins(%[[G]]#1, %[[G]]#1 :
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#t = affine_map<(d0, d1) -> (d1, d0)>
+#col = affine_map<(d0, d1) -> (d0)>
+func.func @reads_twice(%dy: tensor<1024x8192xf32>, %y: tensor<1024x8192xf32>, %x: tensor<1024x4096xf32>) -> (tensor<8192x4096xf32>, tensor<8192xf32>) {
+  %zero = arith.constant 0.000000e+00 : f32
+  %g:2 = fuser.pointwise ins(%y, %dy : tensor<1024x8192xf32>, tensor<1024x8192xf32>) maps [#id, #id] -> tensor<1024x8192xf32>, tensor<1024x8192xf32> {
+  ^bb0(%out: f32, %d: f32):
+    %c = arith.constant 0.000000e+00 : f32
+    %pos = arith.cmpf ogt, %out, %c : f32
+    %sel = arith.select %pos, %d, %c : f32
+    %a = arith.addf %sel, %sel : f32
+    fuser.yield %a, %sel : f32, f32
+  }
+  // expected-remark @+2 {{A and B copied K-major by a transposing kernel}}
+  // expected-remark @+1 {{matmul kernel: wgmma_tma in 3xtf32}}
+  %dw = fuser.matmul %g#0, %x transpose_a epilogue_maps [] : tensor<1024x8192xf32>, tensor<1024x4096xf32> -> tensor<8192x4096xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  %e = tensor.empty() : tensor<8192xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8192xf32>) -> tensor<8192xf32>
+  // expected-remark @+1 {{reduction kernel}}
+  %db = linalg.generic {indexing_maps = [#t, #t, #col], iterator_types = ["parallel", "reduction"]} ins(%g#1, %g#1 : tensor<1024x8192xf32>, tensor<1024x8192xf32>) outs(%f : tensor<8192xf32>) {
+  ^bb0(%in: f32, %in2: f32, %acc: f32):
+    %v = arith.mulf %in, %in2 : f32
+    %s = arith.addf %v, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<8192xf32>
+  return %dw, %db : tensor<8192x4096xf32>, tensor<8192xf32>
+}

@@ -36,8 +36,9 @@ namespace {
 constexpr unsigned kMaxPrologueLeaves = 2;
 
 /// `v`'s producer if it is an elementwise linalg.generic whose operands
-/// and result all have `v`'s shape through identity maps, with one result
-/// and a body that does not read its init; else null.
+/// and result are all read through identity maps (so they have `v`'s
+/// shape; scalars would have empty maps), with one result and a body that
+/// does not read its init; else null.
 linalg::GenericOp identityElementwiseProducer(Value v) {
   auto op = v.getDefiningOp<linalg::GenericOp>();
   if (!op || !op.hasPureTensorSemantics() || op->getNumResults() != 1 ||
@@ -45,11 +46,6 @@ linalg::GenericOp identityElementwiseProducer(Value v) {
       !llvm::all_of(op.getIndexingMapsArray(),
                     [](AffineMap m) { return m.isIdentity(); }))
     return {};
-  for (OpOperand *in : op.getDpsInputOperands())
-    if (in->get().getType() != v.getType() &&
-        cast<ShapedType>(in->get().getType()).getShape() !=
-            cast<ShapedType>(v.getType()).getShape())
-      return {};
   if (op.payloadUsesValueFromOperand(op.getDpsInitOperand(0)))
     return {};
   return op;
@@ -91,15 +87,16 @@ private:
   }
 
   void fuse(MatmulOp op) {
-    if (op.hasPrologue() || op.isBatched() || op.getTransposeA() ||
-        !identityElementwiseProducer(op.getLhs()))
+    if (op.hasPrologue() || op.isBatched() || op.getTransposeA())
+      return;
+    linalg::GenericOp producer = identityElementwiseProducer(op.getLhs());
+    if (!producer)
       return;
     IRRewriter rewriter(op.getContext());
     // One generic for the whole DAG: a copy of each producer (the originals
     // stay for their other users) folded in by upstream's elementwise
     // fusion, which also inlines the i1 masks between them.
     SetVector<Operation *> originals;
-    auto producer = identityElementwiseProducer(op.getLhs());
     originals.insert(producer);
     rewriter.setInsertionPoint(op);
     auto dag = cast<linalg::GenericOp>(rewriter.clone(*producer));

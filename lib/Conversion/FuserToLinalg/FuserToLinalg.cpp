@@ -221,80 +221,106 @@ void splitGroupNorm(fuser::MatmulOp op) {
 /// gamma and beta viewed as (G, C/G), reshaped back, then a linalg.generic
 /// for the epilogue. fp32 like the unfused decomposition, so results agree
 /// to rounding (not bit for bit: the decompositions differ in order).
-LogicalResult lowerGroupNorm(GroupNormOp op) {
-  OpBuilder b(op);
-  Location loc = op.getLoc();
-  MLIRContext *ctx = op.getContext();
-  Value x = op.getInput();
-  auto xTy = cast<RankedTensorType>(x.getType());
-  if (llvm::any_of(xTy.getShape().drop_front(), ShapedType::isDynamic))
-    return op.emitOpError() << "has dynamic sizes past the batch dimension; "
-                               "the CPU reference needs them static";
-  int64_t rank = xTy.getRank(), groups = op.getNumGroups();
-  int64_t perGroup = xTy.getDimSize(1) / groups;
-  int64_t groupSize = perGroup;
-  for (int64_t d : xTy.getShape().drop_front(2))
-    groupSize *= d;
-  Type elem = xTy.getElementType();
+/// A group norm's grouped view (N, G, C/G, spatial...) of its input, with
+/// the per-(n, group) mean and rstd as (N, G) tensors.
+struct GroupedStats {
+  RankedTensorType xTy, viewTy, statTy;
+  SmallVector<ReassociationIndices> reassoc;
+  SmallVector<Value> dynN;
+  Value view, mean, rstd, statEmpty, zeros, count;
+  int64_t groups, perGroup, groupSize, viewRank;
+  AffineMap viewId, perGroupStat, statId, channel;
+  SmallVector<utils::IteratorType> reduce, parallelV;
 
-  // The grouped view and the statistics' (N, G) tensors.
-  SmallVector<int64_t> viewShape{xTy.getDimSize(0), groups, perGroup};
-  llvm::append_range(viewShape, xTy.getShape().drop_front(2));
-  SmallVector<ReassociationIndices> reassoc{{0}, {1, 2}};
+  /// The view, as a (G, C/G) tensor, of a per-channel vector.
+  Value grouped(OpBuilder &b, Location loc, Value v) const {
+    Type elem = xTy.getElementType();
+    if (cast<RankedTensorType>(v.getType()).isDynamicDim(0))
+      v = tensor::CastOp::create(
+          b, loc, RankedTensorType::get({groups * perGroup}, elem), v);
+    return tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get({groups, perGroup}, elem), v,
+        SmallVector<ReassociationIndices>{{0, 1}});
+  }
+};
+
+/// Builds the statistics of `x` in `groups` groups: two passes (the mean,
+/// then the centered sum of squares), rstd = rsqrt(var + eps).
+FailureOr<GroupedStats> buildGroupedStats(OpBuilder &b, Location loc,
+                                          Operation *op, Value x,
+                                          int64_t groups, double epsilon) {
+  MLIRContext *ctx = b.getContext();
+  GroupedStats st;
+  st.xTy = cast<RankedTensorType>(x.getType());
+  if (llvm::any_of(st.xTy.getShape().drop_front(), ShapedType::isDynamic))
+    return op->emitOpError() << "has dynamic sizes past the batch dimension; "
+                                "the CPU reference needs them static";
+  int64_t rank = st.xTy.getRank();
+  st.groups = groups;
+  st.perGroup = st.xTy.getDimSize(1) / groups;
+  st.groupSize = st.perGroup;
+  for (int64_t d : st.xTy.getShape().drop_front(2))
+    st.groupSize *= d;
+  Type elem = st.xTy.getElementType();
+
+  SmallVector<int64_t> viewShape{st.xTy.getDimSize(0), groups, st.perGroup};
+  llvm::append_range(viewShape, st.xTy.getShape().drop_front(2));
+  st.reassoc = {{0}, {1, 2}};
   for (int64_t d = 3; d <= rank; ++d)
-    reassoc.push_back({d});
+    st.reassoc.push_back({d});
   SmallVector<OpFoldResult> outShape;
   for (int64_t s : viewShape)
     outShape.push_back(b.getIndexAttr(s));
-  SmallVector<Value> dynN;
-  if (xTy.isDynamicDim(0)) {
+  if (st.xTy.isDynamicDim(0)) {
     Value n = tensor::DimOp::create(b, loc, x, 0);
     outShape[0] = n;
-    dynN.push_back(n);
+    st.dynN.push_back(n);
   }
-  auto viewTy = RankedTensorType::get(viewShape, elem);
-  Value view =
-      tensor::ExpandShapeOp::create(b, loc, viewTy, x, reassoc, outShape);
-  auto statTy = RankedTensorType::get({xTy.getDimSize(0), groups}, elem);
-  Value statEmpty = tensor::EmptyOp::create(b, loc, statTy, dynN);
+  st.viewTy = RankedTensorType::get(viewShape, elem);
+  st.view = tensor::ExpandShapeOp::create(b, loc, st.viewTy, x, st.reassoc,
+                                          outShape);
+  st.statTy = RankedTensorType::get({st.xTy.getDimSize(0), groups}, elem);
+  st.statEmpty = tensor::EmptyOp::create(b, loc, st.statTy, st.dynN);
   Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(elem, 0.0));
-  Value count = arith::ConstantOp::create(
-      b, loc, b.getFloatAttr(elem, static_cast<double>(groupSize)));
-  Value eps = arith::ConstantOp::create(
-      b, loc, b.getFloatAttr(elem, op.getEpsilon().convertToDouble()));
-  Value zeros = linalg::FillOp::create(b, loc, zero, statEmpty).getResult(0);
+  st.count = arith::ConstantOp::create(
+      b, loc, b.getFloatAttr(elem, static_cast<double>(st.groupSize)));
+  Value eps =
+      arith::ConstantOp::create(b, loc, b.getFloatAttr(elem, epsilon));
+  st.zeros = linalg::FillOp::create(b, loc, zero, st.statEmpty).getResult(0);
 
-  int64_t viewRank = rank + 1;
-  AffineMap viewId = AffineMap::getMultiDimIdentityMap(viewRank, ctx);
-  AffineMap perGroupStat = AffineMap::get(
-      viewRank, 0, {b.getAffineDimExpr(0), b.getAffineDimExpr(1)}, ctx);
-  AffineMap statId = AffineMap::getMultiDimIdentityMap(2, ctx);
-  SmallVector<utils::IteratorType> reduce(viewRank,
-                                          utils::IteratorType::reduction);
-  reduce[0] = reduce[1] = utils::IteratorType::parallel;
+  st.viewRank = rank + 1;
+  st.viewId = AffineMap::getMultiDimIdentityMap(st.viewRank, ctx);
+  st.perGroupStat = AffineMap::get(
+      st.viewRank, 0, {b.getAffineDimExpr(0), b.getAffineDimExpr(1)}, ctx);
+  st.channel = AffineMap::get(
+      st.viewRank, 0, {b.getAffineDimExpr(1), b.getAffineDimExpr(2)}, ctx);
+  st.statId = AffineMap::getMultiDimIdentityMap(2, ctx);
+  st.reduce.assign(st.viewRank, utils::IteratorType::reduction);
+  st.reduce[0] = st.reduce[1] = utils::IteratorType::parallel;
+  st.parallelV.assign(st.viewRank, utils::IteratorType::parallel);
   SmallVector<utils::IteratorType> parallel2(2, utils::IteratorType::parallel);
-  SmallVector<utils::IteratorType> parallelV(viewRank,
-                                             utils::IteratorType::parallel);
 
   Value sum = linalg::GenericOp::create(
-                  b, loc, statTy, view, zeros, {viewId, perGroupStat}, reduce,
+                  b, loc, st.statTy, st.view, st.zeros,
+                  {st.viewId, st.perGroupStat}, st.reduce,
                   [&](OpBuilder &nb, Location nl, ValueRange a) {
                     linalg::YieldOp::create(
                         nb, nl, arith::AddFOp::create(nb, nl, a[1], a[0])
                                     .getResult());
                   })
                   .getResult(0);
-  Value mean = linalg::GenericOp::create(
-                   b, loc, statTy, sum, statEmpty, {statId, statId}, parallel2,
-                   [&](OpBuilder &nb, Location nl, ValueRange a) {
-                     linalg::YieldOp::create(
-                         nb, nl, arith::DivFOp::create(nb, nl, a[0], count)
-                                     .getResult());
-                   })
-                   .getResult(0);
+  st.mean = linalg::GenericOp::create(
+                b, loc, st.statTy, sum, st.statEmpty, {st.statId, st.statId},
+                parallel2,
+                [&](OpBuilder &nb, Location nl, ValueRange a) {
+                  linalg::YieldOp::create(
+                      nb, nl, arith::DivFOp::create(nb, nl, a[0], st.count)
+                                  .getResult());
+                })
+                .getResult(0);
   Value sq = linalg::GenericOp::create(
-                 b, loc, statTy, ValueRange{view, mean}, zeros,
-                 {viewId, perGroupStat, perGroupStat}, reduce,
+                 b, loc, st.statTy, ValueRange{st.view, st.mean}, st.zeros,
+                 {st.viewId, st.perGroupStat, st.perGroupStat}, st.reduce,
                  [&](OpBuilder &nb, Location nl, ValueRange a) {
                    Value d = arith::SubFOp::create(nb, nl, a[0], a[1]);
                    Value d2 = arith::MulFOp::create(nb, nl, d, d);
@@ -303,35 +329,45 @@ LogicalResult lowerGroupNorm(GroupNormOp op) {
                        arith::AddFOp::create(nb, nl, a[2], d2).getResult());
                  })
                  .getResult(0);
-  Value rstd = linalg::GenericOp::create(
-                   b, loc, statTy, sq, statEmpty, {statId, statId}, parallel2,
-                   [&](OpBuilder &nb, Location nl, ValueRange a) {
-                     Value var = arith::DivFOp::create(nb, nl, a[0], count);
-                     Value ve = arith::AddFOp::create(nb, nl, var, eps);
-                     linalg::YieldOp::create(
-                         nb, nl, math::RsqrtOp::create(nb, nl, ve).getResult());
-                   })
-                   .getResult(0);
+  st.rstd = linalg::GenericOp::create(
+                b, loc, st.statTy, sq, st.statEmpty, {st.statId, st.statId},
+                parallel2,
+                [&](OpBuilder &nb, Location nl, ValueRange a) {
+                  Value var = arith::DivFOp::create(nb, nl, a[0], st.count);
+                  Value ve = arith::AddFOp::create(nb, nl, var, eps);
+                  linalg::YieldOp::create(
+                      nb, nl, math::RsqrtOp::create(nb, nl, ve).getResult());
+                })
+                .getResult(0);
+  return st;
+}
+
+LogicalResult lowerGroupNorm(GroupNormOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  MLIRContext *ctx = op.getContext();
+  FailureOr<GroupedStats> stats =
+      buildGroupedStats(b, loc, op, op.getInput(), op.getNumGroups(),
+                        op.getEpsilon().convertToDouble());
+  if (failed(stats))
+    return failure();
+  const GroupedStats &st = *stats;
+  RankedTensorType xTy = st.xTy, viewTy = st.viewTy;
+  int64_t rank = xTy.getRank();
+  ArrayRef<Value> dynN = st.dynN;
 
   // Normalize and apply gamma and beta, viewed as (G, C/G), on the view.
-  auto groupedTy = RankedTensorType::get({groups, perGroup}, elem);
-  auto grouped = [&](Value v) -> Value {
-    if (cast<RankedTensorType>(v.getType()).isDynamicDim(0))
-      v = tensor::CastOp::create(
-          b, loc, RankedTensorType::get({groups * perGroup}, elem), v);
-    return tensor::ExpandShapeOp::create(
-        b, loc, groupedTy, v, SmallVector<ReassociationIndices>{{0, 1}});
-  };
-  AffineMap channel = AffineMap::get(
-      viewRank, 0, {b.getAffineDimExpr(1), b.getAffineDimExpr(2)}, ctx);
   Value viewEmpty = tensor::EmptyOp::create(b, loc, viewTy, dynN);
   Value norm =
       linalg::GenericOp::create(
           b, loc, viewTy,
-          ValueRange{view, mean, rstd, grouped(op.getGamma()),
-                     grouped(op.getBeta())},
-          viewEmpty, {viewId, perGroupStat, perGroupStat, channel, channel, viewId},
-          parallelV,
+          ValueRange{st.view, st.mean, st.rstd,
+                     st.grouped(b, loc, op.getGamma()),
+                     st.grouped(b, loc, op.getBeta())},
+          viewEmpty,
+          {st.viewId, st.perGroupStat, st.perGroupStat, st.channel, st.channel,
+           st.viewId},
+          st.parallelV,
           [&](OpBuilder &nb, Location nl, ValueRange a) {
             Value d = arith::SubFOp::create(nb, nl, a[0], a[1]);
             Value n = arith::MulFOp::create(nb, nl, d, a[2]);
@@ -341,7 +377,7 @@ LogicalResult lowerGroupNorm(GroupNormOp op) {
           })
           .getResult(0);
   Value affine =
-      tensor::CollapseShapeOp::create(b, loc, xTy, norm, reassoc);
+      tensor::CollapseShapeOp::create(b, loc, xTy, norm, st.reassoc);
 
   // The epilogue, unless it only yields the affine value.
   Block &body = op.getEpilogue().front();
@@ -373,6 +409,97 @@ LogicalResult lowerGroupNorm(GroupNormOp op) {
   return success();
 }
 
+/// dx = rstd * (dy*gamma - mean(dy*gamma) - x_hat * mean(dy*gamma*x_hat))
+/// per group, dy from the prologue: a generic for dy, two group sums, one
+/// generic for dx.
+LogicalResult lowerGroupNormGrad(GroupNormGradOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  MLIRContext *ctx = op.getContext();
+  FailureOr<GroupedStats> stats =
+      buildGroupedStats(b, loc, op, op.getInput(), op.getNumGroups(),
+                        op.getEpsilon().convertToDouble());
+  if (failed(stats))
+    return failure();
+  const GroupedStats &st = *stats;
+  int64_t rank = st.xTy.getRank();
+
+  // dy over the input's iteration space.
+  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  SmallVector<AffineMap> maps;
+  for (Attribute m : op.getPrologueMaps())
+    maps.push_back(cast<AffineMapAttr>(m).getValue());
+  maps.push_back(id);
+  Block &body = op.getPrologue().front();
+  Value dy =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{st.xTy}, op.getPrologueInputs(),
+          ValueRange{tensor::EmptyOp::create(b, loc, st.xTy, st.dynN)}, maps,
+          SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+          [&](OpBuilder &nb, Location nloc, ValueRange args) {
+            cloneBody(nb, nloc, body, args);
+          })
+          .getResult(0);
+  SmallVector<OpFoldResult> viewSizes =
+      tensor::getMixedSizes(b, loc, st.view);
+  Value dyView = tensor::ExpandShapeOp::create(b, loc, st.viewTy, dy,
+                                               st.reassoc, viewSizes);
+  Value gamma = st.grouped(b, loc, op.getGamma());
+
+  // sums of dx_hat = dy * gamma and of dx_hat * x_hat.
+  SmallVector<AffineMap> sumMaps{st.viewId, st.viewId, st.channel,
+                                 st.perGroupStat, st.perGroupStat,
+                                 st.perGroupStat};
+  auto groupSum = [&](bool timesXHat) {
+    return linalg::GenericOp::create(
+               b, loc, st.statTy,
+               ValueRange{st.view, dyView, gamma, st.mean, st.rstd}, st.zeros,
+               sumMaps, st.reduce,
+               [&](OpBuilder &nb, Location nl, ValueRange a) {
+                 Value dxHat = arith::MulFOp::create(nb, nl, a[1], a[2]);
+                 if (timesXHat) {
+                   Value d = arith::SubFOp::create(nb, nl, a[0], a[3]);
+                   Value xHat = arith::MulFOp::create(nb, nl, d, a[4]);
+                   dxHat = arith::MulFOp::create(nb, nl, dxHat, xHat);
+                 }
+                 linalg::YieldOp::create(
+                     nb, nl, arith::AddFOp::create(nb, nl, a[5], dxHat)
+                                 .getResult());
+               })
+        .getResult(0);
+  };
+  Value sumDxHat = groupSum(false), sumDxHatXHat = groupSum(true);
+
+  Value viewEmpty = tensor::EmptyOp::create(b, loc, st.viewTy, st.dynN);
+  Value dxView =
+      linalg::GenericOp::create(
+          b, loc, st.viewTy,
+          ValueRange{st.view, dyView, gamma, st.mean, st.rstd, sumDxHat,
+                     sumDxHatXHat},
+          viewEmpty,
+          {st.viewId, st.viewId, st.channel, st.perGroupStat, st.perGroupStat,
+           st.perGroupStat, st.perGroupStat, st.viewId},
+          st.parallelV,
+          [&](OpBuilder &nb, Location nl, ValueRange a) {
+            Value dxHat = arith::MulFOp::create(nb, nl, a[1], a[2]);
+            Value d = arith::SubFOp::create(nb, nl, a[0], a[3]);
+            Value xHat = arith::MulFOp::create(nb, nl, d, a[4]);
+            Value m1 = arith::DivFOp::create(nb, nl, a[5], st.count);
+            Value m2 = arith::DivFOp::create(nb, nl, a[6], st.count);
+            Value t = arith::SubFOp::create(nb, nl, dxHat, m1);
+            t = arith::SubFOp::create(
+                nb, nl, t, arith::MulFOp::create(nb, nl, xHat, m2));
+            linalg::YieldOp::create(
+                nb, nl, arith::MulFOp::create(nb, nl, a[4], t).getResult());
+          })
+          .getResult(0);
+  Value dx =
+      tensor::CollapseShapeOp::create(b, loc, st.xTy, dxView, st.reassoc);
+  op->replaceAllUsesWith(ValueRange{dx, st.mean, st.rstd});
+  op->erase();
+  return success();
+}
+
 class ConvertFuserToLinalgPass
     : public fuser::impl::ConvertFuserToLinalgPassBase<
           ConvertFuserToLinalgPass> {
@@ -390,7 +517,7 @@ public:
       splitGroupNorm(op);
     SmallVector<Operation *> groups;
     getOperation().walk([&](Operation *op) {
-      if (isa<PointwiseOp, MatmulOp, GroupNormOp>(op))
+      if (isa<PointwiseOp, MatmulOp, GroupNormOp, GroupNormGradOp>(op))
         groups.push_back(op);
     });
     for (Operation *op : groups) {
@@ -399,6 +526,7 @@ public:
               .Case([](PointwiseOp pw) { return lowerPointwise(pw); })
               .Case([](fuser::MatmulOp mm) { return lowerMatmul(mm); })
               .Case([](GroupNormOp gn) { return lowerGroupNorm(gn); })
+              .Case([](GroupNormGradOp gn) { return lowerGroupNormGrad(gn); })
               .Default([](Operation *other) {
                 return other->emitOpError()
                        << "has no CPU reference lowering yet";

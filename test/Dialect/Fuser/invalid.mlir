@@ -199,7 +199,7 @@ func.func @yield_type(%x: tensor<4xf32>) {
 // -----
 
 func.func @yield_outside() {
-  // expected-error @+1 {{expects parent op to be one of 'fuser.pointwise, fuser.matmul, fuser.group_norm'}}
+  // expected-error @+1 {{expects parent op to be one of 'fuser.pointwise, fuser.matmul, fuser.group_norm, fuser.group_norm_grad'}}
   fuser.yield
 }
 
@@ -715,6 +715,45 @@ func.func @prologue_arguments(%a: tensor<4x8xf32>, %p: tensor<4x8xf32>, %b: tens
   } {
   ^bb0(%acc: f32):
     fuser.yield %acc : f32
+  }
+  return
+}
+
+// -----
+
+func.func @gn_grad_stats(%x: tensor<2x8xf32>, %g: tensor<8xf32>) {
+  // expected-error @+1 {{mean and rstd must be (N, groups) tensors of the input's element type, 'tensor<2x2xf32>', got 'tensor<2x4xf32>'}}
+  %dx, %m, %r = fuser.group_norm_grad %x, %g groups = 2 eps = 1.0e-05 prologue_inputs(%x : tensor<2x8xf32>)
+      prologue_maps [affine_map<(d0, d1) -> (d0, d1)>]
+      : tensor<2x8xf32>, tensor<8xf32> -> tensor<2x8xf32>, tensor<2x4xf32>, tensor<2x2xf32> {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  return
+}
+
+// -----
+
+func.func @gn_grad_gamma(%x: tensor<2x8xf32>, %g: tensor<4xf32>) {
+  // expected-error @+1 {{gamma must be a per-channel vector of size C = 8, got 'tensor<4xf32>'}}
+  %dx, %m, %r = fuser.group_norm_grad %x, %g groups = 2 eps = 1.0e-05 prologue_inputs(%x : tensor<2x8xf32>)
+      prologue_maps [affine_map<(d0, d1) -> (d0, d1)>]
+      : tensor<2x8xf32>, tensor<4xf32> -> tensor<2x8xf32>, tensor<2x2xf32>, tensor<2x2xf32> {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  return
+}
+
+// -----
+
+func.func @gn_grad_prologue(%x: tensor<2x8xf32>, %g: tensor<8xf32>) {
+  // expected-error @+1 {{body has 2 block arguments, expected 1}}
+  %dx, %m, %r = fuser.group_norm_grad %x, %g groups = 2 eps = 1.0e-05 prologue_inputs(%x : tensor<2x8xf32>)
+      prologue_maps [affine_map<(d0, d1) -> (d0, d1)>]
+      : tensor<2x8xf32>, tensor<8xf32> -> tensor<2x8xf32>, tensor<2x2xf32>, tensor<2x2xf32> {
+  ^bb0(%v: f32, %w: f32):
+    fuser.yield %v : f32
   }
   return
 }

@@ -60,6 +60,26 @@ func.func @matmul_epilogue(%x: tensor<?x128xf32>, %w: tensor<256x128xf32>, %b: t
 
 // -----
 
+// CHECK-LABEL: func.func @group_norm_grad
+// CHECK: %{{.+}}, %{{.+}}, %{{.+}} = fuser.group_norm_grad %{{.+}}, %{{.+}} groups = 512 eps = 1.000000e-05 prologue_inputs(%{{.+}}, %{{.+}} : tensor<?x8192xf32>, tensor<?x8192xf32>) prologue_maps [#{{.+}}, #{{.+}}] : tensor<?x8192xf32>, tensor<8192xf32> -> tensor<?x8192xf32>, tensor<?x512xf32>, tensor<?x512xf32>
+#gid = affine_map<(d0, d1) -> (d0, d1)>
+func.func @group_norm_grad(%x: tensor<?x8192xf32>, %g: tensor<8192xf32>, %dout: tensor<?x8192xf32>, %z: tensor<?x8192xf32>) -> (tensor<?x8192xf32>, tensor<?x512xf32>, tensor<?x512xf32>) {
+  %dx, %mean, %rstd = fuser.group_norm_grad %x, %g groups = 512 eps = 1.0e-05
+      prologue_inputs(%dout, %z : tensor<?x8192xf32>, tensor<?x8192xf32>) prologue_maps [#gid, #gid]
+      : tensor<?x8192xf32>, tensor<8192xf32> -> tensor<?x8192xf32>, tensor<?x512xf32>, tensor<?x512xf32> {
+  ^bb0(%d: f32, %zi: f32):
+    %zero = arith.constant 0.0 : f32
+    %pos = arith.cmpf ogt, %zi, %zero : f32
+    %slope = arith.constant 0.01 : f32
+    %neg = arith.mulf %d, %slope : f32
+    %dy = arith.select %pos, %d, %neg : f32
+    fuser.yield %dy : f32
+  }
+  return %dx, %mean, %rstd : tensor<?x8192xf32>, tensor<?x512xf32>, tensor<?x512xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @group_norm_epilogue
 // CHECK: fuser.group_norm %{{.+}}, %{{.+}}, %{{.+}} groups = 512 eps = 1.000000e-05 epilogue_maps [] : tensor<?x8192xf32>, tensor<8192xf32>, tensor<8192xf32> -> tensor<?x8192xf32>
 func.func @group_norm_epilogue(%x: tensor<?x8192xf32>, %g: tensor<8192xf32>, %b: tensor<8192xf32>) -> tensor<?x8192xf32> {

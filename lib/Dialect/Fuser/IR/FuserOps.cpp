@@ -406,6 +406,44 @@ LogicalResult GroupNormOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// GroupNormGradOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GroupNormGradOp::verify() {
+  auto inTy = cast<RankedTensorType>(getInput().getType());
+  if (inTy.getRank() < 2)
+    return emitOpError() << "input must have rank >= 2 (N, C, ...)";
+  if (getGradInput().getType() != inTy)
+    return emitOpError() << "grad_input must have the input's type " << inTy;
+  int64_t channels = inTy.getDimSize(1);
+  auto gammaTy = cast<RankedTensorType>(getGamma().getType());
+  if (gammaTy.getRank() != 1 ||
+      (!ShapedType::isDynamic(channels) && !gammaTy.isDynamicDim(0) &&
+       gammaTy.getDimSize(0) != channels))
+    return emitOpError() << "gamma must be a per-channel vector of size C = "
+                         << channels << ", got " << gammaTy;
+  if (!ShapedType::isDynamic(channels) && channels % getNumGroups() != 0)
+    return emitOpError() << "channel count " << channels
+                         << " is not divisible by " << getNumGroups()
+                         << " groups";
+  auto statTy = RankedTensorType::get(
+      {inTy.getDimSize(0), getNumGroups()}, inTy.getElementType());
+  for (Value stat : {getMean(), getRstd()})
+    if (stat.getType() != statTy)
+      return emitOpError() << "mean and rstd must be (N, groups) tensors of "
+                              "the input's element type, "
+                           << statTy << ", got " << stat.getType();
+  if (getEpsilon().convertToDouble() <= 0.0)
+    return emitOpError() << "epsilon must be positive";
+  Block &body = getPrologue().front();
+  if (failed(verifyElementwiseInputs(*this, getPrologueInputs(),
+                                     getPrologueMaps(), inTy.getShape(), body,
+                                     0, "prologue input")))
+    return failure();
+  return verifyScalarBody(*this, body, inTy.getElementType());
+}
+
+//===----------------------------------------------------------------------===//
 // TensorMapOp
 //===----------------------------------------------------------------------===//
 

@@ -290,6 +290,60 @@ def Fuser_GroupNormOp : Fuser_Op<"group_norm", [Pure, IsolatedFromAbove, SingleB
 }
 
 //===----------------------------------------------------------------------===//
+// fuser.group_norm_grad
+//===----------------------------------------------------------------------===//
+
+def Fuser_GroupNormGradOp : Fuser_Op<"group_norm_grad", [
+    Pure, IsolatedFromAbove, SingleBlock]> {
+  let summary = "The input gradient of a group normalization";
+  let description = [{
+    The backward of `fuser.group_norm` with respect to its input. `input` is
+    the (N, C, ...) tensor the forward normalized, split into `num_groups`
+    groups of K = C / num_groups * (spatial size) contiguous elements. The
+    prologue computes dy, the gradient of the affine output, at each element
+    from one element per `prologue_inputs` operand (read through
+    `prologue_maps` from the input's iteration space). Per (n, group), with
+    mean and rstd = 1 / sqrt(var + eps) of the group (biased variance),
+    x_hat = (x - mean) * rstd and dx_hat = dy * gamma[c]:
+
+      grad_input = rstd * (dx_hat - mean(dx_hat) - x_hat * mean(dx_hat * x_hat))
+
+    with the means over the group's K elements. `mean` and `rstd` are the
+    (N, num_groups) statistics, results so that the parameter gradients
+    (column sums over N) can read them.
+
+    ```mlir
+    %dx, %mean, %rstd = fuser.group_norm_grad %x, %gamma groups = 512
+        eps = 1.0e-05 prologue_inputs(%dout, %z : tensor<?x8192xf32>,
+        tensor<?x8192xf32>) prologue_maps [#id, #id]
+        : tensor<?x8192xf32>, tensor<8192xf32>
+        -> tensor<?x8192xf32>, tensor<?x512xf32>, tensor<?x512xf32> {
+    ^bb0(%d: f32, %zi: f32):
+      ...
+      fuser.yield %dy : f32
+    }
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$gamma,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$num_groups,
+                       F64Attr:$epsilon,
+                       Variadic<AnyType>:$prologue_inputs,
+                       AffineMapArrayAttr:$prologue_maps,
+                       OptionalAttr<Fuser_KernelConfigAttr>:$config);
+  let results = (outs AnyRankedTensor:$grad_input, AnyRankedTensor:$mean,
+                      AnyRankedTensor:$rstd);
+  let regions = (region SizedRegion<1>:$prologue);
+  let assemblyFormat = [{
+    $input `,` $gamma `groups` `=` $num_groups `eps` `=` $epsilon
+    (`prologue_inputs` `(` $prologue_inputs^ `:` type($prologue_inputs) `)`)?
+    `prologue_maps` $prologue_maps attr-dict
+    `:` type($input) `,` type($gamma) `->` type($grad_input) `,` type($mean)
+    `,` type($rstd) $prologue
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // fuser.tensor_map
 //===----------------------------------------------------------------------===//
 
@@ -326,7 +380,8 @@ def Fuser_TensorMapOp : Fuser_Op<"tensor_map", [Pure]> {
 
 def Fuser_YieldOp : Fuser_Op<"yield", [
     Pure, Terminator, ReturnLike,
-    ParentOneOf<["PointwiseOp", "MatmulOp", "GroupNormOp"]>]> {
+    ParentOneOf<["PointwiseOp", "MatmulOp", "GroupNormOp",
+                "GroupNormGradOp"]>]> {
   let summary = "Yields the elements computed by a fusion group body";
   let arguments = (ins Variadic<AnyType>:$values);
   let assemblyFormat = "($values^ `:` type($values))? attr-dict";

@@ -194,19 +194,21 @@ StringRef mmaPrecision(MatmulOp op, StringRef precision, StringRef fp32Kernel,
   return choice;
 }
 
-/// GroupNorm: one block per (sample, group), threads striding over the
-/// group with 128-bit accesses when its size allows. The block is sized for
-/// about 2 vectors per thread, so small groups still put many loads in
-/// flight: one warp for W3's 16 elements, 128 threads for 1024, at most 512
-/// threads (64K elements: 32 vectors per thread).
+/// GroupNorm and its input gradient: one block per (sample, group), threads
+/// striding over the group with 128-bit accesses when its size allows. The
+/// block is sized for about 2 vectors per thread, so small groups still put
+/// many loads in flight: one warp for W3's 16 elements, 128 threads for
+/// 1024, at most 512 threads (64K elements: 32 vectors per thread).
 constexpr int64_t kGroupNormMaxBlock = 512;
 constexpr int64_t kGroupNormVectorsPerThread = 2;
 /// Threads per block when several small groups share one.
 constexpr int64_t kGroupNormSharedBlock = 256;
 
-/// The config of a group norm, or null after a diagnostic.
-KernelConfigAttr groupNormConfig(GroupNormOp op, StringRef precision) {
-  auto type = cast<RankedTensorType>(op.getInput().getType());
+/// The config of a group norm or its gradient (`strategy`) on `type` split
+/// into `groups`, or null after a diagnostic on `op`.
+KernelConfigAttr groupNormConfig(Operation *op, RankedTensorType type,
+                                 int64_t groups, StringRef strategy,
+                                 StringRef precision) {
   int64_t groupSize = 1;
   for (int64_t d : type.getShape().drop_front())
     groupSize = ShapedType::isDynamic(d) || ShapedType::isDynamic(groupSize)
@@ -215,7 +217,7 @@ KernelConfigAttr groupNormConfig(GroupNormOp op, StringRef precision) {
   int64_t width = 1, block = kGroupNormMaxBlock;
   SmallVector<int64_t> tile;
   if (!ShapedType::isDynamic(groupSize)) {
-    groupSize /= op.getNumGroups();
+    groupSize /= groups;
     width = groupSize % 4 == 0 ? 4 : groupSize % 2 == 0 ? 2 : 1;
     int64_t perThread = llvm::divideCeil(groupSize / width,
                                          kGroupNormVectorsPerThread);
@@ -229,7 +231,7 @@ KernelConfigAttr groupNormConfig(GroupNormOp op, StringRef precision) {
     }
   }
   return KernelConfigAttr::getChecked(
-      [&] { return op.emitError(); }, op.getContext(), StringRef("group_norm"),
+      [&] { return op->emitError(); }, op->getContext(), strategy,
       ArrayRef<int64_t>{block, 1, 1}, width, /*max_grid=*/int64_t(0),
       ArrayRef<int64_t>(tile), /*min_blocks_per_sm=*/int64_t(0), precision,
       /*promote_every=*/int64_t(0));
@@ -464,14 +466,21 @@ public:
                         << " does not read one";
       configurePointwise(op.materializePrologue());
     }
-    getOperation().walk([&](GroupNormOp op) {
+    // Group norms and their input gradients read their groups alike.
+    auto configureNorm = [&](auto op, StringRef strategy) {
       if (op.getConfigAttr())
         return; // chosen earlier or by the user
-      if (KernelConfigAttr config = groupNormConfig(op, StringRef(precision)))
+      if (KernelConfigAttr config = groupNormConfig(
+              op, cast<RankedTensorType>(op.getInput().getType()),
+              op.getNumGroups(), strategy, StringRef(precision)))
         op.setConfigAttr(config);
       else
         failedAny = true;
-    });
+    };
+    getOperation().walk(
+        [&](GroupNormOp op) { configureNorm(op, "group_norm"); });
+    getOperation().walk(
+        [&](GroupNormGradOp op) { configureNorm(op, "group_norm_grad"); });
     configureReductions(getOperation(), report);
     if (failedAny)
       signalPassFailure();

@@ -124,7 +124,7 @@ static ArrayAttr foldConstantInputs(MutableOperandRange inputs, ArrayAttr maps,
 }
 
 /// Step 1 on one group op (fuser.pointwise, fuser.matmul with its `then`
-/// region, fuser.group_norm).
+/// region, fuser.group_norm, fuser.group_norm_grad).
 static void foldConstantInputs(Operation *op) {
   if (auto pointwise = dyn_cast<PointwiseOp>(op)) {
     if (ArrayAttr maps = foldConstantInputs(
@@ -145,12 +145,20 @@ static void foldConstantInputs(Operation *op) {
       matmul.setEpilogueMapsAttr(maps);
     return;
   }
-  if (auto norm = dyn_cast<GroupNormOp>(op))
+  if (auto norm = dyn_cast<GroupNormOp>(op)) {
     if (ArrayAttr maps =
             foldConstantInputs(norm.getEpilogueInputsMutable(),
                                norm.getEpilogueMaps(), {&norm.getEpilogue()},
                                /*firstArg=*/1))
       norm.setEpilogueMapsAttr(maps);
+    return;
+  }
+  if (auto grad = dyn_cast<GroupNormGradOp>(op))
+    if (ArrayAttr maps =
+            foldConstantInputs(grad.getPrologueInputsMutable(),
+                               grad.getPrologueMaps(), {&grad.getPrologue()},
+                               /*firstArg=*/0))
+      grad.setPrologueMapsAttr(maps);
 }
 
 /// `addf(%v, %v)` -> `mulf(%v, 2.0)`. Both round the exact value 2v once.
@@ -325,7 +333,7 @@ public:
 
     SmallVector<Operation *> groups;
     getOperation().walk([&](Operation *op) {
-      if (isa<PointwiseOp, MatmulOp, GroupNormOp>(op))
+      if (isa<PointwiseOp, MatmulOp, GroupNormOp, GroupNormGradOp>(op))
         groups.push_back(op);
     });
     SmallVector<Region *> bodies;

@@ -96,3 +96,26 @@ func.func @standalone(%x: tensor<?x8192xf32>, %g: tensor<8192xf32>, %b: tensor<8
   }
   return %small, %large : tensor<?x8192xf32>, tensor<?x8192xf32>
 }
+
+// -----
+
+// Input gradients follow the same rule, under their own strategy.
+// CHECK-LABEL: func.func @grad
+// CHECK: fuser.group_norm_grad {{.+}} {config = #fuser.config<strategy = "group_norm_grad", block = [256, 1, 1], vector_width = 4, tile = [2],
+// CHECK: fuser.group_norm_grad {{.+}} {config = #fuser.config<strategy = "group_norm_grad", block = [128, 1, 1], vector_width = 4, precision
+func.func @grad(%x: tensor<?x8192xf32>, %g: tensor<8192xf32>, %d: tensor<?x8192xf32>)
+    -> (tensor<?x8192xf32>, tensor<?x8192xf32>) {
+  %small, %m0, %r0 = fuser.group_norm_grad %x, %g groups = 512 eps = 1.0e-05
+      prologue_inputs(%d : tensor<?x8192xf32>) prologue_maps [affine_map<(d0, d1) -> (d0, d1)>]
+      : tensor<?x8192xf32>, tensor<8192xf32> -> tensor<?x8192xf32>, tensor<?x512xf32>, tensor<?x512xf32> {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  %large, %m1, %r1 = fuser.group_norm_grad %x, %g groups = 8 eps = 1.0e-05
+      prologue_inputs(%d : tensor<?x8192xf32>) prologue_maps [affine_map<(d0, d1) -> (d0, d1)>]
+      : tensor<?x8192xf32>, tensor<8192xf32> -> tensor<?x8192xf32>, tensor<?x8xf32>, tensor<?x8xf32> {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  return %small, %large : tensor<?x8192xf32>, tensor<?x8192xf32>
+}

@@ -292,6 +292,31 @@ func.func @group_norm_constant_inputs(%x: tensor<?x8x4xf32>, %g: tensor<8xf32>, 
 
 // -----
 
+// So do a group norm gradient's prologue inputs (its first block argument
+// is prologue input #0).
+// CHECK-LABEL: func.func @group_norm_grad_constant_inputs
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<?x8xf32>, %[[G:[^:]+]]: tensor<8xf32>, %[[D:[^:]+]]: tensor<?x8xf32>)
+// CHECK-NOT: arith.constant
+// CHECK: fuser.group_norm_grad %[[X]], %[[G]] groups = 2 eps = 1.000000e-05 prologue_inputs(%[[D]] : tensor<?x8xf32>) prologue_maps [#{{.+}}]
+// CHECK-NEXT: ^bb0(%[[V:.+]]: f32):
+// CHECK-NEXT: %[[S:.+]] = arith.constant 5.000000e-01 : f32
+// CHECK-NEXT: %[[M:.+]] = arith.mulf %[[V]], %[[S]] : f32
+// CHECK-NEXT: fuser.yield %[[M]]
+func.func @group_norm_grad_constant_inputs(%x: tensor<?x8xf32>, %g: tensor<8xf32>, %d: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %s = arith.constant dense<0.5> : tensor<f32>
+  %dx, %m, %r = fuser.group_norm_grad %x, %g groups = 2 eps = 1.0e-05
+      prologue_inputs(%d, %s : tensor<?x8xf32>, tensor<f32>)
+      prologue_maps [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>]
+      : tensor<?x8xf32>, tensor<8xf32> -> tensor<?x8xf32>, tensor<?x2xf32>, tensor<?x2xf32> {
+  ^bb0(%v: f32, %sv: f32):
+    %p = arith.mulf %v, %sv : f32
+    fuser.yield %p : f32
+  }
+  return %dx : tensor<?x8xf32>
+}
+
+// -----
+
 // A splat input that alone reads a dynamic result dimension gives its size,
 // so it stays; when another input reads that dimension too, it folds.
 // CHECK-LABEL: func.func @constant_gives_dynamic_size

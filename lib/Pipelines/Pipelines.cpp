@@ -107,6 +107,7 @@ void mlir::fuser::buildKernelPipeline(OpPassManager &pm,
   // Fusion groups become kernels while still on tensors.
   pm.addPass(createConvertMatmulToGPUPass());
   pm.addPass(createConvertGroupNormToGPUPass());
+  pm.addPass(createConvertGroupNormGradToGPUPass());
   // Reductions before pointwise groups: a fill that only inits a
   // reduction becomes a constant of its kernel, not a kernel of its own.
   pm.addPass(createConvertReductionToGPUPass());

@@ -161,6 +161,36 @@ def ConvertGroupNormToGPUPass : Pass<"fuser-group-norm-to-gpu", "mlir::ModuleOp"
                            "::mlir::bufferization::BufferizationDialect"];
 }
 
+def ConvertGroupNormGradToGPUPass : Pass<"fuser-group-norm-grad-to-gpu", "mlir::ModuleOp"> {
+  let summary = "Lower each fuser.group_norm_grad group to one GPU kernel and its launch";
+  let description = [{
+    Each configured `fuser.group_norm_grad` (strategy `group_norm_grad`,
+    f32, static sizes past N) becomes one `gpu.func` in `@fuser_kernels`
+    and host code in its place, with the conventions of
+    `fuser-group-norm-to-gpu`: the same threads per (sample, group) and the
+    same statistics (shifted fp32 sums, Chan merge, mean relative to the
+    group's first element). Kernel signature: (x, gamma, prologue
+    inputs..., dx, mean, rstd, n: i64).
+
+    After the statistics, one thread per group writes the mean and rstd
+    to their (N, groups) outputs. A second pass computes dy with the
+    prologue (identity-mapped inputs read `vector_width` at a time),
+    dx_hat = dy * gamma[c] and x_hat, and sums dx_hat and dx_hat * x_hat
+    over the group (`gpu.shuffle xor`, then workgroup memory in warp order,
+    so every thread gets the same sums). A third pass recomputes both and
+    stores dx = rstd * (dx_hat - mean(dx_hat) - x_hat * mean(dx_hat *
+    x_hat)) with `vector_width`-element stores.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::cf::ControlFlowDialect",
+                           "::mlir::bufferization::BufferizationDialect"];
+}
+
 def ConvertFuserToLinalgPass : Pass<"fuser-to-linalg", "mlir::ModuleOp"> {
   let summary = "Lower fusion groups to linalg.generic (the CPU reference path)";
   let description = [{

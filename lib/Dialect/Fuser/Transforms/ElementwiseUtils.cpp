@@ -9,6 +9,8 @@
 #include "mlir/IR/Matchers.h"
 #include "llvm/Support/Debug.h"
 
+#include <cmath>
+
 #define DEBUG_TYPE "fuser-elementwise"
 
 using namespace mlir;
@@ -204,6 +206,13 @@ LogicalResult mlir::fuser::foldScalarBody(Block &body,
         return failure();
       result = known(cond.getValue().isZero() ? select.getFalseValue()
                                               : select.getTrueValue());
+    } else if (auto rsqrt = dyn_cast<math::RsqrtOp>(inner)) {
+      // No folder upstream: 1 / sqrt(x), rounded once from f64.
+      auto in = dyn_cast_or_null<FloatAttr>(known(rsqrt.getOperand()));
+      if (!in)
+        return failure();
+      result = FloatAttr::get(rsqrt.getType(),
+                              1.0 / std::sqrt(in.getValueAsDouble()));
     } else {
       SmallVector<Attribute> operands;
       for (Value v : inner.getOperands())

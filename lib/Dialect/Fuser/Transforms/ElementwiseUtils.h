@@ -73,7 +73,8 @@ SmallVector<OpOperand *> getReadOperands(linalg::GenericOp op);
 /// folders, extending `value` (the block arguments' and anything else
 /// already known, e.g. linalg.index per point; constants defined outside
 /// are looked up): truncf rounds to nearest even (its folder keeps only
-/// exact truncations) and select follows a constant condition. Fails on an
+/// exact truncations), select follows a constant condition and math.rsqrt
+/// (no folder upstream) is 1 / sqrt rounded from f64. Fails on an
 /// op that does not fold to an integer or float attribute.
 LogicalResult foldScalarBody(Block &body, DenseMap<Value, Attribute> &value);
 

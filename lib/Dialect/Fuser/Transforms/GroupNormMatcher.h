@@ -89,6 +89,11 @@ public:
   double epsilon = 0.0;
   int64_t groupSize = 0;
 
+  /// Match `v`, a scalar viewed from `data`'s iteration space, as the mean
+  /// or as rstd of `data`'s groups. Return why not, or "".
+  std::string matchMean(const Term &v);
+  std::string matchRstd(const Term &v);
+
 private:
   Value data;
   SmallVector<int64_t> shape;
@@ -104,10 +109,8 @@ private:
   bool isDataElement(const Term &t) const { return isElementOf(t, data); }
   std::string matchGroupSum(const Term &sum, StringRef what, Summand summand);
   std::string matchScaledSum(const Term &v, StringRef what, Summand summand);
-  std::string matchMean(const Term &v);
   std::string matchVariance(const Term &v);
   std::string matchVarPlusEps(const Term &v);
-  std::string matchRstd(const Term &v);
 };
 
 /// The float value of a constant scalar term (a scalar constant, or an

@@ -271,6 +271,39 @@ def FuserFuseMatmulGroupNormPass
                            "::mlir::fuser::FuserDialect"];
 }
 
+def FuserFuseGroupNormGradPass : Pass<"fuser-fuse-group-norm-grad", "mlir::func::FuncOp"> {
+  let summary = "Recognize a GroupNorm's input gradient as fuser.group_norm_grad";
+  let description = [{
+    Finds GroupNorm backward decompositions (torch-mlir's
+    `native_group_norm_backward`, with the statistics recomputed from the
+    saved input, its f64 variance included) and replaces the input
+    gradient, and the statistics it recomputes, by one
+    `fuser.group_norm_grad`, whose kernel computes them per (sample, group)
+    in one pass over dy and x.
+
+    1. Statistics: over a grouped view T of X (a tensor a sum reduction
+       reads element by element), the ops computing rstd = rsqrt(var + eps)
+       and the mean, as `fuser-fuse-group-norm` matches them.
+    2. The input gradient: a tensor of X's type computed from them. Rather
+       than one algebraic form, it is checked numerically: the ops are
+       evaluated at points of several groups on pseudo-random inputs of both
+       signs and compared, in f64, with
+         rstd * (dy * gamma - mean(dy * gamma) - x_hat * mean(dy * gamma * x_hat))
+       for a per-channel gamma and a gradient dy among the tensors of X's
+       type it is computed from.
+    3. dy's elementwise producers (torch-mlir's leaky_relu mask) become the
+       prologue; the statistics' f32 uses read the op's mean and rstd.
+
+    With `report`, a remark says what fused, or why statistics recomputed
+    in a backward were left alone.
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark for every GroupNorm gradient fused or left unfused">,
+  ];  let dependentDialects = ["::mlir::fuser::FuserDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def FuserFuseGroupNormPass : Pass<"fuser-fuse-group-norm", "mlir::func::FuncOp"> {
   let summary = "Recognize GroupNorm/LayerNorm/InstanceNorm decompositions as fuser.group_norm and fuse their consumers";
   let description = [{

@@ -53,7 +53,12 @@ void mlir::fuser::buildFusionPipeline(OpPassManager &pm,
   // Folds tensor.dim and constants so fusion sees the real producers.
   pm.addPass(createCanonicalizerPass());
   if (opts.fuse) {
-    // Group norms first: a matmul before one then absorbs only up to the
+    // GroupNorm backwards first, while their statistics are plain linalg.
+    FuserFuseGroupNormGradPassOptions groupNormGradOpts;
+    groupNormGradOpts.report = opts.report;
+    pm.addNestedPass<func::FuncOp>(
+        createFuserFuseGroupNormGradPass(groupNormGradOpts));
+    // Group norms next: a matmul before one then absorbs only up to the
     // group norm's input (its bias, say), not the normalization's ops.
     FuserFuseGroupNormPassOptions groupNormOpts;
     groupNormOpts.report = opts.report;

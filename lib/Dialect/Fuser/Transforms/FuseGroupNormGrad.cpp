@@ -197,6 +197,9 @@ private:
     if (s.groupSize > kMaxProbedGroup)
       return "groups of more than 4096 elements are not checked";
 
+    // Fresh per attempt: the IR changes between attempts, and a remembered
+    // element of an erased value could alias a new one.
+    LinalgProbe probe;
     SetVector<Value> candidates;
     for (linalg::GenericOp op : s.rstdOps)
       for (Value v : reachable(op->getResult(0), /*backward=*/false))
@@ -211,7 +214,7 @@ private:
           continue;
         for (Value dy : cone)
           if (dy != dx && dy != s.x && dy.getType() == xTy &&
-              computesInputGradient(s, dx, dy, gamma))
+              computesInputGradient(probe, s, dx, dy, gamma))
             return rewrite(s, dx, dy, gamma);
       }
     }
@@ -220,8 +223,8 @@ private:
   }
 
   /// Probes `dx` against the formula at points of several groups.
-  bool computesInputGradient(const GroupStats &s, Value dx, Value dy,
-                             Value gamma) {
+  static bool computesInputGradient(LinalgProbe &probe, const GroupStats &s,
+                                    Value dx, Value dy, Value gamma) {
     auto xTy = cast<RankedTensorType>(s.x.getType());
     int64_t k = s.groupSize, perGroup = xTy.getDimSize(1) / s.groups;
     int64_t spatial = k / perGroup;
@@ -436,7 +439,6 @@ private:
     }
   }
 
-  LinalgProbe probe;
 };
 
 } // namespace

@@ -340,6 +340,8 @@ BACKWARD_EXPORTS = [
     ("torch_w2_small_backward.mlir", lambda: W2(40, 24), 7, True),
     ("torch_w3_backward.mlir", lambda: LinearGroupNorm(8192, 512), 1024, True),
     ("torch_w3_small_backward.mlir", lambda: LinearGroupNorm(64, 4), 8, True),
+    ("torch_w3_small_no_affine_backward.mlir",
+     lambda: LinearGroupNorm(64, 4, affine=False), 8, True),
 ]
 
 

@@ -5,9 +5,13 @@
 // Fused, GroupNorm's input gradient and the statistics torch-mlir recomputes
 // (its variance in f64) are one fuser.group_norm_grad, whose CPU reference
 // computes them in f32 with two-pass sums: every output (dW, db, dgamma,
-// dbeta, dX) must agree to fp32 rounding.
+// dbeta, dX) must agree to fp32 rounding. @w3_na_backward is the same with
+// GroupNorm(affine=False) (Inputs/torch_w3_small_no_affine_backward.mlir):
+// no gamma, so the op's gamma is a constant 1.
 // RUN: sed -e 's/@main(/@w3_backward(/' -e 's/#map/#bw_map/g' -e '/^module {$/d' -e '/^}$/d' \
 // RUN:   %S/Inputs/torch_w3_small_backward.mlir > %t.mlir
+// RUN: sed -e 's/@main(/@w3_na_backward(/' -e 's/#map/#na_map/g' -e '/^module {$/d' -e '/^}$/d' \
+// RUN:   %S/Inputs/torch_w3_small_no_affine_backward.mlir >> %t.mlir
 // RUN: cat %s >> %t.mlir
 // RUN: fuser-opt %t.mlir --fuser-cpu-reference-pipeline="fuse=false" \
 // RUN:   | mlir-runner -e main -entry-point-result=void \
@@ -28,9 +32,17 @@
 // OUT-COUNT-3: sizes = [64] strides = [1] data =
 // OUT: sizes = [8, 64] strides = [64, 1] data =
 // OUT-NEXT: {{\[\[}}{{.*}}-{{.*}}]
+// Without affine: dW, db, dX.
+// OUT: sizes = [64, 64] strides = [64, 1] data =
+// OUT: sizes = [64] strides = [1] data =
+// OUT: sizes = [8, 64] strides = [64, 1] data =
+// OUT-NEXT: {{\[\[}}{{.*}}-{{.*}}]
 
 // FUSED-LABEL: func.func @w3_backward
 // FUSED: fuser.group_norm_grad %{{.+}}, %{{.+}} groups = 4 eps = 1.000000e-05 prologue_inputs(
+// FUSED-LABEL: func.func @w3_na_backward
+// FUSED: %[[ONES:.+]] = arith.constant dense<1.000000e+00> : tensor<64xf32>
+// FUSED: fuser.group_norm_grad %{{.+}}, %[[ONES]] groups = 4 eps = 1.000000e-05 prologue_inputs(
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 
@@ -115,5 +127,11 @@ func.func @main() {
   func.call @print1(%dbeta) : (tensor<64xf32>) -> ()
   %dxu = tensor.cast %dx : tensor<8x64xf32> to tensor<?x?xf32>
   func.call @print(%dxu) : (tensor<?x?xf32>) -> ()
+  %dw2, %db2, %dx2 = func.call @w3_na_backward(%x, %y, %z, %w, %dout) : (tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<64x64xf32>, tensor<8x64xf32>) -> (tensor<64x64xf32>, tensor<64xf32>, tensor<8x64xf32>)
+  %dw2u = tensor.cast %dw2 : tensor<64x64xf32> to tensor<?x?xf32>
+  func.call @print(%dw2u) : (tensor<?x?xf32>) -> ()
+  func.call @print1(%db2) : (tensor<64xf32>) -> ()
+  %dx2u = tensor.cast %dx2 : tensor<8x64xf32> to tensor<?x?xf32>
+  func.call @print(%dx2u) : (tensor<?x?xf32>) -> ()
   return
 }

@@ -10,7 +10,8 @@
 // 2. The input gradient: among the tensors of X's type computed from rstd,
 //    one that LinalgProbe evaluates, at points of several groups, to
 //    rstd * (dy*gamma - mean(dy*gamma) - x_hat * mean(dy*gamma*x_hat)) for
-//    some dy of X's type and gamma of C elements it is computed from. A
+//    some dy of X's type and gamma of C elements it is computed from (or
+//    gamma = 1: GroupNorm(affine=False)). A
 //    numerical check accepts any algebraic form the front end picks; a
 //    wrong candidate is off by O(1) at random inputs.
 // 3. dy's elementwise producers are inlined into the prologue; their
@@ -207,11 +208,15 @@ private:
           candidates.insert(v);
     for (Value dx : candidates) {
       SetVector<Value> cone = reachable(dx, /*backward=*/true);
-      for (Value gamma : cone) {
-        auto gTy = dyn_cast<RankedTensorType>(gamma.getType());
-        if (!gTy || gTy.getRank() != 1 || gTy.getDimSize(0) != channels ||
-            !gTy.getElementType().isF32())
-          continue;
+      // A per-channel gamma from the cone, or none (affine=False: 1).
+      SmallVector<Value> gammas;
+      for (Value v : cone)
+        if (auto t = dyn_cast<RankedTensorType>(v.getType());
+            t && t.getRank() == 1 && t.getDimSize(0) == channels &&
+            t.getElementType().isF32())
+          gammas.push_back(v);
+      gammas.push_back(Value());
+      for (Value gamma : gammas) {
         for (Value dy : cone)
           if (dy != dx && dy != s.x && dy.getType() == xTy &&
               computesInputGradient(probe, s, dx, dy, gamma))
@@ -254,7 +259,8 @@ private:
         SmallVector<int64_t> idx = indexOf(p.sample, p.group, e);
         std::optional<double> xv = probe.element(s.x, idx),
                               dyv = probe.element(dy, idx),
-                              gv = probe.element(gamma, {idx[1]});
+                              gv = gamma ? probe.element(gamma, {idx[1]})
+                                         : std::optional<double>(1.0);
         if (!xv || !dyv || !gv)
           return false;
         x[e] = *xv;
@@ -371,7 +377,7 @@ private:
     SmallVector<Value> operands{s.x, gamma};
     llvm::append_range(operands, pro.inputs);
     for (Value v : operands) {
-      Operation *def = v.getDefiningOp();
+      Operation *def = v ? v.getDefiningOp() : nullptr;
       if (!def)
         continue;
       if (def->getBlock() != funcBlock)
@@ -384,6 +390,14 @@ private:
       b.setInsertionPointAfter(after);
     else
       b.setInsertionPointToStart(funcBlock);
+    Location loc = dx.getLoc();
+    if (!gamma) {
+      auto vecTy = RankedTensorType::get({xTy.getDimSize(1)},
+                                         xTy.getElementType());
+      gamma = arith::ConstantOp::create(
+          b, loc, vecTy,
+          DenseElementsAttr::get(vecTy, b.getF32FloatAttr(1.0)));
+    }
     auto precedes = [&](Operation *user) {
       return user->getBlock() == funcBlock &&
              (!after || after->isBeforeInBlock(user));
@@ -393,7 +407,6 @@ private:
 
     auto statTy = RankedTensorType::get({xTy.getDimSize(0), s.groups},
                                         xTy.getElementType());
-    Location loc = dx.getLoc();
     auto op = GroupNormGradOp::create(
         b, loc, TypeRange{xTy, statTy, statTy}, s.x, gamma,
         b.getI64IntegerAttr(s.groups), b.getF64FloatAttr(s.epsilon),

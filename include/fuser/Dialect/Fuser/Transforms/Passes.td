@@ -289,8 +289,8 @@ def FuserFuseGroupNormGradPass : Pass<"fuser-fuse-group-norm-grad", "mlir::func:
        evaluated at points of several groups on pseudo-random inputs of both
        signs and compared, in f64, with
          rstd * (dy * gamma - mean(dy * gamma) - x_hat * mean(dy * gamma * x_hat))
-       for a per-channel gamma and a gradient dy among the tensors of X's
-       type it is computed from.
+       for a per-channel gamma (or gamma = 1, GroupNorm(affine=False)) and a
+       gradient dy among the tensors of X's type it is computed from.
     3. dy's elementwise producers (torch-mlir's leaky_relu mask) become the
        prologue; the statistics' f32 uses read the op's mean and rstd.
 

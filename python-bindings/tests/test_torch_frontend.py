@@ -251,13 +251,17 @@ def test_unfused_retry(cache, monkeypatch):
         return real(text, **kw)
 
     monkeypatch.setattr(_compile, "cached_compile", failing_fusion)
-    c = ft.compile(nn.Sequential(nn.Linear(32, 64), nn.ReLU()),
-                   torch.randn(8, 32), cache=cache)
+    model = nn.Sequential(nn.Linear(32, 64), nn.ReLU())
+    with pytest.warns(RuntimeWarning, match="(?s)fusion failed.*simulated"):
+        c = ft.compile(model, torch.randn(8, 32), cache=cache)
     v = c.fuser_package.variants[0]
     assert not v.fused and c.fuser_fallback is None
     assert "fusion failed" in v.remarks[0].message
     assert "simulated" in v.remarks[0].message
     assert "unfused (fusion failed)" in c.fuser_report()
+    # fallback=False: the fusion error itself, no unfused retry.
+    with pytest.raises(fuser.FuserError, match="simulated"):
+        ft.compile(model, torch.randn(8, 32), cache=cache, fallback=False)
 
 
 def test_cache_hit(tmp_path):

@@ -11,9 +11,9 @@
    say which line of the model an op came from.
 3. Compile the text with fuser.compile (the registered GPU pipeline, with
    remarks), through the on-disk cache (_cache.py). If fusion fails, compile
-   again with fuse=false (every op alone, the fallback lowering); if that
-   fails too, or the export does, the module runs eagerly and says why
-   (fallback=False raises instead).
+   again with fuse=false (every op alone, the fallback lowering) with a
+   warning; if that fails too, or the export does, the module runs eagerly
+   and says why. fallback=False raises at the first failure instead.
 
 torch-mlir is imported here only, on the first compile.
 """
@@ -375,7 +375,7 @@ class _Compiler:
     def compile_text(self, text: str) -> Tuple[Any, dict]:
         return compile_ir(text, chip=self.chip, precision=self.precision,
                           format=self.format, options=self.options,
-                          cache=self.cache)
+                          cache=self.cache, retry_unfused=self.fallback)
 
     def variant(self, name: str, state: Sequence[torch.Tensor],
                 inputs: Sequence[torch.Tensor], dynamic: DynamicSpec
@@ -442,10 +442,11 @@ class _Compiler:
 
 
 def compile_ir(text: str, *, chip: str, precision: str, format: str,
-               options: Mapping[str, Any], cache: Optional[CompileCache]
-               ) -> Tuple[Artifact, dict]:
+               options: Mapping[str, Any], cache: Optional[CompileCache],
+               retry_unfused: bool = True) -> Tuple[Artifact, dict]:
     """fuser.compile of exported text through the cache, with remarks; if
-    fusion fails, again with fuse=false (a note says why). Returns the
+    fusion fails, again with fuse=false (a note and a RuntimeWarning say
+    why), or with retry_unfused=False the error is raised. Returns the
     artifact and its info (fused, cache_hit, notes, remarks)."""
     notes: List[str] = []
     options = dict(options)
@@ -454,8 +455,14 @@ def compile_ir(text: str, *, chip: str, precision: str, format: str,
                                   format=format, options=options, cache=cache)
         fused = options.get("fuse", True) not in (False, "false", 0)
     except FuserError as e:
+        if not retry_unfused:
+            raise
         notes.append("fusion failed, so every op is compiled alone "
                      f"(fuse=false):\n{_short(e)}")
+        # Slower kernels, not wrong ones: say so where users look.
+        warnings.warn("fuser.torch: fusion failed, so every op is compiled "
+                      f"alone (fuse=false; slower): {_short(e)}",
+                      RuntimeWarning, stacklevel=3)
         options["fuse"] = False
         art, hit = cached_compile(text, chip=chip, precision=precision,
                                   format=format, options=options, cache=cache)
@@ -502,10 +509,10 @@ def compile(module: torch.nn.Module, example_inputs: Any, *,
     - `cache`: the on-disk compile cache (True: the default directory, a
       path, or False).
     - `fallback`: when fusion fails, the module is compiled again with
-      every op alone (fuse=false) and a remark says so; when that fails too,
-      or the export does, the module runs eagerly with a warning
-      (`compiled.fuser_fallback` says why), or with fallback=False the error
-      is raised.
+      every op alone (fuse=false), and a warning and a remark say so; when
+      that fails too, or the export does, the module runs eagerly with a
+      warning (`compiled.fuser_fallback` says why). With fallback=False
+      the first error is raised: no unfused retry, no eager module.
 
     - `training`: also compile the backward (AOTAutograd's partitioned
       forward and backward graphs, both through fuser): the module's

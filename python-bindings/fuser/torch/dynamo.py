@@ -182,7 +182,8 @@ def _compile_graph(gm: torch.fx.GraphModule, example_inputs, *, kind: str,
                                precision=config["precision"],
                                format=config["format"],
                                options=config["options"],
-                               cache=config["cache"])
+                               cache=config["cache"],
+                               retry_unfused=config["fallback"])
     except Exception as e:  # noqa: BLE001 - any import or compile failure.
         if not config["fallback"]:
             raise

@@ -182,12 +182,17 @@ class _Compiler:
     def __init__(self, module: torch.nn.Module, example_inputs: Sequence[Any],
                  *, chip: str, precision: str, format: str,
                  options: Mapping[str, Any], cache: Optional[CompileCache],
-                 fallback: bool, report: bool) -> None:
+                 fallback: bool, report: bool,
+                 retry_unfused: Optional[bool] = None) -> None:
         self.module = module
         self.chip, self.precision, self.format = chip, precision, format
         self.options = dict(options)
         self.cache = cache
         self.fallback = fallback
+        # Whether a failed fusion is compiled again unfused: with fallback
+        # unless the caller says (fuser.torch.elementwise never runs eagerly
+        # but keeps the unfused kernels).
+        self.retry_unfused = fallback if retry_unfused is None else retry_unfused
         self.report = report
         self.model_name = type(module).__name__
         self.spec = self._spec(module, example_inputs)
@@ -375,7 +380,7 @@ class _Compiler:
     def compile_text(self, text: str) -> Tuple[Any, dict]:
         return compile_ir(text, chip=self.chip, precision=self.precision,
                           format=self.format, options=self.options,
-                          cache=self.cache, retry_unfused=self.fallback)
+                          cache=self.cache, retry_unfused=self.retry_unfused)
 
     def variant(self, name: str, state: Sequence[torch.Tensor],
                 inputs: Sequence[torch.Tensor], dynamic: DynamicSpec
@@ -455,7 +460,7 @@ def compile_ir(text: str, *, chip: str, precision: str, format: str,
                                   format=format, options=options, cache=cache)
         fused = options.get("fuse", True) not in (False, "false", 0)
     except FuserError as e:
-        if not retry_unfused:
+        if not retry_unfused or options.get("fuse", True) in (False, "false", 0):
             raise
         notes.append("fusion failed, so every op is compiled alone "
                      f"(fuse=false):\n{_short(e)}")

@@ -262,7 +262,7 @@ class ElementwiseKernel:
             _module_for(self.fn, names, scalars), examples,
             dynamic="batch" if self.dynamic else None,
             report=self._report, cache=self._cache, fallback=False,
-            recompute="all", **self.compile_options)
+            retry_unfused=True, recompute="all", **self.compile_options)
         module.fuser_package.spec["elementwise"] = {
             "constants": list(scalars), "tensors": names,
             "dtype": str(out_dtype).replace("torch.", "")}

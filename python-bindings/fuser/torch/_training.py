@@ -743,10 +743,13 @@ def compile_training(module: torch.nn.Module, example_inputs: Any, *,
                      options: Optional[Mapping[str, Any]] = None,
                      cache=True, fallback: bool = True,
                      input_grads: bool = True,
-                     recompute: str = "policy") -> "TrainingModule":
+                     recompute: str = "policy",
+                     retry_unfused: Optional[bool] = None) -> "TrainingModule":
     """fuser.torch.compile(..., training=True): see compile() and the module
     docstring. `recompute="all"` saves only the forward's arguments for the
-    backward (partitioned_graphs; fuser.torch.elementwise uses it)."""
+    backward (partitioned_graphs; fuser.torch.elementwise uses it).
+    `retry_unfused`: compile a failed fusion again unfused (default: as
+    `fallback`)."""
     from ..compiler import find_tools
     from ._compile import _Compiler, finish_compile, make_cache
 
@@ -760,7 +763,8 @@ def compile_training(module: torch.nn.Module, example_inputs: Any, *,
     compiler = _Compiler(module, example_inputs, chip=chip,
                          precision=precision, format=format,
                          options=options or {}, cache=make_cache(cache),
-                         fallback=fallback, report=report)
+                         fallback=fallback, report=report,
+                         retry_unfused=retry_unfused)
     compiler.spec["version"] = _module.PACKAGE_VERSION
     if recompute not in ("policy", "all"):
         raise ValueError(f"recompute must be 'policy' or 'all', got "

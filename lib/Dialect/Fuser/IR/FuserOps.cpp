@@ -427,7 +427,8 @@ LogicalResult GroupNormGradOp::verify() {
                          << " is not divisible by " << getNumGroups()
                          << " groups";
   auto statTy = RankedTensorType::get(
-      {inTy.getDimSize(0), getNumGroups()}, inTy.getElementType());
+      {inTy.getDimSize(0), static_cast<int64_t>(getNumGroups())},
+      inTy.getElementType());
   for (Value stat : {getMean(), getRstd()})
     if (stat.getType() != statTy)
       return emitOpError() << "mean and rstd must be (N, groups) tensors of "

@@ -90,6 +90,10 @@ Attribute LinalgProbe::evaluate(Value tensor, ArrayRef<int64_t> index) {
                             std::vector<int64_t>(index.begin(), index.end()));
   if (auto it = memo.find(key); it != memo.end())
     return it->second;
+  auto type = cast<ShapedType>(tensor.getType());
+  for (auto [i, extent] : llvm::zip_equal(index, type.getShape()))
+    if (i < 0 || (!ShapedType::isDynamic(extent) && i >= extent))
+      return {}; // no such element
   Attribute result;
   Operation *def = tensor.getDefiningOp();
   DenseElementsAttr dense;

@@ -395,8 +395,9 @@ def FuserSimplifyGroupBodiesPass
                 "group bodies";
   let description = [{
     First, every input of a `fuser.pointwise`, a `fuser.matmul` epilogue
-    (both regions when it ends in a group norm) or a `fuser.group_norm`
-    epilogue that holds one value everywhere becomes an `arith.constant` in
+    (both regions when it ends in a group norm), a `fuser.group_norm`
+    epilogue or a `fuser.group_norm_grad` prologue that holds one value
+    everywhere becomes an `arith.constant` in
     the bodies and leaves the group's inputs (and maps): a scalar constant,
     or a splat tensor constant of any shape read through any map, such as
     torch-mlir's 0-d slopes and bounds (`dense<0.0> : tensor<f32>` read

@@ -342,13 +342,19 @@ FailureOr<GroupedStats> buildGroupedStats(OpBuilder &b, Location loc,
   return st;
 }
 
+/// The statistics of a group norm op's input (either direction).
+template <typename NormOp>
+FailureOr<GroupedStats> buildGroupedStats(OpBuilder &b, NormOp op) {
+  return buildGroupedStats(b, op.getLoc(), op, op.getInput(),
+                           op.getNumGroups(),
+                           op.getEpsilon().convertToDouble());
+}
+
 LogicalResult lowerGroupNorm(GroupNormOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   MLIRContext *ctx = op.getContext();
-  FailureOr<GroupedStats> stats =
-      buildGroupedStats(b, loc, op, op.getInput(), op.getNumGroups(),
-                        op.getEpsilon().convertToDouble());
+  FailureOr<GroupedStats> stats = buildGroupedStats(b, op);
   if (failed(stats))
     return failure();
   const GroupedStats &st = *stats;
@@ -416,9 +422,7 @@ LogicalResult lowerGroupNormGrad(GroupNormGradOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   MLIRContext *ctx = op.getContext();
-  FailureOr<GroupedStats> stats =
-      buildGroupedStats(b, loc, op, op.getInput(), op.getNumGroups(),
-                        op.getEpsilon().convertToDouble());
+  FailureOr<GroupedStats> stats = buildGroupedStats(b, op);
   if (failed(stats))
     return failure();
   const GroupedStats &st = *stats;

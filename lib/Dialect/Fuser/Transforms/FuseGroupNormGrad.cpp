@@ -84,13 +84,6 @@ static AffineMap statisticsView(Value data, linalg::GenericOp op) {
   return AffineMap::get(dataTy.getRank(), 0, exprs, ctx);
 }
 
-static Value reshapeRoot(Value v) {
-  while (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
-      v.getDefiningOp()))
-    v = v.getDefiningOp()->getOperand(0);
-  return v;
-}
-
 /// Values reachable from `from` through operands (`backward`) or users.
 static SetVector<Value> reachable(Value from, bool backward) {
   SetVector<Value> seen;
@@ -147,16 +140,9 @@ private:
   SmallVector<GroupStats> findStatistics() {
     SetVector<Value> views;
     getOperation().walk([&](linalg::GenericOp red) {
-      if (red.getNumReductionLoops() == 0 || !red.hasPureTensorSemantics())
-        return;
-      AffineMap id =
-          AffineMap::getMultiDimIdentityMap(red.getNumLoops(), red.getContext());
-      for (OpOperand *in : red.getDpsInputOperands()) {
-        Term t = traceScalar(red.getMatchingBlockArgument(in), id);
-        if (t.tensor && isElementOf(t, t.tensor) &&
-            cast<RankedTensorType>(t.tensor.getType()).getRank() >= 3)
-          views.insert(t.tensor);
-      }
+      if (Value t = summedTensor(red);
+          t && cast<RankedTensorType>(t.getType()).getRank() >= 3)
+        views.insert(t);
     });
     SmallVector<GroupStats> found;
     for (Value data : views) {

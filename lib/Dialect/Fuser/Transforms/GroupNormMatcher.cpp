@@ -6,6 +6,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -367,4 +368,53 @@ std::string GroupNormMatcher::matchRstd(const Term &v) {
       return matchVarPlusEps(trace(sqrt.getOperand(), s));
   }
   return "the normalization does not multiply by rsqrt(var + eps)";
+}
+
+/// The tensor `v` is a chain of tensor.expand_shape / collapse_shape of (or
+/// `v`). Reshapes keep the row-major order of the elements.
+Value fuser::reshapeRoot(Value v) {
+  while (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
+      v.getDefiningOp()))
+    v = v.getDefiningOp()->getOperand(0);
+  return v;
+}
+
+/// If `red` sums a tensor element by element over its whole shape, returns
+/// that tensor (seen through elementwise producers such as an arith.extf).
+Value fuser::summedTensor(linalg::LinalgOp red) {
+  if (red.getNumDpsInits() != 1 || red->getNumResults() != 1 ||
+      !red.hasPureTensorSemantics() || red.getNumReductionLoops() == 0)
+    return Value();
+  auto yield = dyn_cast<linalg::YieldOp>(red.getBlock()->getTerminator());
+  auto add = yield && yield.getNumOperands() == 1
+                 ? yield.getOperand(0).getDefiningOp<arith::AddFOp>()
+                 : arith::AddFOp();
+  BlockArgument acc = red.getMatchingBlockArgument(red.getDpsInitOperand(0));
+  if (!add || (add.getLhs() != acc && add.getRhs() != acc))
+    return Value();
+  Value summand = add.getLhs() == acc ? add.getRhs() : add.getLhs();
+  AffineMap id =
+      AffineMap::getMultiDimIdentityMap(red.getNumLoops(), red.getContext());
+  Term t = traceScalar(summand, id);
+  if (!t.tensor) {
+    // The data may itself be computed elementwise (nn.Linear's bias add
+    // before a LayerNorm, with no reshape between): stop at the first
+    // producer that computes. The data is read again to center it, so it
+    // has other users; a sum of computed terms (the variance's squares)
+    // has not, and is not a candidate.
+    t = traceScalar(summand, id, Value(), /*passThroughOnly=*/true);
+    if (t.tensor) {
+      SmallPtrSet<Operation *, 4> users(t.tensor.getUsers().begin(),
+                                        t.tensor.getUsers().end());
+      if (users.size() < 2)
+        t.tensor = Value();
+    }
+  }
+  auto ty = t.tensor ? dyn_cast<RankedTensorType>(t.tensor.getType())
+                     : RankedTensorType();
+  if (!ty || ty.getRank() < 2 ||
+      red.getStaticLoopRanges() != ArrayRef<int64_t>(ty.getShape()) ||
+      !isElementOf(t, t.tensor))
+    return Value();
+  return t.tensor;
 }

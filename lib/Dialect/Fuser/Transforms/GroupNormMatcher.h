@@ -113,6 +113,15 @@ private:
   std::string matchVarPlusEps(const Term &v);
 };
 
+/// The root of `v`'s chain of tensor.expand_shape / collapse_shape (or
+/// `v`). Reshapes keep the row-major order of the elements.
+Value reshapeRoot(Value v);
+
+/// If `red` sums a tensor element by element over its whole shape, returns
+/// that tensor (seen through elementwise producers such as an arith.extf):
+/// a normalization's data, or its grouped view.
+Value summedTensor(linalg::LinalgOp red);
+
 /// The float value of a constant scalar term (a scalar constant, or an
 /// element of a splat tensor constant).
 std::optional<double> constantValue(const Term &t);

@@ -91,7 +91,7 @@ def ConvertMatmulToGPUPass : Pass<"fuser-matmul-to-gpu", "mlir::ModuleOp"> {
       accumulators per thread in 4 x 4 pieces read as bank-conflict-free
       float4s, `vector.fma` on vector<4xf32>. Default 256 x 128 x 8, 16 x 8
       per thread, 256 threads.
-    - strategy `mma` (MmaGemmKernel.cpp): warp-level `mma.sync` on tensor
+    - strategy `mma` (MmaSyncKernel.cpp): warp-level `mma.sync` on tensor
       cores, `tile = [BM, BN, BK, WM, WN, STAGES]`: one warp per WM x WN
       piece of the block tile and a STAGES-deep cp.async pipeline in dynamic
       shared memory. By precision: `tf32` (m16n8k8, f32 operands rounded to
@@ -105,7 +105,8 @@ def ConvertMatmulToGPUPass : Pass<"fuser-matmul-to-gpu", "mlir::ModuleOp"> {
       `tile = [BM, BN, BK, 16, BN, STAGES]`: BM / 64 warpgroups of 64 x BN
       (BN at most 256), BK one 128-byte row, at least 3 stages. tf32
       operands are truncated, not rounded.
-    - strategy `wgmma_tma` (WgmmaTmaLoop.cpp; also sm_90a, K-major, with a
+    - strategy `wgmma_tma` (WgmmaTmaKernel.cpp over TmaPipeline.cpp and,
+      for 3xtf32, SplitTf32.cpp; also sm_90a, K-major, with a
       static K whose rows are a multiple of 16 bytes apart; BM = 128, the
       wgmma tile plus a producer warpgroup): one thread of the producer
       warpgroup copies the stages with TMA (`cp.async.bulk.tensor`,

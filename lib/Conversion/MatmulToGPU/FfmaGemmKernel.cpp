@@ -65,8 +65,10 @@ FailureOr<GemmTiling> mlir::fuser::getGemmTiling(MatmulOp op,
                                "per thread";
   if (op.hasGroupNorm()) {
     int64_t groupSize = *op.getNormGroupSize();
-    int64_t span = t.bn / t.colGroups();
-    if (groupSize % 4 || span % groupSize || groupSize > 128)
+    const GemmStrategyRecord &ffma = getGemmStrategyRecord(GemmStrategy::ffma);
+    SmallVector<int64_t> tile{t.bm, t.bn, t.bk, t.tm, t.tn};
+    int64_t span = ffma.groupSpan(tile);
+    if (!ffma.holdsGroups(tile, groupSize))
       return op.emitOpError()
              << "group_norm(size = " << groupSize << ") does not fit tile ["
              << t.bm << ", " << t.bn << ", " << t.bk << ", " << t.tm << ", "
@@ -407,4 +409,40 @@ LogicalResult mlir::fuser::buildFfmaGemmKernel(MatmulOp op,
                                                const GemmTiling &tiling,
                                                gpu::GPUFuncOp kernel) {
   return GemmEmitter(op, tiling, kernel).emit();
+}
+
+/// The FFMA kernel's checks beyond its tiling (getGemmTiling).
+static LogicalResult checkFfmaTypes(MatmulOp op, KernelConfigAttr config) {
+  const GemmStrategyRecord &ffma = getGemmStrategyRecord(GemmStrategy::ffma);
+  if (!ffma.applies(op, config.getPrecision()))
+    return op.emitOpError()
+           << "precision '" << config.getPrecision()
+           << "' needs the tensor-core strategy '"
+           << stringifyGemmStrategy(GemmStrategy::mma) << "'; the '"
+           << ffma.name() << "' kernel computes in fp32";
+  auto isF32 = [](Type t) { return elementTypeOf(t).isF32(); };
+  if (!isF32(op.getLhs().getType()) || !isF32(op.getRhs().getType()) ||
+      !isF32(op.getResult().getType()) ||
+      !llvm::all_of(op.getEpilogueInputs().getTypes(), isF32))
+    return op.emitOpError() << "the fp32 FFMA kernel needs f32 operands, "
+                               "epilogue inputs and result";
+  return success();
+}
+
+FailureOr<GemmKernelPlan> mlir::fuser::planFfmaKernel(MatmulOp op,
+                                                      KernelConfigAttr config) {
+  if (failed(checkFfmaTypes(op, config)))
+    return failure();
+  FailureOr<GemmTiling> t = getGemmTiling(op, config);
+  if (failed(t))
+    return failure();
+  GemmKernelPlan p;
+  p.tileM = t->bm;
+  p.tileN = t->bn;
+  p.threads = t->threads();
+  p.workgroupBuffers = getGemmWorkgroupBuffers(op.getContext(), *t);
+  p.build = [op, tiling = *t](gpu::GPUFuncOp kernel) {
+    return buildFfmaGemmKernel(op, tiling, kernel);
+  };
+  return p;
 }

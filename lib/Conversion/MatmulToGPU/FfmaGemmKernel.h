@@ -9,6 +9,8 @@
 #ifndef FUSER_LIB_CONVERSION_MATMULTOGPU_FFMAGEMMKERNEL_H
 #define FUSER_LIB_CONVERSION_MATMULTOGPU_FFMAGEMMKERNEL_H
 
+#include "GemmKernelPlan.h"
+
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -46,6 +48,10 @@ SmallVector<Type> getGemmWorkgroupBuffers(MLIRContext *ctx,
 /// and whose workgroup attributions come from getGemmWorkgroupBuffers.
 LogicalResult buildFfmaGemmKernel(MatmulOp op, const GemmTiling &tiling,
                                   gpu::GPUFuncOp kernel);
+
+/// Checks `config` against the FFMA kernel (f32 operands, getGemmTiling)
+/// and returns its plan: one block per output tile, static shared memory.
+FailureOr<GemmKernelPlan> planFfmaKernel(MatmulOp op, KernelConfigAttr config);
 
 } // namespace mlir::fuser
 

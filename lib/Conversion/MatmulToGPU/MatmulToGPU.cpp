@@ -1,26 +1,18 @@
 //===- MatmulToGPU.cpp - fuser.matmul to a GEMM kernel and launch ---------===//
 //
-// This file holds the pass and the host side of the lowering: the checks on
-// the config, the gpu.func with the parameters of GemmKernelArgs.h, and in
-// the op's place the size asserts, the output allocation, the tensor maps
-// (wgmma_tma) and the launch. The config's strategy string names a
-// GemmStrategy (FuserAttrs.td), whose record (GemmStrategy.h) holds the rules
-// this lowering shares with the configuration step; the pass dispatches on it
-// to the kernel's checks and builder:
-//   ffma       register-tiled fp32 FMA (FfmaGemmKernel.cpp)
-//   mma        mma.sync on tf32, 3xtf32, fp64, bf16 or f16 (MmaGemmKernel.cpp)
-//   wgmma      wgmma.mma_async from cp.async stages, sm_90a (WgmmaKernel.cpp)
-//   wgmma_tma  wgmma.mma_async fed by TMA from a producer warpgroup, sm_90a,
-//              on tf32, 3xtf32 (promoted sums), bf16 or f16 (WgmmaKernel.cpp,
-//              WgmmaTmaLoop.cpp)
-// The tensor-core kernels share MmaEmitter.h and their epilogue
-// (MmaEpilogue.cpp). A batched matmul launches its batches' M tiles along
-// grid x (ffma and mma; GemmKernelArgs decodes them and offsets the
-// pointers; wgmma_tma's persistent blocks loop over (batch, tile) pairs);
-// an M-major A (transpose_a) is the FFMA kernel's alone. With
-// split_k > 1 (wgmma_tma) the GEMM kernel writes partial sums into an
-// intermediate and a second kernel (SplitKReduce.cpp) adds them and applies
-// the epilogue.
+// This file holds the pass and the host side of the lowering: the gpu.func
+// with the parameters of GemmKernelArgs.h, and in the op's place the size
+// asserts, the output allocation, the tensor maps and the launch. The
+// config's strategy string names a GemmStrategy (FuserAttrs.td), whose
+// record (GemmStrategy.h) holds the rules this lowering shares with the
+// configuration step; the strategy's kernel file checks the config and
+// returns a GemmKernelPlan (GemmKernelPlan.h), which is all this file reads
+// of the kernel: tile, threads, shared memory, tensor maps, persistent grid.
+// A batched matmul launches its batches' M tiles along grid x (GemmKernelArgs
+// decodes them and offsets the pointers), unless the kernel is persistent
+// (its blocks loop over (batch, tile) pairs). With split_k > 1 the GEMM
+// kernel writes partial sums into an intermediate and a second kernel
+// (SplitKReduce.cpp) adds them and applies the epilogue.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,8 +20,10 @@
 
 #include "FfmaGemmKernel.h"
 #include "GemmKernelArgs.h"
-#include "MmaGemmKernel.h"
+#include "MmaSyncKernel.h"
 #include "SplitKReduce.h"
+#include "WgmmaKernel.h"
+#include "WgmmaTmaKernel.h"
 #include "fuser/Conversion/Common/KernelUtils.h"
 #include "fuser/Dialect/Fuser/IR/GemmStrategy.h"
 
@@ -76,40 +70,10 @@ private:
     return *strategy;
   }
 
-  /// The FFMA kernel's checks beyond its tiling (getGemmTiling).
-  LogicalResult checkFfma(MatmulOp op, KernelConfigAttr config) {
-    const GemmStrategyRecord &ffma = getGemmStrategyRecord(GemmStrategy::ffma);
-    if (!ffma.applies(op, config.getPrecision()))
-      return op.emitOpError()
-             << "precision '" << config.getPrecision()
-             << "' needs the tensor-core strategy '"
-             << stringifyGemmStrategy(GemmStrategy::mma) << "'; the '"
-             << ffma.name() << "' kernel computes in fp32";
-    auto isF32 = [](Type t) { return elementTypeOf(t).isF32(); };
-    if (!isF32(op.getLhs().getType()) || !isF32(op.getRhs().getType()) ||
-        !isF32(op.getResult().getType()) ||
-        !llvm::all_of(op.getEpilogueInputs().getTypes(), isF32))
-      return op.emitOpError() << "the fp32 FFMA kernel needs f32 operands, "
-                                 "epilogue inputs and result";
-    return success();
-  }
-
-  /// What the launch needs of the strategy's kernel: its checked tiling,
-  /// block tile, threads, dynamic shared memory and workgroup buffers.
-  struct KernelPlan {
-    GemmStrategy strategy;
-    std::optional<GemmTiling> ffma;
-    std::optional<MmaTiling> mma;
-    int64_t tileM = 0, tileN = 0, threads = 0, sharedBytes = 0;
-    SmallVector<Type> workgroupBuffers;
-    /// Operands passed as tensor maps (wgmma_tma).
-    bool tma = false;
-  };
-
-  FailureOr<KernelPlan> plan(MatmulOp op, KernelConfigAttr config,
-                             GemmStrategy strategy) {
-    KernelPlan p;
-    p.strategy = strategy;
+  /// The plan of `op`'s kernel from its strategy's kernel file: the one
+  /// dispatch on the strategy.
+  FailureOr<GemmKernelPlan> planGemmKernel(MatmulOp op, KernelConfigAttr config,
+                                           GemmStrategy strategy) {
     const GemmStrategyRecord &rec = getGemmStrategyRecord(strategy);
     if (op.hasPrologue() &&
         (!rec.readsPrologue || !rec.readsPrologue(op, config.getPrecision())))
@@ -120,47 +84,14 @@ private:
                 "one prologue input of A's type); fuser-configure-kernels "
                 "computes such a prologue in a kernel of its own";
     switch (strategy) {
-    case GemmStrategy::ffma: {
-      if (failed(checkFfma(op, config)))
-        return failure();
-      FailureOr<GemmTiling> t = getGemmTiling(op, config);
-      if (failed(t))
-        return failure();
-      p.ffma = *t;
-      p.tileM = t->bm;
-      p.tileN = t->bn;
-      p.threads = t->threads();
-      p.workgroupBuffers = getGemmWorkgroupBuffers(op.getContext(), *t);
-      return p;
-    }
-    case GemmStrategy::mma:
-    case GemmStrategy::wgmma:
-    case GemmStrategy::wgmma_tma: {
-      FailureOr<MmaTiling> t = getMmaTiling(op, config, strategy);
-      if (failed(t))
-        return failure();
-      p.mma = *t;
-      p.tileM = t->bm;
-      p.tileN = t->bn;
-      p.threads = t->threads();
-      p.sharedBytes = t->sharedBytes();
-      p.tma = t->tma();
-      return p;
-    }
-    }
-    llvm_unreachable("unknown GemmStrategy");
-  }
-
-  /// Fills `kernel` with the strategy's kernel body.
-  LogicalResult buildKernel(MatmulOp op, const KernelPlan &p,
-                            gpu::GPUFuncOp kernel) {
-    switch (p.strategy) {
     case GemmStrategy::ffma:
-      return buildFfmaGemmKernel(op, *p.ffma, kernel);
+      return planFfmaKernel(op, config);
     case GemmStrategy::mma:
+      return planMmaSyncKernel(op, config);
     case GemmStrategy::wgmma:
+      return planWgmmaKernel(op, config);
     case GemmStrategy::wgmma_tma:
-      return buildMmaGemmKernel(op, *p.mma, kernel);
+      return planWgmmaTmaKernel(op, config);
     }
     llvm_unreachable("unknown GemmStrategy");
   }
@@ -169,14 +100,13 @@ private:
   /// GEMM's: the slices of `partials` added, the epilogue, into `out`.
   LogicalResult launchSplitKReduce(MatmulOp op, SymbolTable &kernelSymbols,
                                    OpBuilder &b, StringRef gemmName,
-                                   Value partials,
-                                   ArrayRef<Value> epilogueArgs, Value out,
-                                   Value m, Value n) {
+                                   Value partials, ArrayRef<Value> epilogueArgs,
+                                   Value out, Value m, Value n) {
     Location loc = op.getLoc();
     int64_t splitK = op.getConfigAttr().getSplitK();
-    auto kernel = createKernel(kernelSymbols, loc, (gemmName + "_reduce").str(),
-                               splitKReduceParamTypes(op),
-                               {kSplitKReduceThreads, 1, 1});
+    auto kernel =
+        createKernel(kernelSymbols, loc, (gemmName + "_reduce").str(),
+                     splitKReduceParamTypes(op), {kSplitKReduceThreads, 1, 1});
     if (failed(buildSplitKReduceKernel(op, splitK, kernel)))
       return failure();
     auto i64 = b.getI64Type();
@@ -204,19 +134,19 @@ private:
     FailureOr<GemmStrategy> strategy = getStrategy(op, config);
     if (failed(strategy))
       return failure();
-    FailureOr<KernelPlan> kp = plan(op, config, *strategy);
+    FailureOr<GemmKernelPlan> kp = planGemmKernel(op, config, *strategy);
     if (failed(kp))
       return failure();
     int64_t tileM = kp->tileM, tileN = kp->tileN;
     int64_t numThreads = kp->threads, sharedBytes = kp->sharedBytes;
-    bool tma = kp->tma;
-    int64_t splitK = config.getSplitK(); // getMmaTiling checked it
+    bool persistent = kp->persistent;
+    int64_t splitK = config.getSplitK(); // the plan checked it
 
     // 1. The kernel (GemmKernelArgs.h).
     MLIRContext *ctx = op.getContext();
     auto i64 = IntegerType::get(ctx, 64);
     SmallVector<Type> params =
-        gemmKernelParamTypes(op, tma, /*withEpilogue=*/splitK == 1);
+        gemmKernelParamTypes(op, persistent, /*withEpilogue=*/splitK == 1);
     auto func = op->getParentOfType<FunctionOpInterface>();
     std::string name =
         (func ? func.getName().str() : std::string("fuser")) + "_matmul";
@@ -229,18 +159,18 @@ private:
     // Compile-time cluster dims (.reqnctapercluster): a plain launch runs
     // the blocks in clusters.
     if (config.getClusterM() > 1)
-      kernel->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
-                      DenseI32ArrayAttr::get(
-                          ctx, {int32_t(config.getClusterM()), 1, 1}));
-    if (tma) { // the tensor maps are the last parameters
+      kernel->setAttr(
+          NVVM::NVVMDialect::getClusterDimAttrName(),
+          DenseI32ArrayAttr::get(ctx, {int32_t(config.getClusterM()), 1, 1}));
+    if (persistent) { // the tensor maps are the last parameters
       int64_t maps = 2 + op.getPrologueInputs().size();
       SmallVector<int64_t> mapArgs;
-      for (int64_t i = int64_t(params.size()) - maps; i < int64_t(params.size());
-           ++i)
+      for (int64_t i = int64_t(params.size()) - maps;
+           i < int64_t(params.size()); ++i)
         mapArgs.push_back(i);
       kernel->setAttr(kTensorMapArgsAttr, DenseI64ArrayAttr::get(ctx, mapArgs));
     }
-    if (failed(buildKernel(op, *kp, kernel)))
+    if (failed(kp->build(kernel)))
       return failure();
 
     // 2. Host code: sizes, checks, output, launch.
@@ -251,7 +181,7 @@ private:
     Value m = dim(lhs, op.getLhsMDim()), k = dim(lhs, op.getLhsKDim());
     Value n = dim(rhs, op.getRhsNDim());
     assertSizesEqual(b, loc, k, dim(rhs, op.getRhsKDim()),
-                "fuser.matmul: the reduction sizes of lhs and rhs differ");
+                     "fuser.matmul: the reduction sizes of lhs and rhs differ");
     // Result dimensions by the epilogue maps' dimension positions.
     SmallVector<Value> resultDims{m, n};
     SmallVector<StringRef> dimNames{"M", "N"};
@@ -295,9 +225,9 @@ private:
     if (splitK > 1) {
       SmallVector<int64_t> shape{splitK};
       llvm::append_range(shape, resultTy.getShape());
-      partials = memref::AllocOp::create(
-          b, loc, MemRefType::get(shape, b.getF32Type()), dynDims,
-          b.getI64IntegerAttr(64));
+      partials = memref::AllocOp::create(b, loc,
+                                         MemRefType::get(shape, b.getF32Type()),
+                                         dynDims, b.getI64IntegerAttr(64));
     }
     args.push_back(hostPointerToMemRef(b, loc, partials ? partials : out));
     for (Value size : {m, n, k})
@@ -306,8 +236,8 @@ private:
       return arith::CeilDivUIOp::create(
           b, loc, x, arith::ConstantIndexOp::create(b, loc, y));
     };
-    Value tmaTiles; // every batch's tiles, which wgmma_tma's blocks walk
-    if (tma) { // [BM, BK] boxes of A, [BN, BK] of B, 128-byte swizzled
+    Value tmaTiles; // every batch's tiles, which persistent blocks walk
+    if (persistent) {
       // Batched: the batch count, and each operand viewed as its batches'
       // rows stacked (B * M or B * N rows of K; an N-major B's B * K rows
       // of N). A tile's rows past M (or
@@ -327,35 +257,29 @@ private:
       tmaTiles = batchTiles;
       if (op.isBatched())
         tmaTiles = arith::MulIOp::create(b, loc, tmaTiles, resultDims.front());
-      SmallVector<Value> counts{ceilDiv(k, kp->mma->bk), mTiles, batchTiles,
+      SmallVector<Value> counts{ceilDiv(k, kp->kTile), mTiles, batchTiles,
                                 tmaTiles};
       if (op.isBatched())
         counts.insert(counts.begin(), resultDims.front());
       for (Value count : counts)
         args.push_back(arith::IndexCastUIOp::create(b, loc, i64, count));
-      auto map = [&](Value t, int64_t boxRows, int64_t boxCols) -> Value {
+      auto map = [&](Value t, const TensorMapBox &box) -> Value {
         Value buffer = hostBufferOfTensor(b, loc, t);
         if (op.isBatched())
           buffer = memref::CollapseShapeOp::create(
               b, loc, buffer, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
-        return TensorMapOp::create(
-            b, loc, params.back(), buffer,
-            b.getDenseI64ArrayAttr({boxRows, boxCols}),
-            b.getI64IntegerAttr(boxCols * kp->mma->elemBytes()));
+        return TensorMapOp::create(b, loc, params.back(), buffer,
+                                   b.getDenseI64ArrayAttr({box.rows, box.cols}),
+                                   b.getI64IntegerAttr(box.swizzleBytes));
       };
-      const MmaTiling &mt = *kp->mma;
-      args.push_back(map(lhs, mt.bm, mt.bk));
-      // An N-major B (K x N rows): [BK, 32] boxes the splitter transposes.
-      args.push_back(mt.transposesB()
-                         ? map(rhs, mt.bk, MmaTiling::kNMajorBoxCols)
-                         : map(rhs, mt.bBoxRows(), mt.bk));
-      // The prologue's input: A's boxes, into A's lo parts.
+      args.push_back(map(lhs, kp->mapA));
+      args.push_back(map(rhs, kp->mapB));
       for (auto [j, in] : llvm::enumerate(op.getPrologueInputs())) {
         for (int64_t d : {0, 1})
           assertSizesEqual(b, loc, dim(in, d), d ? k : m,
                            "fuser.matmul: prologue input #" + Twine(j) +
                                " must have lhs's shape");
-        args.push_back(map(in, mt.bm, mt.bk));
+        args.push_back(map(in, kp->mapPrologue));
       }
     }
 
@@ -363,7 +287,7 @@ private:
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
     Value threads = arith::ConstantIndexOp::create(b, loc, numThreads);
     Value gridX, gridY;
-    if (!tma) {
+    if (!persistent) {
       gridX = ceilDiv(m, tileM);
       gridY = ceilDiv(n, tileN);
       if (op.isBatched()) // every batch's M tiles, batch-major (GemmKernelArgs)
@@ -380,8 +304,7 @@ private:
             arith::ConstantIndexOp::create(b, loc, config.getMaxGrid()));
     }
     gpu::LaunchFuncOp::create(
-        b, loc, kernel,
-        gpu::KernelDim3{gridX, gridY, one},
+        b, loc, kernel, gpu::KernelDim3{gridX, gridY, one},
         gpu::KernelDim3{threads, one, one},
         /*dynamicSharedMemorySize=*/
         sharedBytes ? Value(arith::ConstantIntOp::create(b, loc, b.getI32Type(),

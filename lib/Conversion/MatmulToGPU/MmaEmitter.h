@@ -1,22 +1,27 @@
-//===- MmaEmitter.h - builder of the tensor-core GEMM kernels ---*- C++ -*-===//
+//===- MmaEmitter.h - the tensor-core GEMM kernels' shared builder -*- C++
+//-*-===//
 //
-// Internal to MatmulToGPU: the class behind buildMmaGemmKernel, which fills
-// the mma.sync, wgmma and wgmma_tma kernels. Its members are defined in
-// MmaGemmKernel.cpp (entry, cp.async copies, mma.sync main loop),
-// WgmmaKernel.cpp (the wgmma and wgmma_tma kernels) and MmaEpilogue.cpp
-// (the epilogue in registers, which all three share).
+// Internal to MatmulToGPU: the base of the mma.sync (MmaSyncKernel.cpp),
+// wgmma (WgmmaKernel.cpp) and wgmma_tma (WgmmaTmaKernel.cpp) kernel
+// builders, one class per strategy. It holds what they share: the kernel's
+// entry (parameters, thread coordinates, the shared-memory base), the
+// cp.async stages of the mma.sync and wgmma kernels (MmaEmitter.cpp) and the
+// epilogue in registers (MmaEpilogue.cpp), which reads the accumulators
+// through an AccumulatorLayout.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef FUSER_LIB_CONVERSION_MATMULTOGPU_MMAEMITTER_H
 #define FUSER_LIB_CONVERSION_MATMULTOGPU_MMAEMITTER_H
 
+#include "AccumulatorLayout.h"
 #include "GemmKernelArgs.h"
-#include "MmaGemmKernel.h"
+#include "MmaTiling.h"
 
 #include "fuser/Conversion/Common/KernelUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
@@ -36,69 +41,54 @@ struct TileCopy {
   SmallVector<Value> row, col, sOff;
 };
 
-/// Builds the kernel. No call takes two IR-building calls as arguments: C++
-/// leaves their order unspecified, and the op order changes ptxas's register
-/// allocation (the bf16 kernel is at 255 registers). The order kept is the
-/// one g++ gave the nested form (right to left), which does not spill.
+/// The shared state and pieces of the tensor-core kernel builders. No call
+/// takes two IR-building calls as arguments: C++ leaves their order
+/// unspecified, and the op order changes ptxas's register allocation (the
+/// bf16 kernel is at 255 registers). The order kept is the one g++ gave the
+/// nested form (right to left), which does not spill.
 class MmaEmitter {
 public:
   MmaEmitter(MatmulOp op, const MmaTiling &t, gpu::GPUFuncOp kernel)
-      : op(op), t(t), kernel(kernel), b(kernel.getContext()),
-        loc(op.getLoc()) {}
+      : op(op), t(t), kernel(kernel), b(kernel.getContext()), loc(op.getLoc()) {
+  }
 
-  LogicalResult emit();
+protected:
+  /// The kernel's entry: the parameters, the thread's warp and lane
+  /// coordinates, the block's tile origin and the (wgmma: 1024-byte
+  /// aligned) shared-memory base.
+  GemmKernelArgs emitEntry();
+  /// The accumulator layout every tensor-core kernel leaves (after
+  /// emitEntry).
+  MmaFragmentLayout fragmentLayout() const {
+    return MmaFragmentLayout(t.mTiles(), t.nTiles(), g, tq);
+  }
 
-private:
-  /// One output tile's work in a wgmma_tma role's loop: its k iterations
-  /// (numK, the first `kBase` after the block's earlier ones), and with
-  /// split K its first K tile, its slice and the pair loop, which carries
-  /// kBase.
-  struct TileWork {
-    Value kBase, numK;
-    Value kFirst = {}, slice = {};
-    scf::ForOp loop = {};
-    /// The tile's number (without split K).
-    Value tile = {};
-  };
-
-  // The wgmma and wgmma_tma kernels (WgmmaKernel.cpp).
-  LogicalResult emitWarpSpecialized(const GemmKernelArgs &args);
-  void closeTileLoop(TileWork work);
-  LogicalResult emitWgmmaLoopAndEpilogue(Value numK, Value aligned,
-                                         int64_t numAcc);
-
-  // cp.async copies, fragment loads and mma.sync (MmaGemmKernel.cpp).
-  void waitThenCopyAhead(Value kt, Value numK, Value aligned,
-                         bool asyncProxy);
+  // The cp.async stages of the mma.sync and wgmma kernels (MmaEmitter.cpp).
+  /// The operand copies, the first copiesAhead() k tiles' copies and the
+  /// lanes' fragment offsets; returns the k tile count and sets `aligned`
+  /// (whether the rows allow 16-byte chunks).
+  Value emitCpAsyncPrologue(Value &aligned);
+  void waitThenCopyAhead(Value kt, Value numK, Value aligned, bool asyncProxy);
   int64_t copiesAhead() const;
   Value sharedAddress();
   TileCopy makeCopy(Value ptr, int64_t rows, int64_t cols, int64_t sPitch,
                     Value rowLimit, Value colLimit, Value pitch);
   void loadStage(Value stage, Value k0, Value aligned);
-  void copyTile(const TileCopy &c, Value rowStart, Value colStart,
-                Value base, bool async);
-  Value loadShared(Value base, Value lane, int64_t off, Type ty);
-  std::pair<Value, Value> loadPair(Value base, Value lane, int64_t off);
-  Value loadPairAlongRows(Value base, Value lane, int64_t off);
-  Value toTf32(Value x);
-  void splitOperands(ArrayRef<Value> raw, SmallVector<Value> &hi,
-                     SmallVector<Value> &lo);
-  void mma(ArrayRef<Value> a, ArrayRef<Value> bv, MutableArrayRef<Value> c);
-  SmallVector<Value> loadFragments(Value stage, int64_t kk);
-  void multiplyAccumulate(ArrayRef<Value> raw, SmallVector<Value> &acc);
+  void copyTile(const TileCopy &c, Value rowStart, Value colStart, Value base,
+                bool async);
 
   // The epilogue (MmaEpilogue.cpp).
   void storeTwo(Value v, Value row, Value rowOk, Value col, Value alignedOk);
-  LogicalResult emitEpilogue(ValueRange acc);
-  void emitPartialStore(ValueRange acc, Value slice);
+  LogicalResult emitEpilogue(ValueRange acc, const AccumulatorLayout &layout);
+  void emitPartialStore(ValueRange acc, Value slice,
+                        const AccumulatorLayout &layout);
   FailureOr<Value> applyBody(Block &body, Value value, ArrayRef<Value> in);
-  void normalizeGroups(MutableArrayRef<Value> vals);
+  void normalizeGroups(MutableArrayRef<Value> vals,
+                       const AccumulatorLayout &layout);
 
   // Small arithmetic helpers, on i64 unless named otherwise.
   Value c64(int64_t v) { return constI64(b, loc, v); }
-  Value c32(int64_t v) {
-    return arith::ConstantIntOp::create(b, loc, i32, v);
-  }
+  Value c32(int64_t v) { return arith::ConstantIntOp::create(b, loc, i32, v); }
   Value toI64(Value idx) {
     return arith::IndexCastUIOp::create(b, loc, i64, idx);
   }
@@ -127,8 +117,8 @@ private:
     return gepElement(b, loc, base, ty, idx);
   }
   Value splat2(Value s) {
-    return vector::BroadcastOp::create(
-        b, loc, VectorType::get({2}, s.getType()), s);
+    return vector::BroadcastOp::create(b, loc,
+                                       VectorType::get({2}, s.getType()), s);
   }
 
   MatmulOp op;
@@ -139,10 +129,11 @@ private:
   Type f32, i32, i64, elem, resElem, smemPtrTy;
   Value aPtr, bPtr, cPtr, m, n, k, smemBase;
   SmallVector<Value> epiArgs;
-  Value g, tq, warpRow0, warpCol0, blockM, blockN, aLane, bLane;
-  /// wgmma_tma on a batched matmul: the batch of the tile being opened.
-  Value tileBatch;
+  Value g, tq, warpRow0, warpCol0, blockM, blockN;
+  /// The cp.async stages' copies and the lanes' fragment offsets
+  /// (emitCpAsyncPrologue).
   TileCopy aCopy, bCopy;
+  Value aLane, bLane;
 };
 
 } // namespace mlir::fuser::detail

@@ -1,19 +1,18 @@
 //===- MmaEpilogue.cpp - the tensor-core GEMM epilogue in registers -------===//
 //
-// The epilogue of the mma.sync, wgmma and wgmma_tma kernels (MmaEmitter),
-// applied to the accumulators in registers, two columns at a time. All
-// three leave them in the mma.sync C layout (wgmma: one 16-row piece per
-// warp), so they share it: with g = lane / 4 and t = lane % 4, an m16n8
-// piece holds c0 c1 at (g, 2t..2t+1) and c2 c3 at (g+8, 2t..2t+1). What
-// the epilogue reads and the group-norm arithmetic are the FFMA kernel's
-// too (RegisterEpilogue.h, GuardedAccess.h); this file walks the layout.
+// The epilogue of the tensor-core kernels (MmaEmitter), applied to the
+// accumulators in registers, two columns at a time. It finds each
+// accumulator's row and column through the kernel's AccumulatorLayout (all
+// three leave the mma.sync C layout today). What the epilogue reads and the
+// group-norm arithmetic are the FFMA kernel's too (RegisterEpilogue.h,
+// GuardedAccess.h); this file walks the layout.
 //
 //===----------------------------------------------------------------------===//
 
 #include "MmaEmitter.h"
 
-#include "RegisterEpilogue.h"
 #include "GuardedAccess.h"
+#include "RegisterEpilogue.h"
 
 using namespace mlir;
 using namespace mlir::fuser;
@@ -29,14 +28,15 @@ void MmaEmitter::storeTwo(Value v, Value row, Value rowOk, Value col,
 
 /// Applies the epilogue to each pair of accumulators (c0 c1 or c2 c3 of
 /// an m16n8 piece: one row, two columns) and stores it.
-LogicalResult MmaEmitter::emitEpilogue(ValueRange acc) {
+LogicalResult MmaEmitter::emitEpilogue(ValueRange acc,
+                                       const AccumulatorLayout &layout) {
   Block &body = op.getEpilogue().front();
   Value nEven = isMultipleOf(n, 2);
   EpilogueInputs inputs(b, loc, op, epiArgs, 2, m, n, nEven);
   ArrayRef<EpilogueRead> reads = inputs.reads();
   auto colOf = [&](int64_t j) {
-    Value lanePair = mul(tq, c64(2));
-    Value inWarp = add(c64(j * 8), lanePair);
+    Value lanePair = layout.laneColumn(b, loc);
+    Value inWarp = layout.colInWarp(b, loc, j, lanePair);
     return add(add(blockN, warpCol0), inWarp);
   };
   // Row vectors (a bias over n) are shared by all rows of a column: held
@@ -48,14 +48,13 @@ LogicalResult MmaEmitter::emitEpilogue(ValueRange acc) {
     return r == EpilogueRead::Full || r == EpilogueRead::Transposed;
   });
   const GemmStrategyRecord &record = getGemmStrategyRecord(t.strategy);
-  bool lazyRows =
-      record.holdsRowVectors &&
-      !record.holdsRowVectors({t.precision, norm != nullptr, op.isBatched(),
-                               readsMatrix});
+  bool lazyRows = record.holdsRowVectors &&
+                  !record.holdsRowVectors({t.precision, norm != nullptr,
+                                           op.isBatched(), readsMatrix});
   SmallVector<SmallVector<Value>> rowVecs(reads.size());
   for (auto [e, read] : llvm::enumerate(reads))
     if (read == EpilogueRead::Row && !lazyRows)
-      for (int64_t j = 0; j < t.nTiles(); ++j)
+      for (int64_t j = 0; j < layout.pairsPerRow(); ++j)
         rowVecs[e].push_back(inputs.loadRow(e, colOf(j)));
   auto accVecTy = VectorType::get({2}, f32);
   bool storeAtOnce = lazyRows && !norm;
@@ -67,52 +66,50 @@ LogicalResult MmaEmitter::emitEpilogue(ValueRange acc) {
       return lazyRows ? Value() : rowVecs[e][j];
     });
   };
-  for (int64_t i = 0; i < t.mTiles(); ++i) {
-    for (int64_t h = 0; h < 2; ++h) {
-      Value inWarp = add(c64(i * 16 + h * 8), g);
-      Value row = add(add(blockM, warpRow0), inWarp);
-      Value rowOk = lt(row, m);
-      SmallVector<Value> colVals = inputs.loadColumns(row, rowOk);
-      // The whole row of the warp tile first: a group norm needs every
-      // column of its groups before it can scale any.
-      SmallVector<Value> vals;
-      SmallVector<SmallVector<Value>> ins(t.nTiles());
-      for (int64_t j = 0; j < t.nTiles(); ++j) {
-        Value col = colOf(j);
-        int64_t a0 = (i * t.nTiles() + j) * 4 + 2 * h;
-        Value v = vector::FromElementsOp::create(
-            b, loc, VectorType::get({2}, accTy()),
-            ValueRange{acc[a0], acc[a0 + 1]});
-        if (t.f64Math()) // the epilogue computes in the result's f32
-          v = arith::TruncFOp::create(b, loc, accVecTy, v);
-        if (resElem != f32)
-          v = arith::TruncFOp::create(
-              b, loc, VectorType::get({2}, resElem), v);
-        ins[j] = loadInputs(row, rowOk, colVals, j);
-        FailureOr<Value> out = applyBody(body, v, ins[j]);
+  int64_t pairs = layout.pairsPerRow();
+  for (int64_t r = 0; r < layout.rows(); ++r) {
+    Value inWarp = layout.rowInWarp(b, loc, r);
+    Value row = add(add(blockM, warpRow0), inWarp);
+    Value rowOk = lt(row, m);
+    SmallVector<Value> colVals = inputs.loadColumns(row, rowOk);
+    // The whole row of the warp tile first: a group norm needs every
+    // column of its groups before it can scale any.
+    SmallVector<Value> vals;
+    SmallVector<SmallVector<Value>> ins(pairs);
+    for (int64_t j = 0; j < pairs; ++j) {
+      Value col = colOf(j);
+      int64_t a0 = layout.index(r, j);
+      Value v =
+          vector::FromElementsOp::create(b, loc, VectorType::get({2}, accTy()),
+                                         ValueRange{acc[a0], acc[a0 + 1]});
+      if (t.f64Math()) // the epilogue computes in the result's f32
+        v = arith::TruncFOp::create(b, loc, accVecTy, v);
+      if (resElem != f32)
+        v = arith::TruncFOp::create(b, loc, VectorType::get({2}, resElem), v);
+      ins[j] = loadInputs(row, rowOk, colVals, j);
+      FailureOr<Value> out = applyBody(body, v, ins[j]);
+      if (failed(out))
+        return failure();
+      if (storeAtOnce) // fewer values live
+        storeTwo(*out, row, rowOk, col, nEven);
+      else
+        vals.push_back(*out);
+    }
+    if (storeAtOnce)
+      continue;
+    if (norm) {
+      normalizeGroups(vals, layout);
+      for (int64_t j = 0; j < pairs; ++j) {
+        FailureOr<Value> out =
+            applyBody(*norm, vals[j],
+                      lazyRows ? loadInputs(row, rowOk, colVals, j) : ins[j]);
         if (failed(out))
           return failure();
-        if (storeAtOnce) // fewer values live
-          storeTwo(*out, row, rowOk, col, nEven);
-        else
-          vals.push_back(*out);
+        vals[j] = *out;
       }
-      if (storeAtOnce)
-        continue;
-      if (norm) {
-        normalizeGroups(vals);
-        for (int64_t j = 0; j < t.nTiles(); ++j) {
-          FailureOr<Value> out = applyBody(
-              *norm, vals[j],
-              lazyRows ? loadInputs(row, rowOk, colVals, j) : ins[j]);
-          if (failed(out))
-            return failure();
-          vals[j] = *out;
-        }
-      }
-      for (int64_t j = 0; j < t.nTiles(); ++j)
-        storeTwo(vals[j], row, rowOk, colOf(j), nEven);
     }
+    for (int64_t j = 0; j < pairs; ++j)
+      storeTwo(vals[j], row, rowOk, colOf(j), nEven);
   }
   return success();
 }
@@ -122,28 +119,27 @@ LogicalResult MmaEmitter::emitEpilogue(ValueRange acc) {
 /// reduction kernel (SplitKReduce.h) adds the slices and applies the
 /// epilogue. With N even, a slice starts 8-byte aligned, as the pair
 /// stores need.
-void MmaEmitter::emitPartialStore(ValueRange acc, Value slice) {
+void MmaEmitter::emitPartialStore(ValueRange acc, Value slice,
+                                  const AccumulatorLayout &layout) {
   Value nEven = isMultipleOf(n, 2);
   Value sliceElems = mul(m, n);
   Value first = mul(slice, sliceElems);
   Value buffer = cPtr;
   cPtr = gepElement(b, loc, buffer, f32, first);
-  Value lanePair = mul(tq, c64(2));
+  Value lanePair = layout.laneColumn(b, loc);
   Value colBase = add(blockN, warpCol0);
   Value rowBase = add(blockM, warpRow0);
-  for (int64_t i = 0; i < t.mTiles(); ++i) {
-    for (int64_t h = 0; h < 2; ++h) {
-      Value inWarp = add(c64(i * 16 + h * 8), g);
-      Value row = add(rowBase, inWarp);
-      Value rowOk = lt(row, m);
-      for (int64_t j = 0; j < t.nTiles(); ++j) {
-        Value col = add(colBase, add(c64(j * 8), lanePair));
-        int64_t a0 = (i * t.nTiles() + j) * 4 + 2 * h;
-        Value v = vector::FromElementsOp::create(
-            b, loc, VectorType::get({2}, f32),
-            ValueRange{acc[a0], acc[a0 + 1]});
-        storeTwo(v, row, rowOk, col, nEven);
-      }
+  for (int64_t r = 0; r < layout.rows(); ++r) {
+    Value inWarp = layout.rowInWarp(b, loc, r);
+    Value row = add(rowBase, inWarp);
+    Value rowOk = lt(row, m);
+    for (int64_t j = 0; j < layout.pairsPerRow(); ++j) {
+      Value inPiece = layout.colInWarp(b, loc, j, lanePair);
+      Value col = add(colBase, inPiece);
+      int64_t a0 = layout.index(r, j);
+      Value v = vector::FromElementsOp::create(
+          b, loc, VectorType::get({2}, f32), ValueRange{acc[a0], acc[a0 + 1]});
+      storeTwo(v, row, rowOk, col, nEven);
     }
   }
   cPtr = buffer;
@@ -156,16 +152,19 @@ FailureOr<Value> MmaEmitter::applyBody(Block &body, Value value,
 }
 
 /// (v - mean) / sqrt(var + eps) over each group of one row of the warp
-/// tile, in place. A group of G columns is G / 8 neighbouring m16n8
-/// pieces; in each, the row's 8 columns sit in the 4 lanes of one quad
-/// (t = lane % 4), 2 per lane: a group sum is the lane's own sum, then
-/// shuffles over the quad. Every lane takes part, in bounds or not (the
-/// shuffles need the whole warp); a group never straddles N (G divides it).
-void MmaEmitter::normalizeGroups(MutableArrayRef<Value> vals) {
+/// tile, in place. A group of G columns is G / pieceColumns() neighbouring
+/// pieces of the layout (mma.sync's: m16n8 pieces, whose row of 8 columns
+/// sits in the 4 lanes of one quad, 2 per lane): a group sum is the lane's
+/// own sum, then shuffles over the piece's lanes. Every lane takes part, in
+/// bounds or not (the shuffles need the whole warp); a group never
+/// straddles N (G divides it).
+void MmaEmitter::normalizeGroups(MutableArrayRef<Value> vals,
+                                 const AccumulatorLayout &layout) {
   int64_t groupSize = *op.getNormGroupSize();
-  int64_t pieces = groupSize / 8;
+  int64_t pieces = groupSize / layout.pieceColumns();
+  int64_t lanes = layout.lanesPerPiece();
   double eps = op.getNormEpsilon()->convertToDouble();
-  for (int64_t q = 0; q * pieces < t.nTiles(); ++q)
+  for (int64_t q = 0; q * pieces < layout.pairsPerRow(); ++q)
     normalizeGroup(b, loc, vals.slice(q * pieces, pieces), groupSize, eps,
-                   [&](Value s) { return sumAcrossLanes(b, loc, s, 4); });
+                   [&](Value s) { return sumAcrossLanes(b, loc, s, lanes); });
 }

@@ -8,7 +8,8 @@
 // by their maps as the GEMM epilogues do (EpilogueRead.h).
 //
 // Parameters: (partials ptr, epilogue inputs (ptr or scalar)..., C ptr,
-// M, N); threads stride over the M * N elements.
+// M, N); threads stride over the M * N elements (their block and grid cap:
+// GemmStrategy.h's kSplitKReduceThreads and kSplitKReduceMaxGrid).
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,12 +21,6 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
 namespace mlir::fuser {
-
-/// Threads per block of the reduction kernel, and its grid's cap along x
-/// (threads stride past it). It reads at most one wave of GEMM tiles'
-/// partial sums (a few MiB): its launch, not its shape, is what costs.
-constexpr int64_t kSplitKReduceThreads = 256;
-constexpr int64_t kSplitKReduceMaxGrid = 1 << 20;
 
 /// The parameter types of `op`'s reduction kernel.
 SmallVector<Type> splitKReduceParamTypes(MatmulOp op);

@@ -7,6 +7,8 @@
 
 #include "fuser/Dialect/Fuser/IR/GemmStrategy.h"
 
+#include <algorithm>
+
 #include "fuser/Dialect/Fuser/IR/FuserEnums.cpp.inc"
 
 using namespace mlir;
@@ -28,6 +30,19 @@ constexpr StringLiteral kFfmaPrecisions[] = {"fp32"};
 
 ArrayRef<int64_t> ffmaTile(StringRef) { return kFfmaTile; }
 
+/// A thread holds TN / 4 pieces of 4 columns, BN / (TN / 4) apart: a group
+/// is whole pieces of one piece's span (8 x 8 threads without TM, TN).
+int64_t ffmaGroupSpan(ArrayRef<int64_t> tile) {
+  int64_t tn = tile.size() == 5 ? tile[4] : 8;
+  return tn >= 4 ? tile[1] / (tn / 4) : 0;
+}
+
+bool ffmaHoldsGroups(ArrayRef<int64_t> tile, int64_t groupSize) {
+  int64_t span = ffmaGroupSpan(tile);
+  return groupSize > 0 && groupSize % 4 == 0 && span % groupSize == 0 &&
+         groupSize <= 128;
+}
+
 /// One thread per thread tile (8 x 8 when the tile lists only BM, BN, BK).
 int64_t ffmaThreads(ArrayRef<int64_t> tile) {
   int64_t tm = tile.size() == 5 ? tile[3] : 8;
@@ -45,10 +60,10 @@ int64_t ffmaThreads(ArrayRef<int64_t> tile) {
 /// tf32 or 3xtf32; bf16 and f16 operands always (their own type, whatever
 /// the option). Each warp tile stays within 255 registers without spills
 /// (ptxas, sm_90a). Fastest measured on W2 (H100, 2026-11-22, of 9 tilings
-/// each, bench/results/mma-*.md): tf32: 128 x 128 x 16, 4 warps of 64 x 64,
-/// 4 stages (80 KiB; 129 TFLOP/s); bf16/f16: 128 x 128 x 32, 4 warps of
-/// 64 x 64, 3 stages (60 KiB; 290 TFLOP/s). 3xtf32 keeps hi and lo
-/// fragments, so 8 warps of 64 x 32.
+/// each, bench/results/H100-2026-11-22-mma.md): tf32: 128 x 128 x 16, 4
+/// warps of 64 x 64, 4 stages (80 KiB; 129 TFLOP/s); bf16/f16: 128 x 128 x
+/// 32, 4 warps of 64 x 64, 3 stages (60 KiB; 290 TFLOP/s). 3xtf32 keeps hi
+/// and lo fragments, so 8 warps of 64 x 32.
 constexpr int64_t kMmaTf32Tile[] = {128, 128, 16, 64, 64, 4};
 /// fp64 (DMMA) accumulators take two registers each, so warps of 64 x 32.
 /// Best spill-free tiling of 9 on W2 and W3 (H100, 2026-11-22,
@@ -66,6 +81,16 @@ ArrayRef<int64_t> mmaTile(StringRef precision) {
          : precision == "3xtf32" ? ArrayRef(kMma3xTf32Tile)
          : precision == "fp64"   ? ArrayRef(kMmaFp64Tile)
                                  : ArrayRef(kMmaHalfTile);
+}
+
+/// A warp's row of WN columns holds each m16n8 piece's 8 columns in the 4
+/// lanes of a quad (the mma.sync C layout, which every tensor-core kernel
+/// leaves its sums in): a group is a power of two of whole pieces.
+int64_t mmaGroupSpan(ArrayRef<int64_t> tile) { return tile[4]; }
+
+bool mmaHoldsGroups(ArrayRef<int64_t> tile, int64_t groupSize) {
+  return groupSize > 0 && groupSize % 8 == 0 &&
+         llvm::isPowerOf2_64(groupSize) && mmaGroupSpan(tile) % groupSize == 0;
 }
 
 /// One warp per WM x WN (wgmma: WM = 16, WN = BN, four per warpgroup).
@@ -125,18 +150,18 @@ constexpr int64_t kWgmmaTmaHalfTile[] = {128, 256, 64, 16, 256, 4};
 /// of them.
 constexpr int64_t kWgmmaTma3xTf32Tile[] = {128, 128, 32, 16, 128, 3};
 /// The tensor cores' fp32 sums truncate; promoting them into fp32
-/// registers (compensated: WgmmaTmaLoop.cpp) bounds that loss. Max |GEMM -
+/// registers (compensated: SplitTf32.cpp) bounds that loss. Max |GEMM -
 /// float64| over cuBLAS SGEMM's on the same inputs (x in [-1, 1), N = 256),
 /// worst of 10 inputs at K = 200 / 1000 / 8192 (H100, 2026-11-24,
-/// bench/split_promotion.py): every 32 K 0.44 / 0.71 / 0.43, every 64
+/// bench/experiments/split_promotion.py): every 32 K 0.44 / 0.71 / 0.43, every 64
 /// 0.56 / 0.96 / 0.53, every 128 1.03 / 1.47 / 0.79; 32 costs W2 and W3
-/// another 11-13% (bench/results/H100-2026-11-24-session12.md). Never
+/// another 11-13% (bench/results/H100-2026-11-24-split-tf32-promotion.md). Never
 /// promoted: 77x SGEMM at K = 8192 (bench/results/H100-2026-11-23-split-
 /// tf32.md). SGEMM's error grows with K and the promoted sums' does not,
 /// so a longer K allows a longer interval: every 128 K, worst of 20 inputs
 /// at K = 2048 / 4096 / 8192 / 16384: 1.09 / 0.86 / 0.91 / 0.64 (every 64:
 /// 0.76 / 0.54 / 0.60 / 0.43; H100, 2026-11-25,
-/// bench/results/H100-2026-11-25-session15.md). From K = 4096 the interval
+/// bench/results/H100-2026-11-25-promotion-from-k.md). From K = 4096 the interval
 /// is 128, which runs W2 5.7% and W3 3.0% faster than 64.
 int64_t wgmmaTmaPromoteEvery(int64_t k) {
   return !ShapedType::isDynamic(k) && k >= 4096 ? 128 : 64;
@@ -157,7 +182,7 @@ constexpr int64_t kWgmmaTmaMaxGrid = 132;
 /// bf16; 4096^3 1.007x / 1.013x; 2048 x 2048 x 8192 and W2's shape (one
 /// band) unchanged. Not 3xtf32, which makes three products per copied
 /// byte and is bound by shared memory: bands made 4096^3 4% slower there
-/// (H100, 2026-11-25, bench/results/H100-2026-11-25-session14.md).
+/// (H100, 2026-11-25, bench/results/H100-2026-11-25-clusters.md).
 constexpr int64_t kWgmmaTmaTileGroupM = 8;
 
 int64_t wgmmaTmaTileGroupM(StringRef precision) {
@@ -168,7 +193,7 @@ int64_t wgmmaTmaTileGroupM(StringRef precision) {
 /// 28 KiB copied + 28 KiB of lo parts. nn.Linear 1000 -> 3000 at batch 1000
 /// (linear_odd) makes 256 of them, 1.94 waves of 132 blocks, against 192
 /// tiles of 128 x 128 (1.45 waves): 77.9 us, 1.99x cuBLAS SGEMM, against
-/// 93.9 us, 1.65x (H100, 2026-11-24, bench/gemm_sweep.py; 3 stages 82.6
+/// 93.9 us, 1.65x (H100, 2026-11-24, bench/experiments/gemm_sweep.py; 3 stages 82.6
 /// us). Both run 2 waves there, so one 128 x 96 tile takes 0.83x the time
 /// of a 128 x 128 one.
 constexpr int64_t kWgmmaTma3xTf32WaveTile[] = {128, 96, 32, 16, 96, 4};
@@ -212,9 +237,8 @@ bool wgmmaTmaSupports(MatmulOp op, StringRef precision) {
     return false;
   if (!op.hasGroupNorm())
     return true;
-  int64_t g = *op.getNormGroupSize();
-  return precision == "3xtf32" && g % 8 == 0 && llvm::isPowerOf2_64(g) &&
-         kWgmmaTma3xTf32Tile[4] % g == 0;
+  return precision == "3xtf32" &&
+         mmaHoldsGroups(kWgmmaTma3xTf32Tile, *op.getNormGroupSize());
 }
 
 /// The consumers' warps and the producer warpgroup.
@@ -247,18 +271,28 @@ bool wgmmaTmaReadsPrologue(MatmulOp op, StringRef precision) {
 const GemmStrategyRecord kRecords[] = {
     {GemmStrategy::ffma, kFfmaPrecisions, /*supportsOp=*/nullptr, ffmaTile,
      ffmaThreads, /*maxGrid=*/0, /*minBlocksPerSm=*/1,
-     /*splitPromoteEvery=*/nullptr, /*splitK=*/false},
+     /*splitPromoteEvery=*/nullptr, /*splitK=*/false, /*waveTile=*/nullptr,
+     /*waveTileTime=*/1.0, /*holdsRowVectors=*/nullptr,
+     /*tileGroupM=*/nullptr, /*readsPrologue=*/nullptr, ffmaGroupSpan,
+     ffmaHoldsGroups},
     {GemmStrategy::mma, kMmaPrecisions, mmaSupports, mmaTile,
      mmaThreads, /*maxGrid=*/0, /*minBlocksPerSm=*/1,
-     /*splitPromoteEvery=*/nullptr, /*splitK=*/false},
+     /*splitPromoteEvery=*/nullptr, /*splitK=*/false, /*waveTile=*/nullptr,
+     /*waveTileTime=*/1.0, /*holdsRowVectors=*/nullptr,
+     /*tileGroupM=*/nullptr, /*readsPrologue=*/nullptr, mmaGroupSpan,
+     mmaHoldsGroups},
     {GemmStrategy::wgmma, kWgmmaPrecisions, wgmmaSupports, wgmmaTile,
      mmaThreads, /*maxGrid=*/0, /*minBlocksPerSm=*/1,
-     /*splitPromoteEvery=*/nullptr, /*splitK=*/false},
+     /*splitPromoteEvery=*/nullptr, /*splitK=*/false, /*waveTile=*/nullptr,
+     /*waveTileTime=*/1.0, /*holdsRowVectors=*/nullptr,
+     /*tileGroupM=*/nullptr, /*readsPrologue=*/nullptr, mmaGroupSpan,
+     mmaHoldsGroups},
     {GemmStrategy::wgmma_tma, kWgmmaTmaPrecisions, wgmmaTmaSupports,
      wgmmaTmaTile, wgmmaTmaThreads, kWgmmaTmaMaxGrid, /*minBlocksPerSm=*/1,
      wgmmaTmaPromoteEvery, /*splitK=*/true, wgmmaTmaWaveTile,
      kWgmmaTma3xTf32WaveTileTime, wgmmaTmaHoldsRowVectors,
-     wgmmaTmaTileGroupM, wgmmaTmaReadsPrologue},
+     wgmmaTmaTileGroupM, wgmmaTmaReadsPrologue, mmaGroupSpan,
+     mmaHoldsGroups},
 };
 static_assert(std::size(kRecords) == getMaxEnumValForGemmStrategy() + 1,
               "one record per GemmStrategy, in enum order");
@@ -294,6 +328,20 @@ std::string mlir::fuser::wgmmaTmaClusterError(MatmulOp op,
     return "B tiles of " + std::to_string(bn) +
            " columns do not split into a share per block";
   return "";
+}
+
+std::string mlir::fuser::gemmStrategyOptionName(GemmStrategy strategy) {
+  std::string name = stringifyGemmStrategy(strategy).str();
+  std::replace(name.begin(), name.end(), '_', '-');
+  return name;
+}
+
+std::optional<GemmStrategy>
+mlir::fuser::symbolizeGemmStrategyOption(StringRef name) {
+  for (const GemmStrategyRecord &r : kRecords)
+    if (r.optionName() == name)
+      return r.kind;
+  return std::nullopt;
 }
 
 std::string mlir::fuser::splitKStrategyNames() {

@@ -8,6 +8,8 @@
 
 #include "fuser/Dialect/Fuser/Transforms/Passes.h"
 
+#include "fuser/Dialect/Fuser/IR/GemmStrategy.h"
+
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -22,11 +24,6 @@ using namespace mlir;
 using namespace mlir::fuser;
 
 namespace {
-
-/// Columns one thread row of the FFMA kernel holds per 4-wide piece group
-/// (BN / (TN / 4) for every tile fuser-configure-kernels offers): a group
-/// must lie inside them for its statistics to be a shuffle reduction.
-constexpr int64_t kEpilogueColumnSpan = 64;
 
 class FuseMatmulGroupNormPass
     : public fuser::impl::FuserFuseMatmulGroupNormPassBase<
@@ -69,14 +66,19 @@ private:
       return "only the f32 GEMM kernel normalizes in its epilogue";
     if (ty.isDynamicDim(1))
       return "the channel count is dynamic, so the group size is unknown";
+    // Every matmul with a group norm can fall back to the FFMA kernel's
+    // default tile, so the group must fit its epilogue.
     int64_t groupSize = ty.getDimSize(1) / norm.getNumGroups();
-    if (groupSize % 4 != 0 || kEpilogueColumnSpan % groupSize != 0)
+    const GemmStrategyRecord &ffma = getGemmStrategyRecord(GemmStrategy::ffma);
+    ArrayRef<int64_t> tile = ffma.defaultTile("fp32");
+    if (!ffma.holdsGroups(tile, groupSize)) {
+      std::string span = std::to_string(ffma.groupSpan(tile));
       return "a group of " + std::to_string(groupSize) +
-             " channels does not fit the GEMM epilogue, which holds " +
-             std::to_string(kEpilogueColumnSpan) +
+             " channels does not fit the GEMM epilogue, which holds " + span +
              " columns per thread row in 4-wide pieces (the group size must "
              "be a multiple of 4 dividing " +
-             std::to_string(kEpilogueColumnSpan) + ")";
+             span + ")";
+    }
     return "";
   }
 

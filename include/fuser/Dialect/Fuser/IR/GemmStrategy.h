@@ -33,6 +33,13 @@ struct EpilogueRegisterUse {
   bool readsMatrix;
 };
 
+/// The spelling of `strategy` in pass and pipeline options: its
+/// #fuser.config name with '-' for '_' (`wgmma-tma`).
+std::string gemmStrategyOptionName(GemmStrategy strategy);
+
+/// The strategy an option spells (gemmStrategyOptionName), if any.
+std::optional<GemmStrategy> symbolizeGemmStrategyOption(StringRef name);
+
 struct GemmStrategyRecord {
   GemmStrategy kind;
   /// The `precision` values of #fuser.config the kernel computes in.
@@ -81,9 +88,20 @@ struct GemmStrategyRecord {
   /// it does not, the configuration step computes the prologue in a
   /// pointwise kernel of its own.
   bool (*readsPrologue)(MatmulOp op, StringRef precision) = nullptr;
+  /// The columns of an output row that one thread (ffma) or one warp (the
+  /// tensor-core kernels) holds in registers with `tile`: a group norm's
+  /// groups must lie within them, so that their statistics are sums over
+  /// a thread's registers and shuffles.
+  int64_t (*groupSpan)(ArrayRef<int64_t> tile) = nullptr;
+  /// Whether the epilogue with `tile` normalizes groups of `groupSize`
+  /// consecutive columns (fuser.matmul's group_norm): the one statement of
+  /// that rule, for fusion, configuration and the lowerings.
+  bool (*holdsGroups)(ArrayRef<int64_t> tile, int64_t groupSize) = nullptr;
 
   /// Its #fuser.config strategy string.
   StringRef name() const { return stringifyGemmStrategy(kind); }
+  /// Its spelling in pass and pipeline options (`wgmma-tma`).
+  std::string optionName() const { return gemmStrategyOptionName(kind); }
   /// Whether the kernel can compute `op` in `precision`.
   bool applies(MatmulOp op, StringRef precision) const {
     return llvm::is_contained(precisions, precision) &&
@@ -112,6 +130,13 @@ std::string wgmmaTmaClusterError(MatmulOp op, ArrayRef<int64_t> tile,
 
 /// "'ffma', 'mma', 'wgmma' and 'wgmma_tma'", for messages.
 std::string gemmStrategyNames();
+
+/// Split K's second kernel (the slices added, then the epilogue): threads
+/// per block and its grid's cap along x (threads stride past it). It reads
+/// at most one wave of GEMM tiles' partial sums (a few MiB): its launch,
+/// not its shape, is what costs.
+inline constexpr int64_t kSplitKReduceThreads = 256;
+inline constexpr int64_t kSplitKReduceMaxGrid = 1 << 20;
 
 /// The strategies whose records allow split_k > 1, for messages.
 std::string splitKStrategyNames();

@@ -1,32 +1,28 @@
-//===- MmaGemmKernel.h - tensor-core (mma.sync) GEMM kernel -----*- C++ -*-===//
+//===- MmaTiling.h - tiling and validity of the tensor-core GEMMs -*- C++
+//-*-===//
 //
-// Builds the body of the tensor-core GEMM kernel (strategy "mma") for one
-// fuser.matmul group: mma.sync m16n8k8 on tf32 (precision tf32 or 3xtf32,
-// f32 operands, fp32 accumulation), m16n8k8 on f64 (precision fp64: f32
-// operands widened exactly, fp64 products and accumulation) or m16n8k16 on
-// bf16/f16 operands (fp32 accumulation), a cp.async multi-stage
-// shared-memory pipeline and the epilogue applied in registers. The pass (MatmulToGPU.cpp) creates the gpu.func and the host
-// launch; this builder only fills in the kernel.
+// The lowest floor of the tensor-core GEMM kernels (strategies mma, wgmma
+// and wgmma_tma): the shape of their shared-memory stages (StageGeometry,
+// which the pipeline pieces TmaPipeline.h, WgmmaSteps.h and SplitTf32.h
+// take), the warp tiling on top of it (MmaTiling), and the one check that a
+// #fuser.config describes a tiling the kernels support (getMmaTiling). It
+// includes nothing else of MatmulToGPU.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef FUSER_LIB_CONVERSION_MATMULTOGPU_MMAGEMMKERNEL_H
-#define FUSER_LIB_CONVERSION_MATMULTOGPU_MMAGEMMKERNEL_H
+#ifndef FUSER_LIB_CONVERSION_MATMULTOGPU_MMATILING_H
+#define FUSER_LIB_CONVERSION_MATMULTOGPU_MMATILING_H
 
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 #include "fuser/Dialect/Fuser/IR/GemmStrategy.h"
 
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
-
 namespace mlir::fuser {
 
-/// The tiling of the mma kernel, from the config's
-/// tile = [BM, BN, BK, WM, WN, STAGES]: a BM x BN block tile, BK deep per
-/// pipeline stage, split among (BM/WM) x (BN/WN) warps of WM x WN outputs,
-/// STAGES shared-memory buffers filled by cp.async.
-struct MmaTiling {
-  int64_t bm, bn, bk, wm, wn, stages;
-  /// Operand element type: f32 (tf32 math), bf16 or f16.
+/// The shared-memory stages of a block's BM x BN output tile, BK deep each:
+/// what the copies fill and the tensor cores read.
+struct StageGeometry {
+  int64_t bm = 0, bn = 0, bk = 0, stages = 0;
+  /// Operand element type: f32 (tf32 or f64 math), bf16 or f16.
   Type elemTy;
   /// The config's precision (attribute storage: lives with the context).
   StringRef precision;
@@ -38,18 +34,17 @@ struct MmaTiling {
   /// 3xtf32 on wgmma_tma: K elements after which the tensor-core sums are
   /// added into fp32 registers and restarted (0: never).
   int64_t promoteEvery = 0;
-  /// wgmma_tma: K slices (1: K not split). The kernel then loops over
-  /// (output tile, slice) pairs and stores raw fp32 sums into slice s of
-  /// the [splitK, M, N] buffer its C parameter points to.
-  int64_t splitK = 1;
   /// wgmma_tma: blocks per thread-block cluster (#fuser.config's
   /// cluster_m). With 2, a cluster's blocks take vertically adjacent output
   /// tiles and each copies half of their common B tile into both by TMA
   /// multicast; a stage is refilled once both blocks' consumers released it.
   int64_t clusterM = 1;
-  /// wgmma_tma: the M tiles per band of the blocks' tile order
-  /// (#fuser.config's group_m; 0: one band of every M tile).
-  int64_t groupM = 0;
+  /// A's prologue (fuser.matmul's `prologue` region) applied by the
+  /// splitter (3xtf32 on wgmma_tma): its one input is copied into the
+  /// stage's lo parts of A, which the splitter then overwrites.
+  bool prologue = false;
+  /// The prologue reads an input beside A.
+  bool prologueInput = false;
 
   /// Three tf32 products per step (the hi/lo split) instead of one.
   bool split3() const { return precision == "3xtf32"; }
@@ -63,21 +58,13 @@ struct MmaTiling {
   }
   /// TMA copies from a producer warpgroup (wgmma_tma).
   bool tma() const { return strategy == GemmStrategy::wgmma_tma; }
-
-  /// The warps computing the tile (the consumers, with tma).
-  int64_t warps() const { return (bm / wm) * (bn / wn); }
-  /// The block's threads, the strategy record's count for the tile.
-  int64_t threads() const {
-    return getGemmStrategyRecord(strategy).threads(
-        {bm, bn, bk, wm, wn, stages});
-  }
+  /// The warps reading a stage with wgmma: a warpgroup of four per 64 rows.
+  int64_t consumerWarps() const { return bm / 16; }
   int64_t elemBytes() const { return elemTy.getIntOrFloatBitWidth() / 8; }
   /// Elements per 16-byte cp.async chunk.
   int64_t vec() const { return 16 / elemBytes(); }
   /// The mma's K: 8 for tf32, 16 for bf16/f16.
   int64_t kStep() const { return elemBytes() == 4 ? 8 : 16; }
-  int64_t mTiles() const { return wm / 16; }
-  int64_t nTiles() const { return wn / 8; }
   /// fp64 with both operands K-major: the mma's k = t and k = t + 4 are
   /// read from the adjacent stage columns 2t and 2t + 1 (a permutation of
   /// k inside each step, the same for A and B, so the sum is unchanged),
@@ -107,12 +94,6 @@ struct MmaTiling {
   static constexpr int64_t kNMajorBoxCols = 32;
   /// The rows of B's K-major box: each block of a cluster copies its share.
   int64_t bBoxRows() const { return bn / clusterM; }
-  /// A's prologue (fuser.matmul's `prologue` region) applied by the
-  /// splitter (3xtf32 on wgmma_tma): its one input is copied into the
-  /// stage's lo parts of A, which the splitter then overwrites.
-  bool prologue = false;
-  /// The prologue reads an input beside A.
-  bool prologueInput = false;
   /// The bytes the tensor copies land per stage: A and B, and the
   /// prologue's input.
   int64_t tmaBytes() const {
@@ -122,11 +103,18 @@ struct MmaTiling {
   int64_t aStageBytes() const { return aStageElems() * elemBytes(); }
   /// A stage: the copied A and B, then (splitInShared) their lo parts in
   /// the same layout.
-  int64_t stageBytes() const {
-    return copyBytes() * (splitInShared() ? 2 : 1);
-  }
+  int64_t stageBytes() const { return copyBytes() * (splitInShared() ? 2 : 1); }
   /// K tiles between promotions (0: never).
   int64_t promoteTiles() const { return promoteEvery / bk; }
+  /// 3xtf32's splitter: warps 1 and 2 of the producer warpgroup.
+  static constexpr int64_t kSplitterThreads = 64;
+  /// The splitter's threads: kSplitterThreads, and with an N-major B
+  /// (transposesB()) also warp 3, which transposes boxes only. The splitter
+  /// bounds the kernel there: 4096^3 x @ W took 1.677 ms with two warps,
+  /// 1.494 with three (1.354 K-major; H100, 2026-11-24).
+  int64_t splitterThreads() const {
+    return transposesB() ? kSplitterThreads + 32 : kSplitterThreads;
+  }
   /// Dynamic shared memory of one block (wgmma: and room to align the
   /// stages to the 1024-byte swizzle atom; tma: and two 8-byte mbarriers
   /// per stage, three with the lo parts).
@@ -136,21 +124,36 @@ struct MmaTiling {
   }
 };
 
+/// The tiling of the tensor-core kernels, from the config's
+/// tile = [BM, BN, BK, WM, WN, STAGES]: the stages of StageGeometry, and
+/// the block tile split among (BM/WM) x (BN/WN) warps of WM x WN outputs.
+struct MmaTiling : StageGeometry {
+  int64_t wm = 0, wn = 0;
+  /// wgmma_tma: K slices (1: K not split). The kernel then loops over
+  /// (output tile, slice) pairs and stores raw fp32 sums into slice s of
+  /// the [splitK, M, N] buffer its C parameter points to.
+  int64_t splitK = 1;
+  /// wgmma_tma: the M tiles per band of the blocks' tile order
+  /// (#fuser.config's group_m; 0: one band of every M tile).
+  int64_t groupM = 0;
+
+  /// The warps computing the tile (the consumers, with tma).
+  int64_t warps() const { return (bm / wm) * (bn / wn); }
+  /// The block's threads, the strategy record's count for the tile.
+  int64_t threads() const {
+    return getGemmStrategyRecord(strategy).threads(
+        {bm, bn, bk, wm, wn, stages});
+  }
+  int64_t mTiles() const { return wm / 16; }
+  int64_t nTiles() const { return wn / 8; }
+};
+
 /// Checks that `op`'s element types suit `config`'s precision and that the
-/// tile is one the builder of `strategy` (mma, wgmma or wgmma_tma) supports,
-/// with a diagnostic on `op` otherwise.
+/// tile is one the kernel of `strategy` (mma, wgmma or wgmma_tma)
+/// supports, with a diagnostic on `op` otherwise.
 FailureOr<MmaTiling> getMmaTiling(MatmulOp op, KernelConfigAttr config,
                                   GemmStrategy strategy);
 
-/// Fills `kernel`, whose parameters are GemmKernelArgs.h's (with tiling.tma(),
-/// the tensor maps of A, [BM, BK] boxes, B, [BN, BK] boxes, and a
-/// prologue's input, A's boxes),
-/// and which is launched with `tiling.sharedBytes()` of dynamic shared
-/// memory and `tiling.threads()` threads per block, on a grid of
-/// ceil(M / BM) x ceil(N / BN) blocks.
-LogicalResult buildMmaGemmKernel(MatmulOp op, const MmaTiling &tiling,
-                                 gpu::GPUFuncOp kernel);
-
 } // namespace mlir::fuser
 
-#endif // FUSER_LIB_CONVERSION_MATMULTOGPU_MMAGEMMKERNEL_H
+#endif // FUSER_LIB_CONVERSION_MATMULTOGPU_MMATILING_H

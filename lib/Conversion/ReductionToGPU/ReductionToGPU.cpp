@@ -86,16 +86,6 @@ TypedAttr constantInit(Value init) {
   return {};
 }
 
-/// The most slices (P) a two-stage reduction's kernel 2 takes: one
-/// thread per partial in one block.
-constexpr int64_t kMaxSlices = 1024;
-/// Kernel 2's threads per block unless one output's partials take more.
-constexpr int64_t kCombineBlock = 256;
-/// Elements each thread loads before it folds them: one load in flight per
-/// thread covers about half of an H100's memory latency at 2048 threads
-/// per SM; four cover it.
-constexpr int64_t kUnroll = 4;
-
 /// Whether the threads of an output combine by warp shuffles: they are
 /// consecutive, at most a warp, and the value is 32 or 64 bits.
 bool usesShuffles(KernelConfigAttr config, Type t) {
@@ -282,12 +272,12 @@ private:
 
   /// Folds the elements r = begin, begin + step, ... < end into `acc` in
   /// that order (the combination order, and so the bits, of a plain loop),
-  /// kUnroll of them per iteration so that their loads are in flight
+  /// kReductionUnroll of them per iteration so that their loads are in flight
   /// together, then the rest one at a time.
   Value foldRange(OpBuilder &b, Value begin, Value end, Value step, Value acc,
                   Value partialsPtr, ArrayRef<Value> bases) {
     Value zero = constI64(b, loc, 0);
-    Value unroll = constI64(b, loc, kUnroll);
+    Value unroll = constI64(b, loc, kReductionUnroll);
     Value nonEmpty =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, end, begin);
     Value count = arith::SelectOp::create(
@@ -306,7 +296,7 @@ private:
       OpBuilder lb = OpBuilder::atBlockBegin(main.getBody());
       SmallVector<Value> values;
       Value r = main.getInductionVar();
-      for (int64_t u = 0; u < kUnroll; ++u) {
+      for (int64_t u = 0; u < kReductionUnroll; ++u) {
         if (u > 0)
           r = arith::AddIOp::create(lb, loc, r, step);
         values.push_back(elementValue(lb, r, partialsPtr, bases));
@@ -517,13 +507,14 @@ private:
     int64_t slices = tile.size() == 3 ? tile[2] : 1;
     if ((tile.size() != 2 && tile.size() != 3) ||
         !llvm::isPowerOf2_64(tile[0]) || block % tile[0] != 0 ||
-        (tile[1] != 1 && tile[1] != block / tile[0]) || slices > kMaxSlices ||
+        (tile[1] != 1 && tile[1] != block / tile[0]) ||
+        slices > kReductionMaxSlices ||
         config.getBlock()[1] != 1 || config.getBlock()[2] != 1)
       return op.emitOpError()
              << "needs a reduction config with block = [B, 1, 1] and tile = "
                 "[S, D] or [S, D, P]: S a power of two dividing B, D 1 or B "
                 "/ S, P at most "
-             << kMaxSlices;
+             << kReductionMaxSlices;
     bool twoStage = slices > 1;
 
     // The kernels.
@@ -573,11 +564,7 @@ private:
     KernelConfigAttr combineConfig;
     gpu::GPUFuncOp combineKernel;
     if (twoStage) {
-      int64_t share = llvm::PowerOf2Ceil(slices);
-      combineConfig = KernelConfigAttr::get(
-          ctx, "reduction", {std::max(kCombineBlock, share), 1, 1},
-          /*vector_width=*/1, /*max_grid=*/0, {share, 1},
-          /*min_blocks_per_sm=*/0, "fp32", /*promote_every=*/0);
+      combineConfig = reductionCombineConfig(ctx, slices);
       combineKernel = createKernel(
           kernelSymbols, op.getLoc(), (kernel.getName() + "_combine").str(),
           paramTypes(Stage::Combine), combineConfig.getBlock(),

@@ -116,3 +116,15 @@ void mlir::fuser::configureReductions(ModuleOp module, bool report) {
              << slices << " partial results in a fixed order";
   });
 }
+
+/// Kernel 2's threads per block unless one output's partials take more.
+static constexpr int64_t kCombineBlock = 256;
+
+KernelConfigAttr mlir::fuser::reductionCombineConfig(MLIRContext *ctx,
+                                                     int64_t slices) {
+  int64_t share = llvm::PowerOf2Ceil(slices);
+  return KernelConfigAttr::get(
+      ctx, "reduction", {std::max(kCombineBlock, share), 1, 1},
+      /*vector_width=*/1, /*max_grid=*/0, {share, 1},
+      /*min_blocks_per_sm=*/0, "fp32", /*promote_every=*/0);
+}

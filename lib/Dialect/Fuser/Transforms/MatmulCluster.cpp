@@ -10,12 +10,12 @@ namespace {
 /// Blocks per cluster when cluster-m=2 asks for them. Off by default: on
 /// W2's shape cuBLAS's tf32 and bf16 GEMMs run 2-block clusters with one
 /// operand multicast and read 10-25% fewer L2 bytes than fuser's kernel
-/// (ncu, H100, 2026-11-24, bench/results/H100-2026-11-24-session11.md), but
+/// (ncu, H100, 2026-11-24, bench/results/H100-2026-11-24-no-spills.md), but
 /// the same multicast in fuser's kernel (half the L2 reads of B) changed
 /// its time by -1.7% to +5.2% over tf32 and bf16 x * W^T at 1024 x 8192 x
 /// 8192, 4096^3, 8192^3, 32768 x 1024 x 1024 and 2048 x 2048 x 8192,
 /// within the runs' spread but for the tall product in bf16 (H100,
-/// 2026-11-25, bench/results/H100-2026-11-25-session14.md); W2's fused
+/// 2026-11-25, bench/results/H100-2026-11-25-clusters.md); W2's fused
 /// kernels 0.0-0.5% slower, 3xtf32 1-15% slower. L2 is not what bounds it.
 constexpr int64_t kClusterBlocks = 2;
 

@@ -192,7 +192,8 @@ std::string mlir::fuser::kMajorCopyRefusal(MatmulOp op) {
 /// the kernel's transposition in shared memory slows its splitter by about
 /// 10% of the GEMM, the copy costs 8 N K bytes of traffic per batch, so the
 /// copy is cheaper from M = 4 R / (0.1 BW) ~ 1300 (R = 100 TFLOP/s, BW = 3
-/// TB/s). Measured (H100, 2026-11-24, session 13): 32 x 1024^3 torch.bmm
+/// TB/s). Measured (H100, 2026-11-24,
+/// bench/results/H100-2026-11-24-n-major-b.md): 32 x 1024^3 torch.bmm
 /// 0.747 ms transposed in the kernel against 0.788 copied; 4096^3 x @ W
 /// 1.494 against 1.411.
 static constexpr int64_t kNMajorCopyMinM = 1536;

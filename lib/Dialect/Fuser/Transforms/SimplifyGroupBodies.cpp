@@ -223,7 +223,7 @@ static bool matchZeroClamp(Value v, arith::CmpFPredicate pred, Value &x) {
 /// + 0.0 keeps where x * s underflows to -0; NaN stays NaN (its payload
 /// aside). In fuser.pointwise bodies only: in the torch-mlir W3 epilogue it
 /// made ptxas spill (56 bytes, none before) and the kernel 8% slower (H100,
-/// 2026-11-24, bench/ab_kernels.py), while W1 went from 0.993x to 1.000x of
+/// 2026-11-24, bench/experiments/ab_kernels.py), while W1 went from 0.993x to 1.000x of
 /// the hand-written kernel.
 struct LeakyReluToSelect : OpRewritePattern<arith::AddFOp> {
   using OpRewritePattern::OpRewritePattern;

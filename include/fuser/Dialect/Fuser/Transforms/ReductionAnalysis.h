@@ -12,6 +12,8 @@
 #ifndef FUSER_DIALECT_FUSER_TRANSFORMS_REDUCTIONANALYSIS_H
 #define FUSER_DIALECT_FUSER_TRANSFORMS_REDUCTIONANALYSIS_H
 
+#include "fuser/Dialect/Fuser/IR/FuserOps.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
 #include <string>
@@ -20,6 +22,19 @@ namespace mlir::fuser {
 
 /// The discardable attribute holding a reduction's #fuser.config.
 inline constexpr llvm::StringLiteral kReductionConfigAttrName = "fuser.config";
+
+/// The most slices (P) a two-stage reduction's kernel 2 takes: one thread
+/// per partial in one block.
+inline constexpr int64_t kReductionMaxSlices = 1024;
+/// Elements each thread loads before it folds them: one load in flight per
+/// thread covers about half of an H100's memory latency at 2048 threads
+/// per SM; four cover it.
+inline constexpr int64_t kReductionUnroll = 4;
+
+/// The config of a two-stage reduction's kernel 2, which combines each
+/// output's `slices` partials: one thread per partial, consecutive
+/// (ConfigureReductions.cpp).
+KernelConfigAttr reductionCombineConfig(MLIRContext *ctx, int64_t slices);
 
 /// How one reduction reads and combines. The kernel linearizes the output
 /// (parallel) loops and the reduction loops separately, each in the order

@@ -1,0 +1,55 @@
+//===- ConfigureNorms.cpp - configs of group-norm kernels -----------------===//
+
+#include "ConfigureNorms.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+namespace {
+
+/// GroupNorm and its input gradient: one block per (sample, group), threads
+/// striding over the group with 128-bit accesses when its size allows. The
+/// block is sized for about 2 vectors per thread, so small groups still put
+/// many loads in flight: one warp for W3's 16 elements, 128 threads for
+/// 1024, at most 512 threads (64K elements: 32 vectors per thread).
+constexpr int64_t kGroupNormMaxBlock = 512;
+constexpr int64_t kGroupNormVectorsPerThread = 2;
+/// Threads per block when several small groups share one.
+constexpr int64_t kGroupNormSharedBlock = 256;
+
+} // namespace
+
+KernelConfigAttr mlir::fuser::groupNormConfig(Operation *op,
+                                              RankedTensorType type,
+                                              int64_t groups,
+                                              StringRef strategy,
+                                              StringRef precision) {
+  int64_t groupSize = 1;
+  for (int64_t d : type.getShape().drop_front())
+    groupSize = ShapedType::isDynamic(d) || ShapedType::isDynamic(groupSize)
+                    ? ShapedType::kDynamic
+                    : groupSize * d;
+  int64_t width = 1, block = kGroupNormMaxBlock;
+  SmallVector<int64_t> tile;
+  if (!ShapedType::isDynamic(groupSize)) {
+    groupSize /= groups;
+    width = groupSize % 4 == 0 ? 4 : groupSize % 2 == 0 ? 2 : 1;
+    int64_t perThread =
+        llvm::divideCeil(groupSize / width, kGroupNormVectorsPerThread);
+    int64_t threads = llvm::PowerOf2Ceil(perThread);
+    block = std::clamp<int64_t>(threads, 32, kGroupNormMaxBlock);
+    // Groups smaller than a warp's work share a block (tile = [threads per
+    // group]) instead of one block each.
+    if (threads < 32) {
+      block = kGroupNormSharedBlock;
+      tile.push_back(threads);
+    }
+  }
+  return KernelConfigAttr::getChecked(
+      [&] { return op->emitError(); }, op->getContext(), strategy,
+      ArrayRef<int64_t>{block, 1, 1}, width, /*max_grid=*/int64_t(0),
+      ArrayRef<int64_t>(tile), /*min_blocks_per_sm=*/int64_t(0), precision,
+      /*promote_every=*/int64_t(0));
+}

@@ -49,7 +49,7 @@ import elementwise_fns  # noqa: E402
 # Training packages: name -> (seed problem file in examples/torch, the
 # constructor arguments (None: its get_init_inputs()), the input shape (None:
 # its get_inputs()), dynamic). Small sizes are odd (batch 7, 40 -> 24
-# features, GroupNorm groups of 4); the real ones are WORKLOADS.md's.
+# features, GroupNorm groups of 4); the real ones are examples/torch/w{1,2,3}.py's.
 TRAINING = {
     "w1_small": ("w1", [0.01], [7, 40], None),
     "w1_small_dynamic": ("w1", [0.01], [7, 40], "batch"),

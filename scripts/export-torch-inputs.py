@@ -3,8 +3,7 @@
 input: test/Pipelines/Inputs/torch_*.mlir.
 
 Each model is exported with torch-mlir's FX importer to linalg on tensors
-(output_type="linalg-on-tensors") from `meta` tensors, as
-../shared/docs/FRONTEND.md describes; dynamic dims come from
+(output_type="linalg-on-tensors") from `meta` tensors, as fuser.torch.compile does; dynamic dims come from
 torch.export.Dim and arrive as `?`. The outputs are committed, so the lit
 suite needs neither torch nor torch-mlir; rerun this after a torch-mlir
 upgrade and review the diff.
@@ -75,7 +74,7 @@ class WithParams(torch.nn.Module):
 
 
 class LinearGroupNorm(torch.nn.Module):
-    """W3 (../shared/docs/WORKLOADS.md): Linear -> GroupNorm -> LeakyReLU
+    """W3 (examples/torch/w3.py): Linear -> GroupNorm -> LeakyReLU
     -> y + y. Arguments: x, linear.weight, linear.bias, gn.weight, gn.bias
     (no gn.weight and gn.bias with affine=False)."""
 
@@ -91,7 +90,7 @@ class LinearGroupNorm(torch.nn.Module):
 
 
 class W2(torch.nn.Module):
-    """W2 of ../shared/docs/WORKLOADS.md (KernelBench level 2, problem 12):
+    """W2 (examples/torch/w2.py; KernelBench level 2, problem 12):
     leaky_relu(nn.Linear(x) * 2.0, 0.1)."""
 
     def __init__(self, in_features=8192, out_features=8192):
@@ -347,7 +346,8 @@ BACKWARD_EXPORTS = [
 
 def backward_export(model, batch, input_grads):
     import fuser.torch as ft
-    import fuser.torch._compile as compile_module
+    # Where the training compiler looks import_graph up.
+    import fuser.torch._conversion.training as compile_module
 
     imported = []
     real = compile_module.import_graph

@@ -11,44 +11,19 @@ from __future__ import annotations
 import sys
 from typing import Any, Optional, Sequence
 
+from . import _dtypes
 from ._native import FuserError, TensorRef
-
-# Manifest dtype name for a framework dtype's str() (numpy, cupy, torch).
-_DTYPE_BY_NAME = {
-    "float32": "f32",
-    "float16": "f16",
-    "bfloat16": "bf16",
-    "float64": "f64",
-    "int32": "i32",
-    "int64": "i64",
-    "int8": "i8",
-    "bool": "i1",
-}
-
-# __cuda_array_interface__ typestr (kind + bytes, byte order stripped).
-_DTYPE_BY_TYPESTR = {
-    "f4": "f32",
-    "f2": "f16",
-    "f8": "f64",
-    "i4": "i32",
-    "i8": "i64",
-    "i1": "i8",
-    "b1": "i1",
-}
-
-_SUPPORTED = "f32, f16, bf16, f64, i32, i64, i8, i1"
-
 
 def _dtype_name(dtype: Any, label: str) -> str:
     name = str(dtype)
     if name.startswith("torch."):
         name = name[len("torch."):]
     try:
-        return _DTYPE_BY_NAME[name]
+        return _dtypes.BY_FRAMEWORK_NAME[name]
     except KeyError:
         raise FuserError(
             f"{label} has unsupported dtype {name} (fuser supports "
-            f"{_SUPPORTED})"
+            f"{_dtypes.SUPPORTED})"
         ) from None
 
 
@@ -76,11 +51,11 @@ def cai_fields(cai: dict, label: str) -> tuple:
     if cai.get("mask") is not None:
         raise FuserError(f"{label} has a mask; masked arrays are unsupported")
     typestr = cai["typestr"]
-    dtype = _DTYPE_BY_TYPESTR.get(typestr[1:])
+    dtype = _dtypes.BY_TYPESTR.get(typestr[1:])
     if dtype is None:
         raise FuserError(
             f"{label} has unsupported __cuda_array_interface__ typestr "
-            f"'{typestr}' (fuser supports {_SUPPORTED})"
+            f"'{typestr}' (fuser supports {_dtypes.SUPPORTED})"
         )
     itemsize = int(typestr[2:])
     shape = tuple(int(d) for d in cai["shape"])
@@ -177,7 +152,7 @@ def allocate(like: Any, device_id: int, specs: Sequence[tuple],
     if is_torch(like):
         torch = _torch()
         return [
-            torch.empty(shape, dtype=_torch_dtype(torch, dtype),
+            torch.empty(shape, dtype=_dtypes.torch_dtype(torch, dtype),
                         device=like.device)
             for shape, dtype in specs
         ]
@@ -205,30 +180,18 @@ _TORCH_DTYPE_NAMES: Optional[dict] = None
 def _torch_dtype_names() -> dict:
     global _TORCH_DTYPE_NAMES
     if _TORCH_DTYPE_NAMES is None:
-        torch = _torch()
         _TORCH_DTYPE_NAMES = {
-            _torch_dtype(torch, n): n
-            for n in ("f32", "f16", "bf16", "f64", "i32", "i64", "i8", "i1")
+            dtype: name
+            for name, dtype in _dtypes.torch_dtypes(_torch()).items()
         }
     return _TORCH_DTYPE_NAMES
 
 
-def _torch_dtype(torch, name: str):
-    return {
-        "f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16,
-        "f64": torch.float64, "i32": torch.int32, "i64": torch.int64,
-        "i8": torch.int8, "i1": torch.bool,
-    }[name]
-
-
 def _cupy_dtype(cupy, name: str, fn_name: str):
-    if name == "bf16":
+    attr = _dtypes.numpy_name(name)
+    if attr is None:  # bf16
         raise FuserError(
             f"{fn_name}: CuPy has no bfloat16; pass a preallocated output "
             "with out=..."
         )
-    return {
-        "f32": cupy.float32, "f16": cupy.float16, "f64": cupy.float64,
-        "i32": cupy.int32, "i64": cupy.int64, "i8": cupy.int8,
-        "i1": cupy.bool_,
-    }[name]
+    return getattr(cupy, attr)

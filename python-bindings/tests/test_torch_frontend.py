@@ -21,7 +21,7 @@ import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 import fuser.torch as ft  # noqa: E402
-from fuser.torch import _compile  # noqa: E402
+from fuser.torch._conversion import fuser_compile  # noqa: E402
 
 
 class LinearLeaky(nn.Module):
@@ -242,7 +242,7 @@ def test_eager_fallback(cache):
 
 def test_unfused_retry(cache, monkeypatch):
     """When fusion fails, every op is compiled alone and a remark says so."""
-    real = _compile.cached_compile
+    real = fuser_compile.cached_compile
 
     def failing_fusion(text, **kw):
         if kw["options"].get("fuse", True) is not False:
@@ -250,7 +250,7 @@ def test_unfused_retry(cache, monkeypatch):
                                    "<input>:1:1: error: simulated")
         return real(text, **kw)
 
-    monkeypatch.setattr(_compile, "cached_compile", failing_fusion)
+    monkeypatch.setattr(fuser_compile, "cached_compile", failing_fusion)
     model = nn.Sequential(nn.Linear(32, 64), nn.ReLU())
     with pytest.warns(RuntimeWarning, match="(?s)fusion failed.*simulated"):
         c = ft.compile(model, torch.randn(8, 32), cache=cache)

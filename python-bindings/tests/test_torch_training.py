@@ -315,7 +315,7 @@ def test_package_carries_both_directions(suffix, cache, tmp_path):
     model, c = compiled_model("w3", "batch", cache)
     path = ft.save(c, tmp_path / f"w3-training.fuser{suffix}", weights=True)
     spec = json.loads(ft.Package.from_files(
-        __import__("fuser.torch._package", fromlist=["read_files"])
+        __import__("fuser.torch._save_load", fromlist=["read_files"])
         .read_files(path)).to_json())
     assert spec["version"] == 2 and spec["training"] == {"input_grads": True}
     assert [v["name"] for v in spec["variants"]] == ["dynamic",

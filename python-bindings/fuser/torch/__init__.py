@@ -25,14 +25,24 @@ try:
 except ImportError as e:  # pragma: no cover - depends on the install
     raise ImportError("fuser.torch needs PyTorch (pip install torch)") from e
 
-# _compile imports torch-mlir inside compile(), not here: loading a package
-# must work where torch-mlir is not installed.
-from ._compile import add_variant, compile
+# The layers, each importing only those before it (torch-mlir is imported
+# inside the export functions, not here: loading a package must work where
+# torch-mlir is not installed):
+#   _remarks, _package      the package: spec, variants, remarks, dtypes
+#   _runtime/               CompiledModule, TrainingModule, autograd glue,
+#                           the compiler interface they are handed
+#   _save_load              save() / load()
+#   _export/                binding, torch.export, torch-mlir's import
+#   _lowering/              FX rewrites, AOTAutograd's partition, the plan
+#   _conversion/            fuser.compile through the cache; the compilers
+#   _compiler               compile(), add_variant()
+#   _elementwise, kernelbench, dynamo: on top.
+from ._compiler import add_variant, compile
 from ._elementwise import ElementwiseKernel, elementwise, load_elementwise
-from ._module import (CompiledModule, Package, Remark, Variant,
-                      check_init_arguments, parse_remarks)
-from ._package import load, save
-from ._training import TrainingModule
+from ._package import Package, Variant
+from ._remarks import Remark, parse_remarks
+from ._runtime import CompiledModule, TrainingModule, check_init_arguments
+from ._save_load import load, save
 
 # torch.compile(backend="fuser"): registered by fuser.torch.dynamo, imported
 # here when torch._dynamo already is (importing it costs seconds).

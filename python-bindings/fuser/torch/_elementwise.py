@@ -18,12 +18,13 @@ rest (numbers, flags: the slope) constants of the kernels. Per constants
 and dtypes, fuser.torch.compile(..., training=True) compiles a module whose
 forward is fn on the tensors flattened to one dimension of dynamic size
 (one kernel pair serves every shape) with the partitioner told to save
-nothing but the arguments (_training.recompute_all): the backward kernel
-takes (x, grad_out) only, as backward(grad_out, x, slope) does, and
-recomputes what it needs of the forward in registers. New constants (or
-dtypes) compile again, through the on-disk cache; each stays compiled in
-the object. fn must be elementwise: pointwise torch ops only, its tensor
-arguments of one shape (no broadcasting, no reductions, no views).
+nothing but the arguments (_lowering/recompute.py, recompute_all): the
+backward kernel takes (x, grad_out) only, as backward(grad_out, x, slope)
+does, and recomputes what it needs of the forward in registers. New
+constants (or dtypes) compile again, through the on-disk cache; each stays
+compiled in the object. fn must be elementwise: pointwise torch ops only,
+its tensor arguments of one shape (no broadcasting, no reductions, no
+views).
 """
 
 from __future__ import annotations
@@ -37,9 +38,11 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, \
 import torch
 
 from .._native import FuserError
-from . import _package
-from ._module import Package, _jsonable, make_compiled
-from ._training import TrainingModule, run_backward, run_forward
+from . import _save_load
+from ._compiler import compile_training
+from ._package import Package, jsonable
+from ._runtime import TrainingModule, make_compiled
+from ._runtime.autograd import run_backward, run_forward
 
 FORMAT = "fuser-torch-elementwise"
 VERSION = 1
@@ -101,7 +104,7 @@ def _split(args: Sequence[Any]) -> Tuple[List[torch.Tensor], tuple]:
                 "come first (and a constant is a Python number, not a "
                 "tensor)")
         try:
-            if _jsonable(s) != s:
+            if jsonable(s) != s:
                 raise ValueError
         except (TypeError, ValueError):
             raise TypeError(
@@ -225,7 +228,7 @@ class ElementwiseKernel:
     # -- compiling ----------------------------------------------------------
 
     def _key(self, tensors: Sequence[torch.Tensor], scalars: tuple) -> tuple:
-        return (json.dumps(_jsonable(list(scalars))),
+        return (json.dumps(jsonable(list(scalars))),
                 tuple(str(t.dtype).replace("torch.", "") for t in tensors),
                 None if self.dynamic else tensors[0].numel())
 
@@ -251,8 +254,6 @@ class ElementwiseKernel:
                 f"; the package has:\n{have}\nCompile it for them where "
                 "torch-mlir and fuser's compiler are (fuser.torch."
                 "elementwise), or load it with fn= there")
-        from ._training import compile_training
-
         names = _tensor_names(self.fn, len(tensors))
         size = _EXAMPLE_SIZE if self.dynamic else tensors[0].numel()
         examples = tuple(torch.empty(size, dtype=t.dtype, device="meta")
@@ -446,11 +447,11 @@ class ElementwiseKernel:
             forms.append({"constants": json.loads(key[0]),
                           "dtypes": list(key[1]), "numel": key[2],
                           "package": prefix})
-        files[_package.ELEMENTWISE] = json.dumps({
+        files[_save_load.ELEMENTWISE] = json.dumps({
             "format": FORMAT, "version": VERSION, "name": self.name,
             "dynamic": self.dynamic, "compile": self.compile_options,
             "forms": forms}, indent=1, sort_keys=True).encode()
-        return _package.write_files(files, path)
+        return _save_load.write_files(files, path)
 
     @classmethod
     def load(cls, path: Union[str, Path], fn: Optional[Callable] = None, *,
@@ -458,12 +459,13 @@ class ElementwiseKernel:
         """An ElementwiseKernel from save()'s package. Without `fn` it runs
         the compiled forms only; with it (where the compiler is), new
         constants compile as they come."""
-        files = _package.read_files(path)
+        files = _save_load.read_files(path)
         try:
-            meta = json.loads(files[_package.ELEMENTWISE])
+            meta = json.loads(files[_save_load.ELEMENTWISE])
         except KeyError:
-            raise FuserError(f"{path} is not a fuser.torch.elementwise "
-                             f"package (no {_package.ELEMENTWISE})") from None
+            raise FuserError(
+                f"{path} is not a fuser.torch.elementwise package (no "
+                f"{_save_load.ELEMENTWISE})") from None
         if meta.get("format") != FORMAT:
             raise FuserError(f"{path}: format {meta.get('format')!r}, not "
                              f"{FORMAT!r}")
@@ -478,7 +480,7 @@ class ElementwiseKernel:
             sub = {n[len(prefix):]: d for n, d in files.items()
                    if n.startswith(prefix)}
             package = Package.from_files(sub)
-            module = make_compiled(_package._state_module(package, None),
+            module = make_compiled(_save_load.state_module(package, None),
                                    package)
             key = (json.dumps(form["constants"]), tuple(form["dtypes"]),
                    form["numel"])

@@ -1,6 +1,10 @@
-"""fuser.torch.save / fuser.torch.load: a compiled module as a package.
+"""What fuser.torch compiles a module into, apart from the module's state:
+a Package (the spec, JSON) and its Variants (the kernels). The layer every
+other one stands on: it needs torch, fuser's Artifact and loader, nothing
+that compiles.
 
-A package is a directory, or a zip file when the path ends in `.zip`:
+A package on disk is a directory, or a zip file when the path ends in
+`.zip` (fuser.torch.save, _save_load.py):
 
     fuser-torch.json             the spec: format and version, chip,
                                  precision, the kernels' argument order
@@ -12,204 +16,213 @@ A package is a directory, or a zip file when the path ends in `.zip`:
     kernels/<variant>.manifest.json
     weights.pt                   optional: the state_dict (save(weights=True))
 
-Loading reads it with torch and fuser's runtime only: no MLIR, no
-torch-mlir.
+Argument order of the kernels' entry function (the spec's "args"): the
+module's parameters in named_parameters() order, then its buffers in
+named_buffers() order, then the forward's tensor arguments in signature
+order. Non-tensor forward arguments (Python numbers, flags) were constants
+of the export: a call must pass the same values.
 """
 
 from __future__ import annotations
 
-import io
-import os
-import shutil
-import tempfile
-import zipfile
-from pathlib import Path
-from typing import Dict, Optional, Union
+import base64
+import json
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import torch
 
+from .. import _dtypes
 from .._native import FuserError
-from ._module import CompiledModule, Package, make_compiled
+from ..artifact import Artifact
+from ..loader import load as _load_artifact
+from ._remarks import Remark, parse_remarks
 
-PathLike = Union[str, "os.PathLike[str]"]
+PACKAGE_FORMAT = "fuser-torch-package"
+# The newest package version this reads. 2: training packages (a backward
+# variant beside each forward one, _conversion/training.py), which a
+# version 1 reader would run forward-only; forward-only packages are still
+# written as 1.
+PACKAGE_VERSION = 2
+FORWARD_PACKAGE_VERSION = 1
 SPEC = "fuser-torch.json"
-WEIGHTS = "weights.pt"
-# A directory holding one of these is a package save() may replace
-# (fuser.torch.elementwise writes ELEMENTWISE beside its packages).
-ELEMENTWISE = "fuser-elementwise.json"
-MARKERS = (SPEC, ELEMENTWISE)
+
+# Torch dtypes by manifest name and back (fuser._dtypes has the table).
+TORCH_DTYPES: Dict[str, torch.dtype] = _dtypes.torch_dtypes(torch)
+DTYPE_NAMES: Dict[torch.dtype, str] = {dt: n for n, dt in TORCH_DTYPES.items()}
 
 
-def _is_zip(path: Path) -> bool:
-    return path.suffix == ".zip" or (path.is_file() and
-                                     zipfile.is_zipfile(path))
+def jsonable(value: Any) -> Any:
+    """`value` as JSON would give it back (tuples become lists), or raises
+    TypeError."""
+    return json.loads(json.dumps(value))
 
 
-def save(compiled: CompiledModule, path: PathLike, *,
-         weights: bool = False) -> Path:
-    """Writes `compiled`'s package to `path` (a directory, or a zip file
-    when it ends in .zip), replacing what was there. With weights=True the
-    module's state_dict goes along (weights.pt), so load() needs no module.
-    Returns the path."""
-    if not isinstance(compiled, CompiledModule):
-        raise TypeError(f"save() expects a module from fuser.torch.compile, "
-                        f"got {type(compiled).__name__}")
-    if compiled.fuser_fallback is not None:
-        raise FuserError("nothing to save: the module runs eagerly, not "
-                         f"through fuser ({compiled.fuser_fallback})")
-    files = compiled.fuser_package.files()
-    if weights:
-        buf = io.BytesIO()
-        torch.save({k: v.detach().cpu() for k, v in
-                    compiled.state_dict().items()}, buf)
-        files[WEIGHTS] = buf.getvalue()
-    return write_files(files, path)
-
-
-def write_files(files: Dict[str, bytes], path: PathLike) -> Path:
-    """Writes {relative path: bytes} as a package directory, or a zip file
-    when `path` ends in .zip, replacing what was there (a directory only if
-    it is a package: it holds fuser-torch.json or `marker`)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # Written beside the target, then renamed over it: a reader sees the old
-    # package or the new one.
-    if _is_zip(path):
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as f, zipfile.ZipFile(
-                    f, "w", zipfile.ZIP_DEFLATED) as z:
-                for name, data in sorted(files.items()):
-                    z.writestr(name, data)
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
-        return path
-    if path.exists() and not any((path / n).is_file() for n in MARKERS) \
-            and any(path.iterdir()):
-        raise FuserError(f"{path} exists and is not a fuser.torch package; "
-                         "not overwriting it")
-    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
+def jsonable_or_none(value: Any) -> Any:
     try:
-        for name, data in files.items():
-            (tmp / name).parent.mkdir(parents=True, exist_ok=True)
-            (tmp / name).write_bytes(data)
-        old = None
-        if path.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{path.name}.old.",
-                                        dir=path.parent))
-            os.rmdir(old)
-            os.rename(path, old)
-        os.rename(tmp, path)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return path
+        return jsonable(value)
+    except (TypeError, ValueError):
+        return None
 
 
-def read_files(path: PathLike) -> Dict[str, bytes]:
-    """The files of a package directory or zip, by relative path."""
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"no fuser.torch package at '{path}'")
-    if path.is_dir():
-        return {p.relative_to(path).as_posix(): p.read_bytes()
-                for p in path.rglob("*") if p.is_file()}
-    with zipfile.ZipFile(path) as z:
-        return {n: z.read(n) for n in z.namelist() if not n.endswith("/")}
+def describe_specs(specs, names: Sequence[str]) -> str:
+    """`x: f32[?, 8192]` for (dtype, shape) pairs, None for dynamic sizes."""
+    return ", ".join(
+        f"{n}: {dt}[{', '.join('?' if d is None else str(d) for d in s)}]"
+        for n, (dt, s) in zip(names, specs))
 
 
-class _State(torch.nn.Module):
-    """Holds a loaded package's parameters and buffers under their names
-    when load() is given no module."""
-
-    def forward(self, *args, **kwargs):  # pragma: no cover - never called
-        raise FuserError("a loaded package's state module has no forward")
-
-
-def _state_module(package: Package, weights: Optional[dict]) -> torch.nn.Module:
-    root = _State()
-    for a in package.spec["args"]:
-        if a["kind"] == "input":
-            continue
-        *path, name = a["name"].split(".")
-        m = root
-        for p in path:
-            if p not in m._modules:
-                m.add_module(p, _State())
-            m = m._modules[p]
-        if weights is not None and a["name"] in weights:
-            t = weights[a["name"]]
-        else:
-            dtype, shape = _first_spec(package, a["name"])
-            t = torch.zeros(shape, dtype=dtype)
-        if a["kind"] == "parameter":
-            m.register_parameter(name, torch.nn.Parameter(t))
-        else:
-            m.register_buffer(name, t)
-    return root
+def manifest_function(manifest: dict, name: str) -> dict:
+    for fn in manifest.get("functions", []):
+        if fn.get("name") == name:
+            return fn
+    names = [f.get("name") for f in manifest.get("functions", [])]
+    raise FuserError(f"the manifest has no function '{name}' (has {names})")
 
 
-_TORCH_DTYPES = {"f32": torch.float32, "f16": torch.float16,
-                 "bf16": torch.bfloat16, "f64": torch.float64,
-                 "i32": torch.int32, "i64": torch.int64, "i8": torch.int8,
-                 "i1": torch.bool}
+class Variant:
+    """One compiled form of the model: an Artifact for some argument shapes
+    (static, or with dynamic dims) and dtypes. Its CUDA module is loaded on
+    first use."""
+
+    def __init__(self, name: str, artifact: Artifact, function: str,
+                 info: Optional[dict] = None) -> None:
+        self.name = name
+        self.artifact = artifact
+        self.function_name = function
+        # JSON-able facts saved with the package: dynamic dims, whether the
+        # groups were fused, the remarks text, the cache key.
+        self.info = dict(info or {})
+        fn = manifest_function(artifact.manifest_dict, function)
+        # (dtype, shape) per argument; None for a dynamic size.
+        self.arg_specs: List[Tuple[str, Tuple[Optional[int], ...]]] = [
+            (a["dtype"], tuple(d if isinstance(d, int) else None
+                               for d in a["shape"]))
+            for a in fn["args"]
+        ]
+        self._entry = None
+
+    @property
+    def kernels(self) -> List[str]:
+        return self.artifact.kernel_names
+
+    @property
+    def remarks(self) -> List[Remark]:
+        """The compiler's remarks, after the notes fuser.torch added (a
+        fusion that failed and was retried unfused, say)."""
+        notes = [Remark("", 0, "remark", n, self.name)
+                 for n in self.info.get("notes", [])]
+        return notes + parse_remarks(self.info.get("remarks", ""), self.name)
+
+    @property
+    def fused(self) -> bool:
+        return bool(self.info.get("fused", True))
+
+    def entry(self):
+        if self._entry is None:
+            self._entry = _load_artifact(self.artifact)[self.function_name]
+        return self._entry
+
+    def matches(self, key: Sequence[Tuple[str, Tuple[int, ...]]]) -> bool:
+        if len(key) != len(self.arg_specs):
+            return False
+        for (dtype, shape), (want_dtype, want_shape) in zip(key,
+                                                            self.arg_specs):
+            if dtype != want_dtype or len(shape) != len(want_shape):
+                return False
+            if any(w is not None and w != s for s, w in zip(shape, want_shape)):
+                return False
+        return True
+
+    def static_dims(self) -> int:
+        return sum(d is not None for _, s in self.arg_specs for d in s)
+
+    def files(self) -> Dict[str, bytes]:
+        """The variant's files in a package (path -> bytes)."""
+        out = {f"kernels/{self.name}.manifest.json":
+               self.artifact.manifest.encode()}
+        if self.artifact.cubin is not None:
+            out[f"kernels/{self.name}.cubin"] = self.artifact.cubin
+        if self.artifact.ptx:
+            out[f"kernels/{self.name}.ptx"] = self.artifact.ptx.encode()
+        return out
 
 
-def _first_spec(package: Package, name: str):
-    index = [a["name"] for a in package.spec["args"]].index(name)
-    dtype, shape = package.variants[0].arg_specs[index]
-    return _TORCH_DTYPES[dtype], [d if d is not None else 0 for d in shape]
+class Package:
+    """What a compiled module is, apart from the module's state: the spec
+    (JSON: argument order, parameter and buffer names, forward signature,
+    constants, output structure, options) and the variants' kernels."""
 
+    def __init__(self, spec: dict, variants: Sequence[Variant] = ()) -> None:
+        self.spec = spec
+        self.variants: List[Variant] = list(variants)
 
-def _check_module(module: torch.nn.Module, package: Package) -> None:
-    """The module has the package's parameters and buffers, shaped as the
-    first variant takes them (where it fixes their sizes)."""
-    state = dict(module.named_parameters())
-    state.update(module.named_buffers())
-    names = [a["name"] for a in package.spec["args"] if a["kind"] != "input"]
-    missing = [n for n in names if n not in state]
-    if missing:
-        raise FuserError(
-            f"the module lacks {', '.join(missing)}, which the package's "
-            f"kernels take (they take {', '.join(names) or 'none'})")
-    specs = package.variants[0].arg_specs if package.variants else []
-    for n, (dtype, shape) in zip(names, specs):
-        t = state[n]
-        if len(t.shape) != len(shape) or any(
-                d is not None and d != s for s, d in zip(t.shape, shape)):
+    # The spec with the variants' own entries, as saved.
+    def to_json(self) -> str:
+        spec = dict(self.spec)
+        spec["variants"] = [
+            {"name": v.name, **v.info,
+             "files": sorted(v.files())} for v in self.variants]
+        return json.dumps(spec, indent=1, sort_keys=True)
+
+    def files(self) -> Dict[str, bytes]:
+        out: Dict[str, bytes] = {}
+        for v in self.variants:
+            out.update(v.files())
+        out[SPEC] = self.to_json().encode()
+        return out
+
+    @classmethod
+    def from_files(cls, files: Dict[str, bytes]) -> "Package":
+        """Reads the layout files() writes (from a directory, a zip, or the
+        string literals of a generated ModelNew file)."""
+        try:
+            spec = json.loads(files[SPEC])
+        except KeyError:
+            raise FuserError("not a fuser.torch package: no "
+                             "fuser-torch.json") from None
+        if spec.get("format") != PACKAGE_FORMAT:
+            raise FuserError(f"not a fuser.torch package (format "
+                             f"{spec.get('format')!r})")
+        if spec.get("version", 0) > PACKAGE_VERSION:
             raise FuserError(
-                f"the module's '{n}' has shape {list(t.shape)}; the package "
-                f"was compiled for {['?' if d is None else d for d in shape]}")
+                f"package version {spec['version']} is newer than this "
+                f"fuser reads ({PACKAGE_VERSION}): update fuser")
+        variants = []
+        for entry in spec.pop("variants", []):
+            name = entry["name"]
 
+            def get(suffix: str) -> Optional[bytes]:
+                return files.get(f"kernels/{name}.{suffix}")
 
-def load(path: PathLike, module: Optional[torch.nn.Module] = None, *,
-         map_location: Union[str, torch.device, None] = None
-         ) -> CompiledModule:
-    """Loads a package written by save(): a module whose forward runs its
-    kernels.
+            manifest = get("manifest.json")
+            if manifest is None:
+                raise FuserError(f"package variant '{name}' has no manifest")
+            ptx, cubin = get("ptx"), get("cubin")
+            if ptx is None and cubin is None:
+                raise FuserError(f"package variant '{name}' has no PTX or "
+                                 "cubin")
+            info = {k: v for k, v in entry.items()
+                    if k not in ("name", "files")}
+            variants.append(Variant(
+                name,
+                Artifact(ptx=ptx.decode() if ptx else "",
+                         manifest=manifest.decode(), cubin=cubin),
+                spec["function"], info))
+        return cls(spec, variants)
 
-    The kernels read the parameters and buffers of `module` (an instance of
-    the model compiled, e.g. built with the same seed); without one they are
-    the package's saved weights (save(weights=True)), else zeros of the
-    compiled shapes to fill with load_state_dict(). `map_location` moves the
-    state (e.g. "cuda") after loading. Needs only torch and fuser's runtime.
-    """
-    files = read_files(path)
-    package = Package.from_files(files)
-    if module is None:
-        weights = None
-        if WEIGHTS in files:
-            weights = torch.load(io.BytesIO(files[WEIGHTS]),
-                                 map_location="cpu", weights_only=True)
-        module = _state_module(package, weights)
-    else:
-        _check_module(module, package)
-    compiled = make_compiled(module, package)
-    if map_location is not None:
-        compiled.to(map_location)
-    return compiled
+    @classmethod
+    def from_texts(cls, spec_json: str, kernels: Dict[str, str]) -> "Package":
+        """From the string literals of a generated ModelNew file: the spec
+        and {file name: text} (cubins base64-encoded, `*.cubin.b64`)."""
+        files = {SPEC: spec_json.encode()}
+        for name, text in kernels.items():
+            if name.endswith(".b64"):
+                files[f"kernels/{name[:-4]}"] = base64.b64decode(text)
+            else:
+                files[f"kernels/{name}"] = text.encode()
+        return cls.from_files(files)
+
+    @property
+    def input_names(self) -> List[str]:
+        return [a["name"] for a in self.spec["args"]
+                if a["kind"] == "input"]

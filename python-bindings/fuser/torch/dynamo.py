@@ -11,9 +11,9 @@ table and partitioner policy as fuser.torch.compile(training=True): values
 after a reduction and i1 masks are recomputed in the backward, not saved),
 so training works: the forward, backward and inference graphs are each
 imported through torch-mlir's FX importer and compiled by fuser
-(_compile.compile_ir: the on-disk cache keyed by the IR, the options,
-fuser's version and the tools, with atomic writes, so a second process
-compiles nothing; fusion failures retried unfused). A graph fuser cannot
+(_conversion/fuser_compile.py: the on-disk cache keyed by the IR, the
+options, fuser's version and the tools, with atomic writes, so a second
+process compiles nothing; fusion failures retried unfused). A graph fuser cannot
 compile runs eagerly (the whole graph) with a warning saying why, and is
 recorded in COMPILED.
 
@@ -49,8 +49,13 @@ from torch._functorch.aot_autograd import make_boxed_func
 
 from .._native import FuserError
 from ..loader import load as _load_artifact
-from . import _training
-from ._compile import _short, compile_ir, import_graph, make_cache
+from ._conversion.cache import make_cache
+from ._conversion.fuser_compile import compile_ir, short_error
+from ._export.mlir import import_graph
+from ._lowering import fx_graph
+from ._lowering.masks import read_masks_off_outputs
+from ._lowering.recompute import recompute_after_reductions
+from ._lowering.rewrites import fold_permutes, inner_reductions
 
 # One record per graph compiled in this process: kind ("forward",
 # "backward", "inference"), kernels, cache_hit, fused, eager (None, or why
@@ -65,8 +70,8 @@ def _mark_joint(joint: torch.fx.GraphModule, num_fwd_outputs: int) -> None:
     activation (same sign), so the forward's output is what is saved."""
     from torch.utils.checkpoint import CheckpointPolicy
 
-    _training.read_masks_off_outputs(joint)
-    _training.recompute_after_reductions(joint, num_fwd_outputs)
+    read_masks_off_outputs(joint)
+    recompute_after_reductions(joint, num_fwd_outputs)
     for node in joint.graph.nodes:
         val = node.meta.get("val")
         if isinstance(val, torch.Tensor) and val.dtype == torch.bool and \
@@ -95,13 +100,13 @@ def _prepare(gm: torch.fx.GraphModule) -> _Plan:
     """Rewrites `gm` in place into a kernel function: tensor arguments only,
     computed tensor results only (each once)."""
     g = gm.graph
-    placeholders = _training._placeholders(g)
+    placeholders = fx_graph.placeholders(g)
     tensors = [(i, p) for i, p in enumerate(placeholders)
                if isinstance(p.meta.get("val"), torch.Tensor)]
 
     def size_of(expr):
         for i, p in tensors:
-            for d, s in _training._sym_dims(p):
+            for d, s in fx_graph.sym_dims(p):
                 if s.node.expr == expr:
                     return i, p, d, s
         return None
@@ -125,7 +130,7 @@ def _prepare(gm: torch.fx.GraphModule) -> _Plan:
             p.replace_all_uses_with(size)
         g.erase_node(p)
     position = {p: i for i, p in tensors}
-    out = _training._output_node(g)
+    out = fx_graph.output_node(g)
     results: List[torch.fx.Node] = []
     outputs: List[Optional[tuple]] = []
     for o in out.args[0]:
@@ -174,8 +179,8 @@ def _compile_graph(gm: torch.fx.GraphModule, example_inputs, *, kind: str,
     COMPILED.append(record)
     try:
         work = copy.deepcopy(gm)
-        _training.fold_permutes(work)
-        _training.inner_reductions(work)
+        fold_permutes(work)
+        inner_reductions(work)
         plan = _prepare(work)
         text = import_graph(work)
         art, info = compile_ir(text, chip=config["chip"],
@@ -187,7 +192,7 @@ def _compile_graph(gm: torch.fx.GraphModule, example_inputs, *, kind: str,
     except Exception as e:  # noqa: BLE001 - any import or compile failure.
         if not config["fallback"]:
             raise
-        reason = f"{type(e).__name__}: {_short(e)}"
+        reason = f"{type(e).__name__}: {short_error(e)}"
         record["eager"] = reason
         warnings.warn(f"fuser: the {kind} graph runs eagerly (PyTorch), not "
                       f"through fuser: {reason}", RuntimeWarning,

@@ -3,7 +3,7 @@
     python -m fuser.torch.kernelbench problem.py -o model_new.py
 
 A problem file defines `class Model(nn.Module)`, `get_inputs()` and
-`get_init_inputs()` (../shared/docs/WORKLOADS.md, "The users' file format").
+`get_init_inputs()`, as KernelBench writes them (examples/torch/w1.py).
 The ModelNew file written is self-contained: the problem file's text,
 unchanged, then `class ModelNew` with Model's constructor and forward
 arguments, and fuser's kernels as string literals (PTX and manifests). It
@@ -33,8 +33,9 @@ import torch
 
 from .. import __version__
 from .._native import FuserError
-from ._compile import add_variant, compile as _compile
-from ._module import CompiledModule, _jsonable
+from ._compiler import add_variant, compile as _compile
+from ._package import jsonable
+from ._runtime import CompiledModule
 
 _MAX_REPORT_LINES = 60
 
@@ -189,7 +190,7 @@ def convert(problem: Path, *, chip: str = "sm_90a", precision: str = "fp32",
     mod = load_problem(problem)
     init_args = list(mod.get_init_inputs())
     try:
-        recorded = _jsonable(init_args)
+        recorded = jsonable(init_args)
     except (TypeError, ValueError):
         raise FuserError("get_init_inputs() returns values that are not "
                          "JSON (numbers, strings, lists)") from None

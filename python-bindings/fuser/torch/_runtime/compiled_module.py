@@ -1,286 +1,23 @@
-"""The runtime side of fuser.torch: a Package (kernels plus what binds them to
-a module's parameters and forward arguments) and CompiledModule, the
-nn.Module that runs it.
-
-Nothing here imports MLIR or torch-mlir: a saved package or a generated
-ModelNew file runs where only torch and fuser's runtime are installed.
-
-Argument order of the kernels' entry function (the package's "args"): the
-module's parameters in named_parameters() order, then its buffers in
-named_buffers() order, then the forward's tensor arguments in signature
-order. Non-tensor forward arguments (Python numbers, flags) were constants
-of the export: a call must pass the same values.
+"""CompiledModule: the nn.Module that runs a Package's kernels on a module's
+parameters and buffers. Needs torch and fuser's runtime only (a saved
+package, or a generated ModelNew file, runs where nothing compiles); a
+module compiled in this process is handed a compiler for the variants it
+lacks (compiler_interface.py).
 """
 
 from __future__ import annotations
 
-import base64
 import inspect
-import json
-import linecache
-import re
 import warnings
-from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence
 
 import torch
 
-from .._native import FuserError
-from ..artifact import Artifact
-from ..loader import load as _load_artifact
-
-PACKAGE_FORMAT = "fuser-torch-package"
-# The newest package version this reads. 2: training packages (a backward
-# variant beside each forward one, _training.py), which a version 1 reader
-# would run forward-only; forward-only packages are still written as 1.
-PACKAGE_VERSION = 2
-FORWARD_PACKAGE_VERSION = 1
-
-# Manifest dtype names of torch dtypes (fuser.frameworks has the same table
-# for the runtime's own checks).
-_DTYPES = {
-    torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16",
-    torch.float64: "f64", torch.int32: "i32", torch.int64: "i64",
-    torch.int8: "i8", torch.bool: "i1",
-}
-
-
-# -- remarks ----------------------------------------------------------------
-
-# `file:line:col: remark: message` as MLIR's diagnostic printer writes it.
-_DIAGNOSTIC = re.compile(
-    r"^(?P<loc>.*?):(?P<line>\d+):(?P<col>\d+): "
-    r"(?P<kind>remark|warning|error|note): (?P<msg>.*)$")
-# Diagnostics without a file location (`loc(unknown): remark: ...`).
-_BARE_DIAGNOSTIC = re.compile(
-    r"^(?P<loc>\S*?):? ?(?P<kind>remark|warning|error): (?P<msg>.*)$")
-
-
-@dataclass
-class Remark:
-    """One compiler remark: where in the model's Python source (the frame of
-    the user's code that made the op), what kind, and the message."""
-
-    file: str
-    line: int
-    kind: str
-    message: str
-    variant: str = ""
-    notes: List[str] = field(default_factory=list)
-
-    @property
-    def source(self) -> str:
-        """The source line the remark points at, when the file is readable."""
-        if not self.file or self.line <= 0:
-            return ""
-        return linecache.getline(self.file, self.line).strip()
-
-    @property
-    def where(self) -> str:
-        return f"{self.file}:{self.line}" if self.file else "<unknown>"
-
-    def __str__(self) -> str:
-        return f"{self.where}: {self.kind}: {self.message}"
-
-
-def parse_remarks(text: str, variant: str = "") -> List[Remark]:
-    """The remarks in fuser-opt's diagnostics output; a `note:` line (MLIR's
-    "called from") joins the remark before it."""
-    remarks: List[Remark] = []
-    for raw in text.splitlines():
-        line = raw.rstrip()
-        if not line:
-            continue
-        m = _DIAGNOSTIC.match(line)
-        if m:
-            file, lineno = m.group("loc"), int(m.group("line"))
-        else:
-            m = _BARE_DIAGNOSTIC.match(line)
-            file, lineno = "", 0
-        if m is None:
-            if remarks:
-                remarks[-1].notes.append(line)
-            continue
-        if m.group("kind") == "note" and remarks:
-            remarks[-1].notes.append(f"{file}:{lineno}: {m.group('msg')}")
-            continue
-        remarks.append(Remark(file, lineno, m.group("kind"), m.group("msg"),
-                              variant))
-    return remarks
-
-
-# -- variants and packages ----------------------------------------------------
-
-def describe_specs(specs, names: Sequence[str]) -> str:
-    """`x: f32[?, 8192]` for (dtype, shape) pairs, None for dynamic sizes."""
-    return ", ".join(
-        f"{n}: {dt}[{', '.join('?' if d is None else str(d) for d in s)}]"
-        for n, (dt, s) in zip(names, specs))
-
-
-def _manifest_function(manifest: dict, name: str) -> dict:
-    for fn in manifest.get("functions", []):
-        if fn.get("name") == name:
-            return fn
-    names = [f.get("name") for f in manifest.get("functions", [])]
-    raise FuserError(f"the manifest has no function '{name}' (has {names})")
-
-
-class Variant:
-    """One compiled form of the model: an Artifact for some argument shapes
-    (static, or with dynamic dims) and dtypes. Its CUDA module is loaded on
-    first use."""
-
-    def __init__(self, name: str, artifact: Artifact, function: str,
-                 info: Optional[dict] = None) -> None:
-        self.name = name
-        self.artifact = artifact
-        self.function_name = function
-        # JSON-able facts saved with the package: dynamic dims, whether the
-        # groups were fused, the remarks text, the cache key.
-        self.info = dict(info or {})
-        fn = _manifest_function(artifact.manifest_dict, function)
-        # (dtype, shape) per argument; None for a dynamic size.
-        self.arg_specs: List[Tuple[str, Tuple[Optional[int], ...]]] = [
-            (a["dtype"], tuple(d if isinstance(d, int) else None
-                               for d in a["shape"]))
-            for a in fn["args"]
-        ]
-        self._entry = None
-
-    @property
-    def kernels(self) -> List[str]:
-        return self.artifact.kernel_names
-
-    @property
-    def remarks(self) -> List[Remark]:
-        """The compiler's remarks, after the notes fuser.torch added (a
-        fusion that failed and was retried unfused, say)."""
-        notes = [Remark("", 0, "remark", n, self.name)
-                 for n in self.info.get("notes", [])]
-        return notes + parse_remarks(self.info.get("remarks", ""), self.name)
-
-    @property
-    def fused(self) -> bool:
-        return bool(self.info.get("fused", True))
-
-    def entry(self):
-        if self._entry is None:
-            self._entry = _load_artifact(self.artifact)[self.function_name]
-        return self._entry
-
-    def matches(self, key: Sequence[Tuple[str, Tuple[int, ...]]]) -> bool:
-        if len(key) != len(self.arg_specs):
-            return False
-        for (dtype, shape), (want_dtype, want_shape) in zip(key,
-                                                            self.arg_specs):
-            if dtype != want_dtype or len(shape) != len(want_shape):
-                return False
-            if any(w is not None and w != s for s, w in zip(shape, want_shape)):
-                return False
-        return True
-
-    def static_dims(self) -> int:
-        return sum(d is not None for _, s in self.arg_specs for d in s)
-
-    def files(self) -> Dict[str, bytes]:
-        """The variant's files in a package (path -> bytes)."""
-        out = {f"kernels/{self.name}.manifest.json":
-               self.artifact.manifest.encode()}
-        if self.artifact.cubin is not None:
-            out[f"kernels/{self.name}.cubin"] = self.artifact.cubin
-        if self.artifact.ptx:
-            out[f"kernels/{self.name}.ptx"] = self.artifact.ptx.encode()
-        return out
-
-
-class Package:
-    """What a compiled module is, apart from the module's state: the spec
-    (JSON: argument order, parameter and buffer names, forward signature,
-    constants, output structure, options) and the variants' kernels."""
-
-    def __init__(self, spec: dict, variants: Sequence[Variant] = ()) -> None:
-        self.spec = spec
-        self.variants: List[Variant] = list(variants)
-
-    # The spec with the variants' own entries, as saved.
-    def to_json(self) -> str:
-        spec = dict(self.spec)
-        spec["variants"] = [
-            {"name": v.name, **v.info,
-             "files": sorted(v.files())} for v in self.variants]
-        return json.dumps(spec, indent=1, sort_keys=True)
-
-    def files(self) -> Dict[str, bytes]:
-        out: Dict[str, bytes] = {}
-        for v in self.variants:
-            out.update(v.files())
-        out["fuser-torch.json"] = self.to_json().encode()
-        return out
-
-    @classmethod
-    def from_files(cls, files: Dict[str, bytes]) -> "Package":
-        """Reads the layout files() writes (from a directory, a zip, or the
-        string literals of a generated ModelNew file)."""
-        try:
-            spec = json.loads(files["fuser-torch.json"])
-        except KeyError:
-            raise FuserError("not a fuser.torch package: no "
-                             "fuser-torch.json") from None
-        if spec.get("format") != PACKAGE_FORMAT:
-            raise FuserError(f"not a fuser.torch package (format "
-                             f"{spec.get('format')!r})")
-        if spec.get("version", 0) > PACKAGE_VERSION:
-            raise FuserError(
-                f"package version {spec['version']} is newer than this "
-                f"fuser reads ({PACKAGE_VERSION}): update fuser")
-        variants = []
-        for entry in spec.pop("variants", []):
-            name = entry["name"]
-
-            def get(suffix: str) -> Optional[bytes]:
-                return files.get(f"kernels/{name}.{suffix}")
-
-            manifest = get("manifest.json")
-            if manifest is None:
-                raise FuserError(f"package variant '{name}' has no manifest")
-            ptx, cubin = get("ptx"), get("cubin")
-            if ptx is None and cubin is None:
-                raise FuserError(f"package variant '{name}' has no PTX or "
-                                 "cubin")
-            info = {k: v for k, v in entry.items()
-                    if k not in ("name", "files")}
-            variants.append(Variant(
-                name,
-                Artifact(ptx=ptx.decode() if ptx else "",
-                         manifest=manifest.decode(), cubin=cubin),
-                spec["function"], info))
-        return cls(spec, variants)
-
-    @classmethod
-    def from_texts(cls, spec_json: str, kernels: Dict[str, str]) -> "Package":
-        """From the string literals of a generated ModelNew file: the spec
-        and {file name: text} (cubins base64-encoded, `*.cubin.b64`)."""
-        files = {"fuser-torch.json": spec_json.encode()}
-        for name, text in kernels.items():
-            if name.endswith(".b64"):
-                files[f"kernels/{name[:-4]}"] = base64.b64decode(text)
-            else:
-                files[f"kernels/{name}"] = text.encode()
-        return cls.from_files(files)
-
-    @property
-    def input_names(self) -> List[str]:
-        return [a["name"] for a in self.spec["args"]
-                if a["kind"] == "input"]
-
-
-# -- the module ---------------------------------------------------------------
-
-def _jsonable(value: Any) -> Any:
-    """`value` as JSON would give it back (tuples become lists), or raises
-    TypeError."""
-    return json.loads(json.dumps(value))
+from ..._native import FuserError
+from .._package import (DTYPE_NAMES, Package, Variant, describe_specs,
+                        jsonable_or_none)
+from .._remarks import Remark
+from .compiler_interface import VariantCompiler
 
 
 class _UnsavedDefault:
@@ -336,10 +73,12 @@ class CompiledModule(torch.nn.Module):
     """
 
     def __init__(self, module: torch.nn.Module, package: Package, *,
-                 compiler: Optional[Callable] = None,
+                 compiler: Optional[VariantCompiler] = None,
                  eager_reason: Optional[str] = None,
                  notes: Sequence[Remark] = ()) -> None:
         super().__init__()
+        # Set in __dict__, past nn.Module.__setattr__: it would register the
+        # wrapped module as a submodule (state_dict keys `_fuser_module.*`).
         d = self.__dict__
         # 1. The module's state, shared (see the class comment).
         for attr in ("_parameters", "_buffers", "_modules",
@@ -427,7 +166,7 @@ class CompiledModule(torch.nn.Module):
         values = self._fuser_bind(args, kwargs)
         for i, name, value in d["_fuser_constants"]:
             given = values[i]
-            if given != value and _jsonable_or_none(given) != value:
+            if given != value and jsonable_or_none(given) != value:
                 raise FuserError(
                     f"forward argument '{name}' was {value!r} when the "
                     f"module was compiled (a constant of the kernels); got "
@@ -480,7 +219,7 @@ class CompiledModule(torch.nn.Module):
         return self.fuser_package.variants
 
     def _fuser_select(self, key, tensors) -> Variant:
-        described = [(_DTYPES.get(dt, str(dt)), tuple(shape))
+        described = [(DTYPE_NAMES.get(dt, str(dt)), tuple(shape))
                      for dt, shape in key]
         candidates = [v for v in self._fuser_callable_variants()
                       if v.matches(described)]
@@ -488,7 +227,7 @@ class CompiledModule(torch.nn.Module):
             return max(candidates, key=Variant.static_dims)
         compiler = self.__dict__["_fuser_compiler"]
         if compiler is not None:
-            return compiler(self, tensors)
+            return compiler.on_demand(self, tensors)
         names = [a["name"] for a in self.fuser_package.spec["args"]]
         got = describe_specs(described, names)
         have = "\n".join(f"  {v.name}: {describe_specs(v.arg_specs, names)}"
@@ -498,6 +237,19 @@ class CompiledModule(torch.nn.Module):
             f"package has:\n{have}\nCompile for these shapes (fuser.torch."
             "compile with dynamic=... for dynamic sizes), where torch-mlir "
             "and fuser's compiler are installed")
+
+    def _fuser_add_variant(self, example_inputs: tuple, dynamic: Any,
+                           name: Optional[str]) -> Variant:
+        """fuser.torch.add_variant: through the compiler this module was
+        handed (none when it was loaded, or runs eagerly)."""
+        if self._fuser_compiler is None:
+            raise FuserError("add_variant needs a module compiled in this "
+                             "process by fuser.torch.compile")
+        variant = self._fuser_compiler.add_variant(self, example_inputs,
+                                                   dynamic, name)
+        # Calls seen before may suit the new variant better.
+        self._fuser_by_key.clear()
+        return variant
 
     def _fuser_unflatten(self, results: Any) -> Any:
         if results is None:
@@ -579,13 +331,6 @@ class CompiledModule(torch.nn.Module):
         return f"fuser {self.fuser_package.spec['chip']}: " + ", ".join(parts)
 
 
-def _jsonable_or_none(value: Any) -> Any:
-    try:
-        return _jsonable(value)
-    except (TypeError, ValueError):
-        return None
-
-
 def _build_tree(tree: dict, leaves) -> Any:
     kind = tree["type"]
     if kind == "tensor":
@@ -618,38 +363,3 @@ def compiled_class(base: type, spec: dict, name: str) -> type:
                        "arguments as the original).")
     return type(f"Fuser{name}", (base,), {"forward": forward,
                                            "__module__": base.__module__})
-
-
-def make_compiled(module: torch.nn.Module, package: Package, **kw: Any
-                  ) -> CompiledModule:
-    base = CompiledModule
-    if package.spec.get("training"):
-        from ._training import TrainingModule
-        base = TrainingModule
-    cls = compiled_class(base, package.spec,
-                         package.spec.get("model", "Module"))
-    return cls(module, package, **kw)
-
-
-def check_init_arguments(model_cls: type, args: tuple, kwargs: dict,
-                         recorded: Sequence[Any]) -> None:
-    """For generated ModelNew files: the constructor arguments must be those
-    the kernels were compiled for (shapes and constants are baked in)."""
-    sig = inspect.signature(model_cls.__init__)
-    try:
-        got = sig.bind(None, *args, **kwargs)
-        want = sig.bind(None, *recorded)
-    except TypeError as e:
-        raise TypeError(f"{model_cls.__name__}: {e}") from None
-    got.apply_defaults()
-    want.apply_defaults()
-    for name, value in want.arguments.items():
-        if name == list(sig.parameters)[0]:
-            continue
-        have = got.arguments.get(name)
-        if _jsonable_or_none(have) != _jsonable_or_none(value) and \
-                have != value:
-            raise FuserError(
-                f"ModelNew's kernels were compiled for {name}={value!r}; got "
-                f"{have!r} (regenerate the file with python -m "
-                "fuser.torch.kernelbench for other constructor arguments)")

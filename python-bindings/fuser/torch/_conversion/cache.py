@@ -21,13 +21,13 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Mapping, Optional, Tuple
+from typing import Any, Mapping, Optional, Tuple, Union
 
-from .. import __version__
-from .._native import FuserError
-from ..artifact import Artifact
-from ..compiler import compile as _fuser_compile
-from ..compiler import find_tools
+from ... import __version__
+from ..._native import FuserError
+from ...artifact import Artifact
+from ...compiler import compile as _fuser_compile
+from ...compiler import find_tools
 
 CACHE_FORMAT = 1
 
@@ -139,3 +139,13 @@ def cached_compile(text: str, *, chip: str, precision: str, format: str,
     if cache is not None:
         cache.put(key, _to_entry(art))
     return art, False
+
+
+def make_cache(cache: Union[bool, str, "os.PathLike[str]", None]
+               ) -> Optional[CompileCache]:
+    """compile()'s `cache` argument as a CompileCache (or None)."""
+    if cache is True:
+        return CompileCache()
+    if cache is False or cache is None:
+        return None
+    return CompileCache(cache)

@@ -1,0 +1,174 @@
+"""TrainingCompiler: forward/backward variant pairs of one module, for
+fuser's kernels in both directions (run as one torch.autograd.Function:
+_runtime/autograd.py). It is the compiler a TrainingModule is handed
+(_runtime/compiler_interface.py).
+
+compile(module, example_inputs, training=True):
+
+1. torch.export of the same functional wrapper as the forward-only path
+   (_export/program.py: parameters and buffers are arguments, never
+   frozen; `meta` tensors; dynamic dims as `?`).
+2. AOTAutograd (_lowering/partition.py) traces the joint forward+backward
+   of that graph (with torch-mlir's decomposition table, the one the
+   forward-only path uses) and its min-cut partitioner splits it into a
+   forward graph (outputs, then the tensors saved for the backward) and a
+   backward graph (saved tensors and the outputs' gradients in, the
+   arguments' gradients out). The partitioner decides what to save: it
+   recomputes cheap pointwise values in the backward instead of saving
+   them.
+3. Both graphs are cleaned for fuser (_lowering/plan.py): a saved value
+   that is an argument (a weight, the input) or a view of one is not a
+   kernel result but passed to the backward from the argument itself (the
+   view recomputed there); a saved size (dynamic shapes) becomes a size of
+   a backward argument; results returned twice or returned unchanged are
+   kernel results once / not at all.
+4. Each graph goes through torch-mlir's FX importer
+   (_export/mlir.import_graph) and fuser.compile (fuser_compile.py: the
+   same cache and unfused retry as the forward-only path).
+
+The package holds, per shape variant, a forward variant (`static`,
+`dynamic`) and its backward (`static-backward`); the forward variant's info
+has the plan ("training" below), so loading needs only torch and fuser's
+runtime:
+
+    "training": {
+      "backward": "static-backward",     the backward variant's name
+      "outputs": 1,                      the module's output tensors: the
+                                         forward kernel's first results;
+                                         the rest are saved for the backward
+      "backward_args": [                 the backward kernel's arguments:
+        {"from": "result", "index": 1},  a forward kernel result
+        {"from": "arg", "index": 0},     a forward kernel argument (a weight)
+        {"from": "grad", "index": 0}],   the gradient of output 0
+      "grads": [                         per forward kernel argument:
+        {"from": "result", "index": 0},  a backward kernel result
+        {"from": "arg", "index": 2},     a backward argument, unchanged
+        null]                            no gradient (buffers; inputs with
+    }                                    input_grads=False)
+
+Argument order of the forward kernel: as the forward-only path (parameters,
+buffers, tensor inputs). The backward kernel's arguments are named in its
+manifest (`saved:mm`, `arg:lin.weight`, `grad:0`).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Optional, Sequence, Tuple
+
+import torch
+
+from ..._native import FuserError
+from .._export.binding import DynamicSpec
+from .._export.mlir import import_graph
+from .._export.program import count_tensors, output_tree
+from .._lowering.fx_graph import output_node
+from .._lowering.partition import partitioned_graphs
+from .._lowering.plan import backward_arg_names, plan_graphs
+from .._lowering.rewrites import fold_permutes, inner_reductions
+from .._package import Variant, manifest_function
+from .forward import ForwardCompiler, unique_name, variant_base
+
+
+class TrainingCompiler:
+    """Compiles forward/backward pairs of one module (the forward-only
+    path's ForwardCompiler does the binding, export, cache and compile)."""
+
+    def __init__(self, compiler: ForwardCompiler, input_grads: bool) -> None:
+        self.compiler = compiler
+        self.input_grads = input_grads
+
+    def pair(self, name: str, state: Sequence[torch.Tensor],
+             inputs: Sequence[torch.Tensor], dynamic: DynamicSpec
+             ) -> Tuple[Variant, Variant]:
+        """Exports, partitions, plans and compiles one forward/backward
+        pair."""
+        compiler, input_grads = self.compiler, self.input_grads
+        dynamic_shapes, described = compiler.dynamic_shapes(dynamic, inputs)
+        program = compiler.program(state, inputs, dynamic_shapes)
+        if program.graph_signature.buffers_to_mutate:
+            raise FuserError("the module updates buffers in forward "
+                             "(BatchNorm's running statistics, say); "
+                             "fuser.torch does not train such modules")
+        outputs = output_tree(program.call_spec.out_spec)
+        compiler.spec["outputs"] = outputs
+        requires = []
+        for i, a in enumerate(compiler.spec["args"]):
+            if a["kind"] == "parameter":
+                requires.append(bool(state[i].requires_grad))
+            elif a["kind"] == "buffer":
+                requires.append(False)
+            else:
+                requires.append(input_grads)
+        fw, bw = partitioned_graphs(
+            program, requires, compiler.spec["training"].get("recompute",
+                                                             "policy"))
+        n_out = count_tensors(outputs)
+        plan = plan_graphs(fw, bw, n_out, len(compiler.spec["args"]))
+        fold_permutes(bw)  # Views recomputed from the weights.
+        for gm in (fw, bw):
+            inner_reductions(gm)
+        fw_text = import_graph(fw)
+        bw_text = import_graph(bw)
+
+        fw_art, fw_info = compiler.compile_text(fw_text)
+        fw_names = [a["name"] for a in compiler.spec["args"]]
+        fw_art = compiler.named_arguments(fw_art, fw_names)
+        fw_results = [f"out{i}" for i in range(n_out)] + [
+            n.name for n in list(output_node(fw.graph).args[0])[n_out:]]
+        bw_art, bw_info = compiler.compile_text(bw_text)
+        bw_art = compiler.named_arguments(
+            bw_art, backward_arg_names(plan, fw_names, fw_results))
+
+        bw_name = f"{name}-backward"
+        fw_info["dynamic"] = described
+        fw_info["training"] = dict(plan, backward=bw_name,
+                                   saved=fw_results[n_out:])
+        bw_info["dynamic"] = described
+        bw_info["backward_of"] = name
+        forward = Variant(name, fw_art, compiler.spec["function"], fw_info)
+        backward = Variant(bw_name, bw_art, compiler.spec["function"], bw_info)
+        # The fx graphs the kernels were compiled from (not saved): the CPU
+        # tests run them in place of the kernels to check the plan's
+        # gradients.
+        forward.graph, backward.graph = fw, bw
+        check_counts(forward, len(fw_results), len(compiler.spec["args"]))
+        kernel_grads = {g["index"] for g in plan["grads"]
+                        if g is not None and g["from"] == "result"}
+        check_counts(backward, len(kernel_grads), len(plan["backward_args"]))
+        return forward, backward
+
+    # The compiler interface (_runtime/compiler_interface.py): the forward
+    # of each pair is the variant calls run.
+    def on_demand(self, compiled, tensors: Sequence[torch.Tensor]) -> Variant:
+        n = len(self.compiler.state_names)
+        package = compiled.fuser_package
+        name = unique_name(package, "static")
+        forward, backward = self.pair(name, tensors[:n], tensors[n:], None)
+        package.variants += [forward, backward]
+        if self.compiler.report:
+            print(compiled.fuser_report(), file=sys.stderr)
+        return forward
+
+    def add_variant(self, compiled, example_inputs: tuple,
+                    dynamic: DynamicSpec, name: Optional[str]) -> Variant:
+        inputs = self.compiler.tensor_inputs(example_inputs)
+        package = compiled.fuser_package
+        forward, backward = self.pair(
+            unique_name(package, name or variant_base(dynamic)),
+            compiled._fuser_state_tensors(), inputs, dynamic)
+        package.variants += [forward, backward]
+        return forward
+
+
+def check_counts(variant: Variant, results: int, args: int) -> None:
+    """The compiled function takes and returns as many tensors as the plan
+    says."""
+    fn = manifest_function(variant.artifact.manifest_dict,
+                           variant.function_name)
+    got_r, got_a = len(fn.get("results", [])), len(fn.get("args", []))
+    if (got_r, got_a) != (results, args):
+        raise FuserError(
+            f"variant {variant.name}: the compiled function takes {got_a} "
+            f"arguments and returns {got_r} tensors; the plan has {args} and "
+            f"{results}")

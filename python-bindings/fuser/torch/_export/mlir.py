@@ -1,0 +1,88 @@
+"""torch-mlir's FX importer: an exported program, or an aten-level fx
+graph, as linalg on tensors. Each op's location is its frame in the user's
+code, so the remarks say which line of the model an op came from.
+
+torch-mlir is imported inside these functions, not at import time, so that
+the layers above import where it is not installed (a GPU host loading
+packages).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Tuple
+
+import torch
+
+_FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
+# fuser's own directory (this file is fuser/torch/_export/mlir.py): frames
+# there (the functional wrapper, say) are not the user's.
+_FUSER_DIR = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+
+
+def _skipped_dirs() -> Tuple[str, ...]:
+    """Frames in these directories are not the user's: torch, torch-mlir
+    and fuser itself."""
+    import torch_mlir
+
+    dirs = [os.path.dirname(torch.__file__),
+            list(torch_mlir.__path__)[0],  # A namespace package.
+            _FUSER_DIR]
+    return tuple(os.path.join(d, "") for d in dirs)
+
+
+def locate_in_user_code(graph) -> None:
+    """Rewrites each node's stack trace (of an fx graph) to its innermost
+    frame in the user's code, which torch-mlir turns into the op's location:
+    remarks then name the model's line (`model.py:20`) rather than torch's
+    internals."""
+    skipped = _skipped_dirs()
+    for node in graph.nodes:
+        trace = node.meta.get("stack_trace")
+        if not trace:
+            continue
+        frames = _FRAME.findall(trace)
+        if not frames:
+            continue
+        user = [f for f in frames
+                if not f[0].startswith(skipped) and not f[0].startswith("<")]
+        file, line, fn = (user or frames)[-1]
+        node.meta["stack_trace"] = f'  File "{file}", line {line}, in {fn}\n'
+
+
+def import_program(program) -> str:
+    """An ExportedProgram (export_program's) as linalg on tensors, after
+    torch-mlir's decompositions."""
+    from torch_mlir import fx
+    from torch_mlir.extras.fx_decomp_util import get_decomposition_table
+
+    program = program.run_decompositions(get_decomposition_table())
+    locate_in_user_code(program.graph_module.graph)
+    module = fx.export_and_import(program, output_type="linalg-on-tensors",
+                                  decomposition_table={})
+    return module.operation.get_asm(enable_debug_info=True)
+
+
+def import_graph(gm: "torch.fx.GraphModule") -> str:
+    """An aten-level fx graph (placeholders in, a tuple out, fake tensors in
+    node.meta["val"], e.g. AOTAutograd's partitioned forward or backward) as
+    linalg on tensors through torch-mlir's FX importer, its ops located at
+    the user's lines as import_program does."""
+    from torch_mlir import fx
+
+    locate_in_user_code(gm.graph)
+    # Factory ops (scalar_tensor in a relu's backward, say) name the
+    # tracing device, which torch-mlir's lowering refuses; fuser's kernels
+    # decide where they run.
+    changed = False
+    for node in gm.graph.nodes:
+        if node.op == "call_function" and "device" in node.kwargs:
+            node.kwargs = {k: v for k, v in node.kwargs.items()
+                           if k != "device"}
+            changed = True
+    if changed:
+        gm.recompile()
+    module = fx.stateless_fx_import(gm, output_type="linalg-on-tensors")
+    return module.operation.get_asm(enable_debug_info=True)

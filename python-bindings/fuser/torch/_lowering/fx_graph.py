@@ -1,0 +1,64 @@
+"""Small helpers over torch.fx graphs that the rewrites, the partitioner
+policies and the plan share."""
+
+from __future__ import annotations
+
+from typing import List
+
+import torch
+
+
+# Ops that only view their first argument: a saved value made of these from
+# a forward argument is recomputed in the backward, not a kernel result.
+_VIEW_OPS = None
+
+
+def view_ops():
+    global _VIEW_OPS
+    if _VIEW_OPS is None:
+        aten, prims = torch.ops.aten, torch.ops.prims
+        _VIEW_OPS = {
+            aten.permute.default, aten.t.default, aten.transpose.int,
+            aten.view.default, aten.reshape.default, aten._unsafe_view.default,
+            aten.unsqueeze.default, aten.squeeze.dim, aten.squeeze.dims,
+            aten.squeeze.default, aten.alias.default, aten.expand.default,
+            prims.squeeze.default, prims.broadcast_in_dim.default,
+        }
+    return _VIEW_OPS
+
+
+def placeholders(graph: torch.fx.Graph) -> List[torch.fx.Node]:
+    return list(graph.find_nodes(op="placeholder"))
+
+
+def output_node(graph: torch.fx.Graph) -> torch.fx.Node:
+    return next(iter(graph.find_nodes(op="output")))
+
+
+def is_tensor(node: torch.fx.Node) -> bool:
+    return isinstance(node.meta.get("val"), torch.Tensor)
+
+
+def sym_dims(node: torch.fx.Node):
+    """(dim, size) pairs of a tensor placeholder's symbolic sizes."""
+    val = node.meta.get("val")
+    if not isinstance(val, torch.Tensor):
+        return []
+    return [(d, s) for d, s in enumerate(val.shape)
+            if isinstance(s, torch.SymInt)]
+
+
+def fake_call(graph: torch.fx.Graph, target, args: tuple) -> torch.fx.Node:
+    """A call_function node with its meta["val"] (what torch-mlir's
+    importer reads its type from), computed on the arguments' fake
+    tensors."""
+    from torch._guards import detect_fake_mode
+
+    vals = []
+    torch.fx.node.map_arg(args, lambda n: vals.append(n.meta["val"]))
+    fake = torch.fx.node.map_aggregate(
+        args, lambda a: a.meta["val"] if isinstance(a, torch.fx.Node) else a)
+    node = graph.call_function(target, args)
+    with detect_fake_mode(vals):
+        node.meta["val"] = target(*fake)
+    return node

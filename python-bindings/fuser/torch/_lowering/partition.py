@@ -1,0 +1,76 @@
+"""The joint forward+backward graph of an exported program, traced by
+AOTAutograd and split by its min-cut partitioner into the forward and
+backward graphs fuser compiles."""
+
+from __future__ import annotations
+
+from typing import Dict, Sequence, Tuple
+
+import torch
+
+from ..._native import FuserError
+from .masks import read_masks_off_outputs
+from .recompute import recompute_after_reductions, recompute_all
+
+
+def partitioned_graphs(program, requires_grad: Sequence[bool],
+                       recompute: str = "policy"
+                       ) -> Tuple[torch.fx.GraphModule, torch.fx.GraphModule]:
+    """(forward, backward) fx graphs of an ExportedProgram with flat
+    arguments, from AOTAutograd's joint graph and min-cut partitioner, run
+    on the program's own fake tensors (so dynamic sizes stay symbolic).
+    Nodes keep the export's stack traces (the user's lines). `recompute`:
+    "policy" (masks read off outputs, values after reductions recomputed)
+    or "all" (recompute_all: only arguments are saved)."""
+    from torch._functorch.aot_autograd import (aot_module_simplified,
+                                               make_boxed_func)
+    from torch._functorch.partitioners import \
+        min_cut_rematerialization_partition
+    from torch._guards import detect_fake_mode
+    from torch_mlir.extras.fx_decomp_util import get_decomposition_table
+
+    gm = program.graph_module
+    values = [n.meta["val"] for n in gm.graph.find_nodes(op="placeholder")]
+    if len(values) != len(requires_grad):
+        raise FuserError(f"the exported graph takes {len(values)} arguments; "
+                         f"expected {len(requires_grad)}")
+    fake_mode = detect_fake_mode(values)
+    captured: Dict[str, torch.fx.GraphModule] = {}
+
+    def capture(kind):
+        def compiler(graph, example_inputs):
+            captured[kind] = graph
+            return make_boxed_func(graph)
+        return compiler
+
+    with fake_mode:
+        args = [v.detach().clone().requires_grad_(bool(g) and
+                                                  v.is_floating_point())
+                for v, g in zip(values, requires_grad)]
+    def partition(joint, joint_inputs, **kwargs):
+        if recompute == "all":
+            recompute_all(joint)
+        else:
+            read_masks_off_outputs(joint)
+            recompute_after_reductions(joint,
+                                       kwargs.get("num_fwd_outputs", 0))
+        return min_cut_rematerialization_partition(joint, joint_inputs,
+                                                   **kwargs)
+
+    run = aot_module_simplified(
+        gm, args, fw_compiler=capture("forward"),
+        bw_compiler=capture("backward"),
+        partition_fn=partition,
+        decompositions=get_decomposition_table())
+    with fake_mode:
+        outs = run(*args)
+        outs = [o for o in (outs if isinstance(outs, (list, tuple))
+                            else [outs])
+                if isinstance(o, torch.Tensor) and o.requires_grad]
+        if not outs:
+            raise FuserError("no output of the module depends on a tensor "
+                             "that requires a gradient: nothing to train")
+        torch.autograd.backward(outs, [torch.ones_like(o) for o in outs])
+    if "backward" not in captured:
+        raise FuserError("AOTAutograd made no backward graph")
+    return captured["forward"], captured["backward"]

@@ -1,14 +1,22 @@
 #!/usr/bin/env python3
-"""Times fuser's kernels against PyTorch eager and torch.compile, side by side.
+"""The benchmark harness: how fuser's kernels are timed, and the seed table.
 
-The method follows the users' benchmark (shared/docs/WORKLOADS.md): CUDA
-events on the current stream around one forward call, a 256 MB write that
-flushes the L2 cache before each call, warm-up calls first, then many timed
-calls; the mean and the median are reported, and the ratios
-(reference time / fuser time) are the figures that matter.
+The method follows the users' KernelBench-style benchmark: CUDA events on
+the current stream around one forward call, a 256 MB write that flushes the
+L2 cache before each call, warm-up calls first, then many timed calls; the
+mean and the median are reported, and the ratios (reference time / fuser
+time) are the figures that matter. time_fn, time_interleaved (several
+implementations in alternating rounds, against clock drift), kernel_times
+(device times from torch.profiler) and load are what bench/suite.py and
+bench/experiments/ build on.
 
-Writes <out>/results.md (also as <out>/<device>-<date>.md), <out>/results.json
-and <out>/bandwidth.png.
+Run as a script, it times the workloads of WORKLOADS (the seed examples:
+W1, W2, W3, the seed chain, GroupNorm; their tensor-core and tile variants)
+against PyTorch eager and torch.compile and writes <out>/results.md (also
+as <out>/<device>-<date>.md), <out>/results.json and <out>/bandwidth.png.
+bench/gpu-check.sh runs it.
+
+    python3 bench/bench.py [--only w1,chain,w2,w3] [--iters N] [--out DIR]
 """
 
 import argparse
@@ -98,11 +106,30 @@ def time_interleaved(fns, iters, rounds=5):
     return out
 
 
-def load(stem):
+def load(stem, directory=None):
+    """The compiled artifact <directory or ARTIFACTS>/<stem>.ptx with its
+    manifest, loaded by fuser's runtime."""
     import fuser  # here, so the timing helpers need only torch
 
-    return fuser.load(fuser.Artifact.from_files(
-        ARTIFACTS / f"{stem}.ptx", ARTIFACTS / f"{stem}.manifest.json"))
+    directory = ARTIFACTS if directory is None else Path(directory)
+    ptx = directory / f"{stem}.ptx"
+    if not ptx.exists():
+        raise FileNotFoundError(f"{ptx} missing: run scripts/build-gpu-artifacts.sh")
+    return fuser.load(fuser.Artifact.from_files(ptx, directory / f"{stem}.manifest.json"))
+
+
+def model_new(name):
+    """The ModelNew file scripts/build-torch-artifacts.py writes for a seed
+    model (.artifacts/torch/<name>_new.py), imported as a module."""
+    import importlib.util
+
+    path = ARTIFACTS / "torch" / f"{name}_new.py"
+    if not path.exists():
+        raise FileNotFoundError(f"{path} missing: run scripts/build-torch-artifacts.py")
+    spec = importlib.util.spec_from_file_location(f"{name}_new", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def copy_ceiling(nbytes):
@@ -415,8 +442,29 @@ def bench_group_norm(iters, stem, shape, groups):
     return res, nbytes
 
 
+# key: (title, function(iters) -> ({implementation: timings}, bytes moved)).
+# bench/suite.py declares its pointwise, GEMM and normalisation cases on these.
+WORKLOADS = {
+    "w1": ("W1 LeakyReLU 4096x393216", bench_w1),
+    "w2": ("W2 Linear 8192 + *2 + LeakyReLU, batch 1024", bench_w2),
+    "w2v": ("W2 tile variants", bench_w2_variants),
+    "w3v": ("W3 kernel variants", bench_w3_variants),
+    "w3": ("W3 Linear + GroupNorm(512) + LeakyReLU + x+x, batch 1024", bench_w3),
+    "chain": ("seed chain (7 ops) 65536x1000", bench_chain),
+    "w2tf32": ("W2 on tensor cores, TF32 (PyTorch with TF32 allowed)", bench_w2_tf32),
+    "w2bf16": ("W2 on tensor cores, bf16 tensors", bench_w2_bf16),
+    "mmav": ("W2 tensor-core tile variants", bench_mma_variants),
+    # 65536-element groups (256 KB, more than shared memory holds) and
+    # 1024-element ones.
+    "gn": ("GroupNorm(32, 512) 32x512x64x64",
+           lambda it: bench_group_norm(it, "group_norm_512x64x64", (32, 512, 64, 64), 32)),
+    "gn_small": ("GroupNorm(32, 512) 32x512x8x8",
+                 lambda it: bench_group_norm(it, "group_norm_512x8x8", (32, 512, 8, 8), 32)),
+}
+
+
 def main():
-    ap = argparse.ArgumentParser(description=__doc__)
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default="bench/results/latest")
     ap.add_argument("--iters", type=int, default=30)
     ap.add_argument("--only", default="w1,chain,w2,w3")
@@ -428,23 +476,8 @@ def main():
     date = datetime.date.today().isoformat()
     print(f"[bench] {device}, torch {torch.__version__}, {date}", flush=True)
     results = {"device": device, "date": date, "torch": torch.__version__, "workloads": {}}
-    benches = {"w1": ("W1 LeakyReLU 4096x393216", bench_w1),
-               "w2": ("W2 Linear 8192 + *2 + LeakyReLU, batch 1024", bench_w2),
-               "w2v": ("W2 tile variants", bench_w2_variants),
-               "w3v": ("W3 kernel variants", bench_w3_variants),
-               "w3": ("W3 Linear + GroupNorm(512) + LeakyReLU + x+x, batch 1024", bench_w3),
-               "chain": ("seed chain (7 ops) 65536x1000", bench_chain),
-               "w2tf32": ("W2 on tensor cores, TF32 (PyTorch with TF32 allowed)", bench_w2_tf32),
-               "w2bf16": ("W2 on tensor cores, bf16 tensors", bench_w2_bf16),
-               "mmav": ("W2 tensor-core tile variants", bench_mma_variants),
-               # 65536-element groups (256 KB, more than shared memory holds)
-               # and 1024-element ones.
-               "gn": ("GroupNorm(32, 512) 32x512x64x64",
-                      lambda it: bench_group_norm(it, "group_norm_512x64x64", (32, 512, 64, 64), 32)),
-               "gn_small": ("GroupNorm(32, 512) 32x512x8x8",
-                            lambda it: bench_group_norm(it, "group_norm_512x8x8", (32, 512, 8, 8), 32))}
     for key in args.only.split(","):
-        title, fn = benches[key]
+        title, fn = WORKLOADS[key]
         print(f"[bench] {title} ...", flush=True)
         res, nbytes = fn(args.iters)
         ceiling = copy_ceiling(nbytes // 2)

@@ -2,12 +2,15 @@
 # The whole GPU check in one call on the GPU machine (which has no MLIR):
 #   1. builds the runtime, its unit tests and the Python bindings;
 #   2. runs the unit tests, the Python tests and test/gpu on the GPU;
-#   3. times the examples against PyTorch eager and torch.compile.
-# The artifacts come from scripts/build-gpu-artifacts.sh, run beforehand where
-# MLIR is, and travel in .artifacts/. Results go to $OUT (or bench/results/latest).
+#   3. times the examples against PyTorch eager and torch.compile (bench/bench.py);
 #   4. with --sanitize, reruns the small GPU tests under compute-sanitizer
-#      (memcheck, racecheck, synccheck, initcheck).
+#      (memcheck, racecheck, synccheck, initcheck);
+#   5. with --suite TOPICS, runs those topics of bench/suite.py (all: every case).
+# The artifacts come from scripts/build-gpu-artifacts.sh, run beforehand where
+# MLIR is, and travel in .artifacts/. Results go to $OUT (or bench/results/latest);
+# the *.log files written there are not committed (.gitignore).
 #   usage: bench/gpu-check.sh [--skip-tests] [--skip-bench] [--sanitize] [--only w1,chain]
+#                             [--suite gemm,training]
 #   bench cases: w1 chain w2 w3 gn gn_small w2tf32 w2bf16 (default), and the
 #   tile sweeps w2v (FFMA) and mmav (tensor cores)
 set -uo pipefail
@@ -15,13 +18,14 @@ cd "$(dirname "$0")/.."
 OUT_DIR=${OUT:-bench/results/latest}
 mkdir -p "$OUT_DIR"
 export PYTHONUNBUFFERED=1 FUSER_ARTIFACTS=$PWD/.artifacts
-RUN_TESTS=1 RUN_BENCH=1 RUN_SANITIZE=0 ONLY=w1,chain,w2,w3,gn,gn_small,w2tf32,w2bf16
+RUN_TESTS=1 RUN_BENCH=1 RUN_SANITIZE=0 ONLY=w1,chain,w2,w3,gn,gn_small,w2tf32,w2bf16 SUITE=
 while [ $# -gt 0 ]; do
   case $1 in
     --skip-tests) RUN_TESTS=0 ;;
     --skip-bench) RUN_BENCH=0 ;;
     --sanitize) RUN_SANITIZE=1 ;;
     --only) ONLY=$2; shift ;;
+    --suite) SUITE=$2; shift ;;
     *) echo "unknown option $1"; exit 2 ;;
   esac
   shift
@@ -72,5 +76,11 @@ fi
 if [ $RUN_BENCH = 1 ]; then
   echo "== benchmarks"
   python3 bench/bench.py --out "$OUT_DIR" --only "$ONLY" 2>&1 | tee "$OUT_DIR/bench.log" | grep -v "^\[bench\]" || status=1
+fi
+if [ -n "$SUITE" ]; then
+  echo "== suite ($SUITE)"
+  [ "$SUITE" = all ] && SUITE=
+  python3 bench/suite.py --out "$OUT_DIR" ${SUITE:+--only "$SUITE"} 2>&1 | tee "$OUT_DIR/suite.log" \
+    | grep -v "^\[suite\]" || status=1
 fi
 exit $status

@@ -1,9 +1,10 @@
 """Where a training step's GPU time goes: the kernels of fuser's forward and
 backward (the training packages of scripts/build-torch-artifacts.py) and of
 eager PyTorch, from torch.profiler (CUPTI sees the kernels fuser's runtime
-launches through the driver API too). The step is L = sum(y * r), backward,
-as bench/bench.py's training bench times it; each kernel's total over
---steps steps is printed, divided by the step count.
+launches through the driver API too). The step is L = sum(y * r), backward
+(the same gradients as bench/suite.py's training cases, which time
+y.backward(r)); each kernel's total over --steps steps is printed, divided
+by the step count.
 
 Usage (on the GPU host, after bench/gpu-check.sh has built the runtime):
   PYTHONPATH=$PWD/build-gpu/python_packages FUSER_ARTIFACTS=$PWD/.artifacts \\

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds x * W^T (nn.Linear's layout, static sizes) under configure-kernels
 # overrides into .artifacts/gemmsweep/<class>__<variant>, for
-# bench/gemm_sweep.py on the GPU machine: tile shapes and split K against
+# bench/experiments/gemm_sweep.py on the GPU machine: tile shapes and split K against
 # wave quantization (tiles that leave part of the last wave of 132 blocks
 # idle). Run after scripts/build-gpu-artifacts.sh (which empties .artifacts/).
 #   usage: scripts/build-gemm-sweep.sh [tools-dir]

@@ -75,7 +75,7 @@ done
 mma test/gpu/Inputs/split_k/large_k.mlir split_k_large_k_tf32 tf32
 mma test/gpu/Inputs/split_k/tall_tf32.mlir split_k_tall_tf32 tf32  # and bands of M tiles
 mma test/gpu/Inputs/split_k/dynamic_m.mlir split_k_dynamic_m fp32 "" "" split-k=8
-# The promotion interval (bench/split_promotion.py): the bare GEMMs, W2
+# The promotion interval (bench/experiments/split_promotion.py): the bare GEMMs, W2
 # (bench.py mmav) and W3 (bench.py w3v; its group norm needs the whole
 # fusion pipeline, so the interval is set in the configured IR).
 for pe in 32 64 128 256; do
@@ -91,7 +91,7 @@ for pe in 32 64 128 256; do
   rm "$OUT/w3v_3xtf32_pe$pe.gpu.mlir"
   echo "[artifacts] w3v_3xtf32_pe$pe"
 done
-# GEMM shape classes (bench/gemm_shapes.py): the bare x * W^T (nn.Linear's
+# GEMM shape classes (bench/suite.py's gemm topic): the bare x * W^T (nn.Linear's
 # layout, static sizes) under the default options, as gemm_<class>.
 gemm() { # gemm <class> <M> <N> <K> [configure-kernels options]
   local src="$OUT/gemm_$1.mlir" x="tensor<$2x$4xf32>" w="tensor<$3x$4xf32>" y="tensor<$2x$3xf32>"
@@ -136,7 +136,7 @@ mma test/gpu/Inputs/clusters/linear_bf16.mlir cluster_linear_bf16_nocluster fp32
 mma examples/w2_linear_scale_leaky.mlir mma_w2_tf32_cluster tf32 "" "" cluster-m=2
 mma test/gpu/Inputs/mma/w2_bf16.mlir mma_w2_bf16_cluster bf16 "" "" cluster-m=2
 mma examples/w2_linear_scale_leaky.mlir mma_w2_3xtf32_cluster fp32 "" "" cluster-m=2
-# tf32 and bf16 GEMMs with and without 2-block clusters (bench/cluster_sweep.py):
+# tf32 and bf16 GEMMs with and without 2-block clusters (bench/experiments/cluster_sweep.py):
 # cluster_<precision>_<M>x<N>x<K>_c<1|2>.
 for prec in tf32 bf16; do
   ty=f32; [ $prec = bf16 ] && ty=bf16
@@ -153,7 +153,7 @@ for prec in tf32 bf16; do
   done
 done
 # The tf32 and bf16 kernels' cost per output tile against cuBLAS
-# (bench/tile_cost.py): x * W^T + b, N = 8192, dynamic M, as
+# (bench/experiments/tile_cost.py): x * W^T + b, N = 8192, dynamic M, as
 # tile_cost_<precision>_k<K>.
 for prec in tf32 bf16; do
   ty=f32; [ $prec = bf16 ] && ty=bf16
@@ -167,7 +167,7 @@ for prec in tf32 bf16; do
     rm "$src"
   done
 done
-# A matmul prologue against its producer computed apart (bench/prologue_ab.py):
+# A matmul prologue against its producer computed apart (bench/experiments/prologue_ab.py):
 # dX = g * W with g = where(y > 0, dy, 0.1 dy) * 2 (nn.Linear's backward
 # through leaky_relu; with one input, y = dy), M = 1024, K = 8192, N-major W,
 # at N = 256 ... 8192: prologue<I>_<N> (the default pipeline: the mask in the

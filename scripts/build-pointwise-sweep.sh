@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Builds W1 (examples/w1_leaky_relu_static.mlir) with pointwise-kernel
 # overrides of fuser-configure-kernels into .artifacts/w1sweep/, for
-# bench/pointwise_sweep.py on the GPU machine. Run after
+# bench/experiments/pointwise_sweep.py on the GPU machine. Run after
 # scripts/build-gpu-artifacts.sh (which empties .artifacts/).
 #   usage: scripts/build-pointwise-sweep.sh [tools-dir]
 # Variants: w1_bs<threads per block>_v<vectors per thread>; then W1 and the
 # seed chain (examples/pointwise_chain.mlir) at each l2-prefetch size,
-# <w1|chain>_l2_<bytes>, for bench/l2_prefetch.py.
+# <w1|chain>_l2_<bytes>, for bench/experiments/l2_prefetch.py.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TOOLS=${1:-build/bin}

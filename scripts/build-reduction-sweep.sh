@@ -2,7 +2,7 @@
 # Builds test/gpu/Inputs/reduction_scalar.mlir with its two-stage
 # reduction's blocks per output (the config's third tile entry, P) replaced,
 # into .artifacts/redsweep/reduction_scalar_p<P>, for
-# bench/reduction_scalar.py --sweep on the GPU machine. Run after
+# bench/experiments/reduction_scalar.py --sweep on the GPU machine. Run after
 # scripts/build-gpu-artifacts.sh (which empties .artifacts/).
 #   usage: scripts/build-reduction-sweep.sh [tools-dir]
 set -euo pipefail

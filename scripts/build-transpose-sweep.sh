@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds test/gpu/Inputs/transpose.mlir with the pointwise_transpose configs'
 # tile and block replaced, into .artifacts/transposesweep/t<TILE>_b<BLOCK>,
-# for bench/transpose.py --sweep on the GPU machine. Run after
+# for bench/experiments/transpose.py --sweep on the GPU machine. Run after
 # scripts/build-gpu-artifacts.sh (which empties .artifacts/).
 #   usage: scripts/build-transpose-sweep.sh [tools-dir]
 set -euo pipefail

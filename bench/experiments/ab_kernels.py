@@ -5,7 +5,7 @@ manifest of the previous build, copied there by hand). Interleaved rounds
 (bench.time_interleaved), KernelBench-style L2 flush; the results agree to
 1e-4 before timing. Needs only torch and fuser's runtime.
 
-    FUSER_ARTIFACTS=.artifacts python3 bench/ab_kernels.py [--iters N] [--rounds R]
+    FUSER_ARTIFACTS=.artifacts python3 bench/experiments/ab_kernels.py [--iters N] [--rounds R]
 """
 
 import argparse
@@ -17,7 +17,7 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/
 from bench import ARTIFACTS, load, time_interleaved  # noqa: E402
 
 

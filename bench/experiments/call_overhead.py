@@ -7,7 +7,7 @@ cProfile of the ModelNew calls shows where that time goes. On the users'
 harness this host time overlaps the L2 flush before each timed call, so it
 only shows where it exceeds that.
 
-    PYTHONPATH=build-gpu/python_packages FUSER_ARTIFACTS=.artifacts python3 bench/call_overhead.py
+    PYTHONPATH=build-gpu/python_packages FUSER_ARTIFACTS=.artifacts python3 bench/experiments/call_overhead.py
 """
 
 import argparse
@@ -21,9 +21,8 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
-sys.path.insert(0, str(Path(__file__).parent))
-from bench import load  # noqa: E402
-from torch_frontend import model_new  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/
+from bench import load, model_new  # noqa: E402
 
 
 def per_call_us(fn, calls):

@@ -7,10 +7,10 @@ scripts/build-mma-artifacts.sh compiles as
 .artifacts/cluster_<precision>_<M>x<N>x<K>_c<1|2>. Inputs: --data bench
 (bench.py's W2 data: x in [0, 1), nn.Linear's weights) or random (both
 signs in [-0.5, 0.5)); the tensor cores' power, and so the clocks, differ
-between them (bench/results/H100-2026-11-25-session14.md). Needs only
+between them (bench/results/H100-2026-11-25-clusters.md). Needs only
 torch and fuser's runtime.
 
-Usage: python3 bench/cluster_sweep.py [--data bench|random] [--iters N] [--rounds R]
+Usage: python3 bench/experiments/cluster_sweep.py [--data bench|random] [--iters N] [--rounds R]
 """
 
 import argparse
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/
 from bench import ARTIFACTS, load, time_interleaved  # noqa: E402
 
 SHAPES = ["1024x8192x8192", "4096x4096x4096", "32768x1024x1024", "2048x2048x8192"]

@@ -4,7 +4,7 @@ interleaved with cuBLAS SGEMM (torch.mm, TF32 off) on the same inputs, after
 checking its max error against float64 beside SGEMM's. Needs only torch and
 fuser's runtime.
 
-    FUSER_ARTIFACTS=.artifacts python3 bench/gemm_sweep.py [--iters N] [--rounds R]
+    FUSER_ARTIFACTS=.artifacts python3 bench/experiments/gemm_sweep.py [--iters N] [--rounds R]
 """
 
 import argparse
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/
 from bench import ARTIFACTS, load, time_interleaved  # noqa: E402
 
 SHAPES = {"linear_odd": (1000, 3000, 1000), "large_k": (256, 256, 131072),

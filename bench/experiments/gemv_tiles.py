@@ -4,7 +4,7 @@ cuBLAS (torch.mm), interleaved. Variants are built where MLIR is into
 .artifacts/gemv/mv_<precision>_<BM>_<BN>_<BK>_<WM>_<WN>_<STAGES>
 (fuser-configure-kernels{tile-sizes=...}); errors against float64.
 
-    FUSER_ARTIFACTS=.artifacts python3 bench/gemv_tiles.py [--iters N] [--rounds R]
+    FUSER_ARTIFACTS=.artifacts python3 bench/experiments/gemv_tiles.py [--iters N] [--rounds R]
 """
 
 import argparse
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/
 from bench import ARTIFACTS, load, time_interleaved  # noqa: E402
 
 

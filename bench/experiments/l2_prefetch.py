@@ -3,7 +3,7 @@
 torch.compile; each variant checked against eager first. The variants come
 from scripts/build-pointwise-sweep.sh (.artifacts/w1sweep/<w1|chain>_l2_<bytes>).
 
-    FUSER_ARTIFACTS=.artifacts python3 bench/l2_prefetch.py [--rounds R]
+    FUSER_ARTIFACTS=.artifacts python3 bench/experiments/l2_prefetch.py [--rounds R]
 """
 
 import argparse
@@ -13,7 +13,7 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/
 from bench import ARTIFACTS, load, time_interleaved  # noqa: E402
 
 

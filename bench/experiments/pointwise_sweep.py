@@ -7,7 +7,7 @@ earlier runs also had w1_bs<B>_g<G> for max-grid=G and w1_<ld>_<st>, the
 default kernel's PTX with cache operators on its vector load and store).
 Each result is checked against eager first.
 
-    FUSER_ARTIFACTS=.artifacts python3 bench/pointwise_sweep.py [--iters N] [--rounds R]
+    FUSER_ARTIFACTS=.artifacts python3 bench/experiments/pointwise_sweep.py [--iters N] [--rounds R]
 """
 
 import argparse
@@ -18,7 +18,7 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/
 from bench import ARTIFACTS, load, time_interleaved  # noqa: E402
 
 

@@ -9,7 +9,7 @@ scripts/build-mma-artifacts.sh. Prints the times (interleaved rounds, CUDA
 events) and each one's max error against a float64 reference. Needs only
 torch and fuser's runtime:
 
-    FUSER_ARTIFACTS=.artifacts python3 bench/prologue_ab.py [--n 256 512 2048 8192]
+    FUSER_ARTIFACTS=.artifacts python3 bench/experiments/prologue_ab.py [--n 256 512 2048 8192]
 """
 
 import argparse
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/
 from bench import load, time_interleaved  # noqa: E402
 
 

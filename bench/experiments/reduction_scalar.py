@@ -6,7 +6,7 @@ and a device copy of the same bytes (the bandwidth ceiling), in us and
 GB/s read.
 
 Usage (on the GPU machine, after scripts/build-gpu-artifacts.sh):
-  PYTHONPATH=build/python_packages python3 bench/reduction_scalar.py
+  PYTHONPATH=build/python_packages python3 bench/experiments/reduction_scalar.py
 """
 
 import argparse
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/
 from bench import ARTIFACTS, load, time_interleaved  # noqa: E402
 
 N = 1 << 26  # the static size of test/gpu/Inputs/reduction_scalar.mlir

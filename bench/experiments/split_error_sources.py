@@ -10,7 +10,7 @@ nn.Linear's weights), per input, the max |result - float64| of:
     lo·lo, to size what each would buy.
 If the exact split's error is close to the kernel's, the sums are not the
 problem and only a better split helps.
-Usage: python3 bench/split_error_sources.py [--trials N] [--k K ...] [--out FILE]
+Usage: python3 bench/experiments/split_error_sources.py [--trials N] [--k K ...] [--out FILE]
 """
 
 import argparse
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/
 from bench import ARTIFACTS, load  # noqa: E402
 
 MASK = -8192  # 0xFFFFE000: the 13 mantissa bits tf32 drops

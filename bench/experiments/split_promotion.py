@@ -12,7 +12,7 @@ error on every input.
 rows, on the same inputs, and with --speed, W2 and W3 at every interval
 (mma_w2v_3xtf32_pe<P>, w3v_3xtf32_pe<P>) of every build timed in
 interleaved rounds beside eager (bench.time_interleaved).
-Usage: python3 bench/split_promotion.py [--trials N] [--k K ...] [--pe P ...]
+Usage: python3 bench/experiments/split_promotion.py [--trials N] [--k K ...] [--pe P ...]
                                         [--against DIR ...] [--speed] [--out DIR]
 """
 
@@ -25,7 +25,7 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/
 from bench import ARTIFACTS, time_interleaved, w3_problem  # noqa: E402
 
 

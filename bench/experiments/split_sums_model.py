@@ -11,13 +11,13 @@ the add rounds away starts the next chunk's small sums, as WgmmaTmaLoop.cpp
 does). Against float64, beside a sequential fp32 dot product (one FMA per
 K, as a naive SGEMM) and the split summed exactly.
 
-It reproduced the H100's pattern (bench/results/H100-2026-11-24-session12.md):
+It reproduced the H100's pattern (bench/results/H100-2026-11-24-split-tf32-promotion.md):
 promoting every 32 K worse than every 64 at K = 8192 without compensation,
 and compensation cutting the error to 0.6-0.85x. cuBLAS SGEMM itself errs
 about 4x less than the sequential product here (it sums in slices), so
 compare ratios between schemes, not against this SGEMM.
 
-Usage: python3 bench/split_sums_model.py [--k K] [--rows R] [--cols C] [--seeds S]
+Usage: python3 bench/experiments/split_sums_model.py [--k K] [--rows R] [--cols C] [--seeds S]
 """
 
 import argparse

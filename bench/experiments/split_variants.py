@@ -8,7 +8,7 @@ Accuracy: max |GEMM - float64| over --trials fresh inputs (x uniform in
 [-1, 1), nn.Linear's weights) at M = 1000 and 1027 (not tile multiples),
 beside cuBLAS SGEMM's (TF32 off) on the same inputs. Speed: all variants' W2 and W3 in
 interleaved rounds (bench.time_interleaved), L2 flushed before each call.
-Usage: python3 bench/split_variants.py [DIR ...] [--out DIR]
+Usage: python3 bench/experiments/split_variants.py [DIR ...] [--out DIR]
 """
 
 import argparse
@@ -19,7 +19,7 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/
 import bench  # noqa: E402
 
 

@@ -5,7 +5,7 @@ TF32 GEMM and bf16 >= 0.95x cuBLAS's bf16 GEMM. cuBLAS is timed three ways
 the reference, so a slow cuBLAS call cannot flatter fuser. Each kernel's
 max |error| against float64 is printed beside it.
 
-    PYTHONPATH=build-gpu/python_packages FUSER_ARTIFACTS=.artifacts python3 bench/tensor_core_modes.py [--rounds R]
+    PYTHONPATH=build-gpu/python_packages FUSER_ARTIFACTS=.artifacts python3 bench/experiments/tensor_core_modes.py [--rounds R]
 """
 
 import argparse
@@ -15,7 +15,7 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/
 from bench import load, time_interleaved  # noqa: E402
 
 MODES = {"tf32": (torch.float32, "mma_w2_tf32"), "bf16": (torch.bfloat16, "mma_w2_bf16")}

@@ -4,11 +4,11 @@ Kernel times alone (CUPTI through torch.profiler, no host overhead) of
 x * W^T + b (N = 8192, dynamic M; .artifacts/tile_cost_<precision>_k<K>
 from scripts/build-mma-artifacts.sh) and of F.linear on the same inputs,
 over M (1 to 8 output tiles of 128 x 256 per SM on 132 SMs) and K. A
-difference that grows with M but not with K is a per-tile cost: session
-15 found the main loop at cuBLAS's rate and 9-20 us more per tile
-(bench/results/H100-2026-11-25-session15.md).
+difference that grows with M but not with K is a per-tile cost: on an
+H100 (2026-11-25) the main loop ran at cuBLAS's rate, with 9-20 us more
+per tile (bench/results/H100-2026-11-25-promotion-from-k.md).
 
-    PYTHONPATH=build-gpu/python_packages FUSER_ARTIFACTS=.artifacts python3 bench/tile_cost.py
+    PYTHONPATH=build-gpu/python_packages FUSER_ARTIFACTS=.artifacts python3 bench/experiments/tile_cost.py
 """
 
 import argparse
@@ -18,7 +18,7 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/
 from bench import ARTIFACTS, kernel_times, load  # noqa: E402
 
 

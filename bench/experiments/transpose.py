@@ -5,7 +5,7 @@ x.t().contiguous() and a straight device copy of the same bytes (the
 ceiling), each in GB/s (bytes read + written per second).
 
 Usage (on the GPU machine, after scripts/build-gpu-artifacts.sh):
-  PYTHONPATH=build/python_packages python3 bench/transpose.py [--sizes 8192x8192,4097x1000]
+  PYTHONPATH=build/python_packages python3 bench/experiments/transpose.py [--sizes 8192x8192,4097x1000]
 """
 
 import argparse
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/
 from bench import ARTIFACTS, load, time_interleaved  # noqa: E402
 
 

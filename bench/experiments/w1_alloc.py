@@ -6,7 +6,7 @@ Separates what the allocation costs on the GPU from which buffer is written
 (issue #13: the kernel alone is ~1% faster than eager, the allocating call
 less).
 
-    PYTHONPATH=build-gpu/python_packages FUSER_ARTIFACTS=.artifacts python3 bench/w1_alloc.py [--rounds R]
+    PYTHONPATH=build-gpu/python_packages FUSER_ARTIFACTS=.artifacts python3 bench/experiments/w1_alloc.py [--rounds R]
 """
 
 import argparse
@@ -16,7 +16,7 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/
 from bench import load, time_interleaved  # noqa: E402
 
 

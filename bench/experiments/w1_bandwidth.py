@@ -14,7 +14,7 @@ pointwise lowering can adopt it:
 against eager F.leaky_relu and a device copy, in interleaved rounds (CUDA events, L2 flushed before
 each call), and, for the ceiling's shape, reads alone (torch.sum) and writes alone (fill_), each over
 one 6.4 GB tensor. Needs only torch and CuPy:
-    python bench/w1_bandwidth.py [--rows 4096] [--rounds 10]
+    python bench/experiments/w1_bandwidth.py [--rows 4096] [--rounds 10]
 """
 import argparse
 import statistics

@@ -1,5 +1,5 @@
 // W1 (LeakyReLU over 4096 x 393216 fp32) kernel variants, built on the GPU
-// machine by bench/w1_variants.py with nvcc into a shared library and timed
+// machine by bench/experiments/w1_variants.py with nvcc into a shared library and timed
 // against eager there. A probe for issue #13 (fuser's kernel is ~1% faster
 // than eager's; is there a memory path that streams faster than one float4
 // per thread?):

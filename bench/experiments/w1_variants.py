@@ -1,9 +1,9 @@
-"""W1 kernel variants (bench/w1_variants.cu) against eager, interleaved, the
+"""W1 kernel variants (bench/experiments/w1_variants.cu) against eager, interleaved, the
 users' timing (L2 flushed before each call). Builds the .cu with nvcc into
 $OUT-or-/tmp, checks every variant equal to eager first (small and real
 size), then times them. A probe for issue #13; needs only torch and nvcc.
 
-    python3 bench/w1_variants.py [--rounds R] [--iters N]
+    python3 bench/experiments/w1_variants.py [--rounds R] [--iters N]
 """
 
 import argparse
@@ -16,7 +16,7 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/
 from bench import time_interleaved  # noqa: E402
 
 VARIANTS = [0, 1, 8, 9, 10, 11, 12, 3]

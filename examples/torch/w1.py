@@ -1,4 +1,4 @@
-# W1 (../shared/docs/WORKLOADS.md), as KernelBench's level1/20_LeakyReLU.py
+# W1, the first seed workload, as KernelBench's level1/20_LeakyReLU.py
 # writes it: a problem file in the users' format (Model, get_inputs,
 # get_init_inputs). `python -m fuser.torch.kernelbench w1.py -o w1_new.py`
 # turns it into a ModelNew file.

@@ -1,4 +1,4 @@
-# W2 (../shared/docs/WORKLOADS.md), as KernelBench's
+# W2, the second seed workload, as KernelBench's
 # level2/12_Gemm_Multiply_LeakyReLU.py writes it: a problem file in the users'
 # format (Model, get_inputs, get_init_inputs).
 import torch

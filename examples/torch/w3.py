@@ -1,4 +1,4 @@
-# W3 (../shared/docs/WORKLOADS.md), as KernelBench's
+# W3, the third seed workload, as KernelBench's
 # level2/62_Matmul_GroupNorm_LeakyReLU_Sum.py writes it: a problem file in the
 # users' format (Model, get_inputs, get_init_inputs).
 import torch

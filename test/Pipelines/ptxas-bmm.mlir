@@ -3,7 +3,7 @@
 // GPU test's input) assemble for sm_90a with no spills: four per-batch
 // epilogue inputs, a dynamic batch, M and N, and torch.bmm's B copied
 // K-major first; bf16 operands (128 x 256 tiles); then
-// bench/gemm_shapes.py's 32 x 1024^3 torch.bmm, whose N-major B the kernel
+// bench/suite.py's 32 x 1024^3 torch.bmm, whose N-major B the kernel
 // reads as it is: one copy of A and four 32-column boxes of B per k tile,
 // which the splitter transposes (warp-synchronous) in shared memory.
 // RUN: fuser-opt %fuser_src/test/gpu/Inputs/bmm_tma.mlir --fuser-gpu-pipeline | fuser-translate --fuser-to-ptx -o %t.ptx

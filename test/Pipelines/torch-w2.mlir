@@ -1,4 +1,4 @@
-// W2 (../shared/docs/WORKLOADS.md: leaky_relu(nn.Linear(8192, 8192)(x) * 2.0,
+// W2 (examples/torch/w2.py: leaky_relu(nn.Linear(8192, 8192)(x) * 2.0,
 // 0.1)) exactly as torch-mlir exports it (Inputs/torch_w2*.mlir, from
 // scripts/export-torch-inputs.py, weight and bias as function arguments):
 // leaky_relu arrives as max(0, y) + 0.1 * min(0, y), so y has two users.

@@ -142,7 +142,7 @@ def test_torch_bmm_layout(bsz, generator):
 
 
 def test_gemm_bmm_artifact(generator):
-    """bench/gemm_shapes.py's bmm class (32 x 1024^3, default options)."""
+    """bench/suite.py's bmm class (32 x 1024^3, default options)."""
     mod = load("gemm_bmm")
     bsz, m, n, k = 32, 1024, 1024, 1024
     x = uniform((bsz, m, k), generator)

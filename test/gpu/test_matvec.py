@@ -2,7 +2,7 @@
 an 8-column tile, fuser-configure-kernels' narrow-N rule) against float64:
 M and K dynamic and odd, epilogue inputs along m and n, NaN-poisoned
 outputs, the users' 1e-4 rule, and no more error than cuBLAS SGEMM on the
-same inputs (bench/gemv_tiles.py: 4x less on 8192 x 1 x 8192)."""
+same inputs (bench/experiments/gemv_tiles.py: 4x less on 8192 x 1 x 8192)."""
 
 import math
 

@@ -49,7 +49,7 @@ def uniform(shape, generator):
     ("split_k_odd_bias_tanh", 22, [200, 328]),
     ("split_k_large_k_tf32", 66, [256, 256]),
     ("split_k_tall_tf32", 3, [2200, 300]),
-    ("gemm_large_k", 33, [256, 256]),  # bench/gemm_shapes.py's large_k class
+    ("gemm_large_k", 33, [256, 256]),  # bench/suite.py's large_k class
 ])
 def test_default_config_splits_k(stem, slices, shape):
     """The static large-K inputs are split under the default options: the

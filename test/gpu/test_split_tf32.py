@@ -13,7 +13,7 @@ the same inputs:
     terms' (one truncating add per k step, not three), lo is rounded to
     nearest tf32, and each promotion's rounding error starts the next
     chunk's small sums: worst of 10 inputs 0.56 / 0.96 / 0.53x SGEMM at
-    K = 200 / 1000 / 8192 (H100, 2026-11-24, bench/split_promotion.py),
+    K = 200 / 1000 / 8192 (H100, 2026-11-24, bench/experiments/split_promotion.py),
     against 1.21x and 1.28x at K = 1000 and 8192 with plain promotion adds;
     every 128 K from K = 4096, worst of 20 inputs 0.86 / 0.91x at K = 4096 /
     8192 (2026-11-25).

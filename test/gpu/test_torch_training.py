@@ -16,7 +16,7 @@ compiled elsewhere by scripts/build-torch-artifacts.py into
   .grad of the module's own parameters.
 
 Small packages are odd sizes (batch 7, 40 -> 24 features, 6 groups of 4);
-w1, w2, w3 are the real sizes (WORKLOADS.md). Needs torch and fuser's
+w1, w2, w3 are the real sizes (examples/torch/w{1,2,3}.py). Needs torch and fuser's
 runtime only (no MLIR, no torch-mlir); the models come from
 examples/torch/w*.py with the constructor arguments index.json records.
 """

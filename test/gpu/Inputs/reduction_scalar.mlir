@@ -1,4 +1,4 @@
-// bench/reduction_scalar.py: x.sum() of 64M floats, static (two stages:
+// bench/experiments/reduction_scalar.py: x.sum() of 64M floats, static (two stages:
 // fuser-configure-kernels splits the extent over 256 blocks) and dynamic
 // (one stage: the configuration step chooses slices from static sizes
 // only, so this is the one-block form).

@@ -143,7 +143,7 @@ func.func @batched_dynamic(%x: tensor<?x?x?xf32>, %y: tensor<?x?x?xf32>, %b: ten
 }
 
 // The row kernel on a transposed copy (a config set beforehand is kept):
-// bench/transpose.py's baseline.
+// bench/experiments/transpose.py's baseline.
 func.func @copy_rows(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %r = fuser.pointwise ins(%x : tensor<?x?xf32>) maps [affine_map<(d0, d1) -> (d1, d0)>]
          {config = #fuser.config<strategy = "pointwise", block = [1024, 1, 1], vector_width = 4, max_grid = 1048576>}

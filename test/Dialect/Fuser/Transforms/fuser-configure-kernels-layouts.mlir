@@ -133,7 +133,7 @@ func.func @backward_gemms(%g: tensor<1024x8192xf32>, %w: tensor<8192x4096xf32>, 
 
 // -----
 
-// torch.bmm (B x M x K times B x K x N, 32 x 1024^3 in bench/gemm_shapes.py),
+// torch.bmm (B x M x K times B x K x N, 32 x 1024^3 in bench/suite.py),
 // with a dynamic batch: 3xtf32 on wgmma_tma reads the N-major B as it is.
 // With K not a multiple of the k tile, the B x K rows stacked would leak
 // into the next batch: B is copied to B x N x K by the tiled transpose

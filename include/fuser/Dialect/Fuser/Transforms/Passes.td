@@ -24,9 +24,9 @@ def FuserFuseMatmulProloguesPass
     kernel of its own, on W2's dX shape (M = 1024, K = 8192, N-major B) the
     prologue took 0.73x / 0.86x / 1.09x / 1.16x the time at N = 256 / 512 /
     2048 / 8192 with the mask's two inputs, 0.77x / 0.90x / 1.07x / 1.11x
-    with one (H100, 2026-11-25, bench/prologue_ab.py). The DAG must read at
-    most two full-size tensors of A's element type, captures no scalars but
-    constants, and folds to a finite value at all-zero inputs (the kernels
+    with one (H100, 2026-11-25, bench/experiments/prologue_ab.py). The DAG
+    must read at most two full-size tensors of A's element type, captures no
+    scalars but constants, and folds to a finite value at all-zero inputs (the kernels
     zero-pad A and B past K). Not for an M-major A (`transpose_a`) or a
     batched product. The configuration step computes a prologue in a
     pointwise kernel of its own where the chosen GEMM kernel does not read

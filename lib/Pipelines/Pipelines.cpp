@@ -110,7 +110,9 @@ void mlir::fuser::buildKernelPipeline(OpPassManager &pm,
   pm.addPass(createFuserVerifyEntryPointsPass());
   buildFusionPipeline(pm, opts);
   // Fusion groups become kernels while still on tensors.
-  pm.addPass(createConvertMatmulToGPUPass());
+  ConvertMatmulToGPUPassOptions matmulOpts;
+  matmulOpts.chip = opts.chip;
+  pm.addPass(createConvertMatmulToGPUPass(matmulOpts));
   pm.addPass(createConvertGroupNormToGPUPass());
   pm.addPass(createConvertGroupNormGradToGPUPass());
   // Reductions before pointwise groups: a fill that only inits a

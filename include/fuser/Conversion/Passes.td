@@ -123,6 +123,11 @@ def ConvertMatmulToGPUPass : Pass<"fuser-matmul-to-gpu", "mlir::ModuleOp"> {
       (what each add rounds away starts the next chunk's small sums);
       BN <= 128, and the epilogue may hold a group norm.
   }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
+           "The chip the kernels run on (Chips.cpp): its shared-memory limit "
+           "bounds the tensor-core kernels' stages">,
+  ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::LLVM::LLVMDialect",
                            "::mlir::scf::SCFDialect",

@@ -430,7 +430,8 @@ static LogicalResult checkFfmaTypes(MatmulOp op, KernelConfigAttr config) {
 }
 
 FailureOr<GemmKernelPlan> mlir::fuser::planFfmaKernel(MatmulOp op,
-                                                      KernelConfigAttr config) {
+                                                      KernelConfigAttr config,
+                                     const ChipInfo &chip) {
   if (failed(checkFfmaTypes(op, config)))
     return failure();
   FailureOr<GemmTiling> t = getGemmTiling(op, config);

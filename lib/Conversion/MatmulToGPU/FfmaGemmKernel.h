@@ -11,6 +11,8 @@
 
 #include "GemmKernelPlan.h"
 
+#include "fuser/Dialect/Fuser/IR/Chips.h"
+
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -51,7 +53,8 @@ LogicalResult buildFfmaGemmKernel(MatmulOp op, const GemmTiling &tiling,
 
 /// Checks `config` against the FFMA kernel (f32 operands, getGemmTiling)
 /// and returns its plan: one block per output tile, static shared memory.
-FailureOr<GemmKernelPlan> planFfmaKernel(MatmulOp op, KernelConfigAttr config);
+FailureOr<GemmKernelPlan> planFfmaKernel(MatmulOp op, KernelConfigAttr config,
+                                         const ChipInfo &chip);
 
 } // namespace mlir::fuser
 

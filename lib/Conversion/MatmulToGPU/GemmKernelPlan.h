@@ -51,17 +51,6 @@ struct GemmKernelPlan {
   /// Fills the kernel created with these sizes and GemmKernelArgs.h's
   /// parameters.
   std::function<LogicalResult(gpu::GPUFuncOp)> build;
-
-  /// A plan with the tile, threads and shared memory of `tiling`
-  /// (tensor-core kernels).
-  template <typename Tiling> static GemmKernelPlan ofTiles(const Tiling &t) {
-    GemmKernelPlan p;
-    p.tileM = t.bm;
-    p.tileN = t.bn;
-    p.threads = t.threads();
-    p.sharedBytes = t.sharedBytes();
-    return p;
-  }
 };
 
 } // namespace mlir::fuser

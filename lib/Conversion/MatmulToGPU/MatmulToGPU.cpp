@@ -25,6 +25,7 @@
 #include "WgmmaKernel.h"
 #include "WgmmaTmaKernel.h"
 #include "fuser/Conversion/Common/KernelUtils.h"
+#include "fuser/Dialect/Fuser/IR/Chips.h"
 #include "fuser/Dialect/Fuser/IR/GemmStrategy.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -47,7 +48,15 @@ namespace {
 class ConvertMatmulToGPUPass
     : public fuser::impl::ConvertMatmulToGPUPassBase<ConvertMatmulToGPUPass> {
 public:
+  using Base::Base;
+
   void runOnOperation() override {
+    chipInfo = lookupChip(chip);
+    if (!chipInfo) {
+      getOperation().emitError() << "unsupported chip '" << chip
+                                 << "'; supported: " << supportedChipNames();
+      return signalPassFailure();
+    }
     if (failed(lowerEachGroup<MatmulOp>(
             getOperation(), [&](MatmulOp op, SymbolTable &kernelSymbols) {
               return lower(op, kernelSymbols);
@@ -56,6 +65,9 @@ public:
   }
 
 private:
+  /// The `chip` option's entry (set first in runOnOperation).
+  const ChipInfo *chipInfo = nullptr;
+
   /// The strategy `config` names, or failure after a diagnostic.
   FailureOr<GemmStrategy> getStrategy(MatmulOp op, KernelConfigAttr config) {
     if (!config)
@@ -85,13 +97,13 @@ private:
                 "computes such a prologue in a kernel of its own";
     switch (strategy) {
     case GemmStrategy::ffma:
-      return planFfmaKernel(op, config);
+      return planFfmaKernel(op, config, *chipInfo);
     case GemmStrategy::mma:
-      return planMmaSyncKernel(op, config);
+      return planMmaSyncKernel(op, config, *chipInfo);
     case GemmStrategy::wgmma:
-      return planWgmmaKernel(op, config);
+      return planWgmmaKernel(op, config, *chipInfo);
     case GemmStrategy::wgmma_tma:
-      return planWgmmaTmaKernel(op, config);
+      return planWgmmaTmaKernel(op, config, *chipInfo);
     }
     llvm_unreachable("unknown GemmStrategy");
   }

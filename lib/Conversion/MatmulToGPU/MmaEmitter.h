@@ -16,6 +16,7 @@
 
 #include "AccumulatorLayout.h"
 #include "GemmKernelArgs.h"
+#include "GemmKernelPlan.h"
 #include "MmaTiling.h"
 
 #include "fuser/Conversion/Common/KernelUtils.h"
@@ -135,6 +136,22 @@ protected:
   TileCopy aCopy, bCopy;
   Value aLane, bLane;
 };
+
+/// The plan of the tensor-core kernel `Kernel` (an MmaEmitter whose emit()
+/// builds it) on `tiling`: its tile, threads and shared memory, and its
+/// builder.
+template <typename Kernel>
+GemmKernelPlan planMmaKernel(MatmulOp op, const MmaTiling &tiling) {
+  GemmKernelPlan p;
+  p.tileM = tiling.bm;
+  p.tileN = tiling.bn;
+  p.threads = tiling.threads();
+  p.sharedBytes = tiling.sharedBytes();
+  p.build = [op, tiling](gpu::GPUFuncOp kernel) {
+    return Kernel(op, tiling, kernel).emit();
+  };
+  return p;
+}
 
 } // namespace mlir::fuser::detail
 

@@ -253,13 +253,11 @@ void MmaSyncKernel::multiplyAccumulate(ArrayRef<Value> raw,
 }
 
 FailureOr<GemmKernelPlan>
-mlir::fuser::planMmaSyncKernel(MatmulOp op, KernelConfigAttr config) {
-  FailureOr<MmaTiling> t = getMmaTiling(op, config, GemmStrategy::mma);
+mlir::fuser::planMmaSyncKernel(MatmulOp op, KernelConfigAttr config,
+                               const ChipInfo &chip) {
+  FailureOr<MmaTiling> t =
+      getMmaTiling(op, config, GemmStrategy::mma, chip.maxSharedBytesPerBlock);
   if (failed(t))
     return failure();
-  GemmKernelPlan p = GemmKernelPlan::ofTiles(*t);
-  p.build = [op, tiling = *t](gpu::GPUFuncOp kernel) {
-    return MmaSyncKernel(op, tiling, kernel).emit();
-  };
-  return p;
+  return planMmaKernel<MmaSyncKernel>(op, *t);
 }

@@ -5,13 +5,15 @@
 
 #include "GemmKernelPlan.h"
 
+#include "fuser/Dialect/Fuser/IR/Chips.h"
+
 namespace mlir::fuser {
 
 /// Checks `config` against the mma.sync kernel (MmaTiling.h's rules) and
 /// returns its plan: one block per output tile, dynamic shared memory for
 /// the cp.async stages.
-FailureOr<GemmKernelPlan> planMmaSyncKernel(MatmulOp op,
-                                            KernelConfigAttr config);
+FailureOr<GemmKernelPlan>
+planMmaSyncKernel(MatmulOp op, KernelConfigAttr config, const ChipInfo &chip);
 
 } // namespace mlir::fuser
 

@@ -12,12 +12,10 @@
 using namespace mlir;
 using namespace mlir::fuser;
 
-/// Largest dynamic shared memory a Hopper block may opt into (227 KiB).
-constexpr int64_t kMaxSharedBytes = 232448;
-
 FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
                                                KernelConfigAttr config,
-                                               GemmStrategy strategy) {
+                                               GemmStrategy strategy,
+                                               int64_t maxSharedBytes) {
   MLIRContext *ctx = op.getContext();
   StringRef precision = config.getPrecision();
   Type want;
@@ -192,9 +190,9 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
                    (bRows * bCols / t.vec()) % t.threads()))
     return describe(op.emitOpError())
            << "does not split into whole 16-byte copies per thread";
-  if (t.sharedBytes() > kMaxSharedBytes)
+  if (t.sharedBytes() > maxSharedBytes)
     return describe(op.emitOpError())
            << "needs " << t.sharedBytes()
-           << " bytes of shared memory; a block may have " << kMaxSharedBytes;
+           << " bytes of shared memory; a block may have " << maxSharedBytes;
   return t;
 }

@@ -149,10 +149,12 @@ struct MmaTiling : StageGeometry {
 };
 
 /// Checks that `op`'s element types suit `config`'s precision and that the
-/// tile is one the kernel of `strategy` (mma, wgmma or wgmma_tma)
-/// supports, with a diagnostic on `op` otherwise.
+/// tile is one the kernel of `strategy` (mma, wgmma or wgmma_tma) supports
+/// within `maxSharedBytes` of shared memory per block (the chip's), with a
+/// diagnostic on `op` otherwise.
 FailureOr<MmaTiling> getMmaTiling(MatmulOp op, KernelConfigAttr config,
-                                  GemmStrategy strategy);
+                                  GemmStrategy strategy,
+                                  int64_t maxSharedBytes);
 
 } // namespace mlir::fuser
 

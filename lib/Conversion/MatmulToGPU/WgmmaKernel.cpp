@@ -82,14 +82,12 @@ LogicalResult WgmmaKernel::emit() {
   return success();
 }
 
-FailureOr<GemmKernelPlan>
-mlir::fuser::planWgmmaKernel(MatmulOp op, KernelConfigAttr config) {
-  FailureOr<MmaTiling> t = getMmaTiling(op, config, GemmStrategy::wgmma);
+FailureOr<GemmKernelPlan> mlir::fuser::planWgmmaKernel(MatmulOp op,
+                                                       KernelConfigAttr config,
+                                                       const ChipInfo &chip) {
+  FailureOr<MmaTiling> t = getMmaTiling(op, config, GemmStrategy::wgmma,
+                                        chip.maxSharedBytesPerBlock);
   if (failed(t))
     return failure();
-  GemmKernelPlan p = GemmKernelPlan::ofTiles(*t);
-  p.build = [op, tiling = *t](gpu::GPUFuncOp kernel) {
-    return WgmmaKernel(op, tiling, kernel).emit();
-  };
-  return p;
+  return planMmaKernel<WgmmaKernel>(op, *t);
 }

@@ -5,12 +5,15 @@
 
 #include "GemmKernelPlan.h"
 
+#include "fuser/Dialect/Fuser/IR/Chips.h"
+
 namespace mlir::fuser {
 
 /// Checks `config` against the wgmma kernel (sm_90a, K-major operands) and
 /// returns its plan: one block per output tile, 1024-byte aligned
 /// swizzled stages.
-FailureOr<GemmKernelPlan> planWgmmaKernel(MatmulOp op, KernelConfigAttr config);
+FailureOr<GemmKernelPlan> planWgmmaKernel(MatmulOp op, KernelConfigAttr config,
+                                          const ChipInfo &chip);
 
 } // namespace mlir::fuser
 

@@ -303,11 +303,13 @@ void WgmmaTmaKernel::closeTileLoop(TileWork work) {
 }
 
 FailureOr<GemmKernelPlan>
-mlir::fuser::planWgmmaTmaKernel(MatmulOp op, KernelConfigAttr config) {
-  FailureOr<MmaTiling> t = getMmaTiling(op, config, GemmStrategy::wgmma_tma);
+mlir::fuser::planWgmmaTmaKernel(MatmulOp op, KernelConfigAttr config,
+                                const ChipInfo &chip) {
+  FailureOr<MmaTiling> t = getMmaTiling(op, config, GemmStrategy::wgmma_tma,
+                                        chip.maxSharedBytesPerBlock);
   if (failed(t))
     return failure();
-  GemmKernelPlan p = GemmKernelPlan::ofTiles(*t);
+  GemmKernelPlan p = planMmaKernel<WgmmaTmaKernel>(op, *t);
   p.persistent = true;
   p.kTile = t->bk;
   // [BM, BK] boxes of A, [BN, BK] of B (each block of a cluster copies its
@@ -321,8 +323,5 @@ mlir::fuser::planWgmmaTmaKernel(MatmulOp op, KernelConfigAttr config) {
                               StageGeometry::kNMajorBoxCols * t->elemBytes()}
                : TensorMapBox{t->bBoxRows(), t->bk, swizzle};
   p.mapPrologue = p.mapA;
-  p.build = [op, tiling = *t](gpu::GPUFuncOp kernel) {
-    return WgmmaTmaKernel(op, tiling, kernel).emit();
-  };
   return p;
 }

@@ -6,12 +6,14 @@
 
 #include "GemmKernelPlan.h"
 
+#include "fuser/Dialect/Fuser/IR/Chips.h"
+
 namespace mlir::fuser {
 
 /// Checks `config` against the wgmma_tma kernel and returns its plan:
 /// persistent blocks, the operands as tensor maps.
-FailureOr<GemmKernelPlan> planWgmmaTmaKernel(MatmulOp op,
-                                             KernelConfigAttr config);
+FailureOr<GemmKernelPlan>
+planWgmmaTmaKernel(MatmulOp op, KernelConfigAttr config, const ChipInfo &chip);
 
 } // namespace mlir::fuser
 

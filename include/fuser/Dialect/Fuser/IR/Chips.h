@@ -33,6 +33,9 @@ struct ChipInfo {
   bool fastFp64TensorCores;
   /// wgmma.mma_async and TMA copies (cp.async.bulk.tensor): sm_90a only.
   bool wgmma;
+  /// The most dynamic shared memory one block may opt into, in bytes (the
+  /// CUDA programming guide's table of compute capabilities).
+  int64_t maxSharedBytesPerBlock;
   /// The GPUs it names, for messages and the README.
   StringLiteral gpus;
 };

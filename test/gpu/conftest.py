@@ -16,7 +16,7 @@ if not torch.cuda.is_available():
 
 @pytest.fixture(scope="session")
 def generator():
-    # Fresh inputs each session: the seed is printed so a failure can be
+    # Fresh inputs each test run: the seed is printed so a failure can be
     # reproduced.
     seed = int.from_bytes(os.urandom(4), "little")
     print(f"\n[gpu tests] seed {seed}")

@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FfmaGemmKernel.h"
+#include "GemmKernelPlan.h"
 
 #include "RegisterEpilogue.h"
 #include "GuardedAccess.h"

@@ -9,9 +9,6 @@
 #ifndef FUSER_LIB_CONVERSION_MATMULTOGPU_FFMAGEMMKERNEL_H
 #define FUSER_LIB_CONVERSION_MATMULTOGPU_FFMAGEMMKERNEL_H
 
-#include "GemmKernelPlan.h"
-
-#include "fuser/Dialect/Fuser/IR/Chips.h"
 
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 
@@ -51,10 +48,6 @@ SmallVector<Type> getGemmWorkgroupBuffers(MLIRContext *ctx,
 LogicalResult buildFfmaGemmKernel(MatmulOp op, const GemmTiling &tiling,
                                   gpu::GPUFuncOp kernel);
 
-/// Checks `config` against the FFMA kernel (f32 operands, getGemmTiling)
-/// and returns its plan: one block per output tile, static shared memory.
-FailureOr<GemmKernelPlan> planFfmaKernel(MatmulOp op, KernelConfigAttr config,
-                                         const ChipInfo &chip);
 
 } // namespace mlir::fuser
 

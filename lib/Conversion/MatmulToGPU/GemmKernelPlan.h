@@ -1,13 +1,12 @@
-//===- GemmKernelPlan.h - what a GEMM strategy's kernel needs launched -*- C++
-//-*-===//
+//===- GemmKernelPlan.h - the GEMM strategies' launch plans -----*- C++ -*-===//
 //
 // Each GEMM strategy (GemmStrategy.h) has one kernel file here whose planner
 // checks a fuser.matmul's #fuser.config and returns a GemmKernelPlan: how the
 // host launches the kernel (tile, threads, shared memory, tensor maps,
 // persistent grid) and how to fill its body. MatmulToGPU.cpp dispatches on
 // the strategy once and reads only the plan, so adding a strategy touches
-// its enum case, its record, its kernel file and header, its case in that
-// dispatch, and its tests.
+// its enum case, its record, its kernel file, its planner's declaration
+// below, its case in that dispatch, and its tests.
 //
 //   ffma       FfmaGemmKernel.cpp   register-tiled fp32 FMA
 //   mma        MmaSyncKernel.cpp    mma.sync on tf32, 3xtf32, fp64, bf16, f16
@@ -19,6 +18,7 @@
 #ifndef FUSER_LIB_CONVERSION_MATMULTOGPU_GEMMKERNELPLAN_H
 #define FUSER_LIB_CONVERSION_MATMULTOGPU_GEMMKERNELPLAN_H
 
+#include "fuser/Dialect/Fuser/IR/Chips.h"
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 #include "fuser/Dialect/Fuser/IR/GemmStrategy.h"
 
@@ -45,13 +45,33 @@ struct GemmKernelPlan {
   /// tensor maps (GemmKernelArgs.h). Otherwise one block per output tile.
   bool persistent = false;
   int64_t kTile = 0;
-  /// The tensor maps (persistent only): A's, B's, then one per prologue
-  /// input.
-  TensorMapBox mapA{}, mapB{}, mapPrologue{};
+  /// The tensor maps (persistent only) of A and B; a prologue input is read
+  /// in A's boxes, into the stage where A's lo parts go.
+  TensorMapBox mapA{}, mapB{};
   /// Fills the kernel created with these sizes and GemmKernelArgs.h's
   /// parameters.
   std::function<LogicalResult(gpu::GPUFuncOp)> build;
 };
+
+// The planners, one per strategy, each defined in its kernel file: they check
+// `config` against the kernel's rules (within `chip`'s limits) and return its
+// plan, or fail after a diagnostic on `op`.
+
+/// FFMA: f32 operands (getGemmTiling); one block per output tile, static
+/// shared memory.
+FailureOr<GemmKernelPlan> planFfmaKernel(MatmulOp op, KernelConfigAttr config,
+                                         const ChipInfo &chip);
+/// mma.sync (MmaTiling.h's rules): one block per output tile, dynamic shared
+/// memory for the cp.async stages.
+FailureOr<GemmKernelPlan>
+planMmaSyncKernel(MatmulOp op, KernelConfigAttr config, const ChipInfo &chip);
+/// wgmma (sm_90a, K-major operands): one block per output tile, 1024-byte
+/// aligned swizzled stages.
+FailureOr<GemmKernelPlan>
+planWgmmaKernel(MatmulOp op, KernelConfigAttr config, const ChipInfo &chip);
+/// wgmma_tma: persistent blocks, the operands as tensor maps.
+FailureOr<GemmKernelPlan>
+planWgmmaTmaKernel(MatmulOp op, KernelConfigAttr config, const ChipInfo &chip);
 
 } // namespace mlir::fuser
 

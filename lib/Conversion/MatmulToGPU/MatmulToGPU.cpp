@@ -18,12 +18,9 @@
 
 #include "fuser/Conversion/Passes.h"
 
-#include "FfmaGemmKernel.h"
 #include "GemmKernelArgs.h"
-#include "MmaSyncKernel.h"
+#include "GemmKernelPlan.h"
 #include "SplitKReduce.h"
-#include "WgmmaKernel.h"
-#include "WgmmaTmaKernel.h"
 #include "fuser/Conversion/Common/KernelUtils.h"
 #include "fuser/Dialect/Fuser/IR/Chips.h"
 #include "fuser/Dialect/Fuser/IR/GemmStrategy.h"
@@ -291,7 +288,7 @@ private:
           assertSizesEqual(b, loc, dim(in, d), d ? k : m,
                            "fuser.matmul: prologue input #" + Twine(j) +
                                " must have lhs's shape");
-        args.push_back(map(in, kp->mapPrologue));
+        args.push_back(map(in, kp->mapA));
       }
     }
 

@@ -23,7 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "MmaSyncKernel.h"
+#include "GemmKernelPlan.h"
 
 #include "MmaEmitter.h"
 

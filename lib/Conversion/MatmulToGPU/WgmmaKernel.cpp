@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "WgmmaKernel.h"
+#include "GemmKernelPlan.h"
 
 #include "MmaEmitter.h"
 #include "WgmmaSteps.h"

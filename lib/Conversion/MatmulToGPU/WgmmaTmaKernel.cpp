@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "WgmmaTmaKernel.h"
+#include "GemmKernelPlan.h"
 
 #include "MmaEmitter.h"
 #include "SplitTf32.h"
@@ -314,14 +314,12 @@ mlir::fuser::planWgmmaTmaKernel(MatmulOp op, KernelConfigAttr config,
   p.kTile = t->bk;
   // [BM, BK] boxes of A, [BN, BK] of B (each block of a cluster copies its
   // share), 128-byte swizzled; an N-major B (K x N rows): [BK, 32] boxes
-  // the splitter transposes; a prologue's input: A's boxes, into A's lo
-  // parts.
+  // the splitter transposes.
   int64_t swizzle = t->bk * t->elemBytes();
   p.mapA = {t->bm, t->bk, swizzle};
   p.mapB = t->transposesB()
                ? TensorMapBox{t->bk, StageGeometry::kNMajorBoxCols,
                               StageGeometry::kNMajorBoxCols * t->elemBytes()}
                : TensorMapBox{t->bBoxRows(), t->bk, swizzle};
-  p.mapPrologue = p.mapA;
   return p;
 }

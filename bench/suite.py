@@ -21,10 +21,10 @@ and writes one table per topic. The topics:
               scripts/build-torch-artifacts.py) against eager, torch.compile
               and the hand-written .mlir, in interleaved rounds, with the
               median of each round's ratio (the clocks drift between rounds)
-  training    one training step (forward + backward, y.backward(r)) of the
-              training packages against eager and torch.compile, fp32, every
-              implementation doing the same work (dL/dx where the package
-              computes it)
+  training    one training step (forward, MSE loss, backward) of the training
+              packages against eager and torch.compile, fp32, with data that
+              does not require grad (the usual step) and with x requiring
+              grad (dL/dx too), every implementation doing the same work
 
 The artifacts come from scripts/build-gpu-artifacts.sh (run where MLIR is;
 the gemm classes from scripts/build-mma-artifacts.sh, the frontend and
@@ -112,13 +112,16 @@ SUITE = [
     Case("frontend", "fe_w1", "W1's ModelNew", "frontend", dict(model="w1")),
     Case("frontend", "fe_w2", "W2's ModelNew", "frontend", dict(model="w2")),
     Case("frontend", "fe_w3", "W3's ModelNew", "frontend", dict(model="w3")),
-    Case("training", "train_w1", "W1 training step", "training", dict(package="w1")),
-    Case("training", "train_w2", "W2 training step (dL/dx too)", "training", dict(package="w2")),
-    Case("training", "train_w3", "W3 training step (dL/dx too)", "training", dict(package="w3")),
-    Case("training", "train_w2_params_only", "W2 training step, parameter gradients only",
-         "training", dict(package="w2_params_only")),
-    Case("training", "train_w3_params_only", "W3 training step, parameter gradients only",
-         "training", dict(package="w3_params_only")),
+    Case("training", "train_w1", "W1 training step (x is what trains)", "training",
+         dict(package="w1", input_grad=True)),
+    Case("training", "train_w2", "W2 training step, data without grad", "training",
+         dict(package="w2", input_grad=False)),
+    Case("training", "train_w3", "W3 training step, data without grad", "training",
+         dict(package="w3", input_grad=False)),
+    Case("training", "train_w2_dx", "W2 training step, x requires grad (dL/dx too)",
+         "training", dict(package="w2", input_grad=True)),
+    Case("training", "train_w3_dx", "W3 training step, x requires grad (dL/dx too)",
+         "training", dict(package="w3", input_grad=True)),
 ]
 TOPICS = list(dict.fromkeys(c.topic for c in SUITE))
 
@@ -380,31 +383,36 @@ def run_training(case, args):
         model = torch_models.problem(entry["seed"]).Model(*entry["init"]).cuda()
         fused = ft.load(bench.ARTIFACTS / "torch" / "training" / f"{name}.fuser", module=model)
         eager = copy.deepcopy(model)
-        # Every implementation does the package's work: a package compiled
-        # with input_grads (the default) computes dL/dx, so x requires grad
-        # for all; one compiled with input_grads=False computes parameter
-        # gradients only, and x does not.
+        # The users' step: forward, MSE loss against a target, backward.
+        # Every implementation gets the same x: a data batch that does not
+        # require grad (parameter gradients only), or one that does (dL/dx
+        # too); fuser's module picks the pair for it per call.
         x = torch.rand(entry["shape"], device="cuda").requires_grad_(
-            entry.get("input_grads", True))
+            case.params["input_grad"])
         with torch.no_grad():
-            r = torch.randn_like(model(x))
+            target = torch.randn_like(model(x))
         nets = {"fuser": fused, "eager": eager,
                 "torch.compile": torch.compile(copy.deepcopy(model))}
+        mse = torch.nn.functional.mse_loss
         res, failed = {}, ""
         for label, net in nets.items():
             params = list(net.parameters()) + [x] * x.requires_grad
             try:
-                res[label] = time_steps(lambda net=net: net(x).backward(r), params, args.iters)
+                res[label] = time_steps(lambda net=net: mse(net(x), target).backward(),
+                                        params, args.iters)
             except Exception as e:  # noqa: BLE001 - inductor may be absent
                 if label == "fuser":
                     raise
                 failed += f"; {label} failed ({type(e).__name__}: {e})"[:160]
-        kernels = {v: len(k) for v, k in fused.fuser_kernels.items()}
+        ran = fused._fuser_training_variant(fused._fuser_tensors((x,), {}))
+        back = fused._fuser_backward(ran)
+        kernels = {v.name: len(v.kernels) for v in (ran, back)}
     finally:
         torch.backends.cuda.matmul.allow_tf32 = saved
-    del model, fused, eager, nets, x, r
+    del model, fused, eager, nets, x, target
     torch.cuda.empty_cache()
-    return result("eager", res, note=f"shape {entry['shape']}, kernels {kernels}{failed}")
+    return result("eager", res, note=f"shape {entry['shape']}, fuser's pair for this x: kernels "
+                  f"{kernels}{failed}")
 
 
 RUNNERS = {"workload": run_workload, "gemm": run_gemm, "transpose": run_transpose,

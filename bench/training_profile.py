@@ -8,7 +8,10 @@ by the step count.
 
 Usage (on the GPU host, after bench/gpu-check.sh has built the runtime):
   PYTHONPATH=$PWD/build-gpu/python_packages FUSER_ARTIFACTS=$PWD/.artifacts \\
-      python3 bench/training_profile.py [--names w3 w3_params_only] [--steps 5]
+      python3 bench/training_profile.py [--names w2 w3] [--dx] [--steps 5]
+
+x does not require grad (parameter gradients only, the usual step) unless
+--dx is given.
 """
 
 import argparse
@@ -34,7 +37,8 @@ def show(title, times, limit):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--names", nargs="+", default=["w3", "w3_params_only"])
+    ap.add_argument("--names", nargs="+", default=["w2", "w3"])
+    ap.add_argument("--dx", action="store_true", help="x requires grad (dL/dx too)")
     ap.add_argument("--steps", type=int, default=5)
     ap.add_argument("--limit", type=int, default=40)
     args = ap.parse_args()
@@ -44,7 +48,7 @@ def main():
         entry = training[name]
         model, compiled = build(name, entry, "cuda")
         x = torch.rand(list(entry["shape"]), device="cuda")
-        x.requires_grad_(entry.get("input_grads", True))
+        x.requires_grad_(args.dx)
         r = torch.randn_like(model(x))
 
         def step(m):

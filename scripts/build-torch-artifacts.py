@@ -64,9 +64,6 @@ TRAINING = {
     # a backward through two GEMMs and a relu mask.
     "mlp_small_dynamic": ("torch_models.MLP", [], [7, 128], "batch"),
 }
-# The real W2 and W3 compiled with input_grads=False, as for data inputs:
-# the backward computes parameter gradients only (the training-step bench).
-PARAMETER_GRADS_ONLY = {"w2_params_only": "w2", "w3_params_only": "w3"}
 
 
 def require_fused(name, compiled):
@@ -82,13 +79,14 @@ def require_fused(name, compiled):
 
 
 def build_training(out, chip, index):
-    """The training packages of TRAINING into out/training/."""
+    """The training packages of TRAINING into out/training/. Each holds two
+    pairs per shape variant, as a user's package does after training with
+    both kinds of call: one compiled from data that does not require grad
+    (parameter gradients only, the usual training step) and one whose input
+    requires grad (dL/dx too); the module chooses per call."""
     (out / "training").mkdir(parents=True, exist_ok=True)
     index.setdefault("training", {})
-    entries = [(name, *entry, True) for name, entry in TRAINING.items()]
-    entries += [(name, *TRAINING[real], False)
-                for name, real in PARAMETER_GRADS_ONLY.items()]
-    for name, seed, init, shape, dynamic, input_grads in entries:
+    for name, (seed, init, shape, dynamic) in TRAINING.items():
         problem = torch_models.problem(seed)
         if init is None:
             init = list(problem.get_init_inputs())
@@ -100,13 +98,17 @@ def build_training(out, chip, index):
         start = time.perf_counter()
         compiled = ft.compile(model, torch.empty(shape, device="meta"),
                               dynamic=dynamic, chip=chip, training=True,
-                              fallback=False, input_grads=input_grads)
+                              fallback=False)
+        first = compiled.fuser_package.variants[0].info["training"]["grads"]
+        if first[-1] is None:  # No dL/dx in the first pair: add that one.
+            ft.add_variant(compiled,
+                           torch.empty(shape, device="meta").requires_grad_(),
+                           dynamic=dynamic)
         seconds = time.perf_counter() - start
         require_fused(f"training/{name}", compiled)
         ft.save(compiled, out / "training" / f"{name}.fuser")
         index["training"][name] = {
             "seed": seed, "init": init, "shape": shape, "dynamic": dynamic,
-            "input_grads": input_grads,
             "kernels": compiled.fuser_kernels, "seconds": round(seconds, 2)}
         counts = {v: len(k) for v, k in compiled.fuser_kernels.items()}
         print(f"[torch artifacts] training/{name}: kernels {counts} "

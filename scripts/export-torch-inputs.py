@@ -360,8 +360,9 @@ def backward_export(model, batch, input_grads):
     try:
         torch.manual_seed(0)
         module = model()
-        ft.compile(module, meta(batch, module.linear.in_features),
-                   training=True, fallback=False, input_grads=input_grads)
+        # The backward computes dL/dx when the example input requires grad.
+        x = meta(batch, module.linear.in_features).requires_grad_(input_grads)
+        ft.compile(module, x, training=True, fallback=False)
     finally:
         compile_module.import_graph = real
     # Without the location attributes: they name this machine's paths.

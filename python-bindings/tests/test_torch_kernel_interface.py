@@ -96,7 +96,7 @@ def test_leaky_relu_is_one_kernel_each_way(cache):
     assert plan["saved"] == [] and plan["grads"] == [
         {"from": "result", "index": 0}]
     report = kernel.fuser_report()
-    assert "variant dynamic (x: f32[?]): 1 kernel (main_pointwise); fused" \
+    assert "variant dynamic (x: f32[?]; gradients of x): 1 kernel (main_pointwise); fused" \
         in report
     assert "1 kernel (main_pointwise); fused" in report.split(
         "variant dynamic-backward")[1]

@@ -70,21 +70,41 @@ def compiled_model(name, dynamic, cache):
     key = (name, dynamic)
     if key not in _COMPILED:
         model = build(name)
+        # The example input requires grad: the first pair computes dL/dx
+        # too (test_gradients_chosen_per_call compiles from data that does
+        # not).
         _COMPILED[key] = (model, ft.compile(
-            model, torch.randn(SHAPE), training=True, dynamic=dynamic,
-            cache=cache, fallback=False))
+            model, torch.randn(SHAPE).requires_grad_(), training=True,
+            dynamic=dynamic, cache=cache, fallback=False))
     return _COMPILED[key]
 
 
-def run_graphs(compiled):
-    """Every variant runs its fx graph instead of its kernels (the CPU has
-    no GPU); returns the module."""
-    for v in compiled.fuser_package.variants:
-        graph = v.graph
+def run_graphs(compiled, calls=None):
+    """Every variant, and every pair the module compiles later, runs its fx
+    graph instead of its kernels (the CPU has no GPU); `calls`, a list,
+    records the name of each variant run. Returns the module."""
+    def patch():
+        for v in compiled.fuser_package.variants:
+            def entry(v=v):
+                graph = v.graph
 
-        def entry(graph=graph):
-            return lambda *ts: tuple(graph(*ts))
-        v.entry = entry
+                def run(*ts):
+                    if calls is not None:
+                        calls.append(v.name)
+                    return tuple(graph(*ts))
+                return run
+            v.entry = entry
+
+    patch()
+    compiler = compiled._fuser_compiler
+    if compiler is not None and "on_demand" not in vars(compiler):
+        on_demand = compiler.on_demand
+
+        def compile_and_patch(*args, **kwargs):
+            variant = on_demand(*args, **kwargs)
+            patch()
+            return variant
+        compiler.on_demand = compile_and_patch
     return compiled
 
 
@@ -283,25 +303,82 @@ def test_buffer_updates_fall_back_to_eager(cache):
                    cache=cache, fallback=False)
 
 
-def test_input_grads_false_skips_the_input_gradient(cache):
+def test_gradients_chosen_per_call(cache):
+    """The backward computes the gradients the call's tensors require: from
+    data that does not require grad, parameter gradients only (dW and db:
+    no dL/dx kernel); a call whose input requires grad compiles the pair
+    with dL/dx once, and later calls switch between the two without
+    compiling; a frozen weight gets a pair without dW."""
     model = build("w2")
     c = ft.compile(model, torch.randn(SHAPE), training=True, cache=cache,
-                   fallback=False, input_grads=False)
+                   fallback=False)
     fw, bw = c.fuser_package.variants
-    grads_plan = fw.info["training"]["grads"]
-    assert grads_plan[-1] is None and all(g is not None
-                                          for g in grads_plan[:-1])
+    assert fw.info["training"]["grads"][-1] is None
+    assert all(g is not None for g in fw.info["training"]["grads"][:-1])
     assert len(manifest_results(bw)) == 2  # dW and db only.
-    run_graphs(c)
-    x = torch.rand(SHAPE)
-    c(x).sum().backward()
+    calls = []
+    run_graphs(c, calls)
+    compiled = []
+    on_demand = c._fuser_compiler.on_demand
+    c._fuser_compiler.on_demand = lambda *a, **k: (
+        compiled.append(1), on_demand(*a, **k))[1]
     eager = copy.deepcopy(model)
-    eager.zero_grad()
-    model.zero_grad()
-    c(x).sum().backward()
-    eager(x).sum().backward()
-    for a, b in zip(model.parameters(), eager.parameters()):
-        torch.testing.assert_close(a.grad, b.grad, atol=1e-5, rtol=1e-5)
+
+    def step(x):
+        calls.clear()
+        for net in (c, eager):
+            net.zero_grad()
+        xs = [x, x.detach().clone().requires_grad_(x.requires_grad)]
+        for net, xi in zip((c, eager), xs):
+            net(xi).sum().backward()
+        for a, b in zip(model.parameters(), eager.parameters()):
+            torch.testing.assert_close(a.grad, b.grad, atol=1e-5, rtol=1e-5)
+        if x.requires_grad:
+            torch.testing.assert_close(xs[0].grad, xs[1].grad, atol=1e-5,
+                                       rtol=1e-5)
+        return list(calls)
+
+    assert step(torch.rand(SHAPE)) == ["static", "static-backward"]
+    assert compiled == []
+    with_dx = step(torch.rand(SHAPE).requires_grad_())
+    assert with_dx == ["static1", "static1-backward"] and compiled == [1]
+    plan = c.fuser_package.variants[2].info["training"]
+    assert all(g is not None for g in plan["grads"])
+    assert len(manifest_results(c.fuser_package.variants[3])) == 3
+    for x in (torch.rand(SHAPE), torch.rand(SHAPE).requires_grad_()):
+        assert step(x)[0] == ("static1" if x.requires_grad else "static")
+    assert compiled == [1]
+    # A frozen weight: a pair for db alone (no dW GEMM).
+    model.gemm.weight.requires_grad_(False)
+    eager.gemm.weight.requires_grad_(False)
+    assert step(torch.rand(SHAPE)) == ["static2", "static2-backward"]
+    grads = c.fuser_package.variants[4].info["training"]["grads"]
+    assert [g is not None for g in grads] == [False, True, False]
+    assert compiled == [1, 1]
+    assert "; gradients of gemm.bias)" in c.fuser_report()
+
+
+def test_loaded_package_without_the_pair_says_so(cache, tmp_path):
+    """Where nothing compiles, a call takes the pair with the fewest extra
+    gradients (dropped), and one no pair covers is a readable error."""
+    model = build("w2")
+    c = ft.compile(model, torch.randn(SHAPE), training=True, cache=cache,
+                   fallback=False)
+    again = ft.load(ft.save(c, tmp_path / "w2.fuser"), module=model)
+    for v, orig in zip(again.fuser_package.variants,
+                       c.fuser_package.variants):
+        v.graph = orig.graph
+    calls = []
+    run_graphs(again, calls)
+    model.gemm.weight.requires_grad_(False)
+    again(torch.rand(SHAPE)).sum().backward()
+    assert calls == ["static", "static-backward"]
+    assert model.gemm.weight.grad is None and model.gemm.bias.grad is not None
+    with pytest.raises(fuser.FuserError,
+                       match=r"gradients this call needs \(gemm.bias, x\)"
+                       r"(.|\n)*static: gradients of gemm.weight, gemm.bias"
+                       r"(.|\n)*add_variant"):
+        again(torch.rand(SHAPE).requires_grad_())
 
 
 # -- packages ---------------------------------------------------------------
@@ -317,7 +394,7 @@ def test_package_carries_both_directions(suffix, cache, tmp_path):
     spec = json.loads(ft.Package.from_files(
         __import__("fuser.torch._save_load", fromlist=["read_files"])
         .read_files(path)).to_json())
-    assert spec["version"] == 2 and spec["training"] == {"input_grads": True}
+    assert spec["version"] == 2 and spec["training"] == {}
     assert [v["name"] for v in spec["variants"]] == ["dynamic",
                                                      "dynamic-backward"]
     again = ft.load(path, module=model)
@@ -371,9 +448,10 @@ def test_add_variant_and_new_shapes(cache):
     """add_variant adds a forward/backward pair; a call with new shapes
     compiles a static pair on demand (the compiler is here)."""
     model = build("w2")
-    c = ft.compile(model, torch.randn(SHAPE), training=True, cache=cache,
-                   fallback=False)
-    fw = ft.add_variant(c, torch.randn(SHAPE), dynamic="batch")
+    c = ft.compile(model, torch.randn(SHAPE).requires_grad_(), training=True,
+                   cache=cache, fallback=False)
+    fw = ft.add_variant(c, torch.randn(SHAPE).requires_grad_(),
+                        dynamic="batch")
     names = [v.name for v in c.fuser_package.variants]
     assert names == ["static", "static-backward", "dynamic",
                      "dynamic-backward"]
@@ -390,7 +468,8 @@ def test_add_variant_and_new_shapes(cache):
             r = torch.randn(batch, 24)
         for a, b in zip(grads(c, x, r), grads(ref, x, r)):
             torch.testing.assert_close(a, b, atol=1e-5, rtol=1e-5)
-    chosen = {k[-1][1][0]: v.name for k, v in c._fuser_by_key.items()}
+    chosen = {k[0][-1][1][0]: v.name for k, v in c._fuser_by_key.items()
+              if isinstance(k[1][0], bool)}
     assert chosen == {7: "static", 3: "dynamic"}
     # Without a dynamic variant, a new batch compiles a static pair.
     c2 = ft.compile(build("w1"), torch.randn(SHAPE), training=True,

@@ -13,7 +13,10 @@ compiled elsewhere by scripts/build-torch-artifacts.py into
   is the parameter); at W2's and W3's real sizes, at least as close to a
   float64 run as eager's;
 - the forward alone under torch.no_grad() and the gradients reaching
-  .grad of the module's own parameters.
+  .grad of the module's own parameters;
+- gradients chosen per call: data that does not require grad runs the pair
+  without dL/dx, an input that requires grad the pair with it, and a frozen
+  weight the pair with the fewest extra gradients.
 
 Small packages are odd sizes (batch 7, 40 -> 24 features, 6 groups of 4);
 w1, w2, w3 are the real sizes (examples/torch/w{1,2,3}.py). Needs torch and fuser's
@@ -46,11 +49,9 @@ if not INDEX.exists() or "training" not in json.loads(INDEX.read_text()):
                 "scripts/build-torch-artifacts.py (--only-training) where "
                 "torch-mlir is", allow_module_level=True)
 
-# The packages whose backward computes input gradients too (the
-# parameter-only ones are the training bench's).
-TRAINING = {name: entry for name, entry
-            in json.loads(INDEX.read_text())["training"].items()
-            if entry.get("input_grads", True)}
+# Each package has a pair with parameter gradients only (data that does not
+# require grad) and one with dL/dx too (scripts/build-torch-artifacts.py).
+TRAINING = json.loads(INDEX.read_text())["training"]
 SMALL = sorted(n for n in TRAINING if "small" in n)  # Incl. mlp_small_dynamic.
 REAL = sorted(n for n in TRAINING if "small" not in n)
 
@@ -357,6 +358,72 @@ def test_parameters_get_grad_and_no_grad_forward(name):
         y = compiled(x)
         assert not y.requires_grad
         check(f"{name}: no_grad forward", y, model(x))
+
+
+def record_runs(compiled):
+    """Wraps each variant's kernels to append the variant's name to the
+    returned list when they run."""
+    ran = []
+    for v in compiled.fuser_package.variants:
+        entry = v.entry()
+
+        def run(*args, v=v, entry=entry, **kwargs):
+            ran.append(v.name)
+            return entry(*args, **kwargs)
+        v.entry = lambda run=run: run
+    return ran
+
+
+@pytest.mark.parametrize("name", ["w2_small", "w3_small", "w2", "w3"])
+def test_gradients_chosen_per_call(name):
+    """The usual step (x does not require grad) runs the pair without dL/dx,
+    with eager's parameter gradients at 1e-4 (real sizes: as close to
+    float64 as eager); x.requires_grad_() switches to the pair with dL/dx
+    and back, without compiling (none can here)."""
+    if name not in TRAINING:
+        pytest.skip(f"no {name} training package")
+    model, compiled, entry = build(name)
+    names = [v.name for v in compiled.fuser_package.variants]
+    ran = record_runs(compiled)
+    eager = copy.deepcopy(model)
+    ref64 = copy.deepcopy(model).double() if name in REAL else None
+    x = torch.rand(entry["shape"], device="cuda")
+    with torch.no_grad():
+        r = torch.randn(model(x).shape, device="cuda")
+        if ref64 is not None:
+            r = away_from_kinks(ref64, x, r)
+    for wants_dx in (False, True, False):
+        ran.clear()
+        xs = [x.clone().requires_grad_(wants_dx) for _ in range(2)]
+        for net, xi in zip((compiled, eager), xs):
+            net.zero_grad(set_to_none=True)
+            torch.autograd.backward(net(xi), r)
+        fw = next(v for v in compiled.fuser_package.variants
+                  if v.name == ran[0])
+        plan = fw.info["training"]
+        assert ran == [fw.name, plan["backward"]], ran
+        assert (plan["grads"][-1] is not None) == wants_dx, (fw.name, names)
+        pairs = [(p.grad, q.grad) for p, q in zip(model.parameters(),
+                                                  eager.parameters())]
+        if wants_dx:
+            pairs.append((xs[0].grad, xs[1].grad))
+        else:
+            assert xs[0].grad is None
+        exact = []
+        if ref64 is not None:
+            ref64.zero_grad(set_to_none=True)
+            x64 = x.double().requires_grad_(wants_dx)
+            torch.autograd.backward(ref64(x64), r.double())
+            exact = [p.grad for p in ref64.parameters()] + [x64.grad]
+        for i, (a, b) in enumerate(pairs):
+            tag = f"{name} dx={wants_dx}: gradient {i}"
+            if ref64 is None:
+                check(tag, a, b)
+            else:
+                as_accurate_as_eager(tag, a, b, exact[i])
+        del exact
+    print(f"[gpu tests] training {name}: per-call gradients, variants "
+          f"{names}")
 
 
 def test_no_torch_mlir_needed():

@@ -45,8 +45,8 @@ def compile(module: torch.nn.Module, example_inputs: Any, *,
             chip: str = "sm_90a", report: bool = False, format: str = "ptx",
             options: Optional[Mapping[str, Any]] = None,
             cache: Union[bool, str, "os.PathLike[str]"] = True,
-            fallback: bool = True, training: bool = False,
-            input_grads: bool = True) -> CompiledModule:
+            fallback: bool = True, training: bool = False
+            ) -> CompiledModule:
     """Compiles `module` for `example_inputs` into fuser kernels.
 
     Returns an nn.Module with the same forward signature whose forward runs
@@ -76,10 +76,12 @@ def compile(module: torch.nn.Module, example_inputs: Any, *,
     - `training`: also compile the backward (AOTAutograd's partitioned
       forward and backward graphs, both through fuser): the module's
       forward then records autograd, and `loss.backward()` runs fuser's
-      backward kernels, filling the parameters' `.grad`
-      (_conversion/training.py).
-      `input_grads`: whether the backward computes the floating-point
-      tensor inputs' gradients too.
+      backward kernels, filling the `.grad` of what requires grad
+      (_conversion/training.py). Gradients are chosen per call: the
+      backward computes those of the parameters and inputs that require
+      grad in that call (a data batch usually does not; frozen parameters
+      do not), as the example inputs decide for the first compile; a call
+      that requires others compiles (once) or picks the pair for them.
 
     A call with shapes or dtypes no variant takes compiles a new static
     variant (torch-mlir and the compiler are here); fuser.torch.save writes
@@ -89,7 +91,7 @@ def compile(module: torch.nn.Module, example_inputs: Any, *,
         return compile_training(
             module, example_inputs, dynamic=dynamic, precision=precision,
             chip=chip, report=report, format=format, options=options,
-            cache=cache, fallback=fallback, input_grads=input_grads)
+            cache=cache, fallback=fallback)
     example_inputs = _example_tuple(module, example_inputs)
     find_tools()  # A missing compiler is an error, never a silent fallback.
     cache_obj = make_cache(cache)
@@ -113,7 +115,6 @@ def compile_training(module: torch.nn.Module, example_inputs: Any, *,
                      format: str = "ptx",
                      options: Optional[Mapping[str, Any]] = None,
                      cache=True, fallback: bool = True,
-                     input_grads: bool = True,
                      recompute: str = "policy",
                      retry_unfused: Optional[bool] = None) -> "TrainingModule":
     """fuser.torch.compile(..., training=True): see compile() and
@@ -133,13 +134,13 @@ def compile_training(module: torch.nn.Module, example_inputs: Any, *,
     if recompute not in ("policy", "all"):
         raise ValueError(f"recompute must be 'policy' or 'all', got "
                          f"{recompute!r}")
-    compiler.spec["training"] = {"input_grads": bool(input_grads)}
+    compiler.spec["training"] = {}
     if recompute != "policy":
         compiler.spec["training"]["recompute"] = recompute
     package = Package(compiler.spec)
     inputs = compiler.binding.example_tensors()
     compiler.dynamic_shapes(dynamic, inputs)  # A bad spec raises here.
-    training = TrainingCompiler(compiler, input_grads)
+    training = TrainingCompiler(compiler)
     return finish_compile(
         module, compiler.model_name, package,
         lambda: training.pair(variant_base(dynamic),

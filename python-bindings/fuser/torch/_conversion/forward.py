@@ -160,11 +160,12 @@ class ForwardCompiler:
                         remarks=art.remarks)
 
     # The compiler interface (_runtime/compiler_interface.py).
-    def on_demand(self, compiled, tensors: Sequence[torch.Tensor]) -> Variant:
+    def on_demand(self, compiled, tensors: Sequence[torch.Tensor],
+                  dynamic: DynamicSpec = None) -> Variant:
         n = len(self.state_names)
         package = compiled.fuser_package
-        name = unique_name(package, "static")
-        variant = self.variant(name, tensors[:n], tensors[n:], None)
+        name = unique_name(package, variant_base(dynamic))
+        variant = self.variant(name, tensors[:n], tensors[n:], dynamic)
         package.variants.append(variant)
         if self.report:
             print(compiled.fuser_report(), file=sys.stderr)

@@ -40,11 +40,21 @@ runtime:
         {"from": "result", "index": 1},  a forward kernel result
         {"from": "arg", "index": 0},     a forward kernel argument (a weight)
         {"from": "grad", "index": 0}],   the gradient of output 0
+      "differentiable": [0],             the outputs that get a gradient
+                                         (absent: all; the others depend
+                                         on nothing requiring grad)
       "grads": [                         per forward kernel argument:
         {"from": "result", "index": 0},  a backward kernel result
         {"from": "arg", "index": 2},     a backward argument, unchanged
-        null]                            no gradient (buffers; inputs with
-    }                                    input_grads=False)
+        null]                            no gradient (buffers; what did not
+    }                                    require grad when it was compiled)
+
+Gradients are chosen at run time: a pair computes the gradients of the
+arguments that required grad when it was compiled (its "grads" say which),
+and the module (_runtime/training_module.py) runs, per call, a pair that
+covers what the call's tensors require, compiling one on demand where the
+compiler is (`requires_of`). Frozen parameters and data batches that do not
+require grad cost no backward kernels.
 
 Argument order of the forward kernel: as the forward-only path (parameters,
 buffers, tensor inputs). The backward kernel's arguments are named in its
@@ -74,16 +84,16 @@ class TrainingCompiler:
     """Compiles forward/backward pairs of one module (the forward-only
     path's ForwardCompiler does the binding, export, cache and compile)."""
 
-    def __init__(self, compiler: ForwardCompiler, input_grads: bool) -> None:
+    def __init__(self, compiler: ForwardCompiler) -> None:
         self.compiler = compiler
-        self.input_grads = input_grads
 
     def pair(self, name: str, state: Sequence[torch.Tensor],
              inputs: Sequence[torch.Tensor], dynamic: DynamicSpec
              ) -> Tuple[Variant, Variant]:
         """Exports, partitions, plans and compiles one forward/backward
-        pair."""
-        compiler, input_grads = self.compiler, self.input_grads
+        pair, whose backward computes the gradients of the tensors that
+        require grad (`requires_of`)."""
+        compiler = self.compiler
         dynamic_shapes, described = compiler.dynamic_shapes(dynamic, inputs)
         program = compiler.program(state, inputs, dynamic_shapes)
         if program.graph_signature.buffers_to_mutate:
@@ -92,19 +102,13 @@ class TrainingCompiler:
                              "fuser.torch does not train such modules")
         outputs = output_tree(program.call_spec.out_spec)
         compiler.spec["outputs"] = outputs
-        requires = []
-        for i, a in enumerate(compiler.spec["args"]):
-            if a["kind"] == "parameter":
-                requires.append(bool(state[i].requires_grad))
-            elif a["kind"] == "buffer":
-                requires.append(False)
-            else:
-                requires.append(input_grads)
-        fw, bw = partitioned_graphs(
+        requires = requires_of(compiler.spec["args"], [*state, *inputs])
+        fw, bw, differentiable = partitioned_graphs(
             program, requires, compiler.spec["training"].get("recompute",
                                                              "policy"))
         n_out = count_tensors(outputs)
-        plan = plan_graphs(fw, bw, n_out, len(compiler.spec["args"]))
+        plan = plan_graphs(fw, bw, n_out, len(compiler.spec["args"]),
+                           differentiable)
         fold_permutes(bw)  # Views recomputed from the weights.
         for gm in (fw, bw):
             inner_reductions(gm)
@@ -140,11 +144,12 @@ class TrainingCompiler:
 
     # The compiler interface (_runtime/compiler_interface.py): the forward
     # of each pair is the variant calls run.
-    def on_demand(self, compiled, tensors: Sequence[torch.Tensor]) -> Variant:
+    def on_demand(self, compiled, tensors: Sequence[torch.Tensor],
+                  dynamic: DynamicSpec = None) -> Variant:
         n = len(self.compiler.state_names)
         package = compiled.fuser_package
-        name = unique_name(package, "static")
-        forward, backward = self.pair(name, tensors[:n], tensors[n:], None)
+        name = unique_name(package, variant_base(dynamic))
+        forward, backward = self.pair(name, tensors[:n], tensors[n:], dynamic)
         package.variants += [forward, backward]
         if self.compiler.report:
             print(compiled.fuser_report(), file=sys.stderr)
@@ -159,6 +164,21 @@ class TrainingCompiler:
             compiled._fuser_state_tensors(), inputs, dynamic)
         package.variants += [forward, backward]
         return forward
+
+
+def requires_of(args: Sequence[dict],
+                tensors: Sequence[torch.Tensor]) -> list:
+    """Which kernel arguments a pair computes gradients of: the parameters
+    and floating-point inputs that require grad (buffers never). When none
+    does (a compile from example data that does not require grad, of a
+    module without trainable parameters), the floating-point inputs: that
+    is what such a module trains."""
+    requires = [a["kind"] != "buffer" and t.is_floating_point() and
+                bool(t.requires_grad) for a, t in zip(args, tensors)]
+    if not any(requires):
+        requires = [a["kind"] == "input" and t.is_floating_point()
+                    for a, t in zip(args, tensors)]
+    return requires
 
 
 def check_counts(variant: Variant, results: int, args: int) -> None:

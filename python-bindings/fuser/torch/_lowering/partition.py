@@ -4,7 +4,7 @@ backward graphs fuser compiles."""
 
 from __future__ import annotations
 
-from typing import Dict, Sequence, Tuple
+from typing import Dict, List, Sequence, Tuple
 
 import torch
 
@@ -15,10 +15,13 @@ from .recompute import recompute_after_reductions, recompute_all
 
 def partitioned_graphs(program, requires_grad: Sequence[bool],
                        recompute: str = "policy"
-                       ) -> Tuple[torch.fx.GraphModule, torch.fx.GraphModule]:
-    """(forward, backward) fx graphs of an ExportedProgram with flat
-    arguments, from AOTAutograd's joint graph and min-cut partitioner, run
-    on the program's own fake tensors (so dynamic sizes stay symbolic).
+                       ) -> Tuple[torch.fx.GraphModule, torch.fx.GraphModule,
+                                  List[int]]:
+    """(forward, backward, differentiable outputs) of an ExportedProgram with
+    flat arguments: the fx graphs from AOTAutograd's joint graph and min-cut
+    partitioner, run on the program's own fake tensors (so dynamic sizes
+    stay symbolic), and the indices of the outputs that depend on an
+    argument requiring grad (the backward takes their gradients, in order).
     Nodes keep the export's stack traces (the user's lines). `recompute`:
     "policy" (masks read off outputs, values after reductions recomputed)
     or "all" (recompute_all: only arguments are saved)."""
@@ -64,13 +67,14 @@ def partitioned_graphs(program, requires_grad: Sequence[bool],
         decompositions=get_decomposition_table())
     with fake_mode:
         outs = run(*args)
-        outs = [o for o in (outs if isinstance(outs, (list, tuple))
-                            else [outs])
-                if isinstance(o, torch.Tensor) and o.requires_grad]
+        outs = outs if isinstance(outs, (list, tuple)) else [outs]
+        differentiable = [i for i, o in enumerate(outs)
+                          if isinstance(o, torch.Tensor) and o.requires_grad]
+        outs = [outs[i] for i in differentiable]
         if not outs:
             raise FuserError("no output of the module depends on a tensor "
                              "that requires a gradient: nothing to train")
         torch.autograd.backward(outs, [torch.ones_like(o) for o in outs])
     if "backward" not in captured:
         raise FuserError("AOTAutograd made no backward graph")
-    return captured["forward"], captured["backward"]
+    return captured["forward"], captured["backward"], differentiable

@@ -40,12 +40,15 @@ def _view_chain(node: torch.fx.Node) -> Optional[Tuple[torch.fx.Node,
 
 
 def plan_graphs(fw: torch.fx.GraphModule, bw: torch.fx.GraphModule,
-                n_outputs: int, n_args: int) -> dict:
+                n_outputs: int, n_args: int,
+                differentiable: Optional[Sequence[int]] = None) -> dict:
     """Rewrites the partitioned graphs in place into what fuser compiles and
     returns the plan (module docstring): the forward returns the module's
     outputs and the saved values only it can compute; the backward takes
-    those, forward arguments and the outputs' gradients, and returns each
-    gradient once."""
+    those, forward arguments and the gradients of the `differentiable`
+    outputs (indices; default all), and returns each gradient once."""
+    if differentiable is None:
+        differentiable = list(range(n_outputs))
     fw_args = placeholders(fw.graph)
     if len(fw_args) != n_args:
         raise FuserError(f"the forward graph takes {len(fw_args)} arguments; "
@@ -67,10 +70,10 @@ def plan_graphs(fw: torch.fx.GraphModule, bw: torch.fx.GraphModule,
             raise FuserError(f"output {i} of the module is one of its "
                              "arguments unchanged; fuser's kernels compute "
                              "their results")
-    if len(tangents) != n_outputs:
+    if len(tangents) != len(differentiable):
         raise FuserError(f"the backward graph takes {len(tangents)} output "
-                         f"gradients for {n_outputs} outputs (outputs that "
-                         "need no gradient are not supported)")
+                         f"gradients for {len(differentiable)} "
+                         "differentiable outputs")
     arg_index = {p: i for i, p in enumerate(fw_args)}
     g = bw.graph
     first = next(n for n in g.nodes if n.op != "placeholder")
@@ -140,7 +143,7 @@ def plan_graphs(fw: torch.fx.GraphModule, bw: torch.fx.GraphModule,
             continue
         p.replace_all_uses_with(bw_value(node, p))
         g.erase_node(p)
-    for i, t in enumerate(tangents):
+    for i, t in zip(differentiable, tangents):
         t.replace_all_uses_with(source_placeholder(("grad", i), t,
                                                    f"grad_{i}"))
         g.erase_node(t)
@@ -219,8 +222,11 @@ def plan_graphs(fw: torch.fx.GraphModule, bw: torch.fx.GraphModule,
     output_node(fw.graph).args = (tuple(fw_results),)
     fw.graph.eliminate_dead_code()
     fw.recompile()
-    return {"outputs": n_outputs, "backward_args": backward_args,
+    plan = {"outputs": n_outputs, "backward_args": backward_args,
             "grads": grads}
+    if list(differentiable) != list(range(n_outputs)):
+        plan["differentiable"] = list(differentiable)
+    return plan
 
 
 def backward_arg_names(plan: dict, fw_names: Sequence[str],

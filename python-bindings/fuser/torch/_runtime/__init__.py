@@ -21,7 +21,8 @@ def make_compiled(module: torch.nn.Module, package: Package, **kw: Any
     """The module running `package` on `module`'s state: a TrainingModule
     for a training package, else a CompiledModule, its forward with the
     compiled module's signature. `kw`: CompiledModule's (compiler, ...)."""
-    base = TrainingModule if package.spec.get("training") else CompiledModule
+    base = (TrainingModule if package.spec.get("training") is not None
+            else CompiledModule)
     cls = compiled_class(base, package.spec,
                          package.spec.get("model", "Module"))
     return cls(module, package, **kw)

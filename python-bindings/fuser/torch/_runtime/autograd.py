@@ -36,6 +36,10 @@ class _FuserStep(torch.autograd.Function):
     def forward(ctx, forward: Variant, backward: Variant, *tensors):
         outs, keep = run_forward(forward, tensors)
         ctx.save_for_backward(*keep)
+        differentiable = forward.info["training"].get("differentiable")
+        if differentiable is not None:
+            ctx.mark_non_differentiable(*[o for i, o in enumerate(outs)
+                                          if i not in differentiable])
         ctx.fuser_variants = (forward, backward)
         ctx.fuser_n_args = len(tensors)
         ctx.fuser_arg_shapes = [t.shape for t in tensors]

@@ -218,17 +218,24 @@ class CompiledModule(torch.nn.Module):
         backward variants are not)."""
         return self.fuser_package.variants
 
-    def _fuser_select(self, key, tensors) -> Variant:
+    def _fuser_matching(self, key) -> List[Variant]:
+        """The callable variants that take arguments of these (dtype,
+        shape) pairs."""
         described = [(DTYPE_NAMES.get(dt, str(dt)), tuple(shape))
                      for dt, shape in key]
-        candidates = [v for v in self._fuser_callable_variants()
-                      if v.matches(described)]
+        return [v for v in self._fuser_callable_variants()
+                if v.matches(described)]
+
+    def _fuser_select(self, key, tensors) -> Variant:
+        candidates = self._fuser_matching(key)
         if candidates:
             return max(candidates, key=Variant.static_dims)
         compiler = self.__dict__["_fuser_compiler"]
         if compiler is not None:
             return compiler.on_demand(self, tensors)
         names = [a["name"] for a in self.fuser_package.spec["args"]]
+        described = [(DTYPE_NAMES.get(dt, str(dt)), tuple(shape))
+                     for dt, shape in key]
         got = describe_specs(described, names)
         have = "\n".join(f"  {v.name}: {describe_specs(v.arg_specs, names)}"
                          for v in self._fuser_callable_variants())

@@ -24,11 +24,15 @@ class VariantCompiler(Protocol):
     variants to fuser_package.variants; the module chooses among them."""
 
     def on_demand(self, compiled: torch.nn.Module,
-                  tensors: Sequence[torch.Tensor]) -> Variant:
+                  tensors: Sequence[torch.Tensor],
+                  dynamic: Any = None) -> Variant:
         """A call whose kernel arguments (`tensors`: the state, then the
         tensor inputs) no variant takes: compiles a static variant for them
         (as torch.compile recompiles), adds it to compiled.fuser_package
-        and returns the one the call runs."""
+        and returns the one the call runs. A training module also calls it
+        when a variant takes the shapes but no pair computes the gradients
+        the tensors require (their requires_grad flags), with that
+        variant's `dynamic` dims."""
         ...
 
     def add_variant(self, compiled: torch.nn.Module, example_inputs: tuple,

@@ -118,6 +118,12 @@ SUITE = [
          dict(package="w2", input_grad=False)),
     Case("training", "train_w3", "W3 training step, data without grad", "training",
          dict(package="w3", input_grad=False)),
+    Case("training", "train_w2_dynamo", "W2 training step, data without grad, "
+         "torch.compile(backend=\"fuser\")", "training",
+         dict(package="w2", input_grad=False, dynamo=True)),
+    Case("training", "train_w3_dynamo", "W3 training step, data without grad, "
+         "torch.compile(backend=\"fuser\")", "training",
+         dict(package="w3", input_grad=False, dynamo=True)),
     Case("training", "train_w2_dx", "W2 training step, x requires grad (dL/dx too)",
          "training", dict(package="w2", input_grad=True)),
     Case("training", "train_w3_dx", "W3 training step, x requires grad (dL/dx too)",
@@ -376,12 +382,28 @@ def run_training(case, args):
     import torch_models
 
     entry = training[name]
+    dynamo = case.params.get("dynamo", False)
+    if dynamo and name not in json.loads(index.read_text()).get("dynamo", {}):
+        raise Skip(f"no dynamo graph packages for {name}: run "
+                   "scripts/build-torch-artifacts.py where torch-mlir is")
     saved = torch.backends.cuda.matmul.allow_tf32
     torch.backends.cuda.matmul.allow_tf32 = False
     try:
         torch.manual_seed(0)
         model = torch_models.problem(entry["seed"]).Model(*entry["init"]).cuda()
-        fused = ft.load(bench.ARTIFACTS / "torch" / "training" / f"{name}.fuser", module=model)
+        if dynamo:
+            # The graph packages compiled where torch-mlir is.
+            import os
+
+            import fuser.torch.dynamo as fd
+            os.environ["FUSER_CACHE_DIR"] = str(bench.ARTIFACTS / "torch" / "dynamo")
+            torch._dynamo.reset()
+            fd.COMPILED.clear()
+            fused = torch.compile(model, backend="fuser", dynamic=False,
+                                  options={"fallback": False})
+        else:
+            fused = ft.load(bench.ARTIFACTS / "torch" / "training" / f"{name}.fuser",
+                            module=model)
         eager = copy.deepcopy(model)
         # The users' step: forward, MSE loss against a target, backward.
         # Every implementation gets the same x: a data batch that does not
@@ -404,9 +426,13 @@ def run_training(case, args):
                 if label == "fuser":
                     raise
                 failed += f"; {label} failed ({type(e).__name__}: {e})"[:160]
-        ran = fused._fuser_training_variant(fused._fuser_tensors((x,), {}))
-        back = fused._fuser_backward(ran)
-        kernels = {v.name: len(v.kernels) for v in (ran, back)}
+        if dynamo:
+            kernels = [{v: len(k) for v, k in r["kernels"].items()} for r in fd.COMPILED]
+            assert all(r["loaded"] for r in fd.COMPILED), "a graph compiled here"
+        else:
+            ran = fused._fuser_training_variant(fused._fuser_tensors((x,), {}))
+            back = fused._fuser_backward(ran)
+            kernels = {v.name: len(v.kernels) for v in (ran, back)}
     finally:
         torch.backends.cuda.matmul.allow_tf32 = saved
     del model, fused, eager, nets, x, target

@@ -13,6 +13,11 @@ on the GPU machine (torch and fuser's runtime only):
                             the seed models (TRAINING: small, odd, static
                             and dynamic batch, and the real sizes) for
                             test/gpu/test_torch_training.py
+  dynamo/graphs/            torch.compile(backend="fuser") graph packages of
+                            W2 and W3 (DYNAMO: small and real sizes; data
+                            without grad and x requiring grad), for
+                            test/gpu/test_torch_training.py and the bench
+                            (FUSER_CACHE_DIR=.artifacts/torch/dynamo)
   elementwise/<name>.fuser/ fuser.torch.elementwise packages of the
                             functions in test/gpu/Inputs/elementwise_fns.py
                             (FORMS: the constants of each) for
@@ -32,6 +37,7 @@ import argparse
 import json
 import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -140,6 +146,57 @@ def build_elementwise(out, chip, index):
               f"({seconds:.2f} s)")
 
 
+# torch.compile(backend="fuser") graph packages (fuser/torch/dynamo.py) of
+# these training models: their data without grad and with x requiring grad.
+DYNAMO = ["w2_small", "w3_small", "w2", "w3"]
+
+
+def build_dynamo(out, chip, index):
+    """Runs the DYNAMO models once through torch.compile(backend="fuser")
+    on CPU tensors, for the graph packages it writes into out/dynamo
+    (FUSER_CACHE_DIR on the GPU machine, which cannot compile: the graphs
+    load from there). The CPU run stops at the kernels' launch, after the
+    package is written."""
+    import fuser
+    import fuser.torch.dynamo as fd
+    import torch._dynamo
+
+    shutil.rmtree(out / "dynamo", ignore_errors=True)
+    index["dynamo"] = {}
+    with tempfile.TemporaryDirectory() as cache:
+        for name in DYNAMO:
+            seed, init, shape, _ = TRAINING[name]
+            problem = torch_models.problem(seed)
+            if init is None:
+                init = list(problem.get_init_inputs())
+            if shape is None:
+                with torch.device("meta"):
+                    shape = list(problem.get_inputs()[0].shape)
+            torch.manual_seed(0)
+            model = problem.Model(*init)
+            torch._dynamo.reset()
+            fd.COMPILED.clear()
+            start = time.perf_counter()
+            c = torch.compile(model, backend="fuser", dynamic=False,
+                              options={"cache": cache, "chip": chip,
+                                       "fallback": False})
+            for dx in (False, True):
+                try:
+                    c(torch.zeros(shape).requires_grad_(dx))
+                except fuser.FuserError as e:
+                    if "on the CPU" not in str(e):
+                        raise
+            seconds = time.perf_counter() - start
+            kernels = [r["kernels"] for r in fd.COMPILED]
+            index["dynamo"][name] = {"seed": seed, "init": init,
+                                     "shape": shape, "kernels": kernels,
+                                     "seconds": round(seconds, 2)}
+            print(f"[torch artifacts] dynamo/{name}: kernels "
+                  f"{[{v: len(k) for v, k in g.items()} for g in kernels]} "
+                  f"({seconds:.2f} s)")
+        shutil.copytree(Path(cache) / "graphs", out / "dynamo" / "graphs")
+
+
 def read_index(out, chip):
     index_path = out / "index.json"
     return (json.loads(index_path.read_text()) if index_path.exists()
@@ -160,6 +217,7 @@ def main() -> int:
         if args.only_training:
             shutil.rmtree(out / "training", ignore_errors=True)
             build_training(out, args.chip, index)
+            build_dynamo(out, args.chip, index)
         if args.only_elementwise:
             build_elementwise(out, args.chip, index)
         (out / "index.json").write_text(json.dumps(index, indent=1) + "\n")
@@ -199,6 +257,7 @@ def main() -> int:
         print(f"[torch artifacts] {seed}_new.py ({seconds:.2f} s)")
 
     build_training(out, args.chip, index)
+    build_dynamo(out, args.chip, index)
     build_elementwise(out, args.chip, index)
 
     (out / "index.json").write_text(json.dumps(index, indent=1) + "\n")

@@ -44,11 +44,33 @@ def build(name, seed=0):
     return module.Model(*init)
 
 
+def _graph_entry(variant):
+    """A variant's kernels replaced by the fx graph they were compiled from
+    (the CPU has no GPU; a loaded variant, which has none, takes the graph
+    of the compiled one with the same code); `RAN` records the variants
+    run."""
+    graph = getattr(variant, "graph", None)
+    if graph is None:
+        graph = GRAPHS[variant.artifact.ptx]
+    GRAPHS[variant.artifact.ptx] = graph
+
+    def run(*ts):
+        RAN.append(variant)
+        return tuple(graph(*ts))
+    return run
+
+
+RAN = []
+GRAPHS = {}
+
+
 @pytest.fixture
 def graphs_for_kernels(monkeypatch):
     """Compiled graphs run their fx graphs (the CPU has no GPU)."""
-    monkeypatch.setattr(fd, "_kernel_function",
-                        lambda art, g: (lambda *ts: tuple(g(*ts))))
+    from fuser.torch._package import Variant
+
+    monkeypatch.setattr(Variant, "entry", _graph_entry)
+    RAN.clear()
     fd.COMPILED.clear()
     torch._dynamo.reset()
     yield
@@ -64,10 +86,9 @@ def test_forward_and_backward_match_eager(name, graphs_for_kernels,
                                           tmp_path):
     model = build(name)
     ref = copy.deepcopy(model)
-    # W3 on CPU tensors: torch decomposes GroupNorm through as_strided with
-    # a dynamic batch, which torch-mlir cannot import; static there.
-    c = torch.compile(model, backend="fuser", dynamic=False if name == "w3"
-                      else None, options={"cache": tmp_path})
+    # Batch 5 recompiles with a dynamic batch (dynamo's automatic dynamic
+    # shapes): a dynamic variant, which batch 9 reuses.
+    c = torch.compile(model, backend="fuser", options={"cache": tmp_path})
     for batch in (7, 5, 9):
         x = torch.randn(batch, 40, requires_grad=True)
         x2 = x.detach().clone().requires_grad_(True)
@@ -85,8 +106,72 @@ def test_forward_and_backward_match_eager(name, graphs_for_kernels,
         x = torch.randn(7, 40)
         torch.testing.assert_close(c(x), ref(x), atol=1e-5, rtol=1e-5)
     kinds = [r["kind"] for r in fd.COMPILED]
-    assert {"forward", "backward", "inference"} <= set(kinds)
+    assert kinds == ["training", "training", "inference"]
+    variants = [v.name for r in fd.COMPILED[:2]
+                for v in r["module"].fuser_package.variants]
+    assert variants == ["static", "static-backward", "dynamic",
+                        "dynamic-backward"]
     assert all(r["eager"] is None and r["kernels"] for r in fd.COMPILED)
+
+
+def test_gradients_chosen_per_call(graphs_for_kernels, tmp_path):
+    """The same per-call choice as fuser.torch.compile(training=True): data
+    without grad runs the pair with parameter gradients only (no dL/dx),
+    x.requires_grad_() the pair with it; the parameters the optimizer
+    steps are the ones the kernels read."""
+    model = build("w2")
+    eager = copy.deepcopy(model)
+    c = torch.compile(model, backend="fuser", dynamic=False,
+                      options={"cache": tmp_path})
+    opts = [torch.optim.SGD(m.parameters(), lr=0.05) for m in (model, eager)]
+    for step, dx in enumerate((False, True, False)):
+        x = torch.randn(7, 40)
+        xs = [x.clone().requires_grad_(dx) for _ in range(2)]
+        RAN.clear()
+        for net, xi, opt in zip((c, eager), xs, opts):
+            opt.zero_grad()
+            torch.nn.functional.mse_loss(net(xi), torch.ones(7, 24)).backward()
+            opt.step()
+        fw, bw = RAN
+        grads = fw.info["training"]["grads"]
+        assert (grads[-1] is not None) == dx, step
+        assert bw.name == fw.info["training"]["backward"]
+        if dx:
+            torch.testing.assert_close(xs[0].grad, xs[1].grad, atol=1e-5,
+                                       rtol=1e-5)
+        for p, q in zip(model.parameters(), eager.parameters()):
+            torch.testing.assert_close(p, q, atol=1e-5, rtol=1e-5)
+    # Dynamo compiled one graph per requires_grad case.
+    assert [r["kind"] for r in fd.COMPILED] == ["training", "training"]
+
+
+def test_graph_packages_run_where_nothing_compiles(graphs_for_kernels,
+                                                   tmp_path, monkeypatch):
+    """A graph compiled once is a package in the cache directory; without
+    torch-mlir or the tools, the same graph loads it (the GPU machines), and
+    a graph it has no package for says what to do."""
+    model = build("w2")
+    x = torch.randn(7, 40)
+    c = torch.compile(model, backend="fuser", dynamic=False,
+                      options={"cache": tmp_path})
+    c(x).sum().backward()
+    assert fd.COMPILED[-1]["loaded"] is False
+    assert len(list((tmp_path / "graphs").glob("*.fuser.zip"))) == 1
+    torch._dynamo.reset()
+    monkeypatch.setattr(fd, "_can_compile", lambda: False)
+    monkeypatch.setattr(fd, "_tools_identity", lambda: None)
+    c = torch.compile(model, backend="fuser", dynamic=False,
+                      options={"cache": tmp_path, "fallback": False})
+    grads = []
+    for net in (c, copy.deepcopy(model)):
+        net.zero_grad()
+        net(x).sum().backward()
+        grads.append([p.grad for p in net.parameters()])
+    assert fd.COMPILED[-1]["loaded"] is True
+    for a, b in zip(*grads):
+        torch.testing.assert_close(a, b, atol=1e-5, rtol=1e-5)
+    with pytest.raises(Exception, match="lacks(.|\n)*FUSER_CACHE_DIR"):
+        c(torch.randn(7, 40).requires_grad_())
 
 
 def test_unsupported_graph_runs_eagerly(graphs_for_kernels):
@@ -115,14 +200,27 @@ import json, sys, importlib.util, torch
 import fuser.torch  # noqa: F401
 import torch._dynamo
 import fuser.torch.dynamo as fd
-fd._kernel_function = lambda art, g: (lambda *ts: tuple(g(*ts)))
+from fuser.torch._package import Variant
+
+
+def entry(v):
+    """The fx graph for the kernels; a variant loaded from a graph package
+    has none: zeros of its results' shapes (only the records are read)."""
+    if hasattr(v, "graph"):
+        return lambda *ts: tuple(v.graph(*ts))
+    fn = v.artifact.manifest_dict["functions"][0]
+    shapes = [fn["buffers"][r["buffer"]]["shape"] for r in fn["results"]]
+    return lambda *ts: tuple(torch.zeros(s) for s in shapes)
+
+
+Variant.entry = entry
 spec = importlib.util.spec_from_file_location("w2", {problem!r})
 m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
 torch.manual_seed(0)
 model = m.Model(40, 24, 2.0, 0.1)
 c = torch.compile(model, backend="fuser", options={{"cache": {cache!r}}})
 c(torch.randn(7, 40, requires_grad=True)).sum().backward()
-print(json.dumps([[r["kind"], r["cache_hit"]] for r in fd.COMPILED]))
+print(json.dumps([[r["kind"], r["loaded"]] for r in fd.COMPILED]))
 '''
 
 
@@ -149,23 +247,24 @@ def finish(proc):
 
 
 def test_second_process_compiles_nothing(tmp_path):
-    first = finish(start(tmp_path))
-    assert [k for k, _ in first] == ["forward", "backward"]
-    assert not any(hit for _, hit in first)
-    second = finish(start(tmp_path))
-    assert second == [["forward", True], ["backward", True]]
+    assert finish(start(tmp_path)) == [["training", False]]
+    assert finish(start(tmp_path)) == [["training", True]]
 
 
 def test_concurrent_processes_leave_a_valid_cache(tmp_path):
     procs = [start(tmp_path), start(tmp_path)]
     for p in procs:
-        assert [k for k, _ in finish(p)] == ["forward", "backward"]
-    entries = list(tmp_path.rglob("*.json"))
-    assert len(entries) == 2  # One per graph: the same key, replaced whole.
+        assert [k for k, _ in finish(p)] == ["training"]
+    # One compile-cache entry per kernel function (forward, backward) and
+    # one graph package: the same keys, replaced whole.
+    entries = [e for e in tmp_path.rglob("*.json")
+               if not e.name.endswith(".tools.json")]
+    assert len(entries) == 2
     for e in entries:
         assert "ptx" in json.loads(e.read_text())
+    assert len(list(tmp_path.rglob("*.fuser.zip"))) == 1
     assert not list(tmp_path.rglob(".tmp-*"))
-    assert finish(start(tmp_path)) == [["forward", True], ["backward", True]]
+    assert finish(start(tmp_path)) == [["training", True]]
 
 
 def test_fuser_torch_registers_when_dynamo_is_loaded():

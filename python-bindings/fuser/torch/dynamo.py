@@ -1,90 +1,71 @@
-"""torch.compile(model, backend="fuser"): a dynamo backend (issue 14, item 4;
-the minimal working version).
+"""torch.compile(model, backend="fuser"): a dynamo backend.
 
     import fuser.torch.dynamo            # registers "fuser" (fuser.torch does
                                          # too when torch._dynamo is loaded)
     compiled = torch.compile(model, backend="fuser",
                              options={"precision": "fp32", "cache": True})
 
-Each graph dynamo captures goes through AOTAutograd (the same decomposition
-table and partitioner policy as fuser.torch.compile(training=True): values
-after a reduction and i1 masks are recomputed in the backward, not saved),
-so training works: the forward, backward and inference graphs are each
-imported through torch-mlir's FX importer and compiled by fuser
-(_conversion/fuser_compile.py: the on-disk cache keyed by the IR, the
-options, fuser's version and the tools, with atomic writes, so a second
-process compiles nothing; fusion failures retried unfused). A graph fuser cannot
-compile runs eagerly (the whole graph) with a warning saying why, and is
-recorded in COMPILED.
+Each graph dynamo captures is compiled by fuser.torch.compile (at its first
+call: torch.export cannot run inside dynamo's compile), the same path
+as a module compiled directly: with grad enabled and a tensor requiring grad
+(dynamo passes the parameters as graph arguments), compile(training=True),
+whose module chooses per call the forward/backward pair that computes
+exactly the gradients asked for; otherwise the forward alone. So the
+kernels, the partitioner policy and the plan are those of
+fuser.torch.compile, and optimizers step on the parameters the kernels
+read (dynamo passes the module's own tensors).
 
-Around each kernel function, what a kernel cannot return is handled in
-Python: an argument returned unchanged (AOTAutograd saves weights and inputs
-that way), a size (dynamic shapes), None gradients; size arguments (SymInt
-placeholders) are read off tensor arguments' shapes instead.
+The graph is first made a kernel function (_prepare): size arguments
+(SymInt placeholders of dynamic shapes) are read off tensor arguments'
+shapes, and outputs that are arguments, sizes or constants are returned
+around the kernels. Symbolic sizes become fuser's dynamic dims (a shared
+symbol, a shared dim).
 
-Where things must be installed: compiling needs torch-mlir and fuser's
-compiler tools (this machine); running needs the GPU and fuser's runtime.
-A GPU host without the compiler runs models compiled ahead of time as
-packages (fuser.torch.compile(..., training=True) + fuser.torch.save, then
-fuser.torch.load there), not through torch.compile: dynamo's graphs are
-only known once the model runs.
+Graph packages: a compiled graph is saved as a fuser.torch package under
+the cache directory, keyed by the graph's code, its arguments' dtypes,
+shapes (dynamic dims as ?) and requires_grad flags, the options and fuser's
+version (graphs/<key>.fuser.zip). A later process loads it instead of
+exporting and compiling, and so does a machine with fuser's runtime but
+without torch-mlir or the compiler tools, given that directory
+($FUSER_CACHE_DIR): compile where the compiler is, run where the GPU is.
+A package whose compiler tools are not this machine's is compiled again.
 
-Not yet: partial graphs (fuser's part compiled, the rest eager), a cache
-keyed by the fx graph (the torch-mlir import runs every time; fuser's
-compile is what the cache skips), buffer mutation (BatchNorm's statistics).
+A graph fuser cannot compile runs eagerly (the whole graph) with a warning
+saying why, and is recorded in COMPILED. Not yet: partial graphs (fuser's
+part compiled, the rest eager), buffer mutation (BatchNorm's statistics).
 """
 
 from __future__ import annotations
 
 import copy
 import functools
+import hashlib
+import json
+import os
+import re
 import sys
+import tempfile
 import warnings
-from typing import Any, Dict, List, Mapping, Optional
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Mapping, Optional
 
 import torch
-from torch._dynamo.backends.common import aot_autograd
 from torch._dynamo.backends.registry import register_backend
-from torch._functorch.aot_autograd import make_boxed_func
 
+from .. import __version__
 from .._native import FuserError
-from ..loader import load as _load_artifact
-from ._conversion.cache import make_cache
-from ._conversion.fuser_compile import compile_ir, short_error
-from ._export.mlir import import_graph
+from . import _compiler
+from ._conversion.cache import make_cache, tools_identity
+from ._conversion.fuser_compile import short_error
 from ._lowering import fx_graph
-from ._lowering.masks import read_masks_off_outputs
-from ._lowering.recompute import recompute_after_reductions
-from ._lowering.rewrites import fold_permutes, inner_reductions
+from ._save_load import load, save
 
-# One record per graph compiled in this process: kind ("forward",
-# "backward", "inference"), kernels, cache_hit, fused, eager (None, or why
-# the graph runs eagerly), remarks.
+# One record per graph compiled in this process: kind ("training",
+# "inference"), kernels (per variant), loaded (from a graph package),
+# eager (None, or why the graph runs eagerly), remarks.
 COMPILED: List[Dict[str, Any]] = []
 
-
-def _mark_joint(joint: torch.fx.GraphModule, num_fwd_outputs: int) -> None:
-    """The partitioner policy: recompute values after reductions (as
-    fuser.torch.compile(training=True) does), and i1 masks, which fuser's
-    kernels do not return; leaky_relu's mask y > 0 is read off the
-    activation (same sign), so the forward's output is what is saved."""
-    from torch.utils.checkpoint import CheckpointPolicy
-
-    read_masks_off_outputs(joint)
-    recompute_after_reductions(joint, num_fwd_outputs)
-    for node in joint.graph.nodes:
-        val = node.meta.get("val")
-        if isinstance(val, torch.Tensor) and val.dtype == torch.bool and \
-                node.op == "call_function":
-            node.meta["recompute"] = CheckpointPolicy.MUST_RECOMPUTE
-
-
-def _partition(joint, joint_inputs, **kwargs):
-    from torch._functorch.partitioners import \
-        min_cut_rematerialization_partition
-
-    _mark_joint(joint, kwargs.get("num_fwd_outputs", 0))
-    return min_cut_rematerialization_partition(joint, joint_inputs, **kwargs)
+GRAPH_PACKAGE_FORMAT = 1
 
 
 class _Plan:
@@ -100,6 +81,9 @@ def _prepare(gm: torch.fx.GraphModule) -> _Plan:
     """Rewrites `gm` in place into a kernel function: tensor arguments only,
     computed tensor results only (each once)."""
     g = gm.graph
+    for node in g.nodes:  # Dynamo's graphs keep their values here.
+        if "val" not in node.meta and "example_value" in node.meta:
+            node.meta["val"] = node.meta["example_value"]
     placeholders = fx_graph.placeholders(g)
     tensors = [(i, p) for i, p in enumerate(placeholders)
                if isinstance(p.meta.get("val"), torch.Tensor)]
@@ -166,73 +150,208 @@ def _prepare(gm: torch.fx.GraphModule) -> _Plan:
     return _Plan([i for i, _ in tensors], outputs)
 
 
-def _kernel_function(art, graph: torch.fx.GraphModule):
-    """The callable running a compiled graph's kernels (fuser's runtime);
-    `graph` is the fx graph they were compiled from (CPU tests run it
-    instead)."""
-    return _load_artifact(art)["main"]
+def _dynamic_dims(gm: torch.fx.GraphModule) -> Dict[int, Dict[int, str]]:
+    """fuser.torch.compile's `dynamic` for the kernel function's tensor
+    arguments: each symbolic size by its symbol's name."""
+    dims: Dict[int, Dict[int, str]] = {}
+    for i, p in enumerate(fx_graph.placeholders(gm.graph)):
+        for d, s in fx_graph.sym_dims(p):
+            name = str(s.node.expr)
+            if not re.fullmatch(r"[A-Za-z_]\w*", name):
+                raise FuserError(f"argument '{p.name}' has the size {name}, "
+                                 "an expression of dynamic sizes; fuser "
+                                 "takes a dynamic dim as one symbol")
+            dims.setdefault(i, {})[d] = name
+    return dims
 
 
-def _compile_graph(gm: torch.fx.GraphModule, example_inputs, *, kind: str,
-                   config: Mapping[str, Any]):
+def _graph_key(gm: torch.fx.GraphModule, tensors, training: bool,
+               config: Mapping[str, Any]) -> str:
+    """The graph package's key: the kernel function's code, its arguments
+    (dtype, shape with ? for dynamic dims, requires_grad), whether it
+    trains, the options and fuser's version."""
+    args = []
+    for p, t in zip(fx_graph.placeholders(gm.graph), tensors):
+        val = p.meta["val"]
+        shape = ["?" if isinstance(s, torch.SymInt) else int(s)
+                 for s in val.shape]
+        args.append([str(val.dtype), shape, bool(t.requires_grad)])
+    material = json.dumps({
+        "format": GRAPH_PACKAGE_FORMAT, "code": gm.code.strip(),
+        "args": args, "training": training,
+        "options": {k: config[k] for k in ("chip", "precision", "format")},
+        "pipeline": config["options"], "fuser_version": __version__,
+    }, sort_keys=True, default=str)
+    return hashlib.sha256(material.encode()).hexdigest()
+
+
+def _tools_identity() -> Optional[list]:
+    """The compiler tools' identity (path, size, mtime), or None where
+    there are none."""
+    try:
+        return tools_identity()
+    except Exception:  # noqa: BLE001 - no tools here: packages as they are.
+        return None
+
+
+def _can_compile() -> bool:
+    try:
+        import torch_mlir  # noqa: F401
+    except ImportError:
+        return False
+    return _tools_identity() is not None
+
+
+def _load_package(path: Path, module: torch.nn.Module):
+    """The graph package at `path`, or None (missing, or compiled by other
+    tools than this machine's)."""
+    tools = path.with_suffix(".tools.json")
+    if not path.exists():
+        return None
+    here = _tools_identity()
+    if here is not None:
+        try:
+            if json.loads(tools.read_text()) != here:
+                return None
+        except (OSError, ValueError):
+            return None
+    return load(path, module=module)
+
+
+def _save_package(compiled, path: Path, code: str) -> None:
+    """Writes the graph package whole (a temporary name renamed into place:
+    concurrent processes write the same bytes), the compiler tools'
+    identity beside it, and the graph's code (<key>.graph.py: which graph
+    the package is)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".fuser.zip",
+                               dir=path.parent)
+    os.close(fd)
+    try:
+        save(compiled, tmp)
+        os.chmod(tmp, 0o644)
+        tools = _tools_identity()
+        tools_tmp = tmp + ".tools"
+        Path(tools_tmp).write_text(json.dumps(tools))
+        os.replace(tools_tmp, path.with_suffix(".tools.json"))
+        Path(tmp + ".code").write_text(code)
+        os.replace(tmp + ".code", path.with_suffix(".graph.py"))
+        os.replace(tmp, path)
+    finally:
+        for leftover in (tmp, tmp + ".tools", tmp + ".code"):
+            if os.path.exists(leftover):
+                os.remove(leftover)
+
+
+def _compile_module(work: torch.fx.GraphModule, tensors, training: bool,
+                    config: Mapping[str, Any]):
+    """fuser.torch.compile of the kernel function, through the graph
+    package when there is one."""
+    store = config["graphs"]
+    path = None
+    if store is not None:
+        key = _graph_key(work, tensors, training, config)
+        path = store / f"{key}.fuser.zip"
+        loaded = _load_package(path, work)
+        if loaded is not None:
+            return loaded, True
+    if not _can_compile():
+        where = f" ({path})" if path is not None else ""
+        raise FuserError(
+            "compiling this graph needs torch-mlir and fuser's compiler "
+            "tools, which this machine lacks, and the graph cache has no "
+            f"package for it{where}: run the model once where they are "
+            "installed and copy the cache directory ($FUSER_CACHE_DIR) here")
+    examples = tuple(torch.empty(t.shape, dtype=t.dtype, device="meta")
+                     .requires_grad_(t.requires_grad and
+                                     t.is_floating_point())
+                     for t in tensors)
+    dynamic = _dynamic_dims(work) or None
+    compiled = _compiler.compile(
+        work, examples, dynamic=dynamic, training=training,
+        chip=config["chip"], precision=config["precision"],
+        format=config["format"], options=config["options"],
+        cache=config["cache_arg"], fallback=config["fallback"])
+    if compiled.fuser_fallback is None:
+        if not training:
+            # The graph the kernels compute (the CPU tests run it instead).
+            for v in compiled.fuser_package.variants:
+                v.graph = work
+        if path is not None:
+            _save_package(compiled, path, work.code)
+    return compiled, False
+
+
+def _compile_graph(gm: torch.fx.GraphModule, example_inputs,
+                   config: Mapping[str, Any]) -> Callable:
+    """The callable dynamo runs for `gm`. The compile happens at its first
+    call: torch.export cannot run inside dynamo's own compile, and the
+    call's tensors are the example then (dynamo's guards keep grad mode and
+    requires_grad flags those of the compile)."""
+    training = torch.is_grad_enabled() and any(
+        isinstance(t, torch.Tensor) and t.requires_grad
+        for t in example_inputs)
+    kind = "training" if training else "inference"
     record: Dict[str, Any] = {"kind": kind, "eager": None}
     COMPILED.append(record)
-    try:
-        work = copy.deepcopy(gm)
-        fold_permutes(work)
-        inner_reductions(work)
-        plan = _prepare(work)
-        text = import_graph(work)
-        art, info = compile_ir(text, chip=config["chip"],
-                               precision=config["precision"],
-                               format=config["format"],
-                               options=config["options"],
-                               cache=config["cache"],
-                               retry_unfused=config["fallback"])
-    except Exception as e:  # noqa: BLE001 - any import or compile failure.
-        if not config["fallback"]:
-            raise
-        reason = f"{type(e).__name__}: {short_error(e)}"
+    work = copy.deepcopy(gm)
+    state: Dict[str, Any] = {}
+
+    def eager(reason: str) -> Callable:
         record["eager"] = reason
         warnings.warn(f"fuser: the {kind} graph runs eagerly (PyTorch), not "
                       f"through fuser: {reason}", RuntimeWarning,
-                      stacklevel=2)
-        return make_boxed_func(gm.forward)
-    record.update(kernels=art.kernel_names, cache_hit=info["cache_hit"],
-                  fused=info["fused"], remarks=art.remarks,
-                  notes=info["notes"])
-    if config["report"]:
-        print(f"fuser: {kind} graph: {len(art.kernel_names)} kernel(s) "
-              f"({', '.join(art.kernel_names)})"
-              f"{'; cache hit' if info['cache_hit'] else ''}\n"
-              f"{art.remarks.rstrip()}", file=sys.stderr)
-    entry = []
+                      stacklevel=3)
+        return gm.forward
 
-    def run(args):
-        if not entry:
-            entry.append(_kernel_function(art, work))
-        tensors = [args[i] for i in plan.args]
-        tensors = [t if t.is_contiguous() else t.contiguous()
-                   for t in tensors]
-        results = entry[0](*tensors)
-        if not isinstance(results, (tuple, list)):
-            results = [results]
-        outs = []
-        for o in plan.outputs:
-            if o is None:
-                outs.append(None)
-            elif o[0] == "result":
-                outs.append(results[o[1]])
-            elif o[0] == "arg":
-                outs.append(args[o[1]])
-            elif o[0] == "size":
-                outs.append(args[o[1]].shape[o[2]])
-            else:
-                outs.append(o[1])
-        return outs
+    def first_call(args) -> Callable:
+        try:
+            plan = _prepare(work)
+            tensors = [args[i] for i in plan.args]
+            compiled, loaded = _compile_module(work, tensors, training,
+                                               config)
+        except Exception as e:  # noqa: BLE001 - any import or compile failure.
+            if not config["fallback"]:
+                raise
+            return eager(f"{type(e).__name__}: {short_error(e)}")
+        if compiled.fuser_fallback is not None:
+            return eager(compiled.fuser_fallback)
+        record.update(kernels=compiled.fuser_kernels, loaded=loaded,
+                      fused=all(v.fused
+                                for v in compiled.fuser_package.variants),
+                      remarks=compiled.fuser_remarks, module=compiled)
+        if config["report"]:
+            print(f"fuser: {kind} graph"
+                  f"{' (graph package)' if loaded else ''}\n"
+                  f"{compiled.fuser_report()}", file=sys.stderr)
+        return functools.partial(_run, compiled, plan)
 
-    run._boxed_call = True
+    def run(*args):
+        fn = state.get("fn")
+        if fn is None:
+            fn = state["fn"] = first_call(args)
+        return fn(*args)
+
     return run
+
+
+def _run(compiled, plan: _Plan, *args) -> tuple:
+    """The compiled module on the graph's tensor arguments; the graph's
+    outputs around its results."""
+    results = compiled(*[args[i] for i in plan.args])
+    outs = []
+    for o in plan.outputs:
+        if o is None:
+            outs.append(None)
+        elif o[0] == "result":
+            outs.append(results[o[1]])
+        elif o[0] == "arg":
+            outs.append(args[o[1]])
+        elif o[0] == "size":
+            outs.append(args[o[1]].shape[o[2]])
+        else:
+            outs.append(o[1])
+    return tuple(outs)
 
 
 _DEFAULTS = {"chip": "sm_90a", "precision": "fp32", "format": "ptx",
@@ -242,24 +361,17 @@ _DEFAULTS = {"chip": "sm_90a", "precision": "fp32", "format": "ptx",
 def backend(gm: torch.fx.GraphModule, example_inputs,
             options: Optional[Mapping[str, Any]] = None, **kwargs):
     """The "fuser" dynamo backend. torch.compile's `options`: chip,
-    precision, format, cache (True, a directory, or False), fallback
-    (False: a graph fuser cannot compile raises), report (print each
-    graph's kernels and remarks), and any other pipeline option (e.g.
-    {"fp32-kernel": "ffma"})."""
-    from torch_mlir.extras.fx_decomp_util import get_decomposition_table
-
+    precision, format, cache (True, a directory, or False: the compile
+    cache and the graph packages), fallback (False: a graph fuser cannot
+    compile raises), report (print each graph's kernels and remarks), and
+    any other pipeline option (e.g. {"fp32-kernel": "ffma"})."""
     given = dict(options or {}, **kwargs)
     config = {k: given.pop(k, v) for k, v in _DEFAULTS.items()}
-    config["cache"] = make_cache(config["cache"])
+    cache = make_cache(config["cache"])
+    config["cache_arg"] = config["cache"] if cache is not None else False
+    config["graphs"] = cache.root / "graphs" if cache is not None else None
     config["options"] = given
-    compilers = {kind: functools.partial(_compile_graph, kind=kind,
-                                         config=config)
-                 for kind in ("forward", "backward", "inference")}
-    return aot_autograd(
-        fw_compiler=compilers["forward"], bw_compiler=compilers["backward"],
-        inference_compiler=compilers["inference"], partition_fn=_partition,
-        decompositions=get_decomposition_table(),
-        keep_inference_input_mutations=False)(gm, example_inputs)
+    return _compile_graph(gm, example_inputs, config)
 
 
 def register() -> None:

@@ -41,7 +41,7 @@ def default_cache_dir() -> Path:
     return Path(base) / "fuser" / "torch"
 
 
-def _tools_identity() -> list:
+def tools_identity() -> list:
     out = []
     for tool in find_tools():
         st = os.stat(tool)
@@ -55,7 +55,7 @@ def cache_key(text: str, options: Mapping[str, Any]) -> str:
         "ir_sha256": hashlib.sha256(text.encode()).hexdigest(),
         "options": options,
         "fuser_version": __version__,
-        "tools": _tools_identity(),
+        "tools": tools_identity(),
     }, sort_keys=True)
     return hashlib.sha256(material.encode()).hexdigest()
 

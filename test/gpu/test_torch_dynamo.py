@@ -1,0 +1,105 @@
+"""torch.compile(model, backend="fuser") training on the GPU, where nothing
+compiles: the graphs load from the graph packages that
+scripts/build-torch-artifacts.py wrote into .artifacts/torch/dynamo
+(FUSER_CACHE_DIR), compiled where torch-mlir is.
+
+W2 and W3, small (batch 7, 40 -> 24) and real sizes: 3 steps of forward,
+MSE loss, backward and SGD with data that does not require grad (the pair
+without dL/dx), then one with x requiring grad (the pair with it), against
+the same steps in eager PyTorch: losses, parameters and dL/dx at atol =
+rtol = 1e-4 (real sizes: at least as close to a float64 run as eager's,
+test_torch_training.as_accurate_as_eager). Every graph must come from a
+package: the machine has no torch-mlir.
+"""
+
+import copy
+import json
+
+import pytest
+import torch
+
+from test_torch_training import (INDEX, REAL, TORCH_ARTIFACTS,
+                                 as_accurate_as_eager, check, problem)
+
+DYNAMO = json.loads(INDEX.read_text()).get("dynamo", {})
+STEPS = 3
+LR = 0.05
+
+pytestmark = pytest.mark.usefixtures("fp32_reference")
+
+
+def steps(net, xs, targets, dx_last):
+    """SGD steps on `net` (MSE against each target); the last one with x
+    requiring grad when `dx_last`. Returns the losses, the parameters after
+    the last step and the last step's dL/dx."""
+    opt = torch.optim.SGD(net.parameters(), lr=LR)
+    losses, dx = [], None
+    for i, (x, t) in enumerate(zip(xs, targets)):
+        x = x.clone().requires_grad_(dx_last and i == len(xs) - 1)
+        opt.zero_grad(set_to_none=True)
+        loss = torch.nn.functional.mse_loss(net(x), t)
+        loss.backward()
+        opt.step()
+        losses.append(loss.detach())
+        dx = x.grad
+    return losses, [p.detach().clone() for p in net.parameters()], dx
+
+
+@pytest.mark.parametrize("name", ["w2_small", "w3_small", "w2", "w3"])
+def test_dynamo_training_matches_eager(name, monkeypatch):
+    if name not in DYNAMO:
+        pytest.skip(f"no dynamo graph packages for {name}: run "
+                    "scripts/build-torch-artifacts.py where torch-mlir is")
+    import torch._dynamo
+
+    import fuser.torch.dynamo as fd
+
+    monkeypatch.setenv("FUSER_CACHE_DIR", str(TORCH_ARTIFACTS / "dynamo"))
+    entry = DYNAMO[name]
+    torch.manual_seed(0)
+    model = problem(entry["seed"]).Model(*entry["init"]).cuda()
+    nets = {"eager": copy.deepcopy(model)}
+    if name in REAL:
+        nets["float64"] = copy.deepcopy(model).double()
+    torch._dynamo.reset()
+    fd.COMPILED.clear()
+    nets["fuser"] = torch.compile(model, backend="fuser", dynamic=False,
+                                  options={"fallback": False})
+    g = torch.Generator(device="cuda")
+    g.manual_seed(99)
+    xs = [torch.rand(entry["shape"], device="cuda", generator=g)
+          for _ in range(STEPS + 1)]
+    with torch.no_grad():
+        shape = model(xs[0]).shape
+    targets = [torch.randn(shape, device="cuda", generator=g)
+               for _ in xs]
+    runs = {}
+    for label, net in nets.items():
+        if label == "float64":
+            runs[label] = steps(net, [x.double() for x in xs],
+                                [t.double() for t in targets], True)
+        else:
+            runs[label] = steps(net, xs, targets, True)
+    assert [r["kind"] for r in fd.COMPILED] == ["training", "training"]
+    assert all(r["loaded"] and r["eager"] is None for r in fd.COMPILED), \
+        [r["eager"] for r in fd.COMPILED]
+    (lf, pf, dxf), (le, pe, dxe) = runs["fuser"], runs["eager"]
+    values = [(f"loss {i}", a, b) for i, (a, b) in enumerate(zip(lf, le))]
+    values += [(f"parameter {i}", a, b) for i, (a, b) in enumerate(zip(pf,
+                                                                       pe))]
+    values.append(("dL/dx of the last step", dxf, dxe))
+    worst = 0.0
+    for i, (label, a, b) in enumerate(values):
+        tag = f"dynamo {name}: {label}"
+        if name in REAL:
+            l64, p64, dx64 = runs["float64"]
+            exact = (l64 + p64 + [dx64])[i]
+            worst = max(worst, as_accurate_as_eager(tag, a, b, exact))
+        else:
+            worst = max(worst, check(tag, a, b))
+    kernels = [{v: len(k) for v, k in r["kernels"].items()}
+               for r in fd.COMPILED]
+    print(f"[gpu tests] dynamo {name}: graphs {kernels}; {STEPS} steps "
+          f"without dL/dx, 1 with; max abs error "
+          f"{'vs float64' if name in REAL else 'vs eager'} {worst:.3e}")
+    torch._dynamo.reset()

@@ -526,3 +526,27 @@ def test_structured_outputs_buffers_and_frozen_weights(dynamic, cache):
                 torch.testing.assert_close(p.grad, q.grad, msg=n)
         model.zero_grad()
         ref.zero_grad()
+
+
+def test_autocast_runs_the_module_eagerly(cache):
+    """Under torch.autocast (CUDA) the package's fp32 kernels would give
+    other dtypes than autocast does: the module runs eagerly, said once by a
+    warning and a remark. (No GPU here: autocast is switched on at the
+    level torch.autocast sets it.)"""
+    model = build("w2")
+    c = ft.compile(model, torch.randn(SHAPE), training=True, cache=cache,
+                   fallback=False)
+    x = torch.rand(SHAPE)
+    torch.set_autocast_enabled("cuda", True)
+    try:
+        with pytest.warns(RuntimeWarning, match="under torch.autocast"):
+            y = c(x)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)
+            y.sum().backward()
+            c(x)
+    finally:
+        torch.set_autocast_enabled("cuda", False)
+    torch.testing.assert_close(y, model(x))
+    assert model.gemm.weight.grad is not None
+    assert any("torch.autocast" in r.message for r in c.fuser_remarks)

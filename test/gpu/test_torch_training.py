@@ -24,6 +24,7 @@ runtime only (no MLIR, no torch-mlir); the models come from
 examples/torch/w*.py with the constructor arguments index.json records.
 """
 
+import contextlib
 import copy
 import json
 import sys
@@ -424,6 +425,28 @@ def test_gradients_chosen_per_call(name):
         del exact
     print(f"[gpu tests] training {name}: per-call gradients, variants "
           f"{names}")
+
+
+@pytest.mark.parametrize("name", ["w2_small", "w3_small"])
+def test_autocast_runs_eagerly(name):
+    """Under torch.autocast("cuda", bfloat16) the module runs eagerly with
+    autocast (fuser has no autocast variants): outputs of autocast's dtype
+    and gradients equal to eager autocast's."""
+    model, compiled, entry = build(name)
+    eager = copy.deepcopy(model)
+    x = torch.rand(entry["shape"], device="cuda")
+    outs = []
+    for net in (compiled, eager):
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            with pytest.warns(RuntimeWarning, match="autocast") if \
+                    net is compiled else contextlib.nullcontext():
+                y = net(x)
+            loss = y.float().square().mean()
+        loss.backward()
+        outs.append([y] + [p.grad for p in net.parameters()])
+    assert outs[0][0].dtype == outs[1][0].dtype == torch.bfloat16
+    for a, b in zip(*outs):
+        torch.testing.assert_close(a, b, atol=1e-2, rtol=1e-2)
 
 
 def test_no_torch_mlir_needed():

@@ -107,6 +107,7 @@ class CompiledModule(torch.nn.Module):
         d["_fuser_signature"] = _binding_signature(module, spec)
         d["_fuser_by_key"] = {}
         d["_fuser_grad_warned"] = False
+        d["_fuser_autocast_warned"] = False
         if eager_reason is None:
             self._fuser_check_state()
 
@@ -157,7 +158,26 @@ class CompiledModule(torch.nn.Module):
         d = self.__dict__
         if d["fuser_fallback"] is not None:
             return d["_fuser_module"](*args, **kwargs)
+        if torch.is_autocast_enabled("cuda"):
+            return self._fuser_autocast(args, kwargs)
         return self._fuser_run(self._fuser_tensors(args, kwargs))
+
+    def _fuser_autocast(self, args: tuple, kwargs: dict) -> Any:
+        """Under torch.autocast the module runs eagerly, with autocast's
+        casts and kernels: the package's kernels are compiled for the
+        dtypes the module was exported with, and fuser has no autocast
+        variants yet. Said once per module, by a warning and a remark."""
+        d = self.__dict__
+        if not d["_fuser_autocast_warned"]:
+            d["_fuser_autocast_warned"] = True
+            why = ("runs eagerly (PyTorch) under torch.autocast: fuser's "
+                   "kernels take the dtypes the module was compiled for, "
+                   "and it has no autocast (bf16/fp16) variants yet")
+            d["_fuser_notes"].append(Remark("", 0, "remark", why))
+            warnings.warn(f"fuser.torch: {self.fuser_package.spec.get('model', 'the module')} "
+                          f"{why}", RuntimeWarning,
+                          stacklevel=6)  # The caller of compiled(x), past nn.Module.
+        return d["_fuser_module"](*args, **kwargs)
 
     def _fuser_tensors(self, args: tuple, kwargs: dict) -> List[torch.Tensor]:
         """The kernels' tensor arguments for a call: the state, then the

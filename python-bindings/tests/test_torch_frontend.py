@@ -330,3 +330,51 @@ def test_tensor_default(cache, tmp_path):
         "(x, y=<unsaved default>, scale=2.0)")
     with pytest.raises(fuser.FuserError, match="pass forward argument 'y'"):
         loaded(torch.randn(3, 4))
+
+
+class LogSumExpAfterLinear(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(64, 32)
+
+    def forward(self, x):
+        return torch.logsumexp(self.lin(x), dim=1)
+
+
+class TriuOfProduct(nn.Module):
+    def forward(self, a, b):
+        return torch.triu(a @ b), torch.tril(a @ b)
+
+
+class KLDiv(nn.Module):
+    def forward(self, p, q):
+        return F.kl_div(torch.log(p), q, reduction="batchmean")
+
+
+@pytest.mark.parametrize("model, example", [
+    (LogSumExpAfterLinear, [(8, 64)]),
+    (TriuOfProduct, [(16, 16), (16, 16)]),
+    (KLDiv, [(8, 10), (8, 10)]),
+], ids=["logsumexp", "triu_tril", "kl_div"])
+@pytest.mark.parametrize("training", [False, True], ids=["forward", "training"])
+def test_exports_that_fail_on_meta(model, example, training, cache,
+                                   monkeypatch):
+    """Their forward decompositions leave constants torch-mlir cannot
+    legalize when exported on `meta` tensors (so they fail with meta alone;
+    AOTAutograd's training graphs do not); fuser.torch exports them again on
+    fake CPU tensors, and they compile."""
+    import fuser.torch._export.program as program
+
+    args = tuple(torch.rand(s) for s in example)
+    if not training:
+        with monkeypatch.context() as meta_only:
+            meta_only.setattr(program, "EXPORT_DEVICES", ("meta",))
+            with pytest.raises(Exception, match="Linalg-on-Tensors"):
+                ft.compile(model(), args, cache=cache, fallback=False)
+    c = ft.compile(model(), args, cache=cache, fallback=False,
+                   training=training)
+    assert c.fuser_fallback is None
+    assert all(v.kernels for v in c.fuser_package.variants)
+    if training:
+        grads = c.fuser_package.variants[0].info["training"]["grads"]
+        assert any(g is not None for g in grads)

@@ -6,7 +6,8 @@ of the front end (every layer below imports nothing from here).
    (_export/binding.py).
 2. Export a functional wrapper (torch.func.functional_call) whose arguments
    are the module's parameters and buffers, then the tensor inputs, with
-   torch.export on `meta` tensors (_export/program.py), and lower it with
+   torch.export on `meta` tensors, else fake CPU ones (_export/program.py),
+   and lower it with
    torch-mlir's FX importer to linalg on tensors (_export/mlir.py); for
    training, AOTAutograd's forward and backward graphs (_lowering/).
 3. Compile the text with fuser.compile through the on-disk cache
@@ -55,7 +56,8 @@ def compile(module: torch.nn.Module, example_inputs: Any, *,
 
     - `example_inputs`: forward's positional arguments (a tensor or a
       tuple). Only their shapes and dtypes matter: they are exported as
-      `meta` tensors. Non-tensor arguments are constants of the kernels.
+      `meta` tensors (fake CPU tensors where torch-mlir cannot lower the
+      meta export). Non-tensor arguments are constants of the kernels.
     - `dynamic`: None (static shapes), True or "batch" (dim 0 of every
       tensor argument, one shared size), or {argument name or index: dims}
       with dims an int, a list of ints, or {dim: name} (a shared name is a

@@ -67,6 +67,30 @@ class MLP(nn.Module):
         return self.down(h * 1.5 + h)
 
 
+class LinearLogSumExp(nn.Module):
+    """logsumexp over the features after a linear: its decomposition fails
+    torch-mlir's lowering when exported on `meta` tensors (fuser.torch then
+    exports on fake CPU ones)."""
+
+    def __init__(self, n_in=256, n_out=128):
+        super().__init__()
+        self.lin = nn.Linear(n_in, n_out)
+
+    def forward(self, x):
+        return torch.logsumexp(self.lin(x), dim=1)
+
+
+class TriuMatmul(nn.Module):
+    """torch.triu of a product (the same `meta` export failure)."""
+
+    def __init__(self, n=64):
+        super().__init__()
+        self.lin = nn.Linear(n, n, bias=False)
+
+    def forward(self, x):
+        return torch.triu(x @ self.lin.weight)
+
+
 # name -> (model class, constructor args, example input shape, dynamic).
 # The real batch is the example's dim 0; dynamic packages are also checked
 # at batch 1 and 7.
@@ -76,6 +100,8 @@ PACKAGES = {
     "linear_group_norm_dynamic": (LinearGroupNorm, (), (64, 256), "batch"),
     "two_outputs_dynamic": (TwoOutputs, (), (64, 128), "batch"),
     "mlp_dynamic": (MLP, (), (64, 128), "batch"),
+    "linear_logsumexp_static": (LinearLogSumExp, (), (64, 256), None),
+    "triu_matmul_static": (TriuMatmul, (), (64, 64), None),
 }
 
 # A package saved with its weights (save(weights=True)), loaded without a

@@ -17,7 +17,8 @@ from ..._native import FuserError
 from ...artifact import Artifact
 from .._export.binding import DynamicSpec, ForwardBinding
 from .._export.mlir import import_program
-from .._export.program import count_tensors, export_program, output_tree
+from .._export.program import (count_tensors, export_attempts, export_program,
+                               output_tree)
 from .._package import (FORWARD_PACKAGE_VERSION, PACKAGE_FORMAT, Package,
                         Variant, jsonable_or_none, manifest_function)
 from .cache import CompileCache
@@ -102,15 +103,21 @@ class ForwardCompiler:
 
     # 2. Export to linalg on tensors.
     def program(self, state: Sequence[torch.Tensor],
-                inputs: Sequence[torch.Tensor], dynamic_shapes):
-        return export_program(self.binding, state, inputs, dynamic_shapes)
+                inputs: Sequence[torch.Tensor], dynamic_shapes,
+                device: str = "meta"):
+        return export_program(self.binding, state, inputs, dynamic_shapes,
+                              device)
 
     def export(self, state: Sequence[torch.Tensor],
                inputs: Sequence[torch.Tensor], dynamic_shapes
                ) -> Tuple[str, dict]:
-        program = self.program(state, inputs, dynamic_shapes)
-        outputs = output_tree(program.call_spec.out_spec)
-        return import_program(program), outputs
+        """The module as linalg on tensors, and its output tree: exported
+        on meta tensors, else on fake CPU ones (export_attempts)."""
+        def attempt(device):
+            program = self.program(state, inputs, dynamic_shapes, device)
+            outputs = output_tree(program.call_spec.out_spec)
+            return import_program(program), outputs
+        return export_attempts(attempt)
 
     # 3. Compile, with the unfused retry.
     def compile_text(self, text: str) -> Tuple[Any, dict]:

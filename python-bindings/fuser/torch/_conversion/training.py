@@ -7,7 +7,7 @@ compile(module, example_inputs, training=True):
 
 1. torch.export of the same functional wrapper as the forward-only path
    (_export/program.py: parameters and buffers are arguments, never
-   frozen; `meta` tensors; dynamic dims as `?`).
+   frozen; `meta` tensors, else fake CPU ones; dynamic dims as `?`).
 2. AOTAutograd (_lowering/partition.py) traces the joint forward+backward
    of that graph (with torch-mlir's decomposition table, the one the
    forward-only path uses) and its min-cut partitioner splits it into a
@@ -71,7 +71,7 @@ import torch
 from ..._native import FuserError
 from .._export.binding import DynamicSpec
 from .._export.mlir import import_graph
-from .._export.program import count_tensors, output_tree
+from .._export.program import count_tensors, export_attempts, output_tree
 from .._lowering.fx_graph import output_node
 from .._lowering.partition import partitioned_graphs
 from .._lowering.plan import backward_arg_names, plan_graphs
@@ -95,25 +95,31 @@ class TrainingCompiler:
         require grad (`requires_of`)."""
         compiler = self.compiler
         dynamic_shapes, described = compiler.dynamic_shapes(dynamic, inputs)
-        program = compiler.program(state, inputs, dynamic_shapes)
-        if program.graph_signature.buffers_to_mutate:
-            raise FuserError("the module updates buffers in forward "
-                             "(BatchNorm's running statistics, say); "
-                             "fuser.torch does not train such modules")
-        outputs = output_tree(program.call_spec.out_spec)
-        compiler.spec["outputs"] = outputs
         requires = requires_of(compiler.spec["args"], [*state, *inputs])
-        fw, bw, differentiable = partitioned_graphs(
-            program, requires, compiler.spec["training"].get("recompute",
-                                                             "policy"))
-        n_out = count_tensors(outputs)
-        plan = plan_graphs(fw, bw, n_out, len(compiler.spec["args"]),
-                           differentiable)
-        fold_permutes(bw)  # Views recomputed from the weights.
-        for gm in (fw, bw):
-            inner_reductions(gm)
-        fw_text = import_graph(fw)
-        bw_text = import_graph(bw)
+
+        def attempt(device):
+            program = compiler.program(state, inputs, dynamic_shapes, device)
+            if program.graph_signature.buffers_to_mutate:
+                raise FuserError("the module updates buffers in forward "
+                                 "(BatchNorm's running statistics, say); "
+                                 "fuser.torch does not train such modules")
+            outputs = output_tree(program.call_spec.out_spec)
+            fw, bw, differentiable = partitioned_graphs(
+                program, requires,
+                compiler.spec["training"].get("recompute", "policy"))
+            n_out = count_tensors(outputs)
+            plan = plan_graphs(fw, bw, n_out, len(compiler.spec["args"]),
+                               differentiable)
+            fold_permutes(bw)  # Views recomputed from the weights.
+            for gm in (fw, bw):
+                inner_reductions(gm)
+            return (outputs, fw, bw, plan, n_out, import_graph(fw),
+                    import_graph(bw))
+
+        # Meta tensors first, then fake CPU ones (export_attempts).
+        outputs, fw, bw, plan, n_out, fw_text, bw_text = \
+            export_attempts(attempt)
+        compiler.spec["outputs"] = outputs
 
         fw_art, fw_info = compiler.compile_text(fw_text)
         fw_names = [a["name"] for a in compiler.spec["args"]]

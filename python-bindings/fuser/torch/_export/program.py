@@ -1,20 +1,57 @@
 """torch.export of a module's forward as a function of its state and tensor
-inputs, on `meta` tensors (no memory, no GPU; GroupNorm keeps its broadcast
-form). The weights are arguments, never frozen
-into the IR. Torch only."""
+inputs, on tensors without data: `meta` tensors first (GroupNorm keeps its
+broadcast form, also with a dynamic batch), then fake CPU tensors
+(FakeTensorMode) where the meta export or torch-mlir's lowering of it fails:
+the decompositions of cross_entropy, kl_div, logsumexp, triu and tril leave
+constants on `meta` that torch-mlir cannot legalize, and export as they do
+on real tensors on fake CPU ones (`export_attempts`). The weights are
+arguments, never frozen into the IR. Torch only."""
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence, TypeVar
 
 import torch
 
 from ..._native import FuserError
 from .binding import ForwardBinding
 
+T = TypeVar("T")
 
-def _meta(t: torch.Tensor) -> torch.Tensor:
-    return torch.empty(t.shape, dtype=t.dtype, device="meta")
+
+# Where export_program places the tensors it exports on, in the order
+# export_attempts tries them.
+EXPORT_DEVICES = ("meta", "cpu")
+
+
+def _dataless(tensors: Sequence[torch.Tensor], device: str) -> tuple:
+    """Tensors of `tensors`' shapes and dtypes without data: `meta` ones, or
+    fake ones on `device` in a fake mode of their own (torch.export traces
+    in it)."""
+    if device == "meta":
+        return tuple(torch.empty(t.shape, dtype=t.dtype, device="meta")
+                     for t in tensors)
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from torch.fx.experimental.symbolic_shapes import ShapeEnv
+
+    mode = FakeTensorMode(shape_env=ShapeEnv(), allow_non_fake_inputs=True)
+    with mode:
+        return tuple(torch.empty(t.shape, dtype=t.dtype, device=device)
+                     for t in tensors)
+
+
+def export_attempts(attempt: Callable[[str], T]) -> T:
+    """attempt(device) for each of EXPORT_DEVICES until one returns; if
+    every one raises, the first error (meta's) is raised."""
+    first: Optional[BaseException] = None
+    for device in EXPORT_DEVICES:
+        try:
+            return attempt(device)
+        except Exception as e:  # noqa: BLE001 - export or torch-mlir errors.
+            if first is None:
+                first = e
+    assert first is not None
+    raise first
 
 
 class _Functional(torch.nn.Module):
@@ -47,13 +84,15 @@ class _Functional(torch.nn.Module):
 
 
 def export_program(binding: ForwardBinding, state: Sequence[torch.Tensor],
-                   inputs: Sequence[torch.Tensor], dynamic_shapes):
-    """torch.export of the functional wrapper on meta tensors (before
-    decompositions): (state..., tensor inputs...) -> flat outputs."""
+                   inputs: Sequence[torch.Tensor], dynamic_shapes,
+                   device: str = "meta"):
+    """torch.export of the functional wrapper on dataless tensors of
+    `device` (EXPORT_DEVICES; before decompositions): (state..., tensor
+    inputs...) -> flat outputs."""
     wrapper = _Functional(binding.module, binding.state_names,
                           binding.template, binding.positions,
                           binding.keywords)
-    flat = tuple(_meta(t) for t in state) + tuple(_meta(t) for t in inputs)
+    flat = _dataless([*state, *inputs], device)
     return torch.export.export(wrapper, flat, dynamic_shapes=dynamic_shapes)
 
 

@@ -378,3 +378,49 @@ def test_exports_that_fail_on_meta(model, example, training, cache,
     if training:
         grads = c.fuser_package.variants[0].info["training"]["grads"]
         assert any(g is not None for g in grads)
+
+
+class LinearBatchNorm(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(16, 8)
+        self.bn = nn.BatchNorm1d(8)
+
+    def forward(self, x):
+        return self.bn(self.lin(x))
+
+
+def test_buffer_updates_are_written_back(cache):
+    """BatchNorm in training mode updates its running statistics in
+    forward: the kernels return their new values first (the variant's
+    "mutations" name which arguments), and the module copies them into its
+    buffers, returning the output alone. (No GPU: a stand-in for the kernels
+    computes the same results with a copy of the model.)"""
+    import copy
+
+    torch.manual_seed(0)
+    model = LinearBatchNorm()
+    c = ft.compile(model, torch.randn(8, 16), cache=cache, fallback=False)
+    v = c.fuser_package.variants[0]
+    names = [a["name"] for a in c.fuser_package.spec["args"]]
+    assert [names[i] for i in v.info["mutations"]] == [
+        "bn.running_mean", "bn.running_var", "bn.num_batches_tracked"]
+    stand_in = copy.deepcopy(model)
+
+    def kernels(*tensors):
+        y = stand_in(tensors[-1])
+        bn = stand_in.bn
+        return (bn.running_mean.clone(), bn.running_var.clone(),
+                bn.num_batches_tracked.clone(), y)
+    v.entry = lambda: kernels
+    ref = copy.deepcopy(model)
+    with torch.no_grad():
+        for _ in range(2):
+            x = torch.randn(8, 16)
+            torch.testing.assert_close(c(x), ref(x))
+            for b in ("running_mean", "running_var", "num_batches_tracked"):
+                assert torch.equal(getattr(model.bn, b), getattr(ref.bn, b))
+    assert int(model.bn.num_batches_tracked) == 2
+    # A saved package keeps the mutations.
+    again = ft.load(ft.save(c, cache / "bn.fuser"), module=model)
+    assert again.fuser_package.variants[0].info["mutations"] == [4, 5, 6]

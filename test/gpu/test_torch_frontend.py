@@ -6,6 +6,7 @@ inputs; at batch 1, 7 and the real size where the package has a dynamic
 batch. Needs torch and fuser's runtime only (no MLIR, no torch-mlir).
 """
 
+import copy
 import importlib.util
 import sys
 from pathlib import Path
@@ -87,6 +88,30 @@ def test_package_matches_eager(name):
     print(f"[gpu tests] {name}: {compiled.fuser_kernels}")
     batches = [1, 7, shape[0]] if dynamic else [shape[0]]
     compare(name, model, compiled, shape, batches)
+
+
+def test_batchnorm_running_statistics_written_back():
+    """BatchNorm in training mode: the outputs (batch statistics) and the
+    running mean, variance and count after each call equal eager's."""
+    name = "linear_batchnorm_static"
+    model = torch_models.build(name, seed=7, device="cuda")
+    eager = copy.deepcopy(model)
+    compiled = ft.load(TORCH_ARTIFACTS / f"{name}.fuser", module=model)
+    worst = 0.0
+    with torch.no_grad():
+        for batch in (64, 64, 64):
+            x = torch.rand(batch, 256, device="cuda")
+            worst = max(worst, users_rule(f"{name} batch {batch}",
+                                          compiled(x), eager(x)))
+            for buf in ("running_mean", "running_var"):
+                worst = max(worst, users_rule(
+                    f"{name} batch {batch}: {buf}",
+                    getattr(model.bn, buf), getattr(eager.bn, buf)))
+            assert torch.equal(model.bn.num_batches_tracked,
+                               eager.bn.num_batches_tracked)
+    assert int(model.bn.num_batches_tracked) == 3
+    print(f"[gpu tests] {name}: running statistics written back, max abs "
+          f"error {worst:.3e}")
 
 
 def test_weight_updates_reach_the_kernels():

@@ -91,6 +91,20 @@ class TriuMatmul(nn.Module):
         return torch.triu(x @ self.lin.weight)
 
 
+class LinearBatchNorm(nn.Module):
+    """BatchNorm in training mode (as users' harnesses leave it) after a
+    linear: batch statistics, and running statistics updated in place,
+    which the compiled module writes back."""
+
+    def __init__(self, n_in=256, n_out=128):
+        super().__init__()
+        self.lin = nn.Linear(n_in, n_out)
+        self.bn = nn.BatchNorm1d(n_out)
+
+    def forward(self, x):
+        return torch.relu(self.bn(self.lin(x)))
+
+
 # name -> (model class, constructor args, example input shape, dynamic).
 # The real batch is the example's dim 0; dynamic packages are also checked
 # at batch 1 and 7.
@@ -102,6 +116,7 @@ PACKAGES = {
     "mlp_dynamic": (MLP, (), (64, 128), "batch"),
     "linear_logsumexp_static": (LinearLogSumExp, (), (64, 256), None),
     "triu_matmul_static": (TriuMatmul, (), (64, 64), None),
+    "linear_batchnorm_static": (LinearBatchNorm, (), (64, 256), None),
 }
 
 # A package saved with its weights (save(weights=True)), loaded without a

@@ -110,13 +110,15 @@ class ForwardCompiler:
 
     def export(self, state: Sequence[torch.Tensor],
                inputs: Sequence[torch.Tensor], dynamic_shapes
-               ) -> Tuple[str, dict]:
-        """The module as linalg on tensors, and its output tree: exported
-        on meta tensors, else on fake CPU ones (export_attempts)."""
+               ) -> Tuple[str, dict, List[int]]:
+        """The module as linalg on tensors, its output tree, and the kernel
+        arguments it updates in place (import_program): exported on meta
+        tensors, else on fake CPU ones (export_attempts)."""
         def attempt(device):
             program = self.program(state, inputs, dynamic_shapes, device)
             outputs = output_tree(program.call_spec.out_spec)
-            return import_program(program), outputs
+            text, mutated = import_program(program)
+            return text, outputs, mutated
         return export_attempts(attempt)
 
     # 3. Compile, with the unfused retry.
@@ -130,18 +132,23 @@ class ForwardCompiler:
                 ) -> Variant:
         """Exports and compiles one variant; raises on failure."""
         dynamic_shapes, described = self.dynamic_shapes(dynamic, inputs)
-        text, outputs = self.export(state, inputs, dynamic_shapes)
+        text, outputs, mutated = self.export(state, inputs, dynamic_shapes)
         self.spec["outputs"] = outputs  # The same for every variant.
         art, info = self.compile_text(text)
         art = self.named_arguments(art)
         info["dynamic"] = described
+        if mutated:
+            # The kernels return these arguments' new values first; the
+            # module writes them back (BatchNorm's running statistics).
+            info["mutations"] = mutated
         variant = Variant(name, art, self.spec["function"], info)
         results = len(manifest_function(
             art.manifest_dict, self.spec["function"]).get("results", []))
-        if results != count_tensors(outputs):
+        if results != len(mutated) + count_tensors(outputs):
             raise FuserError(
                 f"the compiled function returns {results} tensors, the "
-                f"module's output has {count_tensors(outputs)}")
+                f"module's output has {count_tensors(outputs)} and it "
+                f"updates {len(mutated)} buffers")
         return variant
 
     def named_arguments(self, art: Artifact,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Tuple
+from typing import List, Tuple
 
 import torch
 
@@ -52,17 +52,25 @@ def locate_in_user_code(graph) -> None:
         node.meta["stack_trace"] = f'  File "{file}", line {line}, in {fn}\n'
 
 
-def import_program(program) -> str:
+def import_program(program) -> Tuple[str, List[int]]:
     """An ExportedProgram (export_program's) as linalg on tensors, after
-    torch-mlir's decompositions."""
+    torch-mlir's decompositions, and the inputs the program updates in
+    place (BatchNorm's running statistics in training mode): their indices,
+    in the order the function returns their new values, first."""
+    from torch.export.graph_signature import InputKind, OutputKind
     from torch_mlir import fx
     from torch_mlir.extras.fx_decomp_util import get_decomposition_table
 
     program = program.run_decompositions(get_decomposition_table())
+    signature = program.graph_signature
+    inputs = [spec.arg.name for spec in signature.input_specs
+              if spec.kind == InputKind.USER_INPUT]
+    mutated = [inputs.index(spec.target) for spec in signature.output_specs
+               if spec.kind == OutputKind.USER_INPUT_MUTATION]
     locate_in_user_code(program.graph_module.graph)
     module = fx.export_and_import(program, output_type="linalg-on-tensors",
                                   decomposition_table={})
-    return module.operation.get_asm(enable_debug_info=True)
+    return module.operation.get_asm(enable_debug_info=True), mutated
 
 
 def import_graph(gm: "torch.fx.GraphModule") -> str:

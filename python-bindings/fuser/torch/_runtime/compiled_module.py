@@ -218,9 +218,10 @@ class CompiledModule(torch.nn.Module):
                 "this)", RuntimeWarning,
                 stacklevel=6)  # The caller of compiled(x), past nn.Module.
         variant = self._fuser_variant(tensors)
-        tensors = [t if t.is_contiguous() else t.contiguous() for t in tensors]
-        results = variant.entry()(*tensors)
-        return self._fuser_unflatten(results)
+        dense = [t if t.is_contiguous() else t.contiguous() for t in tensors]
+        results = variant.entry()(*dense)
+        return self._fuser_unflatten(
+            write_back(variant, tensors, results))
 
     def _fuser_variant(self, tensors: Sequence[torch.Tensor]) -> Variant:
         """The variant that takes these kernel arguments (cached by shapes
@@ -356,6 +357,24 @@ class CompiledModule(torch.nn.Module):
                  f"{'' if len(v.kernels) == 1 else 's'}"
                  for v in self.fuser_package.variants]
         return f"fuser {self.fuser_package.spec['chip']}: " + ", ".join(parts)
+
+
+def write_back(variant: Variant, tensors: Sequence[torch.Tensor],
+               results: Any) -> Any:
+    """The variant's results without the new values of the arguments it
+    updates in place (its info's "mutations": the kernels return them
+    first), which are copied into those arguments, as the module's forward
+    would have updated them (BatchNorm's running statistics)."""
+    mutated = variant.info.get("mutations")
+    if not mutated:
+        return results
+    results = list(results) if isinstance(results, (tuple, list)) \
+        else [results]
+    with torch.no_grad():
+        for index, value in zip(mutated, results):
+            tensors[index].copy_(value)
+    rest = results[len(mutated):]
+    return rest[0] if len(rest) == 1 else tuple(rest)
 
 
 def _build_tree(tree: dict, leaves) -> Any:

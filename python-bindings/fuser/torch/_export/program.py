@@ -9,6 +9,11 @@ arguments, never frozen into the IR. Torch only."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
+import tempfile
+
 from typing import Any, Callable, Optional, Sequence, TypeVar
 
 import torch
@@ -40,17 +45,46 @@ def _dataless(tensors: Sequence[torch.Tensor], device: str) -> tuple:
                      for t in tensors)
 
 
+@contextlib.contextmanager
+def _captured_stderr(into: list):
+    """What the process writes to file descriptor 2 meanwhile (torch-mlir's
+    pass manager prints its diagnostics there, past Python) appended to
+    `into` instead."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as f:
+        os.dup2(f.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            f.seek(0)
+            into.append(f.read().decode(errors="replace"))
+
+
 def export_attempts(attempt: Callable[[str], T]) -> T:
     """attempt(device) for each of EXPORT_DEVICES until one returns; if
-    every one raises, the first error (meta's) is raised."""
+    every one raises, the first error (meta's) is raised. What an attempt
+    prints to stderr shows only if it is the one that counts (it returned,
+    or every attempt failed): a failed meta attempt that the next one
+    repairs prints nothing."""
     first: Optional[BaseException] = None
+    first_output = ""
     for device in EXPORT_DEVICES:
+        output: list = []
         try:
-            return attempt(device)
+            with _captured_stderr(output):
+                result = attempt(device)
         except Exception as e:  # noqa: BLE001 - export or torch-mlir errors.
             if first is None:
-                first = e
+                first, first_output = e, "".join(output)
+            continue
+        sys.stderr.write("".join(output))
+        return result
     assert first is not None
+    sys.stderr.write(first_output)
     raise first
 
 

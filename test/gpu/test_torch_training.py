@@ -444,7 +444,9 @@ def test_autocast_runs_eagerly(name):
             loss = y.float().square().mean()
         loss.backward()
         outs.append([y] + [p.grad for p in net.parameters()])
-    assert outs[0][0].dtype == outs[1][0].dtype == torch.bfloat16
+    # W2's output is autocast's bf16; W3's GroupNorm runs in fp32 there.
+    assert outs[0][0].dtype == outs[1][0].dtype == (
+        torch.bfloat16 if name.startswith("w2") else torch.float32)
     for a, b in zip(*outs):
         torch.testing.assert_close(a, b, atol=1e-2, rtol=1e-2)
 

@@ -76,7 +76,7 @@ func.func @scale(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
 // CHECK-NEXT:      return CUDA_ERROR_INVALID_VALUE;
 // CHECK:         err = fuser_context_(&entry);
 // CHECK:         { /* launch 0: [[$KERNEL]] */
-// CHECK-NEXT:      int64_t grid_x = ((((((arg0_dim0 * arg0_dim1) + 4 - 1) / 4) + 1024 - 1) / 1024) < 1048576 ? (((((arg0_dim0 * arg0_dim1) + 4 - 1) / 4) + 1024 - 1) / 1024) : 1048576);
+// CHECK-NEXT:      int64_t grid_x = ((((((arg0_dim0 * arg0_dim1) + 4 - 1) / 4) + 256 - 1) / 256) < 1048576 ? (((((arg0_dim0 * arg0_dim1) + 4 - 1) / 4) + 256 - 1) / 256) : 1048576);
 // CHECK-NEXT:      if (grid_x > 0) {
 // CHECK-NEXT:        CUfunction fn = entry->functions[0];
 // CHECK-NEXT:        int64_t p2 = (arg0_dim0 * arg0_dim1);
@@ -87,7 +87,7 @@ func.func @scale(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
 // CHECK-NEXT:        }
 // CHECK-NOT:         cuFuncSetAttribute
 // CHECK-NEXT:        err = cuLaunchKernel(fn, (unsigned)grid_x, 1, 1,
-// CHECK-NEXT:                             1024, 1, 1,
+// CHECK-NEXT:                             256, 1, 1,
 // CHECK-NEXT:                             0, stream, params, NULL);
 // CHECK:         } while (0);
 // CHECK-NEXT:    return err;

@@ -32,9 +32,9 @@
 // CHECK:   "kind": "i64",
 // CHECK-NEXT: "value": "mul(dim(0,0),dim(0,1))"
 // CHECK:   "block": [
-// CHECK-NEXT: 1024,
+// CHECK-NEXT: 256,
 // CHECK:   "grid": [
-// CHECK-NEXT: "min(ceildiv(ceildiv(mul(dim(0,0),dim(0,1)),4),1024),1048576)",
+// CHECK-NEXT: "min(ceildiv(ceildiv(mul(dim(0,0),dim(0,1)),4),256),1048576)",
 // CHECK:   "kernel": "bias_pointwise",
 // CHECK:   "shared_bytes": 0
 // CHECK: "name": "bias",

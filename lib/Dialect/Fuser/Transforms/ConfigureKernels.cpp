@@ -111,7 +111,8 @@ public:
     matmulOpts.report = report;
     PointwiseConfigOptions pointwiseOpts{blockSize,        vectorWidth,
                                          vectorsPerThread, l2Prefetch,
-                                         maxGrid,          precision};
+                                         maxGrid,          precision,
+                                         chipInfo};
     bool failedAny = false;
     // Operand copies first: they are pointwise groups configured below.
     if (precision == "fp32" && fp32Kernel == "auto")

@@ -10,10 +10,9 @@ using namespace mlir::fuser;
 namespace {
 
 /// Pointwise heuristics. 4 x 32-bit lanes make each access 128 bits.
-/// 1024-thread blocks (2 resident per SM on Hopper): W1 (1.6 G elements) at
-/// 3060 GB/s, 1.025x eager and above torch's device copy, against 3024 GB/s
-/// with 256 threads and 3037 with 512 (H100, 2026-11-24, interleaved,
-/// bench/experiments/pointwise_sweep.py). Grid-striding past about a million
+/// Threads per block: the chip's measured choice (ChipInfo::pointwiseBlock,
+/// Chips.cpp), else 1024, the H100's best before chips had their own (W1 at
+/// 3060 GB/s, 1.025x eager; H100, 2026-11-24). Grid-striding past about a million
 /// blocks only adds loop overhead, so the grid is capped there; caps of 16 or
 /// 64 blocks per SM measured 4-6% slower.
 constexpr int64_t kPointwiseBlock = 1024;
@@ -74,7 +73,10 @@ bool mlir::fuser::configurePointwise(PointwiseOp op,
                                      const PointwiseConfigOptions &opts) {
   if (op.getConfigAttr())
     return true; // chosen earlier or by the user
-  int64_t block = opts.blockSize > 0 ? opts.blockSize : kPointwiseBlock;
+  int64_t block = opts.blockSize > 0 ? opts.blockSize
+                  : opts.chip && opts.chip->pointwiseBlock > 0
+                      ? opts.chip->pointwiseBlock
+                      : kPointwiseBlock;
   int64_t width =
       opts.vectorWidth > 0 ? opts.vectorWidth : pointwiseVectorWidth(op);
   int64_t grid = opts.maxGrid >= 0 ? opts.maxGrid : kPointwiseMaxGrid;

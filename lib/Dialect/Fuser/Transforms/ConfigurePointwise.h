@@ -9,6 +9,7 @@
 #ifndef FUSER_LIB_DIALECT_FUSER_TRANSFORMS_CONFIGUREPOINTWISE_H
 #define FUSER_LIB_DIALECT_FUSER_TRANSFORMS_CONFIGUREPOINTWISE_H
 
+#include "fuser/Dialect/Fuser/IR/Chips.h"
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 
 namespace mlir::fuser {
@@ -19,6 +20,8 @@ struct PointwiseConfigOptions {
   int64_t blockSize = 0, vectorWidth = 0, vectorsPerThread = 0;
   int64_t l2Prefetch = -1, maxGrid = -1;
   StringRef precision;
+  /// The chip compiled for: its measured pointwise block, if any.
+  const ChipInfo *chip = nullptr;
 };
 
 /// Attaches the #fuser.config of `op` unless it has one (chosen earlier or

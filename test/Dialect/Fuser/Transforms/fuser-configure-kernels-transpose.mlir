@@ -36,7 +36,7 @@ func.func @batched_with_others(%x: tensor<4x96x64xf32>, %y: tensor<4x64x96xf32>,
 // A static size-1 side reads the input contiguously already: the row
 // kernel.
 // CHECK-LABEL: func.func @one_row
-// CHECK: strategy = "pointwise", block = [1024, 1, 1]
+// CHECK: strategy = "pointwise", block = [256, 1, 1]
 func.func @one_row(%x: tensor<?x1xf32>) -> tensor<1x?xf32> {
   %r = fuser.pointwise ins(%x : tensor<?x1xf32>) maps [affine_map<(d0, d1) -> (d1, d0)>] -> tensor<1x?xf32> {
   ^bb0(%a: f32):
@@ -65,7 +65,7 @@ func.func @two_transposed(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>) -> tensor<?x
 // Transposed inputs of two element types (one tile type), or another
 // strided read (a rotation of three dimensions): the row kernel.
 // CHECK-LABEL: func.func @two_transposed_types
-// CHECK: strategy = "pointwise", block = [1024, 1, 1]
+// CHECK: strategy = "pointwise", block = [256, 1, 1]
 func.func @two_transposed_types(%x: tensor<?x?xf32>, %m: tensor<?x?xi1>) -> tensor<?x?xf32> {
   %r = fuser.pointwise ins(%x, %m : tensor<?x?xf32>, tensor<?x?xi1>)
          maps [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d1, d0)>] -> tensor<?x?xf32> {
@@ -78,7 +78,7 @@ func.func @two_transposed_types(%x: tensor<?x?xf32>, %m: tensor<?x?xi1>) -> tens
 }
 
 // CHECK-LABEL: func.func @other_strided
-// CHECK: strategy = "pointwise", block = [1024, 1, 1]
+// CHECK: strategy = "pointwise", block = [256, 1, 1]
 func.func @other_strided(%x: tensor<?x?x?xf32>, %y: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
   %r = fuser.pointwise ins(%x, %y : tensor<?x?x?xf32>, tensor<?x?x?xf32>)
          maps [affine_map<(d0, d1, d2) -> (d0, d2, d1)>, affine_map<(d0, d1, d2) -> (d2, d0, d1)>] -> tensor<?x?x?xf32> {
@@ -94,7 +94,7 @@ func.func @other_strided(%x: tensor<?x?x?xf32>, %y: tensor<?x?x?xf32>) -> tensor
 // Swapping outer dimensions keeps the innermost one contiguous: the row
 // kernel.
 // CHECK-LABEL: func.func @outer_swap
-// CHECK: strategy = "pointwise", block = [1024, 1, 1]
+// CHECK: strategy = "pointwise", block = [256, 1, 1]
 func.func @outer_swap(%x: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
   %r = fuser.pointwise ins(%x : tensor<?x?x?xf32>) maps [affine_map<(d0, d1, d2) -> (d1, d0, d2)>] -> tensor<?x?x?xf32> {
   ^bb0(%a: f32):

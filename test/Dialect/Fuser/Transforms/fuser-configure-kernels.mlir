@@ -17,19 +17,22 @@
 // RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="fp32-kernel=fp64" | FileCheck %s --check-prefix=FP64
 // RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="promote-every=0" | FileCheck %s --check-prefix=NOPROMOTE
 
-// f32: four lanes make a 128-bit access.
+// f32: four lanes make a 128-bit access. Threads per block: the chip's
+// measured choice (sm_90a: 256), else 1024 (sm_80: not measured).
 // CHECK-LABEL: func.func @f32_chain
-// CHECK: config = #fuser.config<strategy = "pointwise", block = [1024, 1, 1], vector_width = 4, max_grid = 1048576>
+// CHECK: config = #fuser.config<strategy = "pointwise", block = [256, 1, 1], vector_width = 4, max_grid = 1048576>
+// SM80-LABEL: func.func @f32_chain
+// SM80: config = #fuser.config<strategy = "pointwise", block = [1024, 1, 1], vector_width = 4, max_grid = 1048576>
 // OVERRIDE-LABEL: func.func @f32_chain
 // OVERRIDE: config = #fuser.config<strategy = "pointwise", block = [128, 1, 1], vector_width = 2>
 // PREFETCH128-LABEL: func.func @f32_chain
-// PREFETCH128: config = #fuser.config<strategy = "pointwise", block = [1024, 1, 1], vector_width = 4, max_grid = 1048576, l2_prefetch = 128>
+// PREFETCH128: config = #fuser.config<strategy = "pointwise", block = [256, 1, 1], vector_width = 4, max_grid = 1048576, l2_prefetch = 128>
 // PREFETCH256-LABEL: func.func @f32_chain
 // PREFETCH256: l2_prefetch = 256>
 // BADPREFETCH: error: kernel config l2_prefetch must be 0, 64, 128 or 256 (bytes), got 32
 // BAD: error: kernel config vector_width must be 1, 2 or 4, got 3
 // UNROLL-LABEL: func.func @f32_chain
-// UNROLL: config = #fuser.config<strategy = "pointwise", block = [1024, 1, 1], vector_width = 4, max_grid = 1048576, tile = [4]>
+// UNROLL: config = #fuser.config<strategy = "pointwise", block = [256, 1, 1], vector_width = 4, max_grid = 1048576, tile = [4]>
 func.func @f32_chain(%x: tensor<?xf32>) -> tensor<?xf32> {
   %r = fuser.pointwise ins(%x : tensor<?xf32>) maps [affine_map<(d0) -> (d0)>] -> tensor<?xf32> {
   ^bb0(%a: f32):

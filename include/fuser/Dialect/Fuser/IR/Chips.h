@@ -36,6 +36,10 @@ struct ChipInfo {
   /// The most dynamic shared memory one block may opt into, in bytes (the
   /// CUDA programming guide's table of compute capabilities).
   int64_t maxSharedBytesPerBlock;
+  /// Threads per block of the pointwise (grid-stride) kernel, as measured on
+  /// the chip's GPUs (W1's stream, bench/experiments/pointwise_sweep.py);
+  /// 0 where it was not measured: ConfigurePointwise's default then.
+  int64_t pointwiseBlock;
   /// The GPUs it names, for messages and the README.
   StringLiteral gpus;
 };

@@ -597,7 +597,8 @@ def FuserConfigureKernelsPass : Pass<"fuser-configure-kernels", "mlir::ModuleOp"
            "Target chip: its kernels and tunings come from the chip table "
            "(fuser/Dialect/Fuser/IR/Chips.h); unknown chips are errors">,
     Option<"blockSize", "block-size", "int64_t", /*default=*/"0",
-           "Override: threads per block for pointwise groups (0: heuristic)">,
+           "Override: threads per block for pointwise groups (0: the chip's "
+           "measured choice, else 1024)">,
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"0",
            "Override: elements per vector access, 1, 2 or 4 (0: heuristic)">,
     Option<"vectorsPerThread", "vectors-per-thread", "int64_t",

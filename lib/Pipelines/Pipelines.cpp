@@ -121,12 +121,17 @@ void mlir::fuser::buildKernelPipeline(OpPassManager &pm,
   pm.addPass(createConvertPointwiseToGPUPass());
   addBufferization(pm);
   // The generic fallback: whatever linalg is left becomes parallel loops,
-  // 16x16 tiles mapped to blocks and threads. Correct, not fast.
+  // 16x16 tiles mapped to blocks and threads. Correct, not fast. The
+  // innermost loop maps to x, so a warp's threads read neighbouring
+  // elements of row-major tensors (outermost-first put a warp's 16 lanes 16
+  // rows apart: one sector per lane).
   pm.addNestedPass<func::FuncOp>(createFuserCopiesToLinalgPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(
       createParallelLoopTilingPass({16, 16}, /*noMinMaxBounds=*/true));
-  pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
+  GpuMapParallelLoopsPassOptions mapping;
+  mapping.mappingPolicyStr = "innermost-first";
+  pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass(mapping));
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
   pm.addPass(createGpuKernelOutliningPass());
   // One gpu.module, so one PTX image, per compiled module.

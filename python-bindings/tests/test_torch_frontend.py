@@ -424,3 +424,26 @@ def test_buffer_updates_are_written_back(cache):
     # A saved package keeps the mutations.
     again = ft.load(ft.save(c, cache / "bn.fuser"), module=model)
     assert again.fuser_package.variants[0].info["mutations"] == [4, 5, 6]
+
+
+class MaxOverRows(nn.Module):
+    def forward(self, x):
+        return torch.max(x, dim=1)
+
+
+def test_structseq_outputs(cache):
+    """torch.max's (values, indices) comes back as torch.return_types.max,
+    through a saved package too. (A stand-in computes the kernels'
+    results: no GPU here.)"""
+    c = ft.compile(MaxOverRows(), torch.randn(6, 10), cache=cache,
+                   fallback=False)
+    assert c.fuser_package.spec["outputs"]["return_type"] == "max"
+    x = torch.randn(6, 10)
+    want = torch.max(x, dim=1)
+    for m in (c, ft.load(ft.save(c, cache / "max.fuser"))):
+        m.fuser_package.variants[0].entry = lambda: (
+            lambda *ts: (want.values, want.indices))
+        got = m(x)
+        assert isinstance(got, torch.return_types.max)
+        assert torch.equal(got.values, want.values)
+        assert torch.equal(got.indices, want.indices)

@@ -141,6 +141,13 @@ def output_tree(spec) -> dict:
     items = [output_tree(c) for c in children]
     if spec.type is tuple:
         return {"type": "tuple", "items": items}
+    if isinstance(spec.type, type) and issubclass(spec.type, tuple):
+        # torch.max's and torch.sort's structseqs come back as themselves
+        # (out.values works); other named tuples as plain tuples.
+        tree = {"type": "tuple", "items": items}
+        if getattr(torch.return_types, spec.type.__name__, None) is spec.type:
+            tree["return_type"] = spec.type.__name__
+        return tree
     if spec.type is list:
         return {"type": "list", "items": items}
     if spec.type is dict:

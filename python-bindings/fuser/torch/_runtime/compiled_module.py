@@ -389,6 +389,8 @@ def _build_tree(tree: dict, leaves) -> Any:
         return None
     items = [_build_tree(c, leaves) for c in tree["items"]]
     if kind == "tuple":
+        if "return_type" in tree:  # torch.return_types.max, say.
+            return getattr(torch.return_types, tree["return_type"])(items)
         return tuple(items)
     if kind == "list":
         return items

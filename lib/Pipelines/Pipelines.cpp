@@ -120,12 +120,14 @@ void mlir::fuser::buildKernelPipeline(OpPassManager &pm,
   pm.addPass(createConvertReductionToGPUPass());
   pm.addPass(createConvertPointwiseToGPUPass());
   addBufferization(pm);
-  // The generic fallback: whatever linalg is left becomes parallel loops,
-  // 16x16 tiles mapped to blocks and threads. Correct, not fast. The
+  // The generic fallback: whatever linalg is left becomes parallel loops
+  // (its reduction loops innermost: every output element a thread), 16x16
+  // tiles mapped to blocks and threads. Correct, not fast. The
   // innermost loop maps to x, so a warp's threads read neighbouring
   // elements of row-major tensors (outermost-first put a warp's 16 lanes 16
   // rows apart: one sector per lane).
   pm.addNestedPass<func::FuncOp>(createFuserCopiesToLinalgPass());
+  pm.addNestedPass<func::FuncOp>(createFuserReductionLoopsInnermostPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(
       createParallelLoopTilingPass({16, 16}, /*noMinMaxBounds=*/true));

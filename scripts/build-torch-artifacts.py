@@ -69,6 +69,8 @@ TRAINING = {
     # Two linears with a relu between (test/gpu/Inputs/torch_models.py):
     # a backward through two GEMMs and a relu mask.
     "mlp_small_dynamic": ("torch_models.MLP", [], [7, 128], "batch"),
+    # BatchNorm in training mode: batch statistics, running ones written back.
+    "batchnorm_small": ("torch_models.LinearBatchNorm", [], [64, 256], None),
 }
 
 

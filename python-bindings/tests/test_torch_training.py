@@ -288,19 +288,46 @@ class WithBatchNorm(nn.Module):
         return self.bn(self.lin(x))
 
 
-def test_buffer_updates_fall_back_to_eager(cache):
-    """BatchNorm updates its running statistics in forward: not trained
-    through fuser; the module trains eagerly with a warning, or raises."""
+def test_batchnorm_trains_and_updates_running_statistics(cache):
+    """BatchNorm in training mode: batch statistics in the forward and
+    backward kernels, and the running mean, variance and count (updated in
+    place by PyTorch's forward) returned first by the forward kernel and
+    written back, so that 3 SGD steps leave the parameters, the losses and
+    the buffers as eager's (graphs in place of kernels)."""
+    torch.manual_seed(0)
     model = WithBatchNorm()
-    with pytest.warns(RuntimeWarning, match="trains eagerly"):
-        c = ft.compile(model, torch.randn(SHAPE), training=True, cache=cache)
-    assert "buffers" in c.fuser_fallback
-    x = torch.rand(SHAPE)
-    c(x).sum().backward()
-    assert model.lin.weight.grad is not None
-    with pytest.raises(fuser.FuserError, match="buffers"):
-        ft.compile(WithBatchNorm(), torch.randn(SHAPE), training=True,
-                   cache=cache, fallback=False)
+    c = ft.compile(model, torch.randn(SHAPE), training=True, cache=cache,
+                   fallback=False)
+    assert c.fuser_fallback is None
+    fw = c.fuser_package.variants[0]
+    names = [a["name"] for a in c.fuser_package.spec["args"]]
+    assert [names[i] for i in fw.info["mutations"]] == [
+        "bn.running_mean", "bn.running_var", "bn.num_batches_tracked"]
+    plan = fw.info["training"]
+    assert plan["outputs"] == 4 and plan["differentiable"] == [3]
+    run_graphs(c)
+    eager = copy.deepcopy(model)
+    opts = [torch.optim.SGD(m.parameters(), lr=0.05) for m in (model, eager)]
+    for step in range(3):
+        x = torch.rand(SHAPE)
+        losses = []
+        for net, opt in zip((c, eager), opts):
+            opt.zero_grad()
+            loss = (net(x) ** 2).mean()
+            loss.backward()
+            opt.step()
+            losses.append(float(loss.detach()))
+        assert losses[0] == pytest.approx(losses[1], rel=1e-5, abs=1e-6)
+    for (n, a), b in zip(model.state_dict().items(),
+                         eager.state_dict().values()):
+        torch.testing.assert_close(a, b, atol=1e-5, rtol=1e-5, msg=n)
+    assert int(model.bn.num_batches_tracked) == 3
+    # Without grad (the users' benchmark harness), the buffers move too.
+    with torch.no_grad():
+        x = torch.rand(SHAPE)
+        torch.testing.assert_close(c(x), eager(x), atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(model.bn.running_mean, eager.bn.running_mean)
+    assert int(model.bn.num_batches_tracked) == 4
 
 
 def test_gradients_chosen_per_call(cache):

@@ -334,6 +334,13 @@ def test_sgd_steps_match_eager(name):
     for i, (a, b) in enumerate(zip(sf, se)):
         worst = max(worst, check(f"{name} after {STEPS} steps: parameter "
                                  f"{i}", a, b))
+    # Buffers a forward updates (BatchNorm's running statistics) too.
+    for (n, a), b in zip(model.named_buffers(), eager.buffers()):
+        if a.is_floating_point():
+            worst = max(worst, check(f"{name} after {STEPS} steps: {n}",
+                                     a, b))
+        else:
+            assert torch.equal(a, b), n
     assert all(a is b for a, b in zip(compiled.parameters(),
                                       model.parameters()))
     print(f"[gpu tests] training {name}: {STEPS} SGD steps, losses "

@@ -31,8 +31,10 @@ without torch-mlir or the compiler tools, given that directory
 A package whose compiler tools are not this machine's is compiled again.
 
 A graph fuser cannot compile runs eagerly (the whole graph) with a warning
-saying why, and is recorded in COMPILED. Not yet: partial graphs (fuser's
-part compiled, the rest eager), buffer mutation (BatchNorm's statistics).
+saying why, and is recorded in COMPILED. Buffers a graph updates in place
+(BatchNorm's running statistics) are written back as fuser.torch.compile
+writes them. Not yet: partial graphs (fuser's part compiled, the rest
+eager).
 """
 
 from __future__ import annotations

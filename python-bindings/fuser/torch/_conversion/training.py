@@ -33,9 +33,12 @@ runtime:
 
     "training": {
       "backward": "static-backward",     the backward variant's name
-      "outputs": 1,                      the module's output tensors: the
-                                         forward kernel's first results;
-                                         the rest are saved for the backward
+      "outputs": 1,                      the forward kernel's first results:
+                                         the updated arguments' new values
+                                         (the variant's "mutations", written
+                                         back), then the module's output
+                                         tensors; the rest are saved for the
+                                         backward
       "backward_args": [                 the backward kernel's arguments:
         {"from": "result", "index": 1},  a forward kernel result
         {"from": "arg", "index": 0},     a forward kernel argument (a weight)
@@ -99,32 +102,33 @@ class TrainingCompiler:
 
         def attempt(device):
             program = compiler.program(state, inputs, dynamic_shapes, device)
-            if program.graph_signature.buffers_to_mutate:
-                raise FuserError("the module updates buffers in forward "
-                                 "(BatchNorm's running statistics, say); "
-                                 "fuser.torch does not train such modules")
             outputs = output_tree(program.call_spec.out_spec)
-            fw, bw, differentiable = partitioned_graphs(
+            fw, bw, differentiable, mutated = partitioned_graphs(
                 program, requires,
                 compiler.spec["training"].get("recompute", "policy"))
-            n_out = count_tensors(outputs)
+            # The forward returns the updated arguments' new values first
+            # (BatchNorm's running statistics): outputs without gradients.
+            n_out = len(mutated) + count_tensors(outputs)
             plan = plan_graphs(fw, bw, n_out, len(compiler.spec["args"]),
-                               differentiable)
+                               [len(mutated) + i for i in differentiable])
             fold_permutes(bw)  # Views recomputed from the weights.
             for gm in (fw, bw):
                 inner_reductions(gm)
-            return (outputs, fw, bw, plan, n_out, import_graph(fw),
+            return (outputs, fw, bw, plan, mutated, import_graph(fw),
                     import_graph(bw))
 
         # Meta tensors first, then fake CPU ones (export_attempts).
-        outputs, fw, bw, plan, n_out, fw_text, bw_text = \
+        outputs, fw, bw, plan, mutated, fw_text, bw_text = \
             export_attempts(attempt)
+        n_out = plan["outputs"]
         compiler.spec["outputs"] = outputs
 
         fw_art, fw_info = compiler.compile_text(fw_text)
         fw_names = [a["name"] for a in compiler.spec["args"]]
         fw_art = compiler.named_arguments(fw_art, fw_names)
-        fw_results = [f"out{i}" for i in range(n_out)] + [
+        fw_names_mutated = [f"new:{fw_names[i]}" for i in mutated]
+        fw_results = fw_names_mutated + [
+            f"out{i}" for i in range(n_out - len(mutated))] + [
             n.name for n in list(output_node(fw.graph).args[0])[n_out:]]
         bw_art, bw_info = compiler.compile_text(bw_text)
         bw_art = compiler.named_arguments(
@@ -134,6 +138,9 @@ class TrainingCompiler:
         fw_info["dynamic"] = described
         fw_info["training"] = dict(plan, backward=bw_name,
                                    saved=fw_results[n_out:])
+        if mutated:
+            # Written back after each call (CompiledModule's write_back).
+            fw_info["mutations"] = mutated
         bw_info["dynamic"] = described
         bw_info["backward_of"] = name
         forward = Variant(name, fw_art, compiler.spec["function"], fw_info)

@@ -21,7 +21,7 @@ import torch
 from ..._native import FuserError
 from .._package import Variant, describe_specs, manifest_function
 from .autograd import _FuserStep, as_list, contiguous
-from .compiled_module import CompiledModule
+from .compiled_module import CompiledModule, write_back
 
 
 class TrainingModule(CompiledModule):
@@ -47,11 +47,12 @@ class TrainingModule(CompiledModule):
             forward = self._fuser_training_variant(tensors)
             outs = _FuserStep.apply(forward, self._fuser_backward(forward),
                                     *tensors)
-            return self._fuser_unflatten(outs)
+            return self._fuser_unflatten(write_back(forward, tensors, outs))
         forward = self._fuser_variant(tensors)
         results = as_list(forward.entry()(*contiguous(tensors)))
-        return self._fuser_unflatten(
-            tuple(results[:forward.info["training"]["outputs"]]))
+        return self._fuser_unflatten(write_back(
+            forward, tensors,
+            tuple(results[:forward.info["training"]["outputs"]])))
 
     def _fuser_training_variant(self, tensors: Sequence[torch.Tensor]
                                 ) -> Variant:

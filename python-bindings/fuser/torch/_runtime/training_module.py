@@ -56,9 +56,9 @@ class TrainingModule(CompiledModule):
 
     def _fuser_training_variant(self, tensors: Sequence[torch.Tensor]
                                 ) -> Variant:
-        """The forward variant whose backward computes the
-        gradients these tensors require (cached per shapes, dtypes and
-        requires_grad flags)."""
+        """The forward variant whose backward computes the gradients these
+        tensors require (cached per shapes, dtypes and requires_grad
+        flags)."""
         d = self.__dict__
         needed = tuple(t.requires_grad for t in tensors)
         key = (tuple((t.dtype, t.shape) for t in tensors), needed)
@@ -69,7 +69,7 @@ class TrainingModule(CompiledModule):
         return variant
 
     def _fuser_select_for_grads(self, tensors: Sequence[torch.Tensor],
-                               needed: Sequence[bool]) -> Variant:
+                                needed: Sequence[bool]) -> Variant:
         # A variant that takes the shapes (compiled on demand, or an error,
         # if none does); its dynamic dims are those of a pair compiled here.
         takes = self._fuser_variant(tensors)

@@ -22,8 +22,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-NO_MULTICAST = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1",
-                "NVSHMEM_DISABLE_NVLS": "1"}
+sys.path.insert(0, str(ROOT / "test" / "gpu" / "Inputs"))
+from distributed_train import NO_MULTICAST  # noqa: E402
 
 
 def main():

@@ -86,6 +86,21 @@ def require_fused(name, compiled):
                              f"compiled unfused:\n{notes}")
 
 
+def training_model(name):
+    """(model, constructor arguments, input shape) of TRAINING[name], its
+    weights drawn after manual_seed(0); a problem file's own arguments and
+    input shape where the entry leaves them None."""
+    seed, init, shape, _ = TRAINING[name]
+    problem = torch_models.problem(seed)
+    if init is None:
+        init = list(problem.get_init_inputs())
+    if shape is None:
+        with torch.device("meta"):
+            shape = list(problem.get_inputs()[0].shape)
+    torch.manual_seed(0)
+    return problem.Model(*init), init, shape
+
+
 def build_training(out, chip, index):
     """The training packages of TRAINING into out/training/. Each holds two
     pairs per shape variant, as a user's package does after training with
@@ -94,15 +109,8 @@ def build_training(out, chip, index):
     requires grad (dL/dx too); the module chooses per call."""
     (out / "training").mkdir(parents=True, exist_ok=True)
     index.setdefault("training", {})
-    for name, (seed, init, shape, dynamic) in TRAINING.items():
-        problem = torch_models.problem(seed)
-        if init is None:
-            init = list(problem.get_init_inputs())
-        if shape is None:
-            with torch.device("meta"):
-                shape = list(problem.get_inputs()[0].shape)
-        torch.manual_seed(0)
-        model = problem.Model(*init)
+    for name, (seed, _, _, dynamic) in TRAINING.items():
+        model, init, shape = training_model(name)
         start = time.perf_counter()
         compiled = ft.compile(model, torch.empty(shape, device="meta"),
                               dynamic=dynamic, chip=chip, training=True,
@@ -167,15 +175,8 @@ def build_dynamo(out, chip, index):
     index["dynamo"] = {}
     with tempfile.TemporaryDirectory() as cache:
         for name in DYNAMO:
-            seed, init, shape, _ = TRAINING[name]
-            problem = torch_models.problem(seed)
-            if init is None:
-                init = list(problem.get_init_inputs())
-            if shape is None:
-                with torch.device("meta"):
-                    shape = list(problem.get_inputs()[0].shape)
-            torch.manual_seed(0)
-            model = problem.Model(*init)
+            seed = TRAINING[name][0]
+            model, init, shape = training_model(name)
             torch._dynamo.reset()
             fd.COMPILED.clear()
             start = time.perf_counter()

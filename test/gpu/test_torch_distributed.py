@@ -23,8 +23,8 @@ from gpu_util import ARTIFACTS
 
 INPUTS = Path(__file__).parent / "Inputs"
 INDEX = ARTIFACTS / "torch" / "index.json"
-NO_MULTICAST = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1",
-                "NVSHMEM_DISABLE_NVLS": "1"}
+sys.path.insert(0, str(INPUTS))
+from distributed_train import NO_MULTICAST  # noqa: E402
 
 if torch.cuda.device_count() < 2:
     pytest.skip("needs 2 GPUs (nvidia-h200-x2)", allow_module_level=True)

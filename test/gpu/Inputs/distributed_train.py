@@ -42,6 +42,11 @@ import torch_models  # noqa: E402
 
 ARTIFACTS = Path(os.environ.get("FUSER_ARTIFACTS", ".artifacts")) / "torch"
 LR = 0.05
+# The environment torchrun starts this worker with: NVLink multicast off in
+# NCCL, PyTorch and NVSHMEM (a program using it can take the host's shared
+# GPUs out of service).
+NO_MULTICAST = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1",
+                "NVSHMEM_DISABLE_NVLS": "1"}
 
 
 def build(name, rank):

@@ -159,7 +159,7 @@ def test_graph_packages_run_where_nothing_compiles(graphs_for_kernels,
     assert len(list((tmp_path / "graphs").glob("*.fuser.zip"))) == 1
     torch._dynamo.reset()
     monkeypatch.setattr(fd, "_can_compile", lambda: False)
-    monkeypatch.setattr(fd, "_tools_identity", lambda: None)
+    monkeypatch.setattr(fd.graph_packages, "tools_or_none", lambda: None)
     c = torch.compile(model, backend="fuser", dynamic=False,
                       options={"cache": tmp_path, "fallback": False})
     grads = []

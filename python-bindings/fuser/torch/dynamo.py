@@ -21,14 +21,12 @@ shapes, and outputs that are arguments, sizes or constants are returned
 around the kernels. Symbolic sizes become fuser's dynamic dims (a shared
 symbol, a shared dim).
 
-Graph packages: a compiled graph is saved as a fuser.torch package under
-the cache directory, keyed by the graph's code, its arguments' dtypes,
-shapes (dynamic dims as ?) and requires_grad flags, the options and fuser's
-version (graphs/<key>.fuser.zip). A later process loads it instead of
-exporting and compiling, and so does a machine with fuser's runtime but
-without torch-mlir or the compiler tools, given that directory
-($FUSER_CACHE_DIR): compile where the compiler is, run where the GPU is.
-A package whose compiler tools are not this machine's is compiled again.
+Graph packages (_conversion/graph_packages.py): a compiled graph is saved
+as a fuser.torch package in the cache directory, keyed by the graph, and
+loaded by a later process instead of compiled, also on a machine with
+fuser's runtime but without torch-mlir or the compiler tools, given that
+directory ($FUSER_CACHE_DIR): compile where the compiler is, run where the
+GPU is.
 
 A graph fuser cannot compile runs eagerly (the whole graph) with a warning
 saying why, and is recorded in COMPILED. Buffers a graph updates in place
@@ -41,33 +39,26 @@ from __future__ import annotations
 
 import copy
 import functools
-import hashlib
-import json
-import os
 import re
 import sys
-import tempfile
 import warnings
-from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional
 
 import torch
 from torch._dynamo.backends.registry import register_backend
 
-from .. import __version__
 from .._native import FuserError
 from . import _compiler
-from ._conversion.cache import make_cache, tools_identity
+from ._conversion import graph_packages
+from ._conversion.cache import make_cache
 from ._conversion.fuser_compile import short_error
+from ._conversion.graph_packages import GraphPackages
 from ._lowering import fx_graph
-from ._save_load import load, save
 
 # One record per graph compiled in this process: kind ("training",
 # "inference"), kernels (per variant), loaded (from a graph package),
 # eager (None, or why the graph runs eagerly), remarks.
 COMPILED: List[Dict[str, Any]] = []
-
-GRAPH_PACKAGE_FORMAT = 1
 
 
 class _Plan:
@@ -167,82 +158,12 @@ def _dynamic_dims(gm: torch.fx.GraphModule) -> Dict[int, Dict[int, str]]:
     return dims
 
 
-def _graph_key(gm: torch.fx.GraphModule, tensors, training: bool,
-               config: Mapping[str, Any]) -> str:
-    """The graph package's key: the kernel function's code, its arguments
-    (dtype, shape with ? for dynamic dims, requires_grad), whether it
-    trains, the options and fuser's version."""
-    args = []
-    for p, t in zip(fx_graph.placeholders(gm.graph), tensors):
-        val = p.meta["val"]
-        shape = ["?" if isinstance(s, torch.SymInt) else int(s)
-                 for s in val.shape]
-        args.append([str(val.dtype), shape, bool(t.requires_grad)])
-    material = json.dumps({
-        "format": GRAPH_PACKAGE_FORMAT, "code": gm.code.strip(),
-        "args": args, "training": training,
-        "options": {k: config[k] for k in ("chip", "precision", "format")},
-        "pipeline": config["options"], "fuser_version": __version__,
-    }, sort_keys=True, default=str)
-    return hashlib.sha256(material.encode()).hexdigest()
-
-
-def _tools_identity() -> Optional[list]:
-    """The compiler tools' identity (path, size, mtime), or None where
-    there are none."""
-    try:
-        return tools_identity()
-    except Exception:  # noqa: BLE001 - no tools here: packages as they are.
-        return None
-
-
 def _can_compile() -> bool:
     try:
         import torch_mlir  # noqa: F401
     except ImportError:
         return False
-    return _tools_identity() is not None
-
-
-def _load_package(path: Path, module: torch.nn.Module):
-    """The graph package at `path`, or None (missing, or compiled by other
-    tools than this machine's)."""
-    tools = path.with_suffix(".tools.json")
-    if not path.exists():
-        return None
-    here = _tools_identity()
-    if here is not None:
-        try:
-            if json.loads(tools.read_text()) != here:
-                return None
-        except (OSError, ValueError):
-            return None
-    return load(path, module=module)
-
-
-def _save_package(compiled, path: Path, code: str) -> None:
-    """Writes the graph package whole (a temporary name renamed into place:
-    concurrent processes write the same bytes), the compiler tools'
-    identity beside it, and the graph's code (<key>.graph.py: which graph
-    the package is)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".fuser.zip",
-                               dir=path.parent)
-    os.close(fd)
-    try:
-        save(compiled, tmp)
-        os.chmod(tmp, 0o644)
-        tools = _tools_identity()
-        tools_tmp = tmp + ".tools"
-        Path(tools_tmp).write_text(json.dumps(tools))
-        os.replace(tools_tmp, path.with_suffix(".tools.json"))
-        Path(tmp + ".code").write_text(code)
-        os.replace(tmp + ".code", path.with_suffix(".graph.py"))
-        os.replace(tmp, path)
-    finally:
-        for leftover in (tmp, tmp + ".tools", tmp + ".code"):
-            if os.path.exists(leftover):
-                os.remove(leftover)
+    return graph_packages.tools_or_none() is not None
 
 
 def _compile_module(work: torch.fx.GraphModule, tensors, training: bool,
@@ -250,15 +171,17 @@ def _compile_module(work: torch.fx.GraphModule, tensors, training: bool,
     """fuser.torch.compile of the kernel function, through the graph
     package when there is one."""
     store = config["graphs"]
-    path = None
+    key = None
     if store is not None:
-        key = _graph_key(work, tensors, training, config)
-        path = store / f"{key}.fuser.zip"
-        loaded = _load_package(path, work)
+        key = store.key(work, tensors, training,
+                        {k: config[k] for k in ("chip", "precision",
+                                                "format")},
+                        config["options"])
+        loaded = store.load(key, work)
         if loaded is not None:
             return loaded, True
     if not _can_compile():
-        where = f" ({path})" if path is not None else ""
+        where = f" ({store.path(key)})" if key is not None else ""
         raise FuserError(
             "compiling this graph needs torch-mlir and fuser's compiler "
             "tools, which this machine lacks, and the graph cache has no "
@@ -279,8 +202,8 @@ def _compile_module(work: torch.fx.GraphModule, tensors, training: bool,
             # The graph the kernels compute (the CPU tests run it instead).
             for v in compiled.fuser_package.variants:
                 v.graph = work
-        if path is not None:
-            _save_package(compiled, path, work.code)
+        if key is not None:
+            store.save(key, compiled, work.code)
     return compiled, False
 
 
@@ -371,7 +294,8 @@ def backend(gm: torch.fx.GraphModule, example_inputs,
     config = {k: given.pop(k, v) for k, v in _DEFAULTS.items()}
     cache = make_cache(config["cache"])
     config["cache_arg"] = config["cache"] if cache is not None else False
-    config["graphs"] = cache.root / "graphs" if cache is not None else None
+    config["graphs"] = (GraphPackages(cache.root / "graphs")
+                        if cache is not None else None)
     config["options"] = given
     return _compile_graph(gm, example_inputs, config)
 

@@ -5,7 +5,8 @@
 #   3. times the examples against PyTorch eager and torch.compile (bench/bench.py);
 #   4. with --sanitize, reruns the small GPU tests under compute-sanitizer
 #      (memcheck, racecheck, synccheck, initcheck);
-#   5. with --suite TOPICS, runs those topics of bench/suite.py (all: every case).
+#   5. with --suite TOPICS, runs those topics of bench/suite.py (all: every case);
+#   6. with the benchmarks, the host time per call (bench/host_overhead.py).
 # The artifacts come from scripts/build-gpu-artifacts.sh, run beforehand where
 # MLIR is, and travel in .artifacts/. Results go to $OUT (or bench/results/latest);
 # the *.log files written there are not committed (.gitignore).
@@ -76,6 +77,9 @@ fi
 if [ $RUN_BENCH = 1 ]; then
   echo "== benchmarks"
   python3 bench/bench.py --out "$OUT_DIR" --only "$ONLY" 2>&1 | tee "$OUT_DIR/bench.log" | grep -v "^\[bench\]" || status=1
+  echo "== host time per call"
+  python3 bench/host_overhead.py --json "$OUT_DIR/host_overhead.json" 2>&1 \
+    | tee "$OUT_DIR/host_overhead.log" | grep -v "^\[host\]" || status=1
 fi
 if [ -n "$SUITE" ]; then
   echo "== suite ($SUITE)"

@@ -18,6 +18,9 @@ on the GPU machine (torch and fuser's runtime only):
                             without grad and x requiring grad), for
                             test/gpu/test_torch_training.py and the bench
                             (FUSER_CACHE_DIR=.artifacts/torch/dynamo)
+  host/<name>.fuser/        fuser.torch.compile packages of the small models
+                            of test/gpu/Inputs/torch_models.py (HOST), for
+                            bench/host_overhead.py
   elementwise/<name>.fuser/ fuser.torch.elementwise packages of the
                             functions in test/gpu/Inputs/elementwise_fns.py
                             (FORMS: the constants of each) for
@@ -26,7 +29,7 @@ on the GPU machine (torch and fuser's runtime only):
                             rebuild each training package's model)
 
 --only-training builds the training packages alone, --only-elementwise the
-elementwise ones alone (into an existing .artifacts/torch/, keeping the
+elementwise ones alone, --only-host the host ones alone (into an existing .artifacts/torch/, keeping the
 rest).
 
 Run under the project venv (make venv), e.g. from build-gpu-artifacts.sh:
@@ -131,6 +134,26 @@ def build_training(out, chip, index):
               f"({seconds:.2f} s)")
 
 
+def build_host(out, chip, index):
+    """The packages of torch_models.HOST into out/host/ (static shapes)."""
+    shutil.rmtree(out / "host", ignore_errors=True)
+    (out / "host").mkdir(parents=True)
+    index["host"] = {}
+    for name, (_, _, shape, eager_ops) in torch_models.HOST.items():
+        model = torch_models.build_host(name)
+        start = time.perf_counter()
+        compiled = ft.compile(model, torch.empty(shape), chip=chip,
+                              fallback=False)
+        seconds = time.perf_counter() - start
+        require_fused(f"host/{name}", compiled)
+        ft.save(compiled, out / "host" / f"{name}.fuser")
+        index["host"][name] = {"kernels": compiled.fuser_kernels,
+                               "shape": list(shape), "eager_ops": eager_ops,
+                               "seconds": round(seconds, 2)}
+        print(f"[torch artifacts] host/{name}: {compiled.fuser_kernels} "
+              f"({seconds:.2f} s)")
+
+
 def build_elementwise(out, chip, index):
     """The fuser.torch.elementwise packages of elementwise_fns.FORMS into
     out/elementwise/ (forward and backward kernels per constants)."""
@@ -213,9 +236,10 @@ def main() -> int:
     parser.add_argument("--chip", default="sm_90a")
     parser.add_argument("--only-training", action="store_true")
     parser.add_argument("--only-elementwise", action="store_true")
+    parser.add_argument("--only-host", action="store_true")
     args = parser.parse_args()
     out = args.out
-    if args.only_training or args.only_elementwise:
+    if args.only_training or args.only_elementwise or args.only_host:
         index = read_index(out, args.chip)
         if args.only_training:
             shutil.rmtree(out / "training", ignore_errors=True)
@@ -223,6 +247,8 @@ def main() -> int:
             build_dynamo(out, args.chip, index)
         if args.only_elementwise:
             build_elementwise(out, args.chip, index)
+        if args.only_host:
+            build_host(out, args.chip, index)
         (out / "index.json").write_text(json.dumps(index, indent=1) + "\n")
         return 0
     shutil.rmtree(out, ignore_errors=True)
@@ -262,6 +288,7 @@ def main() -> int:
     build_training(out, args.chip, index)
     build_dynamo(out, args.chip, index)
     build_elementwise(out, args.chip, index)
+    build_host(out, args.chip, index)
 
     (out / "index.json").write_text(json.dumps(index, indent=1) + "\n")
     return 0

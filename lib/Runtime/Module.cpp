@@ -5,6 +5,7 @@
 #include "fuser/Manifest/Error.h"
 #include "fuser/Runtime/CudaDriver.h"
 #include "fuser/Runtime/LaunchPlan.h"
+#include "fuser/Runtime/PreparedCall.h"
 #include "fuser/Runtime/TensorMap.h"
 #include "fuser/Runtime/Validate.h"
 
@@ -210,6 +211,20 @@ Function::resultSpecs(const std::vector<TensorRef> &inputs) const {
   return resultTypes(*fnSpec, resolveBuffers(*fnSpec, shapes));
 }
 
+std::shared_ptr<const PreparedCall>
+Function::prepare(const std::vector<TensorRef> &inputs) const {
+  auto call = std::make_shared<PreparedCall>();
+  call->function = fnSpec;
+  call->shapes = validateInputs(*fnSpec, inputs);
+  call->buffers = resolveBuffers(*fnSpec, call->shapes);
+  call->results = resultTypes(*fnSpec, call->buffers);
+  call->launches = planLaunches(*fnSpec, call->shapes, call->buffers);
+  call->encoded.resize(call->launches.size());
+  for (size_t i = 0; i < call->launches.size(); ++i)
+    call->encoded[i].resize(call->launches[i].tensorMaps.size());
+  return call;
+}
+
 void Function::launch(const std::vector<TensorRef> &inputs,
                       const std::vector<TensorRef> &outputs,
                       CUstream stream) const {
@@ -217,13 +232,10 @@ void Function::launch(const std::vector<TensorRef> &inputs,
 
   // 1. Validate and evaluate everything on the host, so bad calls fail
   //    before any CUDA work (and without a GPU).
-  ShapeList shapes = validateInputs(fn, inputs);
-  std::vector<TensorType> buffers = resolveBuffers(fn, shapes);
-  validateOutputs(fn, buffers, inputs, outputs);
-  std::vector<PlannedLaunch> plan = planLaunches(fn, shapes, buffers);
+  std::shared_ptr<const PreparedCall> call = prepare(inputs);
+  validateOutputs(fn, call->buffers, inputs, outputs);
 
-  // 2. Enter the tensors' device context (the primary one unless the
-  //    caller's current context is already on that device).
+  // 2. The pointers belong to the device the tensors claim.
   CudaDriver &driver = CudaDriver::get();
   int device = callDevice(inputs, outputs);
   if (device < 0)
@@ -237,12 +249,42 @@ void Function::launch(const std::vector<TensorRef> &inputs,
     checkPointer(driver, outputs[i], device,
                  fn.name + ": output " + std::to_string(i));
 
-  // 3. Resolve the kernels of the image loaded in this context.
+  std::vector<uint64_t> in, out;
+  for (const TensorRef &t : inputs)
+    in.push_back(t.data);
+  for (const TensorRef &t : outputs)
+    out.push_back(t.data);
+  execute(*call, in, out, device, scope.context(), stream);
+}
+
+void Function::launch(const PreparedCall &call,
+                      const std::vector<uint64_t> &inputs,
+                      const std::vector<uint64_t> &outputs, int device,
+                      CUstream stream) const {
+  if (call.function != fnSpec)
+    throw Error(name() + ": the call was prepared for function '" +
+                (call.function ? call.function->name : std::string("?")) +
+                "'");
+  checkAddresses(call, inputs, outputs);
+  CudaDriver &driver = CudaDriver::get();
+  ScopedDeviceContext scope(driver, device);
+  execute(call, inputs, outputs, device, scope.context(), stream);
+}
+
+void Function::execute(const PreparedCall &call,
+                       const std::vector<uint64_t> &inputs,
+                       const std::vector<uint64_t> &outputs, int device,
+                       CUcontext context, CUstream stream) const {
+  const FunctionSpec &fn = *fnSpec;
+  const std::vector<PlannedLaunch> &plan = call.launches;
+  CudaDriver &driver = CudaDriver::get();
+
+  // 1. Resolve the kernels of the image loaded in this context.
   std::vector<CUfunction> kernels(plan.size(), nullptr);
   const std::vector<CUdeviceptr> *constants = nullptr;
   {
     std::lock_guard<std::mutex> lock(state->mutex);
-    detail::LoadedImage &image = state->loaded[scope.context()];
+    detail::LoadedImage &image = state->loaded[context];
     if (!image.module) {
       CUmodule module = loadImage(driver, *state, device);
       try {
@@ -286,14 +328,14 @@ void Function::launch(const std::vector<TensorRef> &inputs,
     }
   }
 
-  // 4. Bind buffer addresses: caller tensors, the module's constants, then
+  // 2. Bind buffer addresses: caller tensors, the module's constants, then
   //    per-call intermediates.
   Workspace workspace(driver, stream);
   std::vector<uint64_t> addresses(fn.buffers.size(), 0);
   for (size_t b = 0; b < fn.buffers.size(); ++b) {
     const BufferSpec &buf = fn.buffers[b];
     if (buf.kind == BufferSpec::Kind::Arg) {
-      addresses[b] = inputs[buf.arg].data;
+      addresses[b] = inputs[buf.arg];
       continue;
     }
     if (buf.kind == BufferSpec::Kind::Constant) {
@@ -302,46 +344,60 @@ void Function::launch(const std::vector<TensorRef> &inputs,
     }
     if (buf.isResult)
       continue;
-    uint64_t bytes = static_cast<uint64_t>(buffers[b].byteSize());
+    uint64_t bytes = static_cast<uint64_t>(call.buffers[b].byteSize());
     if (bytes > 0)
       addresses[b] = workspace.allocate(
           bytes, fn.name + " intermediate buffer " + std::to_string(buf.id));
   }
   for (size_t r = 0; r < fn.results.size(); ++r)
-    addresses[fn.results[r]] = outputs[r].data;
+    addresses[fn.results[r]] = outputs[r];
 
-  // 5. Encode every TMA descriptor before the first launch, so a bad one
-  //    enqueues nothing. The maps are per call (they hold addresses) and
-  //    only need to outlive cuLaunchKernel, which copies its parameters.
+  // 3. Every TMA descriptor before the first launch, so a bad one enqueues
+  //    nothing. They hold addresses; one encoded for the same address in
+  //    an earlier call is reused. They only need to outlive cuLaunchKernel,
+  //    which copies its parameters.
   static_assert(alignof(CUtensorMap) >= 64, "TMA descriptors need 64 bytes");
   std::vector<std::vector<CUtensorMap>> maps(plan.size());
-  for (size_t i = 0; i < plan.size(); ++i) {
-    const PlannedLaunch &launch = plan[i];
-    maps[i].resize(launch.tensorMaps.size());
-    for (size_t k = 0; k < launch.tensorMaps.size(); ++k) {
-      const PlannedTensorMap &map = launch.tensorMaps[k];
-      encodeTensorMap(driver, map,
-                      tensorMapEncoding(map, addresses[map.buffer]),
-                      maps[i][k]);
+  {
+    std::lock_guard<std::mutex> lock(call.encodedMutex);
+    for (size_t i = 0; i < plan.size(); ++i) {
+      const PlannedLaunch &launch = plan[i];
+      maps[i].resize(launch.tensorMaps.size());
+      for (size_t k = 0; k < launch.tensorMaps.size(); ++k) {
+        const PlannedTensorMap &map = launch.tensorMaps[k];
+        uint64_t address = addresses[map.buffer];
+        PreparedCall::EncodedMap &cached = call.encoded[i][k];
+        if (!cached.valid || cached.address != address) {
+          cached.valid = false;
+          encodeTensorMap(driver, map, tensorMapEncoding(map, address),
+                          cached.map);
+          cached.address = address;
+          cached.valid = true;
+        }
+        maps[i][k] = cached.map;
+      }
     }
   }
 
-  // 6. Launch in order on the caller's stream.
+  // 4. Launch in order on the caller's stream.
+  std::vector<uint64_t> params;
+  std::vector<void *> pointers;
   for (size_t i = 0; i < plan.size(); ++i) {
-    PlannedLaunch &launch = plan[i];
+    const PlannedLaunch &launch = plan[i];
     if (launch.skip)
       continue;
-    bindAddresses(launch, addresses);
-    std::vector<void *> params;
-    params.reserve(launch.params.size());
-    for (uint64_t &slot : launch.params)
-      params.push_back(&slot);
+    params = launch.params;
+    for (const auto &[slot, buffer] : launch.addressSlots)
+      params[slot] = addresses[buffer];
+    pointers.clear();
+    for (uint64_t &slot : params)
+      pointers.push_back(&slot);
     for (size_t k = 0; k < launch.tensorMaps.size(); ++k)
-      params[launch.tensorMaps[k].slot] = &maps[i][k];
+      pointers[launch.tensorMaps[k].slot] = &maps[i][k];
     CUresult result = driver.launchKernel(
         kernels[i], launch.grid[0], launch.grid[1], launch.grid[2],
         launch.block[0], launch.block[1], launch.block[2], launch.sharedBytes,
-        stream, params.empty() ? nullptr : params.data(), nullptr);
+        stream, pointers.empty() ? nullptr : pointers.data(), nullptr);
     if (result != CUDA_SUCCESS) {
       const LaunchSpec &spec = fn.launches[launch.index];
       throw Error(

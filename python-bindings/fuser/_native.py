@@ -1,7 +1,8 @@
 """Imports the C++ runtime extension with an actionable message on failure."""
 
 try:
-    from ._fuser_runtime import FuserError, Function, Module, TensorRef
+    from ._fuser_runtime import (FuserError, Function, Module, TensorRef,
+                                 TorchLauncher)
 except ImportError as e:  # pragma: no cover - depends on the build
     raise ImportError(
         "fuser's runtime extension (_fuser_runtime) is missing or failed to "
@@ -13,4 +14,4 @@ except ImportError as e:  # pragma: no cover - depends on the build
 # Tracebacks read "fuser.FuserError: ...", the name users import.
 FuserError.__module__ = "fuser"
 
-__all__ = ["FuserError", "Function", "Module", "TensorRef"]
+__all__ = ["FuserError", "Function", "Module", "TensorRef", "TorchLauncher"]

@@ -12,7 +12,7 @@ import sys
 from typing import Any, Optional, Sequence
 
 from . import _dtypes
-from ._native import FuserError, TensorRef
+from ._native import FuserError, TensorRef, TorchLauncher
 
 def _dtype_name(dtype: Any, label: str) -> str:
     name = str(dtype)
@@ -129,6 +129,18 @@ def stream_of(obj: Any, device_id: int) -> Optional[int]:
         # the legacy and per-thread default streams, as in the driver API.
         return int(cai["stream"])
     return None
+
+
+def torch_launcher(select, make_dense: bool) -> Optional[Any]:
+    """The extension's TorchLauncher over `select` (see loader.TorchCall),
+    or None while torch is not imported or has no CUDA."""
+    torch = _torch()
+    raw = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream",
+                  None)
+    if raw is None:
+        return None
+    return TorchLauncher(select, _torch_dtype_names(), torch.Tensor,
+                         torch.empty, raw, make_dense)
 
 
 def stream_handle(stream: Any) -> int:

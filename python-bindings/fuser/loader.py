@@ -39,13 +39,23 @@ class EntryFunction:
         self.name: str = function.name
         self.arg_specs: list = function.arg_specs
         self.num_results: int = function.num_results
+        choice = (function, ())
+        self._torch_call = TorchCall(lambda tensors: choice)
         _LIVE.add(self)
 
     def _release(self) -> None:
         self._fn = _Released(f"function '{self.name}'")
+        self._torch_call._release()
 
     def __call__(self, *tensors: Any, out: Any = None,
                  stream: Any = None) -> Any:
+        # PyTorch CUDA tensors, results allocated, the current stream: one
+        # native call (TorchCall). Anything else, or an error to report,
+        # takes the general path below.
+        if out is None and stream is None:
+            results = self._torch_call(tensors)
+            if results is not NotImplemented:
+                return results
         # 1. Describe the inputs (validated by result_specs/launch).
         inputs = [
             frameworks.describe(t, f"{self.name}: argument {i}")
@@ -89,6 +99,44 @@ class EntryFunction:
 
     def __repr__(self) -> str:
         return f"<fuser function '{self.name}'>"
+
+
+class TorchCall:
+    """Launches on PyTorch tensors in one native call per call (the
+    extension's TorchLauncher): results allocated with torch.empty, the
+    launch on the device's current stream, each signature (device, dtypes,
+    shapes) prepared once. `select(tensors)` returns (native Function,
+    indices of the arguments its first results update in place) for a new
+    signature. Calling returns NotImplemented where the general path must
+    take the call: torch not imported, a tensor that is not a PyTorch CUDA
+    tensor of a fuser dtype (or not contiguous, unless `make_dense` asks
+    for dense copies), or after interpreter exit released it."""
+
+    def __init__(self, select, make_dense: bool = False) -> None:
+        self._select = select
+        self._make_dense = make_dense
+        self._launcher: Any = None  # Made at the first call with torch.
+        _LIVE.add(self)
+
+    def __call__(self, tensors: Any) -> Any:
+        launcher = self._launcher
+        if launcher is None:
+            launcher = self._launcher = frameworks.torch_launcher(
+                self._select, self._make_dense)
+            if launcher is None:
+                return NotImplemented
+        if launcher is False:
+            return NotImplemented
+        return launcher(tensors)
+
+    def clear(self) -> None:
+        """Forgets the prepared signatures (the choice of function changed)."""
+        if self._launcher:
+            self._launcher.clear()
+
+    def _release(self) -> None:
+        self._launcher = False
+        self._select = None
 
 
 def _device_of(described: list) -> int:

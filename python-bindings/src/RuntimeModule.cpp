@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TensorConversion.h"
+#include "TorchLauncher.h"
 #include "fuser/Manifest/Error.h"
 #include "fuser/Runtime/CudaDriver.h"
 #include "fuser/Runtime/Module.h"
@@ -175,4 +176,6 @@ NB_MODULE(_fuser_runtime, m) {
           names += (names.empty() ? "" : ", ") + n;
         return "<fuser Module [" + names + "]>";
       });
+
+  python::bindTorchLauncher(m);
 }

@@ -26,6 +26,8 @@ namespace detail {
 struct ModuleState;
 } // namespace detail
 
+struct PreparedCall;
+
 /// An entry function of a Module. Cheap to copy; keeps its Module alive.
 class Function {
 public:
@@ -44,10 +46,34 @@ public:
   void launch(const std::vector<TensorRef> &inputs,
               const std::vector<TensorRef> &outputs, CUstream stream) const;
 
+  /// Validates `inputs` as launch does and evaluates everything their
+  /// dtypes and shapes decide (buffers, results, launches): reusable for
+  /// every call of the same signature, through the launch below. Needs no
+  /// GPU.
+  std::shared_ptr<const PreparedCall>
+  prepare(const std::vector<TensorRef> &inputs) const;
+
+  /// Runs `call` (prepared by this function) on the tensors at the device
+  /// addresses `inputs` and `outputs` (in argument and result order), on
+  /// CUDA device `device`. Checks what may differ between calls of one
+  /// signature: counts, null pointers and alignment. The caller vouches
+  /// that the addresses hold dense tensors of the prepared dtypes and
+  /// shapes on `device`, and that no output overlaps another tensor (a
+  /// framework's own tensors, outputs it just allocated).
+  void launch(const PreparedCall &call, const std::vector<uint64_t> &inputs,
+              const std::vector<uint64_t> &outputs, int device,
+              CUstream stream) const;
+
 private:
   friend class Module;
   Function(std::shared_ptr<detail::ModuleState> state, const FunctionSpec *spec)
       : state(std::move(state)), fnSpec(spec) {}
+
+  /// Both launches end here: `call` validated, the addresses checked, and
+  /// `context` (of `device`) current.
+  void execute(const PreparedCall &call, const std::vector<uint64_t> &inputs,
+               const std::vector<uint64_t> &outputs, int device,
+               CUcontext context, CUstream stream) const;
 
   std::shared_ptr<detail::ModuleState> state;
   const FunctionSpec *fnSpec;

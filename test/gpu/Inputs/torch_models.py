@@ -105,6 +105,65 @@ class LinearBatchNorm(nn.Module):
         return torch.relu(self.bn(self.lin(x)))
 
 
+class Activation(nn.Module):
+    """One activation: a single op for eager, one kernel for fuser."""
+
+    def __init__(self, kind="leaky_relu"):
+        super().__init__()
+        self.kind = kind
+
+    def forward(self, x):
+        if self.kind == "leaky_relu":
+            return F.leaky_relu(x, 0.01)
+        if self.kind == "gelu":
+            return F.gelu(x)
+        return torch.sigmoid(x)
+
+
+class GroupNormOnly(nn.Module):
+    """A GroupNorm alone (eager: one op)."""
+
+    def __init__(self, groups=8, channels=512):
+        super().__init__()
+        self.gn = nn.GroupNorm(groups, channels)
+
+    def forward(self, x):
+        return self.gn(x)
+
+
+class LinearSoftmax(nn.Module):
+    """A linear, a GELU and a softmax over the features: several kernels
+    for fuser, four ops for eager."""
+
+    def __init__(self, n_in=1024, n_out=512):
+        super().__init__()
+        self.lin = nn.Linear(n_in, n_out)
+
+    def forward(self, x):
+        return torch.softmax(F.gelu(self.lin(x)) * 0.5, dim=1)
+
+
+# Small models, where the host decides the time (bench/host_overhead.py):
+# name -> (model class, constructor args, input shape, the ops eager runs).
+HOST = {
+    "leaky_relu_16x16384": (Activation, ("leaky_relu",), (16, 16384), 1),
+    "gelu_16x16384": (Activation, ("gelu",), (16, 16384), 1),
+    "sigmoid_16x16384": (Activation, ("sigmoid",), (16, 16384), 1),
+    "linear_x2_leaky_128x1024x512": (LinearLeaky, (1024, 512, 0.01),
+                                     (128, 1024), 3),
+    "group_norm_128x512": (GroupNormOnly, (8, 512), (128, 512), 1),
+    "linear_gelu_softmax_128x1024x512": (LinearSoftmax, (1024, 512),
+                                         (128, 1024), 4),
+}
+
+
+def build_host(name, seed=0, device="cpu"):
+    """The model of HOST[name], its weights drawn after manual_seed."""
+    cls, args, _, _ = HOST[name]
+    torch.manual_seed(seed)
+    return cls(*args).to(device)
+
+
 # name -> (model class, constructor args, example input shape, dynamic).
 # The real batch is the example's dim 0; dynamic packages are also checked
 # at batch 1 and 7.

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import inspect
 import warnings
+import weakref
 from typing import Any, Dict, List, Optional, Sequence
 
 import torch
 
 from ..._native import FuserError
+from ...loader import TorchCall
 from .._package import (DTYPE_NAMES, Package, Variant, describe_specs,
                         jsonable_or_none)
 from .._remarks import Remark
@@ -106,6 +108,8 @@ class CompiledModule(torch.nn.Module):
         d["_fuser_arity"] = len(spec["inputs"])
         d["_fuser_signature"] = _binding_signature(module, spec)
         d["_fuser_by_key"] = {}
+        d["_fuser_launch"] = TorchCall(_launch_choice(self), make_dense=True)
+        d["_fuser_flat"] = _flat_output(spec["outputs"])
         d["_fuser_grad_warned"] = False
         d["_fuser_autocast_warned"] = False
         if eager_reason is None:
@@ -217,6 +221,11 @@ class CompiledModule(torch.nn.Module):
                 "fuser's backward; call under torch.no_grad() to silence "
                 "this)", RuntimeWarning,
                 stacklevel=6)  # The caller of compiled(x), past nn.Module.
+        # The native path: variant, checks, results and launch in one call.
+        results = d["_fuser_launch"](tensors)
+        if results is not NotImplemented:
+            return results if d["_fuser_flat"] else \
+                self._fuser_unflatten(results)
         variant = self._fuser_variant(tensors)
         dense = [t if t.is_contiguous() else t.contiguous() for t in tensors]
         results = variant.entry()(*dense)
@@ -277,6 +286,7 @@ class CompiledModule(torch.nn.Module):
                                                    dynamic, name)
         # Calls seen before may suit the new variant better.
         self._fuser_by_key.clear()
+        self._fuser_launch.clear()
         return variant
 
     def _fuser_unflatten(self, results: Any) -> Any:
@@ -357,6 +367,30 @@ class CompiledModule(torch.nn.Module):
                  f"{'' if len(v.kernels) == 1 else 's'}"
                  for v in self.fuser_package.variants]
         return f"fuser {self.fuser_package.spec['chip']}: " + ", ".join(parts)
+
+
+def _launch_choice(module: CompiledModule):
+    """The native call path's choice for a new signature: the variant
+    module._fuser_variant picks (compiled on demand where the compiler is)
+    and the arguments its results update. Holds the module weakly: the
+    module holds the native launcher, which holds this."""
+    ref = weakref.ref(module)
+
+    def choose(tensors):
+        variant = ref()._fuser_variant(tensors)
+        return (variant.entry()._fn,
+                tuple(variant.info.get("mutations") or ()))
+    return choose
+
+
+def _flat_output(tree: dict) -> bool:
+    """The module returns what the native path returns: one tensor, or a
+    plain tuple of two or more tensors."""
+    if tree["type"] == "tensor":
+        return True
+    return (tree["type"] == "tuple" and "return_type" not in tree and
+            len(tree["items"]) >= 2 and
+            all(c["type"] == "tensor" for c in tree["items"]))
 
 
 def write_back(variant: Variant, tensors: Sequence[torch.Tensor],

@@ -1,0 +1,218 @@
+"""Host time per call where the host decides the time: small models and the
+seeds' training steps, fuser's compiled modules against eager PyTorch,
+torch.compile (default) and torch.compile(mode="reduce-overhead"), all in
+this one process.
+
+Per model and implementation:
+  host_us      median host time of one call: the call alone timed with
+               perf_counter, the GPU idle before it (a synchronize outside
+               the timed region), so neither a full launch queue nor the
+               GPU's own time counts;
+  loop_us      2000 calls back to back, wall time per call (the GPU's time
+               counts where it is longer than the host's);
+  mean_ms      the users' timing (CUDA events, L2 flushed, mean).
+fuser's outputs are checked against a float64 run of the model (atol =
+rtol = 1e-4) first.
+
+The training rows time a step's forward and its backward (`loss.backward()`)
+separately, on W2 and W3 at their real sizes (the training packages), with
+a data batch that does not require grad and with one that does.
+
+The packages come from scripts/build-torch-artifacts.py (host/, training/):
+    PYTHONPATH=build-gpu/python_packages FUSER_ARTIFACTS=.artifacts \\
+        python3 bench/host_overhead.py [--json out.json] [--calls 2000]
+"""
+
+import argparse
+import copy
+import json
+import statistics
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT / "test" / "gpu" / "Inputs"))
+import bench  # noqa: E402
+import torch_models  # noqa: E402
+
+
+def host_us(fn, calls):
+    """Median host time of one call (us), the GPU idle before each."""
+    for _ in range(20):
+        fn()
+    times = []
+    for _ in range(calls):
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    torch.cuda.synchronize()
+    return statistics.median(times) * 1e6
+
+
+def loop_us(fn, calls):
+    """Wall time per call (us) of `calls` calls back to back."""
+    for _ in range(20):
+        fn()
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - start) / calls * 1e6
+
+
+def implementations(model, package):
+    """name -> module: eager, the two torch.compile modes, fuser."""
+    import fuser.torch as ft
+
+    nets = {"eager": model,
+            "torch.compile": torch.compile(copy.deepcopy(model)),
+            "reduce-overhead": torch.compile(copy.deepcopy(model),
+                                             mode="reduce-overhead")}
+    nets["fuser"] = ft.load(package, module=copy.deepcopy(model))
+    return nets
+
+
+def small_models(args):
+    index = json.loads((bench.ARTIFACTS / "torch" / "index.json").read_text())
+    rows = []
+    for name, entry in index.get("host", {}).items():
+        model = torch_models.build_host(name, device="cuda")
+        x = torch.randn(entry["shape"], device="cuda")
+        nets = implementations(
+            model, bench.ARTIFACTS / "torch" / "host" / f"{name}.fuser")
+        with torch.no_grad():  # A float64 reference.
+            want = copy.deepcopy(model).double()(x.double())
+            got = nets["fuser"](x).double()
+        error = (got - want).abs().max().item()
+        ok = torch.allclose(got, want, atol=1e-4, rtol=1e-4)
+        row = {"model": name, "eager_ops": entry["eager_ops"],
+               "kernels": sum(len(k) for k in entry["kernels"].values()),
+               "max_abs_error": error, "correct": ok}
+        for label, net in nets.items():
+            call = (lambda net=net: net(x))
+            with torch.no_grad():
+                row[label] = {"host_us": host_us(call, args.calls // 4),
+                              "loop_us": loop_us(call, args.calls),
+                              "mean_ms": bench.time_fn(call, args.iters)["mean_ms"]}
+        rows.append(row)
+        print(f"[host] {name}: " + ", ".join(
+            f"{k} {row[k]['host_us']:.1f} us" for k in nets), flush=True)
+        del nets, model
+    return rows
+
+
+def training_steps(args):
+    import fuser.torch as ft
+
+    index = json.loads((bench.ARTIFACTS / "torch" / "index.json").read_text())
+    training = index.get("training", {})
+    rows = []
+    saved = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = False
+    try:
+        for name in ("w2", "w3"):
+            if name not in training:
+                continue
+            entry = training[name]
+            torch.manual_seed(0)
+            model = torch_models.problem(entry["seed"]).Model(
+                *entry["init"]).cuda()
+            nets = {"eager": copy.deepcopy(model),
+                    "torch.compile": torch.compile(copy.deepcopy(model)),
+                    "fuser": ft.load(bench.ARTIFACTS / "torch" / "training" /
+                                     f"{name}.fuser", module=model)}
+            for input_grad in (False, True):
+                x = torch.rand(entry["shape"], device="cuda").requires_grad_(
+                    input_grad)
+                with torch.no_grad():
+                    target = torch.randn_like(model(x))
+                row = {"model": name, "input_grad": input_grad}
+                for label, net in nets.items():
+                    fwd, bwd = [], []
+                    for i in range(20 + args.calls // 20):
+                        for p in net.parameters():
+                            p.grad = None
+                        x.grad = None
+                        torch.cuda.synchronize()
+                        t0 = time.perf_counter()
+                        out = net(x)
+                        t1 = time.perf_counter()
+                        loss = F.mse_loss(out, target)
+                        torch.cuda.synchronize()
+                        t2 = time.perf_counter()
+                        loss.backward()
+                        t3 = time.perf_counter()
+                        if i >= 20:
+                            fwd.append(t1 - t0)
+                            bwd.append(t3 - t2)
+                    torch.cuda.synchronize()
+                    row[label] = {"forward_host_us": statistics.median(fwd) * 1e6,
+                                  "backward_host_us": statistics.median(bwd) * 1e6}
+                fused = nets["fuser"]
+                ran = fused._fuser_training_variant(fused._fuser_tensors((x,), {}))
+                row["kernels"] = {"forward": len(ran.kernels),
+                                  "backward": len(fused._fuser_backward(ran).kernels)}
+                rows.append(row)
+                print(f"[host] {name} training (x grad {input_grad}): " + ", ".join(
+                    f"{k} fwd {row[k]['forward_host_us']:.0f} us bwd "
+                    f"{row[k]['backward_host_us']:.0f} us" for k in nets), flush=True)
+            del nets, model
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = saved
+    return rows
+
+
+def report(small, steps):
+    lines = ["| model | eager ops | fuser kernels | max abs error | impl | host us | "
+             "loop us | mean ms (users') | host vs eager |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in small:
+        eager = r["eager"]["host_us"]
+        for impl in ("eager", "torch.compile", "reduce-overhead", "fuser"):
+            t = r[impl]
+            lines.append(
+                f"| {r['model']} | {r['eager_ops']} | {r['kernels']} | "
+                f"{r['max_abs_error']:.1e}{'' if r['correct'] else ' FAIL'} | {impl} | "
+                f"{t['host_us']:.1f} | {t['loop_us']:.1f} | {t['mean_ms']:.4f} | "
+                f"{t['host_us'] / eager:.2f} |")
+    lines += ["", "| training step | x requires grad | fuser kernels (fwd, bwd) | impl | "
+              "forward host us | backward host us |", "|---|---|---|---|---|---|"]
+    for r in steps:
+        for impl in ("eager", "torch.compile", "fuser"):
+            t = r[impl]
+            lines.append(
+                f"| {r['model']} | {r['input_grad']} | {r['kernels']['forward']}, "
+                f"{r['kernels']['backward']} | {impl} | {t['forward_host_us']:.0f} | "
+                f"{t['backward_host_us']:.0f} |")
+    return "\n".join(lines)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--calls", type=int, default=2000)
+    p.add_argument("--iters", type=int, default=200)
+    p.add_argument("--json", type=Path)
+    p.add_argument("--skip-training", action="store_true")
+    args = p.parse_args()
+    warnings.filterwarnings("ignore", message="fuser.torch: the kernels record")
+    small = small_models(args)
+    steps = [] if args.skip_training else training_steps(args)
+    text = report(small, steps)
+    print(text)
+    if args.json:
+        args.json.write_text(json.dumps({"small": small, "training": steps,
+                                         "device": torch.cuda.get_device_name(),
+                                         "torch": torch.__version__}, indent=1))
+    return 0 if all(r["correct"] for r in small) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,353 @@
+//===- TorchLauncher.cpp - One native call per launch on PyTorch tensors -*- C++ -*-===//
+
+#include "TorchLauncher.h"
+#include "fuser/Manifest/Error.h"
+#include "fuser/Runtime/Module.h"
+#include "fuser/Runtime/PreparedCall.h"
+
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+
+#include <memory>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace nb = nanobind;
+
+namespace fuser::python {
+
+namespace {
+
+/// What a call needs of one tensor argument.
+struct TensorFacts {
+  nb::object tensor; // The tensor the kernels read (a dense copy if needed).
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  uint64_t data = 0;
+};
+
+/// A prepared signature: the function, its launches, and how to allocate
+/// its results.
+struct CachedCall {
+  Function function;
+  std::shared_ptr<const PreparedCall> call;
+  int device = 0;
+  nb::object deviceIndex; // A Python int, for the stream getter.
+  std::vector<nb::object> resultShapes; // Tuples, for torch.empty.
+  std::vector<nb::object> resultOptions; // {dtype:, device:} dicts.
+  /// Results that are new values of arguments (results[i] is copied into
+  /// argument mutations[i]); the kernels return them first.
+  std::vector<size_t> mutations;
+};
+
+struct KeyHash {
+  size_t operator()(const std::vector<int64_t> &key) const {
+    uint64_t h = 1469598103934665603ull;
+    for (int64_t v : key)
+      h = (h ^ static_cast<uint64_t>(v)) * 1099511628211ull;
+    return static_cast<size_t>(h);
+  }
+};
+
+/// Strings looked up on every call, made once.
+struct Names {
+  nb::object dtype = nb::str("dtype"), shape = nb::str("shape"),
+             stride = nb::str("stride"), dataPtr = nb::str("data_ptr"),
+             getDevice = nb::str("get_device"), device = nb::str("device"),
+             contiguous = nb::str("contiguous"), copy = nb::str("copy_");
+};
+
+/// A Python call result, or an unwinding Python error.
+nb::object check(PyObject *result) {
+  if (!result)
+    throw nb::python_error();
+  return nb::steal(result);
+}
+
+bool contiguous(const std::vector<int64_t> &shape, PyObject *strides) {
+  int64_t expected = 1, numel = 1;
+  for (int64_t d : shape)
+    numel *= d;
+  if (numel == 0)
+    return true;
+  for (size_t i = shape.size(); i-- > 0;) {
+    if (shape[i] != 1 &&
+        PyLong_AsLongLong(PyTuple_GET_ITEM(strides, i)) != expected)
+      return false;
+    expected *= shape[i];
+  }
+  return true;
+}
+
+class TorchLauncher {
+public:
+  /// `select(tensors) -> (Function, mutations)` picks the function for a
+  /// new signature; `dtypes` maps torch dtypes to fuser dtype names;
+  /// `tensorType` is torch.Tensor; `empty` torch.empty; `currentStream`
+  /// returns a device's current CUstream as an int. `makeDense`: pass
+  /// a dense copy of a non-contiguous tensor (else the general path takes
+  /// the call, to reject it).
+  TorchLauncher(nb::object select, nb::dict dtypes, nb::object tensorType,
+                nb::object empty, nb::object currentStream, bool makeDense)
+      : select(std::move(select)), tensorType(std::move(tensorType)),
+        empty(std::move(empty)), currentStream(std::move(currentStream)),
+        makeDense(makeDense) {
+    for (auto [key, value] : dtypes) {
+      std::optional<DType> dt = dtypeFromString(nb::cast<std::string>(value));
+      if (!dt)
+        throw Error("TorchLauncher: unknown dtype name '" +
+                    nb::cast<std::string>(value) + "'");
+      torchDTypes.emplace_back(nb::borrow(key), *dt);
+    }
+  }
+
+  /// Runs the kernels on `tensors` (a tuple or list): None, the result, or
+  /// a tuple of results. Returns NotImplemented, launching nothing, where
+  /// the tensors are not all PyTorch CUDA tensors of a dtype fuser has
+  /// (the caller's general path then reports what is wrong).
+  nb::object call(nb::handle tensors) {
+    PyObject *seq = PySequence_Fast(tensors.ptr(), "tensors");
+    if (!seq)
+      throw nb::python_error();
+    nb::object owner = nb::steal(seq);
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    if (n == 0)
+      return nb::borrow(Py_NotImplemented);
+
+    // 1. Read the tensors; the key is (device, then per tensor: dtype,
+    //    rank, sizes).
+    std::vector<TensorFacts> facts(n);
+    key.clear();
+    int device = -1;
+    key.push_back(0);
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      int tensorDevice = -1;
+      if (!read(items[i], facts[i], tensorDevice))
+        return nb::borrow(Py_NotImplemented);
+      if (i == 0)
+        device = tensorDevice;
+      else if (tensorDevice != device)
+        return nb::borrow(Py_NotImplemented);
+      key.push_back(static_cast<int64_t>(facts[i].dtype));
+      key.push_back(static_cast<int64_t>(facts[i].shape.size()));
+      key.insert(key.end(), facts[i].shape.begin(), facts[i].shape.end());
+    }
+    key[0] = device;
+
+    // 2. The prepared call of this signature.
+    std::shared_ptr<CachedCall> entry;
+    if (last && key == lastKey) {
+      entry = last;
+    } else {
+      auto found = cache.find(key);
+      entry = found != cache.end() ? found->second : prepare(facts, device);
+      last = entry;
+      lastKey = key;
+    }
+
+    // 3. Results from PyTorch's allocator, on the current stream.
+    const PreparedCall &call = *entry->call;
+    size_t nResults = call.results.size();
+    std::vector<nb::object> results(nResults);
+    std::vector<uint64_t> outputs(nResults), inputs(n);
+    for (size_t r = 0; r < nResults; ++r) {
+      PyObject *args[] = {entry->resultShapes[r].ptr()};
+      results[r] = check(PyObject_VectorcallDict(
+          empty.ptr(), args, 1, entry->resultOptions[r].ptr()));
+      outputs[r] = address(results[r].ptr());
+    }
+    for (Py_ssize_t i = 0; i < n; ++i)
+      inputs[i] = facts[i].data;
+    nb::object stream = check(
+        PyObject_CallOneArg(currentStream.ptr(), entry->deviceIndex.ptr()));
+    auto streamHandle =
+        reinterpret_cast<CUstream>(PyLong_AsUnsignedLongLong(stream.ptr()));
+    if (PyErr_Occurred())
+      throw nb::python_error();
+
+    // 4. Launch, then write the arguments' new values back.
+    {
+      nb::gil_scoped_release release;
+      entry->function.launch(call, inputs, outputs, entry->device,
+                             streamHandle);
+    }
+    for (size_t m = 0; m < entry->mutations.size(); ++m)
+      check(PyObject_CallMethodOneArg(items[entry->mutations[m]],
+                                      names.copy.ptr(), results[m].ptr()));
+    size_t first = entry->mutations.size();
+    size_t kept = nResults - first;
+    if (kept == 0)
+      return nb::none();
+    if (kept == 1)
+      return results[first];
+    PyObject *tuple = PyTuple_New(static_cast<Py_ssize_t>(kept));
+    if (!tuple)
+      throw nb::python_error();
+    for (size_t r = first; r < nResults; ++r)
+      PyTuple_SET_ITEM(tuple, r - first, results[r].release().ptr());
+    return nb::steal(tuple);
+  }
+
+  /// Forgets every prepared signature (the choice of function may change:
+  /// a variant was added).
+  void clear() {
+    cache.clear();
+    last.reset();
+    lastKey.clear();
+  }
+
+  size_t size() const { return cache.size(); }
+
+private:
+  /// Fills `facts` for one argument; false if it is not a CUDA tensor of
+  /// a known dtype.
+  bool read(PyObject *obj, TensorFacts &facts, int &device) {
+    if (!PyObject_TypeCheck(obj,
+                            reinterpret_cast<PyTypeObject *>(tensorType.ptr())))
+      return false;
+    nb::object dtype = check(PyObject_GetAttr(obj, names.dtype.ptr()));
+    bool known = false;
+    for (const auto &[object, dt] : torchDTypes)
+      if (object.ptr() == dtype.ptr()) {
+        facts.dtype = dt;
+        known = true;
+        break;
+      }
+    if (!known)
+      return false;
+    nb::object deviceIndex =
+        check(PyObject_CallMethodNoArgs(obj, names.getDevice.ptr()));
+    device = static_cast<int>(PyLong_AsLong(deviceIndex.ptr()));
+    if (device < 0)
+      return false; // The CPU (or a meta tensor).
+    nb::object shape = check(PyObject_GetAttr(obj, names.shape.ptr()));
+    if (!PyTuple_Check(shape.ptr()))
+      return false;
+    Py_ssize_t rank = PyTuple_GET_SIZE(shape.ptr());
+    facts.shape.resize(rank);
+    for (Py_ssize_t d = 0; d < rank; ++d)
+      facts.shape[d] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape.ptr(), d));
+    nb::object strides =
+        check(PyObject_CallMethodNoArgs(obj, names.stride.ptr()));
+    if (!PyTuple_Check(strides.ptr()) || PyTuple_GET_SIZE(strides.ptr()) != rank)
+      return false;
+    if (contiguous(facts.shape, strides.ptr()))
+      facts.tensor = nb::borrow(obj);
+    else if (makeDense)
+      facts.tensor =
+          check(PyObject_CallMethodNoArgs(obj, names.contiguous.ptr()));
+    else
+      return false;
+    facts.data = address(facts.tensor.ptr());
+    if (PyErr_Occurred())
+      throw nb::python_error();
+    return true;
+  }
+
+  uint64_t address(PyObject *tensor) {
+    nb::object ptr = check(PyObject_CallMethodNoArgs(tensor, names.dataPtr.ptr()));
+    uint64_t value = PyLong_AsUnsignedLongLong(ptr.ptr());
+    if (PyErr_Occurred())
+      throw nb::python_error();
+    return value;
+  }
+
+  /// The function `select` picks for these tensors, prepared (validated
+  /// as Function::launch validates) and cached.
+  std::shared_ptr<CachedCall> prepare(const std::vector<TensorFacts> &facts,
+                                      int device) {
+    nb::list tensors;
+    for (const TensorFacts &f : facts)
+      tensors.append(f.tensor);
+    nb::object chosen = select(tensors);
+    auto entry = std::make_shared<CachedCall>(CachedCall{
+        nb::cast<Function>(chosen[0]), nullptr, device, nb::int_(device),
+        {}, {}, {}});
+    for (nb::handle m : chosen[1]) {
+      size_t index = nb::cast<size_t>(m);
+      if (index >= facts.size())
+        throw Error(entry->function.name() + ": mutation of argument " +
+                    std::to_string(index) + ", which does not exist");
+      entry->mutations.push_back(index);
+    }
+    std::vector<TensorRef> refs;
+    for (const TensorFacts &f : facts) {
+      TensorRef t;
+      t.data = f.data;
+      t.dtype = f.dtype;
+      t.shape = f.shape;
+      t.strides = contiguousStrides(f.shape);
+      t.device = DeviceKind::CUDA;
+      t.deviceId = device;
+      refs.push_back(std::move(t));
+    }
+    entry->call = entry->function.prepare(refs);
+    if (entry->mutations.size() > entry->call->results.size())
+      throw Error(entry->function.name() + ": " +
+                  std::to_string(entry->mutations.size()) +
+                  " arguments updated in place but " +
+                  std::to_string(entry->call->results.size()) + " results");
+    nb::object torchDevice =
+        check(PyObject_GetAttr(facts[0].tensor.ptr(), names.device.ptr()));
+    for (const TensorType &result : entry->call->results) {
+      nb::list shape;
+      for (int64_t d : result.shape)
+        shape.append(d);
+      entry->resultShapes.push_back(nb::tuple(shape));
+      nb::dict options;
+      options["dtype"] = torchDType(result.dtype);
+      options["device"] = torchDevice;
+      entry->resultOptions.push_back(options);
+    }
+    cache.emplace(key, entry);
+    return entry;
+  }
+
+  nb::object torchDType(DType dtype) const {
+    for (const auto &[object, dt] : torchDTypes)
+      if (dt == dtype)
+        return object;
+    throw Error(std::string("no torch dtype for fuser dtype ") +
+                dtypeName(dtype));
+  }
+
+  nb::object select, tensorType, empty, currentStream;
+  bool makeDense;
+  std::vector<std::pair<nb::object, DType>> torchDTypes;
+  Names names;
+  std::unordered_map<std::vector<int64_t>, std::shared_ptr<CachedCall>, KeyHash>
+      cache;
+  std::shared_ptr<CachedCall> last;
+  std::vector<int64_t> key, lastKey;
+};
+
+} // namespace
+
+void bindTorchLauncher(nb::module_ &m) {
+  nb::class_<TorchLauncher>(
+      m, "TorchLauncher",
+      "Launches entry functions on PyTorch tensors in one native call per "
+      "call, with each signature (device, dtypes, shapes) prepared once.")
+      .def(nb::init<nb::object, nb::dict, nb::object, nb::object,
+                    nb::object, bool>(),
+           nb::arg("select"), nb::arg("dtypes"), nb::arg("tensor_type"),
+           nb::arg("empty"), nb::arg("current_stream"),
+           nb::arg("make_dense"),
+           "select(tensors) -> (Function, mutations) picks the function "
+           "for a new signature; dtypes maps torch dtypes to fuser dtype "
+           "names; empty is torch.empty; current_stream(device) returns "
+           "the device's current CUstream as an int; make_dense: pass dense "
+           "copies of non-contiguous tensors (else NotImplemented).")
+      .def("__call__", &TorchLauncher::call, nb::arg("tensors"),
+           "Runs the kernels: None, the result, or a tuple of results; "
+           "NotImplemented (nothing launched) unless every tensor is a "
+           "PyTorch CUDA tensor of a fuser dtype on one device.")
+      .def("clear", &TorchLauncher::clear,
+           "Forgets every prepared signature.")
+      .def_prop_ro("signatures", &TorchLauncher::size,
+                   "How many signatures are prepared.");
+}
+
+} // namespace fuser::python

@@ -1,0 +1,121 @@
+"""The native call path of compiled modules (loader.TorchCall, the
+extension's TorchLauncher): each signature prepared once, dense copies of
+strided inputs, the current stream, threads, and the general path's errors
+for what it does not take. Packages from scripts/build-torch-artifacts.py."""
+
+import copy
+import threading
+
+import pytest
+import torch
+
+import fuser
+import fuser.torch as ft
+from gpu_util import ARTIFACTS
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent / "Inputs"))
+import torch_models  # noqa: E402
+
+TORCH_ARTIFACTS = ARTIFACTS / "torch"
+if not (TORCH_ARTIFACTS / "index.json").exists():
+    pytest.skip(f"{TORCH_ARTIFACTS} missing: run scripts/build-torch-artifacts.py",
+                allow_module_level=True)
+
+pytestmark = pytest.mark.usefixtures("fp32_reference")
+TOL = 1e-4
+
+
+def load(name, seed=5):
+    model = torch_models.build(name, seed=seed, device="cuda")
+    return model, ft.load(TORCH_ARTIFACTS / f"{name}.fuser",
+                          module=copy.deepcopy(model))
+
+
+def check(got, want, what):
+    assert got.shape == want.shape and got.dtype == want.dtype, what
+    err = float((got.double() - want.double()).abs().max()) if got.numel() else 0.0
+    assert torch.allclose(got, want, atol=TOL, rtol=TOL), f"{what}: max abs error {err:.3e}"
+    return err
+
+
+def test_each_signature_is_prepared_once():
+    model, compiled = load("linear_leaky_dynamic")
+    with torch.no_grad():
+        for batch in (3, 64, 3, 64, 64, 1):
+            x = torch.randn(batch, 256, device="cuda")
+            check(compiled(x), model(x), f"batch {batch}")
+    assert compiled._fuser_launch._launcher.signatures == 3
+
+
+def test_strided_input_gets_a_dense_copy():
+    model, compiled = load("linear_leaky_dynamic")
+    x = torch.randn(256, 40, device="cuda").t()  # (40, 256), not contiguous.
+    assert not x.is_contiguous()
+    with torch.no_grad():
+        check(compiled(x), model(x), "transposed input")
+
+
+def test_tuple_outputs_and_a_buffer():
+    model, compiled = load("two_outputs_dynamic")
+    x = torch.randn(9, 128, device="cuda")
+    with torch.no_grad():
+        got, want = compiled(x), model(x)
+    assert isinstance(got, tuple) and len(got) == 2
+    for i, (g, w) in enumerate(zip(got, want)):
+        check(g, w, f"output {i}")
+
+
+def test_current_stream():
+    model, compiled = load("linear_leaky_dynamic")
+    x = torch.randn(1024, 256, device="cuda")
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.no_grad(), torch.cuda.stream(s):
+        y = compiled(x)
+        z = y * 1  # Ordered after fuser's kernel on the same stream.
+    s.synchronize()
+    with torch.no_grad():
+        check(z, model(x), "side stream")
+
+
+def test_threads_share_a_module():
+    model, compiled = load("linear_leaky_dynamic")
+    errors = []
+
+    def work(seed):
+        try:
+            g = torch.Generator(device="cuda").manual_seed(seed)
+            with torch.no_grad():
+                for i in range(50):
+                    x = torch.randn(1 + (seed * 7 + i) % 33, 256, device="cuda",
+                                    generator=g)
+                    check(compiled(x), model(x), f"thread {seed} call {i}")
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
+
+
+def test_what_the_native_path_does_not_take_gets_the_general_errors():
+    _, compiled = load("linear_leaky_dynamic")
+    with pytest.raises(fuser.FuserError, match="no compiled variant takes"):
+        compiled(torch.randn(4, 256, device="cuda", dtype=torch.float64))
+    with pytest.raises(fuser.FuserError, match="is on the CPU"):
+        compiled(torch.randn(4, 256))
+    with pytest.raises(fuser.FuserError, match="no compiled variant takes"):
+        compiled(torch.randn(4, 255, device="cuda"))
+
+
+def test_misaligned_input_is_refused():
+    _, compiled = load("linear_leaky_dynamic")
+    x = torch.randn(4 * 256 + 1, device="cuda")[1:].view(4, 256)
+    with pytest.raises(fuser.FuserError, match="is not aligned to 16 bytes"):
+        compiled(x)

@@ -1,13 +1,12 @@
-"""Host time per call, where the kernel is negligible: W1 (LeakyReLU) on one
-row (393216 elements) through eager PyTorch, fuser's hand-written dynamic
-example (allocating, and into `out=`) and the generated ModelNew file's
-dynamic-batch variant. Each is called --calls times back to back and the
-wall time divided (the GPU keeps up, so this is the host's cost); then a
-cProfile of the ModelNew calls shows where that time goes. On the users'
-harness this host time overlaps the L2 flush before each timed call, so it
-only shows where it exceeds that.
+"""Where a compiled module's host time per call goes: one small model
+(host/<name>.fuser of scripts/build-torch-artifacts.py) called through each
+layer of the call path in turn, against eager PyTorch's op and the
+pieces every call pays (torch.empty, the stream query, data_ptr). Each
+figure is the median host time of one call with the GPU idle before it
+(bench/host_overhead.py's host_us); then a cProfile of the module's calls.
 
-    PYTHONPATH=build-gpu/python_packages FUSER_ARTIFACTS=.artifacts python3 bench/experiments/call_overhead.py
+    PYTHONPATH=build-gpu/python_packages FUSER_ARTIFACTS=.artifacts \\
+        python3 bench/experiments/call_overhead.py [--model gelu_16x16384]
 """
 
 import argparse
@@ -15,49 +14,57 @@ import cProfile
 import io
 import pstats
 import sys
-import time
+import warnings
 from pathlib import Path
 
 import torch
-import torch.nn.functional as F
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/
-from bench import load, model_new  # noqa: E402
-
-
-def per_call_us(fn, calls):
-    for _ in range(50):
-        fn()
-    torch.cuda.synchronize()
-    start = time.perf_counter()
-    for _ in range(calls):
-        fn()
-    torch.cuda.synchronize()
-    return (time.perf_counter() - start) / calls * 1e6
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT / "test" / "gpu" / "Inputs"))
+import bench  # noqa: E402
+import torch_models  # noqa: E402
+from host_overhead import host_us  # noqa: E402
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--model", default="gelu_16x16384")
     p.add_argument("--calls", type=int, default=2000)
     args = p.parse_args()
-    x = torch.randn(1, 393216, device="cuda")
-    out = torch.empty_like(x)
-    mod = load("w1_leaky_relu_dynamic")
-    new = model_new("w1").ModelNew().cuda()
-    fns = {
-        "eager F.leaky_relu": lambda: F.leaky_relu(x, 0.01),
-        "fuser example (allocating)": lambda: mod.forward(x),
-        "fuser example (out=)": lambda: mod.forward(x, out=out),
-        "ModelNew": lambda: new(x),
-        "torch.empty_like alone": lambda: torch.empty_like(x),
+    warnings.filterwarnings("ignore")
+    import fuser.torch as ft
+
+    model = torch_models.build_host(args.model, device="cuda")
+    _, _, shape, _ = torch_models.HOST[args.model]
+    compiled = ft.load(bench.ARTIFACTS / "torch" / "host" / f"{args.model}.fuser",
+                       module=model)
+    x = torch.randn(shape, device="cuda")
+    tensors = compiled._fuser_tensors((x,), {})
+    launch = compiled._fuser_launch
+    raw = torch._C._cuda_getCurrentRawStream
+    layers = {
+        "eager module": lambda: model(x),
+        "fuser module": lambda: compiled(x),
+        "fuser .forward": lambda: compiled.forward(x),
+        "_fuser_tensors": lambda: compiled._fuser_tensors((x,), {}),
+        "_fuser_run": lambda: compiled._fuser_run(tensors),
+        "TorchCall": lambda: launch(tensors),
+        "TorchLauncher (native)": lambda: launch._launcher(tensors),
+        "torch.empty": lambda: torch.empty(shape, dtype=torch.float32, device=x.device),
+        "current raw stream": lambda: raw(0),
+        "x.data_ptr()": lambda: x.data_ptr(),
+        "torch.is_autocast_enabled": lambda: torch.is_autocast_enabled("cuda"),
+        "nothing": lambda: None,
     }
-    for name, fn in fns.items():
-        print(f"[overhead] {name:28s} {per_call_us(fn, args.calls):7.1f} us per call")
-    prof = cProfile.Profile()
-    prof.enable()
-    for _ in range(args.calls):
-        new(x)
-    prof.disable()
+    with torch.no_grad():
+        for name, fn in layers.items():
+            print(f"[overhead] {name:28s} {host_us(fn, args.calls):6.2f} us")
+        prof = cProfile.Profile()
+        prof.enable()
+        for _ in range(args.calls):
+            compiled(x)
+        prof.disable()
     torch.cuda.synchronize()
     s = io.StringIO()
     pstats.Stats(prof, stream=s).sort_stats("tottime").print_stats(14)

@@ -97,6 +97,7 @@ void mlir::fuser::buildFusionPipeline(OpPassManager &pm,
   configOpts.fp32Kernel = opts.fp32Kernel;
   configOpts.tensorCoreKernel = opts.tensorCoreKernel;
   configOpts.clusterM = opts.clusterM;
+  configOpts.splitK = opts.splitK;
   configOpts.report = opts.report;
   pm.addPass(createFuserConfigureKernelsPass(configOpts));
   pm.addPass(createCSEPass());

@@ -65,6 +65,12 @@ struct FuserPipelineOptions
                      "matmuls, sharing B by TMA multicast: 2, or 0 "
                      "(default) and 1 for none"),
       llvm::cl::init(0)};
+  PassOptions::Option<int64_t> splitK{
+      *this, "split-k",
+      llvm::cl::desc("Slices of K per wgmma_tma matmul, partial sums added "
+                     "by a second kernel: 0 (default) chooses by the output "
+                     "tiles and K, 1 never splits"),
+      llvm::cl::init(0)};
   PassOptions::Option<bool> report{
       *this, "report",
       llvm::cl::desc("Emit remarks on fusion decisions and unfused ops"),

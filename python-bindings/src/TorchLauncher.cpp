@@ -25,6 +25,8 @@ struct TensorFacts {
   DType dtype = DType::F32;
   std::vector<int64_t> shape;
   uint64_t data = 0;
+  /// A plain torch.Tensor (no subclass whose new_empty would make one).
+  bool plain = false;
 };
 
 /// A prepared signature: the function, its launches, and how to allocate
@@ -36,6 +38,9 @@ struct CachedCall {
   nb::object deviceIndex; // A Python int, for the stream getter.
   std::vector<nb::object> resultShapes; // Tuples, for torch.empty.
   std::vector<nb::object> resultOptions; // {dtype:, device:} dicts.
+  /// Per result: the index of an argument of its dtype, whose new_empty
+  /// allocates it (cheaper to call than torch.empty), or -1.
+  std::vector<int> likeArgument;
   /// Results that are new values of arguments (results[i] is copied into
   /// argument mutations[i]); the kernels return them first.
   std::vector<size_t> mutations;
@@ -55,7 +60,8 @@ struct Names {
   nb::object dtype = nb::str("dtype"), shape = nb::str("shape"),
              stride = nb::str("stride"), dataPtr = nb::str("data_ptr"),
              getDevice = nb::str("get_device"), device = nb::str("device"),
-             contiguous = nb::str("contiguous"), copy = nb::str("copy_");
+             contiguous = nb::str("contiguous"), copy = nb::str("copy_"),
+             newEmpty = nb::str("new_empty");
 };
 
 /// A Python call result, or an unwinding Python error.
@@ -153,9 +159,16 @@ public:
     std::vector<nb::object> results(nResults);
     std::vector<uint64_t> outputs(nResults), inputs(n);
     for (size_t r = 0; r < nResults; ++r) {
-      PyObject *args[] = {entry->resultShapes[r].ptr()};
-      results[r] = check(PyObject_VectorcallDict(
-          empty.ptr(), args, 1, entry->resultOptions[r].ptr()));
+      int like = entry->likeArgument[r];
+      if (like >= 0) {
+        results[r] = check(PyObject_CallMethodOneArg(
+            facts[like].tensor.ptr(), names.newEmpty.ptr(),
+            entry->resultShapes[r].ptr()));
+      } else {
+        PyObject *args[] = {entry->resultShapes[r].ptr()};
+        results[r] = check(PyObject_VectorcallDict(
+            empty.ptr(), args, 1, entry->resultOptions[r].ptr()));
+      }
       outputs[r] = address(results[r].ptr());
     }
     for (Py_ssize_t i = 0; i < n; ++i)
@@ -241,6 +254,8 @@ private:
     else
       return false;
     facts.data = address(facts.tensor.ptr());
+    facts.plain = Py_TYPE(facts.tensor.ptr()) ==
+                  reinterpret_cast<PyTypeObject *>(tensorType.ptr());
     if (PyErr_Occurred())
       throw nb::python_error();
     return true;
@@ -264,7 +279,7 @@ private:
     nb::object chosen = select(tensors);
     auto entry = std::make_shared<CachedCall>(CachedCall{
         nb::cast<Function>(chosen[0]), nullptr, device, nb::int_(device),
-        {}, {}, {}});
+        {}, {}, {}, {}});
     for (nb::handle m : chosen[1]) {
       size_t index = nb::cast<size_t>(m);
       if (index >= facts.size())
@@ -300,6 +315,11 @@ private:
       options["dtype"] = torchDType(result.dtype);
       options["device"] = torchDevice;
       entry->resultOptions.push_back(options);
+      int like = -1;
+      for (size_t i = 0; i < facts.size() && like < 0; ++i)
+        if (facts[i].plain && facts[i].dtype == result.dtype)
+          like = static_cast<int>(i);
+      entry->likeArgument.push_back(like);
     }
     cache.emplace(key, entry);
     return entry;

@@ -1,5 +1,5 @@
 // Split K: a wgmma_tma matmul with static sizes whose output tiles fill at
-// most half of one wave (132 blocks), and whose K holds two slices of 1024
+// most half of one wave (132 blocks), and whose K holds two slices of 128
 // or more, gets split_k = S, S slices with tiles x S about one wave.
 // RUN: fuser-opt %s -split-input-file --fuser-configure-kernels | FileCheck %s
 // RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REPORT
@@ -14,13 +14,14 @@
 // Remarks (stderr) come first.
 // REPORT: remark: matmul kernel: wgmma_tma in 3xtf32, sums promoted to fp32 every 128 K, K split 33 ways (split tf32 on wgmma_tma with promoted fp32 sums (fp32-accurate, past the fp32 peak); 4 output tiles for 132 blocks: K = 131072 in slices of 4000, added by a second kernel)
 // REPORT: remark: matmul kernel: wgmma_tma in 3xtf32, sums promoted to fp32 every 128 K, K split 22 ways ({{.*}}; 6 output tiles for 132 blocks: K = 70004 in slices of 3200, added by a second kernel)
-// Then w2, short_k (K = 2000: promoted every 64), dynamic_m and
-// group_norm, unsplit.
+// Then w2, short_k (K = 200: promoted every 64), dynamic_m and
+// group_norm, unsplit; batched; small_layer split.
 // REPORT: remark: matmul kernel: wgmma_tma in 3xtf32, sums promoted to fp32 every 128 K (split tf32 on wgmma_tma with promoted fp32 sums (fp32-accurate, past the fp32 peak)){{$}}
 // REPORT: remark: matmul kernel: wgmma_tma in 3xtf32, sums promoted to fp32 every 64 K (split tf32 on wgmma_tma with promoted fp32 sums (fp32-accurate, past the fp32 peak)){{$}}
 // REPORT-COUNT-2: remark: matmul kernel: wgmma_tma in 3xtf32, sums promoted to fp32 every 128 K (split tf32 on wgmma_tma with promoted fp32 sums (fp32-accurate, past the fp32 peak)){{$}}
 // REPORT-NOT: K split
 // REPORT: remark: matmul kernel: wgmma_tma in 3xtf32, sums promoted to fp32 every 128 K (split tf32 on wgmma_tma with promoted fp32 sums (fp32-accurate, past the fp32 peak); every batch's tiles in one persistent grid){{$}}
+// REPORT: remark: matmul kernel: wgmma_tma in 3xtf32, sums promoted to fp32 every 64 K, K split 8 ways ({{.*}}; 4 output tiles for 132 blocks: K = 1024 in slices of 128, added by a second kernel)
 // FORCE: remark: split-k=8 not applied: a group norm needs each row's whole sums in the GEMM kernel
 // FORCE: remark: split-k=8 not applied: a batched product does not split K
 
@@ -77,7 +78,7 @@ func.func @w2(%x: tensor<1024x8192xf32>, %w: tensor<8192x8192xf32>) -> tensor<10
 
 // -----
 
-// Few tiles but a short K (2 slices of 1024 need 2048), and a dynamic M
+// Few tiles but a short K (2 slices of 128 need 256), and a dynamic M
 // (its tiles are known at run time only): not split. split-k=8 forces it
 // where the kernel can split.
 // CHECK-LABEL: func.func @short_k
@@ -86,8 +87,8 @@ func.func @w2(%x: tensor<1024x8192xf32>, %w: tensor<8192x8192xf32>) -> tensor<10
 // CHECK-NOT: split_k
 // FORCE-LABEL: func.func @dynamic_m
 // FORCE: split_k = 8>
-func.func @short_k(%x: tensor<256x2000xf32>, %w: tensor<256x2000xf32>) -> tensor<256x256xf32> {
-  %y = fuser.matmul %x, %w transpose_b epilogue_maps [] : tensor<256x2000xf32>, tensor<256x2000xf32> -> tensor<256x256xf32> {
+func.func @short_k(%x: tensor<256x200xf32>, %w: tensor<256x200xf32>) -> tensor<256x256xf32> {
+  %y = fuser.matmul %x, %w transpose_b epilogue_maps [] : tensor<256x200xf32>, tensor<256x200xf32> -> tensor<256x256xf32> {
   ^bb0(%acc: f32):
     fuser.yield %acc : f32
   }
@@ -134,4 +135,19 @@ func.func @batched(%x: tensor<2x256x131072xf32>, %w: tensor<2x256x131072xf32>) -
     fuser.yield %acc : f32
   }
   return %y : tensor<2x256x256xf32>
+}
+
+// -----
+
+// A small layer (Linear 1024 -> 512 at batch 128): 4 tiles, 8 slices of
+// 128 (4 K tiles each).
+// CHECK-LABEL: func.func @small_layer
+// FORCE-LABEL: func.func @small_layer
+// CHECK: split_k = 8>
+func.func @small_layer(%x: tensor<128x1024xf32>, %w: tensor<512x1024xf32>) -> tensor<128x512xf32> {
+  %y = fuser.matmul %x, %w transpose_b epilogue_maps [] : tensor<128x1024xf32>, tensor<512x1024xf32> -> tensor<128x512xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<128x512xf32>
 }

@@ -140,7 +140,7 @@ def torch_launcher(select, make_dense: bool) -> Optional[Any]:
     if raw is None:
         return None
     return TorchLauncher(select, _torch_dtype_names(), torch.Tensor,
-                         torch.empty, raw, make_dense)
+                         torch.empty, torch.empty_like, raw, make_dense)
 
 
 def stream_handle(stream: Any) -> int:

@@ -39,8 +39,10 @@ struct CachedCall {
   std::vector<nb::object> resultShapes; // Tuples, for torch.empty.
   std::vector<nb::object> resultOptions; // {dtype:, device:} dicts.
   /// Per result: the index of an argument of its dtype, whose new_empty
-  /// allocates it (cheaper to call than torch.empty), or -1.
+  /// allocates it (cheaper to call than torch.empty), or -1; and whether
+  /// that argument has its shape too (torch.empty_like, cheaper still).
   std::vector<int> likeArgument;
+  std::vector<bool> sameShape;
   /// Results that are new values of arguments (results[i] is copied into
   /// argument mutations[i]); the kernels return them first.
   std::vector<size_t> mutations;
@@ -90,15 +92,17 @@ class TorchLauncher {
 public:
   /// `select(tensors) -> (Function, mutations)` picks the function for a
   /// new signature; `dtypes` maps torch dtypes to fuser dtype names;
-  /// `tensorType` is torch.Tensor; `empty` torch.empty; `currentStream`
+  /// `tensorType` is torch.Tensor; `empty` torch.empty (and `emptyLike`
+  /// torch.empty_like, for results shaped like an argument); `currentStream`
   /// returns a device's current CUstream as an int. `makeDense`: pass
   /// a dense copy of a non-contiguous tensor (else the general path takes
   /// the call, to reject it).
   TorchLauncher(nb::object select, nb::dict dtypes, nb::object tensorType,
-                nb::object empty, nb::object currentStream, bool makeDense)
+                nb::object empty, nb::object emptyLike,
+                nb::object currentStream, bool makeDense)
       : select(std::move(select)), tensorType(std::move(tensorType)),
-        empty(std::move(empty)), currentStream(std::move(currentStream)),
-        makeDense(makeDense) {
+        empty(std::move(empty)), emptyLike(std::move(emptyLike)),
+        currentStream(std::move(currentStream)), makeDense(makeDense) {
     for (auto [key, value] : dtypes) {
       std::optional<DType> dt = dtypeFromString(nb::cast<std::string>(value));
       if (!dt)
@@ -160,7 +164,10 @@ public:
     std::vector<uint64_t> outputs(nResults), inputs(n);
     for (size_t r = 0; r < nResults; ++r) {
       int like = entry->likeArgument[r];
-      if (like >= 0) {
+      if (like >= 0 && entry->sameShape[r]) {
+        results[r] = check(
+            PyObject_CallOneArg(emptyLike.ptr(), facts[like].tensor.ptr()));
+      } else if (like >= 0) {
         results[r] = check(PyObject_CallMethodOneArg(
             facts[like].tensor.ptr(), names.newEmpty.ptr(),
             entry->resultShapes[r].ptr()));
@@ -279,7 +286,7 @@ private:
     nb::object chosen = select(tensors);
     auto entry = std::make_shared<CachedCall>(CachedCall{
         nb::cast<Function>(chosen[0]), nullptr, device, nb::int_(device),
-        {}, {}, {}, {}});
+        {}, {}, {}, {}, {}});
     for (nb::handle m : chosen[1]) {
       size_t index = nb::cast<size_t>(m);
       if (index >= facts.size())
@@ -316,10 +323,16 @@ private:
       options["device"] = torchDevice;
       entry->resultOptions.push_back(options);
       int like = -1;
-      for (size_t i = 0; i < facts.size() && like < 0; ++i)
-        if (facts[i].plain && facts[i].dtype == result.dtype)
+      bool same = false;
+      for (size_t i = 0; i < facts.size() && !same; ++i) {
+        if (!facts[i].plain || facts[i].dtype != result.dtype)
+          continue;
+        if (like < 0 || facts[i].shape == result.shape)
           like = static_cast<int>(i);
+        same = facts[i].shape == result.shape;
+      }
       entry->likeArgument.push_back(like);
+      entry->sameShape.push_back(same);
     }
     cache.emplace(key, entry);
     return entry;
@@ -333,7 +346,7 @@ private:
                 dtypeName(dtype));
   }
 
-  nb::object select, tensorType, empty, currentStream;
+  nb::object select, tensorType, empty, emptyLike, currentStream;
   bool makeDense;
   std::vector<std::pair<nb::object, DType>> torchDTypes;
   Names names;
@@ -351,13 +364,14 @@ void bindTorchLauncher(nb::module_ &m) {
       "Launches entry functions on PyTorch tensors in one native call per "
       "call, with each signature (device, dtypes, shapes) prepared once.")
       .def(nb::init<nb::object, nb::dict, nb::object, nb::object,
-                    nb::object, bool>(),
+                    nb::object, nb::object, bool>(),
            nb::arg("select"), nb::arg("dtypes"), nb::arg("tensor_type"),
-           nb::arg("empty"), nb::arg("current_stream"),
+           nb::arg("empty"), nb::arg("empty_like"), nb::arg("current_stream"),
            nb::arg("make_dense"),
            "select(tensors) -> (Function, mutations) picks the function "
            "for a new signature; dtypes maps torch dtypes to fuser dtype "
-           "names; empty is torch.empty; current_stream(device) returns "
+           "names; empty and empty_like are torch's; current_stream(device) "
+           "returns "
            "the device's current CUstream as an int; make_dense: pass dense "
            "copies of non-contiguous tensors (else NotImplemented).")
       .def("__call__", &TorchLauncher::call, nb::arg("tensors"),

@@ -110,6 +110,13 @@ class CompiledModule(torch.nn.Module):
         d["_fuser_by_key"] = {}
         d["_fuser_launch"] = TorchCall(_launch_choice(self), make_dense=True)
         d["_fuser_flat"] = _flat_output(spec["outputs"])
+        # Forward-only, every argument a tensor input in order: the call
+        # takes the direct path (_fuser_call).
+        d["_fuser_direct"] = (
+            eager_reason is None and
+            type(self)._fuser_run is CompiledModule._fuser_run and
+            not d["_fuser_constants"] and
+            inputs == list(range(len(spec["inputs"]))))
         d["_fuser_grad_warned"] = False
         d["_fuser_autocast_warned"] = False
         if eager_reason is None:
@@ -160,6 +167,19 @@ class CompiledModule(torch.nn.Module):
 
     def _fuser_call(self, args: tuple, kwargs: dict) -> Any:
         d = self.__dict__
+        # The common call, in one frame: positional tensors, no autocast,
+        # nothing to warn about; the native path checks the tensors, and
+        # the general path below takes what it does not.
+        if (d["_fuser_direct"] and not kwargs and
+                len(args) == d["_fuser_arity"] and
+                (d["_fuser_grad_warned"] or not torch.is_grad_enabled()) and
+                not torch.is_autocast_enabled("cuda")):
+            tensors = self._fuser_state_tensors()
+            tensors.extend(args)
+            results = d["_fuser_launch"](tensors)
+            if results is not NotImplemented:
+                return results if d["_fuser_flat"] else \
+                    self._fuser_unflatten(results)
         if d["fuser_fallback"] is not None:
             return d["_fuser_module"](*args, **kwargs)
         if torch.is_autocast_enabled("cuda"):

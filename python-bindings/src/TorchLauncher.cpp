@@ -128,8 +128,11 @@ public:
 
     // 1. Read the tensors; the key is (device, then per tensor: dtype,
     //    rank, sizes).
+    // The key is local: `select` may release the GIL (a compile), and
+    // another thread may call meanwhile.
     std::vector<TensorFacts> facts(n);
-    key.clear();
+    std::vector<int64_t> key;
+    key.reserve(1 + 3 * n);
     int device = -1;
     key.push_back(0);
     for (Py_ssize_t i = 0; i < n; ++i) {
@@ -152,7 +155,8 @@ public:
       entry = last;
     } else {
       auto found = cache.find(key);
-      entry = found != cache.end() ? found->second : prepare(facts, device);
+      entry =
+          found != cache.end() ? found->second : prepare(facts, device, key);
       last = entry;
       lastKey = key;
     }
@@ -279,7 +283,8 @@ private:
   /// The function `select` picks for these tensors, prepared (validated
   /// as Function::launch validates) and cached.
   std::shared_ptr<CachedCall> prepare(const std::vector<TensorFacts> &facts,
-                                      int device) {
+                                      int device,
+                                      const std::vector<int64_t> &key) {
     nb::list tensors;
     for (const TensorFacts &f : facts)
       tensors.append(f.tensor);
@@ -353,7 +358,7 @@ private:
   std::unordered_map<std::vector<int64_t>, std::shared_ptr<CachedCall>, KeyHash>
       cache;
   std::shared_ptr<CachedCall> last;
-  std::vector<int64_t> key, lastKey;
+  std::vector<int64_t> lastKey;
 };
 
 } // namespace

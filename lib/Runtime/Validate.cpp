@@ -1,6 +1,7 @@
 //===- Validate.cpp - Check call arguments against a function ---*- C++ -*-===//
 
 #include "fuser/Runtime/Validate.h"
+#include "fuser/Runtime/PreparedCall.h"
 #include "fuser/Manifest/Error.h"
 
 #include <cstdio>
@@ -58,6 +59,22 @@ bool isContiguous(const TensorRef &t) {
   return true;
 }
 
+/// A non-empty tensor's address: not null, aligned as the kernels assume.
+/// `label` names the tensor; it is called only to report a failure, so a
+/// passing call (a prepared call's, per launch) builds no strings.
+template <typename Label>
+void checkAddress(const FunctionSpec &fn, uint64_t address, int64_t numel,
+                  int64_t align, Label label) {
+  if (numel == 0)
+    return;
+  if (address == 0)
+    fail(fn, label() + " has a null data pointer but " +
+                 plural(numel, "element"));
+  if (align > 0 && address % static_cast<uint64_t>(align) != 0)
+    fail(fn, label() + " data pointer " + hex(address) + " is not aligned to " +
+                 std::to_string(align) + " bytes, which the kernels assume");
+}
+
 /// Device, pointer and layout checks shared by inputs and outputs.
 void checkMemory(const FunctionSpec &fn, const TensorRef &t,
                  const std::string &label, int64_t align) {
@@ -74,12 +91,7 @@ void checkMemory(const FunctionSpec &fn, const TensorRef &t,
   int64_t numel = t.numel();
   if (numel == 0)
     return;
-  if (t.data == 0)
-    fail(fn,
-         label + " has a null data pointer but " + plural(numel, "element"));
-  if (align > 0 && t.data % static_cast<uint64_t>(align) != 0)
-    fail(fn, label + " data pointer " + hex(t.data) + " is not aligned to " +
-                 std::to_string(align) + " bytes, which the kernels assume");
+  checkAddress(fn, t.data, numel, align, [&] { return label; });
   if (!isContiguous(t))
     fail(fn, label + " is not contiguous (shape " + shapeToString(t.shape) +
                  ", strides " + shapeToString(t.strides) +
@@ -254,6 +266,25 @@ void validateOutputs(const FunctionSpec &fn,
         fail(fn, outputLabel(i) + " overlaps " + outputLabel(o) +
                      " in memory; outputs must not alias each other");
   }
+}
+
+void checkAddresses(const PreparedCall &call,
+                    const std::vector<uint64_t> &inputs,
+                    const std::vector<uint64_t> &outputs) {
+  const FunctionSpec &fn = *call.function;
+  if (inputs.size() != fn.args.size() || outputs.size() != fn.results.size())
+    fail(fn, "expected " + std::to_string(fn.args.size()) +
+                 " arguments and " + std::to_string(fn.results.size()) +
+                 " outputs, got " + std::to_string(inputs.size()) + " and " +
+                 std::to_string(outputs.size()));
+  for (size_t i = 0; i < inputs.size(); ++i)
+    checkAddress(fn, inputs[i],
+                 TensorType{fn.args[i].dtype, call.shapes[i]}.numel(),
+                 fn.args[i].align, [&] { return argLabel(fn, i); });
+  for (size_t r = 0; r < outputs.size(); ++r)
+    checkAddress(fn, outputs[r], call.results[r].numel(),
+                 fn.buffers[fn.results[r]].align,
+                 [&] { return outputLabel(r); });
 }
 
 int callDevice(const std::vector<TensorRef> &inputs,

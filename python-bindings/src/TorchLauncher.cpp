@@ -1,4 +1,4 @@
-//===- TorchLauncher.cpp - One native call per launch on PyTorch tensors -*- C++ -*-===//
+//===- TorchLauncher.cpp - One native call per PyTorch forward ------------===//
 
 #include "TorchLauncher.h"
 #include "fuser/Manifest/Error.h"

@@ -1,4 +1,4 @@
-//===- TorchLauncher.h - One native call per launch on PyTorch tensors -*- C++ -*-===//
+//===- TorchLauncher.h - One native call per PyTorch forward -*- C++ -*-===//
 //
 // The call path of compiled modules: a forward's tensors go to the kernels
 // in one native call, with no per-call Python between them. A launcher

@@ -9,6 +9,7 @@
 #include "fuser/Runtime/PreparedCall.h"
 #include "TestUtil.h"
 #include "fuser/Runtime/Module.h"
+#include "fuser/Runtime/Validate.h"
 
 using namespace fuser;
 using fuser::test::cudaTensor;

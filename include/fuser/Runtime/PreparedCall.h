@@ -1,11 +1,12 @@
-//===- PreparedCall.h - A function's launches for one call signature -*- C++ -*-===//
+//===- PreparedCall.h - A function's launches for one signature -*- C++ -*-===//
 //
 // Everything a call of a Function depends on besides tensor addresses: the
 // validated shapes, every buffer's type, the results' types and the
 // evaluated launches. Callers that see the same (dtypes, shapes, device)
 // again (a compiled module called in a loop) prepare once and then pay only
 // for binding addresses and launching; see Function::prepare and the
-// address-only Function::launch.
+// address-only Function::launch (which checks what may change per call:
+// checkAddresses in Validate.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,14 +47,6 @@ struct PreparedCall {
   mutable std::mutex encodedMutex;
   mutable std::vector<std::vector<EncodedMap>> encoded;
 };
-
-/// The per-call checks of a prepared call's addresses (shapes, dtypes and
-/// layout were checked when it was prepared): counts, null pointers of
-/// non-empty tensors and the alignment the kernels assume. Throws
-/// fuser::Error prefixed with the function name.
-void checkAddresses(const PreparedCall &call,
-                    const std::vector<uint64_t> &inputs,
-                    const std::vector<uint64_t> &outputs);
 
 } // namespace fuser
 

@@ -17,6 +17,8 @@
 
 namespace fuser {
 
+struct PreparedCall;
+
 /// Checks the call's inputs: count, dtype, rank, static sizes, the
 /// manifest's checks, then device (CUDA, one device), null pointers,
 /// alignment and dense row-major layout. Returns the argument shapes for
@@ -43,6 +45,13 @@ void validateOutputs(const FunctionSpec &fn,
                      const std::vector<TensorType> &buffers,
                      const std::vector<TensorRef> &inputs,
                      const std::vector<TensorRef> &outputs);
+
+/// The per-call checks of a prepared call's addresses (dtypes, shapes and
+/// layout were checked when it was prepared): counts, null pointers of
+/// non-empty tensors and the alignment the kernels assume.
+void checkAddresses(const PreparedCall &call,
+                    const std::vector<uint64_t> &inputs,
+                    const std::vector<uint64_t> &outputs);
 
 /// The CUDA device ordinal the call runs on (that of the first input, else
 /// the first output), or -1 if there are no tensors at all.

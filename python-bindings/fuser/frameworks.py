@@ -132,15 +132,39 @@ def stream_of(obj: Any, device_id: int) -> Optional[int]:
 
 
 def torch_launcher(select, make_dense: bool) -> Optional[Any]:
-    """The extension's TorchLauncher over `select` (see loader.TorchCall),
-    or None while torch is not imported or has no CUDA."""
+    """A launcher over `select` (see loader.TorchCall): the _fuser_torch
+    extension's, built against this PyTorch (PyTorch's C++ API), where it
+    was built and this is the PyTorch it was built for; else the
+    extension's, through PyTorch's Python API. None while torch is not
+    imported or has no CUDA."""
     torch = _torch()
     raw = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream",
                   None)
     if raw is None:
         return None
+    native = _torch_native()
+    if native is not None:
+        return native.TorchLauncher(select, FuserError, make_dense)
     return TorchLauncher(select, _torch_dtype_names(), torch.Tensor,
                          torch.empty, torch.empty_like, raw, make_dense)
+
+
+_TORCH_NATIVE: Any = None
+
+
+def _torch_native() -> Optional[Any]:
+    """fuser._fuser_torch, or None where it was not built or does not load
+    with this PyTorch (another version than it was built against)."""
+    global _TORCH_NATIVE
+    if _TORCH_NATIVE is None:
+        try:
+            from . import _fuser_torch
+        except ImportError:
+            _fuser_torch = None
+        same = (_fuser_torch is not None and
+                _fuser_torch.torch_version == _torch().__version__)
+        _TORCH_NATIVE = _fuser_torch if same else False
+    return _TORCH_NATIVE or None
 
 
 def stream_handle(stream: Any) -> int:

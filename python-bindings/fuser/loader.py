@@ -34,12 +34,13 @@ class EntryFunction:
     single result, a tuple of results, or None.
     """
 
-    def __init__(self, function) -> None:
+    def __init__(self, function, artifact: Artifact) -> None:
         self._fn = function
+        self.artifact = artifact
         self.name: str = function.name
         self.arg_specs: list = function.arg_specs
         self.num_results: int = function.num_results
-        choice = (function, ())
+        choice = (function, (), artifact, function.name)
         self._torch_call = TorchCall(lambda tensors: choice)
         _LIVE.add(self)
 
@@ -103,10 +104,11 @@ class EntryFunction:
 
 class TorchCall:
     """Launches on PyTorch tensors in one native call per call (the
-    extension's TorchLauncher): results allocated with torch.empty, the
-    launch on the device's current stream, each signature (device, dtypes,
-    shapes) prepared once. `select(tensors)` returns (native Function,
-    indices of the arguments its first results update in place) for a new
+    extensions' TorchLauncher, frameworks.torch_launcher): results
+    allocated by PyTorch, the launch on the device's current stream, each
+    signature (device, dtypes, shapes) prepared once. `select(tensors)`
+    returns (native Function, indices of the arguments its first results
+    update in place, its Artifact, the function's name) for a new
     signature. Calling returns NotImplemented where the general path must
     take the call: torch not imported, a tensor that is not a PyTorch CUDA
     tensor of a fuser dtype (or not contiguous, unless `make_dense` asks
@@ -163,7 +165,7 @@ class LoadedModule:
         image = artifact.cubin if artifact.cubin is not None else artifact.ptx
         self._module = Module(image, artifact.manifest)
         self._functions = {
-            name: EntryFunction(self._module.function(name))
+            name: EntryFunction(self._module.function(name), artifact)
             for name in self._module.function_names
         }
         self.artifact = artifact

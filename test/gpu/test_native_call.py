@@ -1,7 +1,9 @@
-"""The native call path of compiled modules (loader.TorchCall, the
-extension's TorchLauncher): each signature prepared once, dense copies of
-strided inputs, the current stream, threads, and the general path's errors
-for what it does not take. Packages from scripts/build-torch-artifacts.py."""
+"""The native call path of compiled modules (loader.TorchCall): each
+signature prepared once, dense copies of strided inputs, the current
+stream, threads, and the general path's errors for what it does not take;
+with each launcher: _fuser_torch's (PyTorch's C++ API) and
+_fuser_runtime's (PyTorch's Python API). Packages from
+scripts/build-torch-artifacts.py."""
 
 import copy
 import threading
@@ -24,8 +26,29 @@ if not (TORCH_ARTIFACTS / "index.json").exists():
     pytest.skip(f"{TORCH_ARTIFACTS} missing: run scripts/build-torch-artifacts.py",
                 allow_module_level=True)
 
-pytestmark = pytest.mark.usefixtures("fp32_reference")
+pytestmark = pytest.mark.usefixtures("fp32_reference", "launcher")
 TOL = 1e-4
+
+
+@pytest.fixture(params=["pytorch c++", "pytorch python"])
+def launcher(request, monkeypatch):
+    """Which launcher modules made in the test use."""
+    import fuser.frameworks as frameworks
+    if request.param == "pytorch c++":
+        if frameworks._torch_native() is None:
+            pytest.skip("_fuser_torch is not built for this PyTorch")
+    else:
+        monkeypatch.setattr(frameworks, "_TORCH_NATIVE", False)
+    return request.param
+
+
+def test_the_launcher_in_use(launcher):
+    _, compiled = load("linear_leaky_dynamic")
+    with torch.no_grad():
+        compiled(torch.randn(2, 256, device="cuda"))
+    module = type(compiled._fuser_launch._launcher).__module__
+    assert module == ("fuser._fuser_torch" if launcher == "pytorch c++"
+                      else "fuser._fuser_runtime")
 
 
 def load(name, seed=5):

@@ -398,8 +398,9 @@ def _launch_choice(module: CompiledModule):
 
     def choose(tensors):
         variant = ref()._fuser_variant(tensors)
-        return (variant.entry()._fn,
-                tuple(variant.info.get("mutations") or ()))
+        entry = variant.entry()
+        return (entry._fn, tuple(variant.info.get("mutations") or ()),
+                entry.artifact, entry.name)
     return choose
 
 

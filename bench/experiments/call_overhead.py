@@ -31,6 +31,8 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--model", default="gelu_16x16384")
     p.add_argument("--calls", type=int, default=2000)
+    p.add_argument("--loop", type=int, default=0,
+                   help="only call the module this many times (for perf record)")
     args = p.parse_args()
     warnings.filterwarnings("ignore")
     import fuser.torch as ft
@@ -61,6 +63,14 @@ def main():
         "torch.is_autocast_enabled": lambda: torch.is_autocast_enabled("cuda"),
         "nothing": lambda: None,
     }
+    if args.loop:
+        with torch.no_grad():
+            for i in range(args.loop):
+                compiled(x)
+                if i % 512 == 0:
+                    torch.cuda.synchronize()
+        torch.cuda.synchronize()
+        return
     with torch.no_grad():
         for name, fn in layers.items():
             print(f"[overhead] {name:28s} {host_us(fn, args.calls):6.2f} us")

@@ -10,7 +10,8 @@ Per model and implementation:
                GPU's own time counts;
   loop_us      2000 calls back to back, wall time per call (the GPU's time
                counts where it is longer than the host's);
-  mean_ms      the users' timing (CUDA events, L2 flushed, mean).
+  mean_ms      the users' timing (CUDA events, L2 flushed, mean), in 5
+               rounds that alternate the implementations.
 fuser's outputs are checked against a float64 run of the model (atol =
 rtol = 1e-4) first.
 
@@ -96,12 +97,15 @@ def small_models(args):
         row = {"model": name, "eager_ops": entry["eager_ops"],
                "kernels": sum(len(k) for k in entry["kernels"].values()),
                "max_abs_error": error, "correct": ok}
-        for label, net in nets.items():
-            call = (lambda net=net: net(x))
-            with torch.no_grad():
+        calls = {label: (lambda net=net: net(x)) for label, net in nets.items()}
+        with torch.no_grad():
+            # Users' timing in alternating rounds, against drift between
+            # implementations timed one after the other.
+            users = bench.time_interleaved(calls, args.iters // 5, rounds=5)
+            for label, call in calls.items():
                 row[label] = {"host_us": host_us(call, args.calls // 4),
                               "loop_us": loop_us(call, args.calls),
-                              "mean_ms": bench.time_fn(call, args.iters)["mean_ms"]}
+                              "mean_ms": users[label]["mean_ms"]}
         rows.append(row)
         print(f"[host] {name}: " + ", ".join(
             f"{k} {row[k]['host_us']:.1f} us" for k in nets), flush=True)

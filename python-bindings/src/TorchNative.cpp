@@ -268,7 +268,8 @@ PyObject *NativeTorchLauncher::call(PyObject *tensors) {
         return Py_NewRef(Py_NotImplemented);
       const at::Tensor &t = THPVariable_Unpack(items[i]);
       std::optional<DType> dtype = fuserDType(t.scalar_type());
-      if (!t.is_cuda() || !dtype)
+      // Wrapper subclasses (no storage of their own) go the general way.
+      if (!t.is_cuda() || !dtype || !t.has_storage())
         return Py_NewRef(Py_NotImplemented);
       int index = t.get_device();
       if (i == 0)

@@ -131,6 +131,12 @@ class TorchCall:
             return NotImplemented
         return launcher(tensors)
 
+    @property
+    def native(self) -> Any:
+        """The native launcher once made (callers on a hot path may call it
+        directly, and must drop it when this is released), else None."""
+        return self._launcher or None
+
     def clear(self) -> None:
         """Forgets the prepared signatures (the choice of function changed)."""
         if self._launcher:
@@ -227,9 +233,16 @@ class _Released:
             "at interpreter exit")
 
 
-# Every EntryFunction and LoadedModule alive, weakly: what _release_all
+# Every wrapper of native objects alive (EntryFunction, LoadedModule,
+# TorchCall, and what release_at_exit adds), weakly: what _release_all
 # releases at exit.
 _LIVE: "weakref.WeakSet[Any]" = weakref.WeakSet()
+
+
+def release_at_exit(obj: Any) -> None:
+    """Calls obj._release() at interpreter exit, with fuser's native
+    wrappers (see the module's comment), if obj is still alive then."""
+    _LIVE.add(obj)
 
 
 def _release_all() -> None:

@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional, Sequence
 import torch
 
 from ..._native import FuserError
-from ...loader import TorchCall
+from ...loader import TorchCall, release_at_exit
 from .._package import (DTYPE_NAMES, Package, Variant, describe_specs,
                         jsonable_or_none)
 from .._remarks import Remark
@@ -109,6 +109,10 @@ class CompiledModule(torch.nn.Module):
         d["_fuser_signature"] = _binding_signature(module, spec)
         d["_fuser_by_key"] = {}
         d["_fuser_launch"] = TorchCall(_launch_choice(self), make_dense=True)
+        # Its native launcher, called directly once made; dropped at exit
+        # with the launcher (_release).
+        d["_fuser_native"] = None
+        release_at_exit(self)
         d["_fuser_flat"] = _flat_output(spec["outputs"])
         # Forward-only, every argument a tensor input in order: the call
         # takes the direct path (_fuser_call).
@@ -153,6 +157,11 @@ class CompiledModule(torch.nn.Module):
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         return self._fuser_call(args, kwargs)
 
+    def _release(self) -> None:
+        """At interpreter exit (loader._release_all): the native launcher
+        goes with the module's other native objects."""
+        self.__dict__["_fuser_native"] = None
+
     def _fuser_bind(self, args: tuple, kwargs: dict) -> Sequence[Any]:
         if not kwargs and len(args) == self._fuser_arity:
             return args
@@ -173,10 +182,16 @@ class CompiledModule(torch.nn.Module):
         if (d["_fuser_direct"] and not kwargs and
                 len(args) == d["_fuser_arity"] and
                 (d["_fuser_grad_warned"] or not torch.is_grad_enabled()) and
-                not torch.is_autocast_enabled("cuda")):
-            tensors = self._fuser_state_tensors()
+                not _any_autocast()):
+            tensors = self._fuser_state_tensors() if d["_fuser_state"] \
+                else []
             tensors.extend(args)
-            results = d["_fuser_launch"](tensors)
+            native = d["_fuser_native"]
+            if native is None:
+                results = d["_fuser_launch"](tensors)
+                d["_fuser_native"] = d["_fuser_launch"].native
+            else:
+                results = native(tensors)
             if results is not NotImplemented:
                 return results if d["_fuser_flat"] else \
                     self._fuser_unflatten(results)
@@ -387,6 +402,12 @@ class CompiledModule(torch.nn.Module):
                  f"{'' if len(v.kernels) == 1 else 's'}"
                  for v in self.fuser_package.variants]
         return f"fuser {self.fuser_package.spec['chip']}: " + ", ".join(parts)
+
+
+# Any autocast on: the general path then checks CUDA's (cheaper to ask
+# than torch.is_autocast_enabled("cuda"), which parses its argument).
+_any_autocast = getattr(torch._C, "_is_any_autocast_enabled",
+                        lambda: torch.is_autocast_enabled("cuda"))
 
 
 def _launch_choice(module: CompiledModule):

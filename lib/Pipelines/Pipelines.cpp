@@ -53,6 +53,10 @@ void mlir::fuser::buildFusionPipeline(OpPassManager &pm,
   // Folds tensor.dim and constants so fusion sees the real producers.
   pm.addPass(createCanonicalizerPass());
   if (opts.fuse) {
+    // Reductions lose the results nobody reads (softmax's max index), then
+    // the fills and index math those needed.
+    pm.addNestedPass<func::FuncOp>(createFuserEraseUnusedResultsPass());
+    pm.addPass(createCanonicalizerPass());
     // GroupNorm backwards first, while their statistics are plain linalg.
     FuserFuseGroupNormGradPassOptions groupNormGradOpts;
     groupNormGradOpts.report = opts.report;

@@ -657,6 +657,23 @@ def FuserCopiesToLinalgPass : Pass<"fuser-copies-to-linalg", "mlir::func::FuncOp
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def FuserEraseUnusedResultsPass
+    : Pass<"fuser-erase-unused-results", "mlir::func::FuncOp"> {
+  let summary = "Drop linalg.generic results nobody reads";
+  let description = [{
+    torch-mlir lowers softmax, log_softmax and torch.max(x, dim) through a
+    reduction with two results, the maximum and its index; most models read
+    only the maximum. A reduction kernel takes one result, so the pair went
+    to the generic fallback. This pass drops a `linalg.generic` result that
+    has no uses when the results that stay do not read its running value
+    (its output block argument, or anything computed from it), along with
+    the body ops that only computed it: the index goes, and the maximum is
+    a plain max reduction. Upstream's unused-result canonicalization keeps
+    such an output, since the body reads its block argument.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def FuserReductionLoopsInnermostPass
     : Pass<"fuser-reduction-loops-innermost", "mlir::func::FuncOp"> {
   let summary = "Put the reduction loops of generic ops innermost for the fallback";

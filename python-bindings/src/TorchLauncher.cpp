@@ -1,6 +1,7 @@
 //===- TorchLauncher.cpp - One native call per PyTorch forward ------------===//
 
 #include "TorchLauncher.h"
+#include "SignatureCache.h"
 #include "fuser/Manifest/Error.h"
 #include "fuser/Runtime/Module.h"
 #include "fuser/Runtime/PreparedCall.h"
@@ -9,7 +10,6 @@
 #include <nanobind/stl/string.h>
 
 #include <memory>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -46,15 +46,6 @@ struct CachedCall {
   /// Results that are new values of arguments (results[i] is copied into
   /// argument mutations[i]); the kernels return them first.
   std::vector<size_t> mutations;
-};
-
-struct KeyHash {
-  size_t operator()(const std::vector<int64_t> &key) const {
-    uint64_t h = 1469598103934665603ull;
-    for (int64_t v : key)
-      h = (h ^ static_cast<uint64_t>(v)) * 1099511628211ull;
-    return static_cast<size_t>(h);
-  }
 };
 
 /// Strings looked up on every call, made once.
@@ -150,16 +141,9 @@ public:
     key[0] = device;
 
     // 2. The prepared call of this signature.
-    std::shared_ptr<CachedCall> entry;
-    if (last && key == lastKey) {
-      entry = last;
-    } else {
-      auto found = cache.find(key);
-      entry =
-          found != cache.end() ? found->second : prepare(facts, device, key);
-      last = entry;
-      lastKey = key;
-    }
+    std::shared_ptr<CachedCall> entry = cache.find(key);
+    if (!entry)
+      entry = prepare(facts, device, key);
 
     // 3. Results from PyTorch's allocator, on the current stream.
     const PreparedCall &call = *entry->call;
@@ -218,8 +202,6 @@ public:
   /// a variant was added).
   void clear() {
     cache.clear();
-    last.reset();
-    lastKey.clear();
   }
 
   size_t size() const { return cache.size(); }
@@ -339,7 +321,7 @@ private:
       entry->likeArgument.push_back(like);
       entry->sameShape.push_back(same);
     }
-    cache.emplace(key, entry);
+    cache.insert(key, entry);
     return entry;
   }
 
@@ -355,10 +337,7 @@ private:
   bool makeDense;
   std::vector<std::pair<nb::object, DType>> torchDTypes;
   Names names;
-  std::unordered_map<std::vector<int64_t>, std::shared_ptr<CachedCall>, KeyHash>
-      cache;
-  std::shared_ptr<CachedCall> last;
-  std::vector<int64_t> lastKey;
+  SignatureCache<CachedCall> cache;
 };
 
 } // namespace

@@ -1,6 +1,7 @@
 //===- TorchNative.cpp - The call path in PyTorch's C++ API ---------------===//
 
 #include "TorchNative.h"
+#include "SignatureCache.h"
 #include "fuser/Manifest/Error.h"
 #include "fuser/Runtime/Module.h"
 #include "fuser/Runtime/PreparedCall.h"
@@ -12,7 +13,6 @@
 
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -81,15 +81,6 @@ struct Ref {
 /// Raised where a Python error is already set.
 struct PythonError {};
 
-struct KeyHash {
-  size_t operator()(const std::vector<int64_t> &key) const {
-    uint64_t h = 1469598103934665603ull;
-    for (int64_t v : key)
-      h = (h ^ static_cast<uint64_t>(v)) * 1099511628211ull;
-    return static_cast<size_t>(h);
-  }
-};
-
 /// A prepared signature: the function, its launches, its results' types
 /// and the arguments its first results update.
 struct Prepared {
@@ -114,10 +105,7 @@ private:
 struct NativeTorchLauncher::Impl {
   Ref select, errorType;
   bool makeDense;
-  std::unordered_map<std::vector<int64_t>, std::shared_ptr<Prepared>, KeyHash>
-      cache;
-  std::shared_ptr<Prepared> last;
-  std::vector<int64_t> lastKey;
+  SignatureCache<Prepared> cache;
   /// Modules loaded from each artifact (kept alive: its identity is the
   /// key).
   std::vector<std::pair<Ref, Module>> modules;
@@ -220,7 +208,7 @@ NativeTorchLauncher::Impl::prepare(const std::vector<at::Tensor> &tensors,
                 std::to_string(entry->call->results.size()) + " results");
   for (const TensorType &result : entry->call->results)
     entry->resultTypes.push_back(torchDType(result.dtype));
-  cache.emplace(key, entry);
+  cache.insert(key, entry);
   return entry;
 }
 
@@ -238,8 +226,6 @@ NativeTorchLauncher::~NativeTorchLauncher() = default;
 
 void NativeTorchLauncher::clear() {
   impl->cache.clear();
-  impl->last.reset();
-  impl->lastKey.clear();
 }
 
 size_t NativeTorchLauncher::signatures() const { return impl->cache.size(); }
@@ -290,17 +276,9 @@ PyObject *NativeTorchLauncher::call(PyObject *tensors) {
     key[0] = device;
 
     // 2. The prepared call of this signature.
-    std::shared_ptr<Prepared> entry;
-    if (impl->last && key == impl->lastKey) {
-      entry = impl->last;
-    } else {
-      auto found = impl->cache.find(key);
-      entry = found != impl->cache.end()
-                  ? found->second
-                  : impl->prepare(dense, dtypes, device, key);
-      impl->last = entry;
-      impl->lastKey = key;
-    }
+    std::shared_ptr<Prepared> entry = impl->cache.find(key);
+    if (!entry)
+      entry = impl->prepare(dense, dtypes, device, key);
 
     // 3. Results from PyTorch's caching allocator, the current stream.
     const PreparedCall &call = *entry->call;

@@ -1,0 +1,70 @@
+//===- SignatureCache.h - Prepared calls by call signature ------*- C++ -*-===//
+//
+// What both PyTorch launchers (TorchLauncher.cpp, TorchNative.cpp) keep per
+// call signature: the key is the device, then per tensor its dtype, rank
+// and sizes; the last hit is checked first (a module called in a loop).
+// Used with the GIL held.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSER_PYTHON_SIGNATURECACHE_H
+#define FUSER_PYTHON_SIGNATURECACHE_H
+
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+namespace fuser::python {
+
+template <typename Entry> class SignatureCache {
+public:
+  using Key = std::vector<int64_t>;
+
+  /// The entry of `key`, or null.
+  std::shared_ptr<Entry> find(const Key &key) {
+    if (last && key == lastKey)
+      return last;
+    auto found = entries.find(key);
+    if (found == entries.end())
+      return nullptr;
+    remember(key, found->second);
+    return found->second;
+  }
+
+  void insert(const Key &key, std::shared_ptr<Entry> entry) {
+    entries.emplace(key, entry);
+    remember(key, std::move(entry));
+  }
+
+  void clear() {
+    entries.clear();
+    last.reset();
+    lastKey.clear();
+  }
+
+  size_t size() const { return entries.size(); }
+
+private:
+  struct Hash {
+    size_t operator()(const Key &key) const {
+      uint64_t h = 1469598103934665603ull; // FNV-1a
+      for (int64_t v : key)
+        h = (h ^ static_cast<uint64_t>(v)) * 1099511628211ull;
+      return static_cast<size_t>(h);
+    }
+  };
+
+  void remember(const Key &key, std::shared_ptr<Entry> entry) {
+    last = std::move(entry);
+    lastKey = key;
+  }
+
+  std::unordered_map<Key, std::shared_ptr<Entry>, Hash> entries;
+  std::shared_ptr<Entry> last;
+  Key lastKey;
+};
+
+} // namespace fuser::python
+
+#endif // FUSER_PYTHON_SIGNATURECACHE_H

@@ -41,7 +41,8 @@ from ._compiler import add_variant, compile
 from ._elementwise import ElementwiseKernel, elementwise, load_elementwise
 from ._package import Package, Variant
 from ._remarks import Remark, parse_remarks
-from ._runtime import CompiledModule, TrainingModule, check_init_arguments
+from ._runtime import (CompiledModule, TrainingModule, check_init_arguments,
+                       compiled_forward)
 from ._save_load import load, save
 
 # torch.compile(backend="fuser"): registered by fuser.torch.dynamo, imported
@@ -55,5 +56,5 @@ if "torch._dynamo" in _sys.modules:
 
 __all__ = ["CompiledModule", "ElementwiseKernel", "Package", "Remark",
            "TrainingModule", "Variant", "add_variant", "check_init_arguments",
-           "compile", "elementwise", "load", "load_elementwise",
+           "compile", "compiled_forward", "elementwise", "load", "load_elementwise",
            "parse_remarks", "save"]

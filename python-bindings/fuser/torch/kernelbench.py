@@ -174,6 +174,7 @@ class ModelNew(_fuser_torch.CompiledModule):
             Model, {init_args_tuple}, {init_kwargs}, _FUSER_PACKAGE.spec["init_args"])
         super().__init__(Model({init_call}), _FUSER_PACKAGE)
 
+    @_fuser_torch.compiled_forward  # Only passes the arguments on: calls may skip it.
     def forward({fwd_params}):
         return self._fuser_call({fwd_args}, {fwd_kwargs})
 '''

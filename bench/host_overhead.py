@@ -10,8 +10,9 @@ Per model and implementation:
                GPU's own time counts;
   loop_us      2000 calls back to back, wall time per call (the GPU's time
                counts where it is longer than the host's);
-  mean_ms      the users' timing (CUDA events, L2 flushed, mean), in 5
-               rounds that alternate the implementations.
+  mean_ms      the users' timing (CUDA events, L2 flushed, mean), in
+               rounds that alternate the implementations (--rounds).
+fuser runs twice: with CUDA graphs in their default mode (auto) and off.
 fuser's outputs are checked against a float64 run of the model (atol =
 rtol = 1e-4) first.
 
@@ -35,6 +36,8 @@ from pathlib import Path
 
 import torch
 import torch.nn.functional as F
+
+import fuser
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
@@ -69,16 +72,43 @@ def loop_us(fn, calls):
     return (time.perf_counter() - start) / calls * 1e6
 
 
+# fuser's CUDA graph mode per implementation label (fuser.set_cuda_graphs);
+# the default is auto.
+GRAPH_MODES = {"fuser": "auto", "fuser (graphs off)": "off"}
+IMPLS = ("eager", "torch.compile", "reduce-overhead", *GRAPH_MODES)
+
+
 def implementations(model, package):
-    """name -> module: eager, the two torch.compile modes, fuser."""
+    """name -> module: eager, the two torch.compile modes, fuser with CUDA
+    graphs in their default mode and off."""
     import fuser.torch as ft
 
     nets = {"eager": model,
             "torch.compile": torch.compile(copy.deepcopy(model)),
             "reduce-overhead": torch.compile(copy.deepcopy(model),
                                              mode="reduce-overhead")}
-    nets["fuser"] = ft.load(package, module=copy.deepcopy(model))
+    for label in GRAPH_MODES:
+        nets[label] = ft.load(package, module=copy.deepcopy(model))
     return nets
+
+
+def in_graph_mode(label, fn):
+    """`fn` with fuser's graph mode set for `label` around each call (for
+    the interleaved users' timing, where implementations alternate)."""
+    if label not in GRAPH_MODES:
+        return fn
+
+    def call():
+        fuser.set_cuda_graphs(GRAPH_MODES[label])
+        try:
+            return fn()
+        finally:
+            fuser.set_cuda_graphs("auto")
+    return call
+
+
+def set_graph_mode(label):
+    fuser.set_cuda_graphs(GRAPH_MODES.get(label, "auto"))
 
 
 def small_models(args):
@@ -101,11 +131,17 @@ def small_models(args):
         with torch.no_grad():
             # Users' timing in alternating rounds, against drift between
             # implementations timed one after the other.
-            users = bench.time_interleaved(calls, args.iters // 5, rounds=5)
+            users = bench.time_interleaved(
+                {label: in_graph_mode(label, call) for label, call in calls.items()},
+                args.iters // args.rounds, rounds=args.rounds)
             for label, call in calls.items():
+                set_graph_mode(label)
                 row[label] = {"host_us": host_us(call, args.calls // 4),
                               "loop_us": loop_us(call, args.calls),
                               "mean_ms": users[label]["mean_ms"]}
+            set_graph_mode("auto")
+        launcher = getattr(nets["fuser"]._fuser_launch, "_launcher", None)
+        row["graphs"] = getattr(launcher, "graphs", None)
         rows.append(row)
         print(f"[host] {name}: " + ", ".join(
             f"{k} {row[k]['host_us']:.1f} us" for k in nets), flush=True)
@@ -129,10 +165,11 @@ def training_steps(args):
             torch.manual_seed(0)
             model = torch_models.problem(entry["seed"]).Model(
                 *entry["init"]).cuda()
+            package = bench.ARTIFACTS / "torch" / "training" / f"{name}.fuser"
             nets = {"eager": copy.deepcopy(model),
-                    "torch.compile": torch.compile(copy.deepcopy(model)),
-                    "fuser": ft.load(bench.ARTIFACTS / "torch" / "training" /
-                                     f"{name}.fuser", module=model)}
+                    "torch.compile": torch.compile(copy.deepcopy(model))}
+            for label in GRAPH_MODES:
+                nets[label] = ft.load(package, module=copy.deepcopy(model))
             for input_grad in (False, True):
                 x = torch.rand(entry["shape"], device="cuda").requires_grad_(
                     input_grad)
@@ -140,6 +177,7 @@ def training_steps(args):
                     target = torch.randn_like(model(x))
                 row = {"model": name, "input_grad": input_grad}
                 for label, net in nets.items():
+                    set_graph_mode(label)
                     fwd, bwd = [], []
                     for i in range(20 + args.calls // 20):
                         for p in net.parameters():
@@ -160,6 +198,7 @@ def training_steps(args):
                     torch.cuda.synchronize()
                     row[label] = {"forward_host_us": statistics.median(fwd) * 1e6,
                                   "backward_host_us": statistics.median(bwd) * 1e6}
+                set_graph_mode("auto")
                 fused = nets["fuser"]
                 ran = fused._fuser_training_variant(fused._fuser_tensors((x,), {}))
                 row["kernels"] = {"forward": len(ran.kernels),
@@ -176,21 +215,26 @@ def training_steps(args):
 
 def report(small, steps):
     lines = ["| model | eager ops | fuser kernels | max abs error | impl | host us | "
-             "loop us | mean ms (users') | host vs eager |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "loop us | mean us (users') | host vs eager | users' speedup vs eager | "
+             "vs torch.compile |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in small:
-        eager = r["eager"]["host_us"]
-        for impl in ("eager", "torch.compile", "reduce-overhead", "fuser"):
+        eager = r["eager"]
+        compiled = r["torch.compile"]
+        kernels = f"{r['kernels']}{' (graph)' if r.get('graphs') else ''}"
+        for impl in IMPLS:
             t = r[impl]
             lines.append(
-                f"| {r['model']} | {r['eager_ops']} | {r['kernels']} | "
+                f"| {r['model']} | {r['eager_ops']} | {kernels} | "
                 f"{r['max_abs_error']:.1e}{'' if r['correct'] else ' FAIL'} | {impl} | "
-                f"{t['host_us']:.1f} | {t['loop_us']:.1f} | {t['mean_ms']:.4f} | "
-                f"{t['host_us'] / eager:.2f} |")
+                f"{t['host_us']:.1f} | {t['loop_us']:.1f} | {t['mean_ms'] * 1e3:.1f} | "
+                f"{t['host_us'] / eager['host_us']:.2f} | "
+                f"{eager['mean_ms'] / t['mean_ms']:.2f}x | "
+                f"{compiled['mean_ms'] / t['mean_ms']:.2f}x |")
     lines += ["", "| training step | x requires grad | fuser kernels (fwd, bwd) | impl | "
               "forward host us | backward host us |", "|---|---|---|---|---|---|"]
     for r in steps:
-        for impl in ("eager", "torch.compile", "fuser"):
+        for impl in ("eager", "torch.compile", *GRAPH_MODES):
             t = r[impl]
             lines.append(
                 f"| {r['model']} | {r['input_grad']} | {r['kernels']['forward']}, "
@@ -203,6 +247,8 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--calls", type=int, default=2000)
     p.add_argument("--iters", type=int, default=200)
+    p.add_argument("--rounds", type=int, default=5,
+                   help="alternating rounds of the users' timing")
     p.add_argument("--json", type=Path)
     p.add_argument("--skip-training", action="store_true")
     p.add_argument("--skip-small", action="store_true")

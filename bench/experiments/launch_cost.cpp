@@ -1,8 +1,12 @@
 // What one launch of a prepared call costs the host, in the runtime alone
-// (no Python): fuser::Function::launch(call, addresses) against the bare
-// cuLaunchKernel of the same kernel with the same parameters, and the
-// driver calls the runtime adds (the context check). One pointwise package
-// (gelu on 16 x 16384, scripts/build-torch-artifacts.py's host/).
+// (no Python): fuser::Function::launch(call, addresses) kernel by kernel
+// and as a CUDA graph (the same addresses every call, and outputs
+// alternating between two buffers, which updates kernel nodes), against the
+// bare cuLaunchKernel of the first kernel with the same parameters, and
+// the driver calls the runtime adds (the context check). Each figure is the
+// median host time of one call, the GPU idle before it. Packages from
+// scripts/build-torch-artifacts.py's host/ (gelu on 16 x 16384: one
+// kernel; linear_gelu_softmax_128x1024x512: five).
 //
 // On the GPU machine, after bench/gpu-check.sh built build-gpu/:
 //   g++ -O2 -std=c++17 -Iinclude -I/usr/local/cuda/include \
@@ -11,10 +15,12 @@
 //   /tmp/launch_cost .artifacts/torch/host/gelu_16x16384.fuser/kernels/static
 
 #include "fuser/Runtime/CudaDriver.h"
+#include "fuser/Runtime/GraphMode.h"
 #include "fuser/Runtime/LaunchPlan.h"
 #include "fuser/Runtime/Module.h"
 #include "fuser/Runtime/PreparedCall.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -32,16 +38,17 @@ static std::string readFile(const std::string &path) {
 template <typename F> static double usPerCall(CudaDriver &d, F f, int n) {
   for (int i = 0; i < 100; ++i)
     f();
-  d.check(d.streamSynchronize(nullptr), "sync");
-  auto start = std::chrono::steady_clock::now();
+  std::vector<double> times;
   for (int i = 0; i < n; ++i) {
+    d.check(d.streamSynchronize(nullptr), "sync");
+    auto start = std::chrono::steady_clock::now();
     f();
-    if (i % 256 == 255)
-      d.check(d.streamSynchronize(nullptr), "sync"); // Keep the queue short.
+    auto end = std::chrono::steady_clock::now();
+    times.push_back(std::chrono::duration<double, std::micro>(end - start).count());
   }
   d.check(d.streamSynchronize(nullptr), "sync");
-  auto end = std::chrono::steady_clock::now();
-  return std::chrono::duration<double, std::micro>(end - start).count() / n;
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
 }
 
 int main(int argc, char **argv) {
@@ -74,12 +81,30 @@ int main(int argc, char **argv) {
     d.check(d.memAlloc(&p, r.byteSize() + 256), "alloc");
     out.push_back(p);
   }
-  const int n = 20000;
-  double prepared = usPerCall(
-      d, [&] { fn.launch(*call, in, out, 0, nullptr); }, n);
-
+  std::vector<uint64_t> out2;
+  for (const TensorType &r : call->results) {
+    CUdeviceptr p;
+    d.check(d.memAlloc(&p, r.byteSize() + 256), "alloc");
+    out2.push_back(p);
+  }
+  const int n = 5000;
   std::printf("[launch] %zu launches per call\n", call->launches.size());
-  std::printf("[launch] Function::launch(prepared)  %6.2f us\n", prepared);
+  for (GraphMode mode : {GraphMode::Off, GraphMode::On}) {
+    setGraphMode(mode);
+    auto fresh = fn.prepare(inputs);
+    double same = usPerCall(
+        d, [&] { fn.launch(*fresh, in, out, 0, nullptr); }, n);
+    int k = 0;
+    double alternating = usPerCall(
+        d,
+        [&] { fn.launch(*fresh, in, (k++ % 2) ? out2 : out, 0, nullptr); },
+        n);
+    std::printf("[launch] Function::launch(prepared), graphs %-4s %6.2f us "
+                "(outputs alternating: %6.2f us)%s\n",
+                std::string(graphModeName(mode)).c_str(), same, alternating,
+                graphsInUse(*fresh) ? ", as a graph" : "");
+  }
+  setGraphMode(GraphMode::Off);
   double context = usPerCall(
       d, [&] { ScopedDeviceContext scope(d, 0); }, n);
   std::printf("[launch] ScopedDeviceContext         %6.2f us\n", context);

@@ -68,11 +68,26 @@ std::unique_ptr<CudaDriver> CudaDriver::load(const std::string &library) {
   resolve(handle, library, "cuGetErrorString", d->getErrorString);
   resolve(handle, library, "cuPointerGetAttribute", d->pointerGetAttribute);
   resolve(handle, library, "cuStreamSynchronize", d->streamSynchronize);
+  resolve(handle, library, "cuCtxSynchronize", d->ctxSynchronize);
   // Only tensor_map launches need it; they report its absence.
   resolve(handle, library, "cuTensorMapEncodeTiled", d->tensorMapEncodeTiled,
           false);
   resolve(handle, library, "cuMemcpyHtoD_v2", d->memcpyHtoD);
   resolve(handle, library, "cuMemcpyDtoH_v2", d->memcpyDtoH);
+  // Graphs of a call's launches (CallGraph.cpp); calls launch kernel by
+  // kernel without them.
+  resolve(handle, library, "cuGraphCreate", d->graphCreate, false);
+  resolve(handle, library, "cuGraphAddKernelNode_v2", d->graphAddKernelNode,
+          false);
+  resolve(handle, library, "cuGraphInstantiateWithFlags",
+          d->graphInstantiateWithFlags, false);
+  resolve(handle, library, "cuGraphExecKernelNodeSetParams_v2",
+          d->graphExecKernelNodeSetParams, false);
+  resolve(handle, library, "cuGraphLaunch", d->graphLaunch, false);
+  resolve(handle, library, "cuGraphExecDestroy", d->graphExecDestroy, false);
+  resolve(handle, library, "cuGraphDestroy", d->graphDestroy, false);
+  resolve(handle, library, "cuStreamIsCapturing", d->streamIsCapturing,
+          false);
 
   // 3. Initialize; this is where a driver without a visible GPU fails.
   CUresult result = d->init(0);

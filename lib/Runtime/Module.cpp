@@ -1,6 +1,8 @@
 //===- Module.cpp - A loaded fuser module and its entry functions -*- C++ -*-=//
 
 #include "fuser/Runtime/Module.h"
+#include "CallGraph.h"
+#include "LaunchBinding.h"
 #include "Workspace.h"
 #include "fuser/Manifest/Error.h"
 #include "fuser/Runtime/CudaDriver.h"
@@ -220,6 +222,7 @@ Function::prepare(const std::vector<TensorRef> &inputs) const {
   call->results = resultTypes(*fnSpec, call->buffers);
   call->launches = planLaunches(*fnSpec, call->shapes, call->buffers);
   call->encoded.resize(call->launches.size());
+  call->graphs = detail::makeCallGraphs();
   for (size_t i = 0; i < call->launches.size(); ++i)
     call->encoded[i].resize(call->launches[i].tensorMaps.size());
   return call;
@@ -328,56 +331,21 @@ void Function::execute(const PreparedCall &call,
     }
   }
 
-  // 2. Bind buffer addresses: caller tensors, the module's constants, then
-  //    per-call intermediates.
-  Workspace workspace(driver, stream);
-  std::vector<uint64_t> addresses(fn.buffers.size(), 0);
-  for (size_t b = 0; b < fn.buffers.size(); ++b) {
-    const BufferSpec &buf = fn.buffers[b];
-    if (buf.kind == BufferSpec::Kind::Arg) {
-      addresses[b] = inputs[buf.arg];
-      continue;
-    }
-    if (buf.kind == BufferSpec::Kind::Constant) {
-      addresses[b] = (*constants)[b];
-      continue;
-    }
-    if (buf.isResult)
-      continue;
-    uint64_t bytes = static_cast<uint64_t>(call.buffers[b].byteSize());
-    if (bytes > 0)
-      addresses[b] = workspace.allocate(
-          bytes, fn.name + " intermediate buffer " + std::to_string(buf.id));
-  }
-  for (size_t r = 0; r < fn.results.size(); ++r)
-    addresses[fn.results[r]] = outputs[r];
+  // 2. As one graph where the mode and the call allow (CallGraph.cpp).
+  if (detail::launchAsGraph(driver, fn, call, kernels, *constants, inputs,
+                            outputs, context, stream))
+    return;
 
-  // 3. Every TMA descriptor before the first launch, so a bad one enqueues
-  //    nothing. They hold addresses; one encoded for the same address in
-  //    an earlier call is reused. They only need to outlive cuLaunchKernel,
-  //    which copies its parameters.
-  static_assert(alignof(CUtensorMap) >= 64, "TMA descriptors need 64 bytes");
-  std::vector<std::vector<CUtensorMap>> maps(plan.size());
-  {
-    std::lock_guard<std::mutex> lock(call.encodedMutex);
-    for (size_t i = 0; i < plan.size(); ++i) {
-      const PlannedLaunch &launch = plan[i];
-      maps[i].resize(launch.tensorMaps.size());
-      for (size_t k = 0; k < launch.tensorMaps.size(); ++k) {
-        const PlannedTensorMap &map = launch.tensorMaps[k];
-        uint64_t address = addresses[map.buffer];
-        PreparedCall::EncodedMap &cached = call.encoded[i][k];
-        if (!cached.valid || cached.address != address) {
-          cached.valid = false;
-          encodeTensorMap(driver, map, tensorMapEncoding(map, address),
-                          cached.map);
-          cached.address = address;
-          cached.valid = true;
-        }
-        maps[i][k] = cached.map;
-      }
-    }
-  }
+  // 3. Bind buffer addresses: caller tensors, the module's constants, then
+  //    per-call intermediates; then every TMA descriptor.
+  Workspace workspace(driver, stream);
+  std::vector<uint64_t> addresses = detail::bufferAddresses(
+      fn, call, inputs, outputs, *constants, [&](size_t b, uint64_t bytes) {
+        return workspace.allocate(bytes, fn.name + " intermediate buffer " +
+                                             std::to_string(fn.buffers[b].id));
+      });
+  std::vector<std::vector<CUtensorMap>> maps =
+      detail::encodeLaunchMaps(driver, call, addresses);
 
   // 4. Launch in order on the caller's stream.
   std::vector<uint64_t> params;
@@ -386,29 +354,13 @@ void Function::execute(const PreparedCall &call,
     const PlannedLaunch &launch = plan[i];
     if (launch.skip)
       continue;
-    params = launch.params;
-    for (const auto &[slot, buffer] : launch.addressSlots)
-      params[slot] = addresses[buffer];
-    pointers.clear();
-    for (uint64_t &slot : params)
-      pointers.push_back(&slot);
-    for (size_t k = 0; k < launch.tensorMaps.size(); ++k)
-      pointers[launch.tensorMaps[k].slot] = &maps[i][k];
+    detail::bindLaunch(launch, addresses, maps[i], params, pointers);
     CUresult result = driver.launchKernel(
         kernels[i], launch.grid[0], launch.grid[1], launch.grid[2],
         launch.block[0], launch.block[1], launch.block[2], launch.sharedBytes,
         stream, pointers.empty() ? nullptr : pointers.data(), nullptr);
-    if (result != CUDA_SUCCESS) {
-      const LaunchSpec &spec = fn.launches[launch.index];
-      throw Error(
-          fn.name + ": launching kernel '" + spec.kernel + "' (launches[" +
-          std::to_string(launch.index) + "], grid " +
-          shapeToString({launch.grid[0], launch.grid[1], launch.grid[2]}) +
-          ", block " +
-          shapeToString({launch.block[0], launch.block[1], launch.block[2]}) +
-          ", " + std::to_string(launch.sharedBytes) +
-          " bytes shared) failed: " + driver.describe(result));
-    }
+    if (result != CUDA_SUCCESS)
+      detail::throwLaunchError(driver, fn, launch, result);
   }
 }
 

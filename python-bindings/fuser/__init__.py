@@ -14,6 +14,7 @@ compiler tools (fuser-opt, fuser-translate) are built; see fuser.compiler.
 from ._native import FuserError, TensorRef
 from .artifact import Artifact
 from .compiler import compile
+from .frameworks import cuda_graphs, set_cuda_graphs
 from .loader import EntryFunction, LoadedModule, load
 
 __version__ = "0.1.0"
@@ -25,6 +26,8 @@ __all__ = [
     "LoadedModule",
     "TensorRef",
     "compile",
+    "cuda_graphs",
     "load",
+    "set_cuda_graphs",
     "__version__",
 ]

@@ -164,7 +164,38 @@ def _torch_native() -> Optional[Any]:
         same = (_fuser_torch is not None and
                 _fuser_torch.torch_version == _torch().__version__)
         _TORCH_NATIVE = _fuser_torch if same else False
+        if same and _GRAPH_MODE is not None:
+            _fuser_torch.set_cuda_graphs(_GRAPH_MODE)
     return _TORCH_NATIVE or None
+
+
+# The mode set_cuda_graphs chose; None leaves FUSER_CUDA_GRAPHS's.
+_GRAPH_MODE: Optional[str] = None
+GRAPH_MODES = ("off", "auto", "on")
+
+
+def set_cuda_graphs(mode: str) -> None:
+    """When a call's kernels launch as one CUDA graph, for every module of
+    the process: "auto" (the default; calls of two or more kernels whose
+    intermediates are small enough to keep, from a signature's second
+    call), "on" (every call) or "off" (kernel by kernel). The environment
+    variable FUSER_CUDA_GRAPHS sets the same at start-up. See
+    docs/runtime.md, "CUDA graphs"."""
+    global _GRAPH_MODE
+    if mode not in GRAPH_MODES:
+        raise ValueError(f"CUDA graph mode must be one of {GRAPH_MODES}, "
+                         f"got {mode!r}")
+    from . import _fuser_runtime
+    _fuser_runtime.set_cuda_graphs(mode)
+    if _TORCH_NATIVE:  # Its own copy of the runtime, once loaded.
+        _TORCH_NATIVE.set_cuda_graphs(mode)
+    _GRAPH_MODE = mode
+
+
+def cuda_graphs() -> str:
+    """The CUDA graph mode: "off", "auto" or "on"."""
+    from . import _fuser_runtime
+    return _fuser_runtime.cuda_graphs()
 
 
 def stream_handle(stream: Any) -> int:

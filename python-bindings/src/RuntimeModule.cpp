@@ -9,6 +9,7 @@
 #include "TorchLauncher.h"
 #include "fuser/Manifest/Error.h"
 #include "fuser/Runtime/CudaDriver.h"
+#include "fuser/Runtime/GraphMode.h"
 #include "fuser/Runtime/Module.h"
 
 #include <nanobind/nanobind.h>
@@ -178,4 +179,14 @@ NB_MODULE(_fuser_runtime, m) {
       });
 
   python::bindTorchLauncher(m);
+
+  m.def(
+      "set_cuda_graphs",
+      [](std::string_view mode) { setGraphMode(parseGraphMode(mode)); },
+      nb::arg("mode"),
+      "When calls launch as one CUDA graph: 'off', 'auto' or 'on' "
+      "(fuser.set_cuda_graphs).");
+  m.def(
+      "cuda_graphs", [] { return std::string(graphModeName(graphMode())); },
+      "The CUDA graph mode: 'off', 'auto' or 'on'.");
 }

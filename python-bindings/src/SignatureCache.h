@@ -45,6 +45,12 @@ public:
 
   size_t size() const { return entries.size(); }
 
+  /// Calls `fn(const Entry &)` for every entry.
+  template <typename Fn> void forEach(Fn fn) const {
+    for (const auto &entry : entries)
+      fn(*entry.second);
+  }
+
 private:
   struct Hash {
     size_t operator()(const Key &key) const {

@@ -4,6 +4,7 @@
 #include "SignatureCache.h"
 #include "fuser/Manifest/Error.h"
 #include "fuser/Runtime/Module.h"
+#include "fuser/Runtime/GraphMode.h"
 #include "fuser/Runtime/PreparedCall.h"
 
 #include <nanobind/stl/shared_ptr.h>
@@ -206,6 +207,13 @@ public:
 
   size_t size() const { return cache.size(); }
 
+  size_t graphs() const {
+    size_t count = 0;
+    cache.forEach(
+        [&](const CachedCall &entry) { count += graphsInUse(*entry.call); });
+    return count;
+  }
+
 private:
   /// Fills `facts` for one argument; false if it is not a CUDA tensor of
   /// a known dtype.
@@ -365,7 +373,9 @@ void bindTorchLauncher(nb::module_ &m) {
       .def("clear", &TorchLauncher::clear,
            "Forgets every prepared signature.")
       .def_prop_ro("signatures", &TorchLauncher::size,
-                   "How many signatures are prepared.");
+                   "How many signatures are prepared.")
+      .def_prop_ro("graphs", &TorchLauncher::graphs,
+                   "How many prepared signatures launch as CUDA graphs.");
 }
 
 } // namespace fuser::python

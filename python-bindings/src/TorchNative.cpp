@@ -4,6 +4,7 @@
 #include "SignatureCache.h"
 #include "fuser/Manifest/Error.h"
 #include "fuser/Runtime/Module.h"
+#include "fuser/Runtime/GraphMode.h"
 #include "fuser/Runtime/PreparedCall.h"
 
 #include <ATen/ATen.h>
@@ -229,6 +230,13 @@ void NativeTorchLauncher::clear() {
 }
 
 size_t NativeTorchLauncher::signatures() const { return impl->cache.size(); }
+
+size_t NativeTorchLauncher::graphs() const {
+  size_t count = 0;
+  impl->cache.forEach(
+      [&](const Prepared &entry) { count += graphsInUse(*entry.call); });
+  return count;
+}
 
 PyObject *NativeTorchLauncher::call(PyObject *tensors) {
   try {

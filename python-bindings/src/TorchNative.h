@@ -33,6 +33,8 @@ public:
   PyObject *call(PyObject *tensors);
   void clear();
   size_t signatures() const;
+  /// How many prepared signatures launch as CUDA graphs (GraphMode.h).
+  size_t graphs() const;
 
 private:
   struct Impl;

@@ -7,8 +7,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "TorchNative.h"
+#include "fuser/Runtime/GraphMode.h"
 
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/string_view.h>
 
 namespace nb = nanobind;
 using fuser::python::NativeTorchLauncher;
@@ -48,5 +51,18 @@ NB_MODULE(_fuser_torch, m) {
       .def("clear", &NativeTorchLauncher::clear,
            "Forgets every prepared signature.")
       .def_prop_ro("signatures", &NativeTorchLauncher::signatures,
-                   "How many signatures are prepared.");
+                   "How many signatures are prepared.")
+      .def_prop_ro("graphs", &NativeTorchLauncher::graphs,
+                   "How many prepared signatures launch as CUDA graphs.");
+  // This extension links its own copy of the runtime: fuser.set_cuda_graphs
+  // sets both.
+  m.def(
+      "set_cuda_graphs",
+      [](std::string_view mode) {
+        fuser::setGraphMode(fuser::parseGraphMode(mode));
+      },
+      nb::arg("mode"));
+  m.def("cuda_graphs", [] {
+    return std::string(fuser::graphModeName(fuser::graphMode()));
+  });
 }

@@ -142,3 +142,69 @@ def test_misaligned_input_is_refused():
     x = torch.randn(4 * 256 + 1, device="cuda")[1:].view(4, 256)
     with pytest.raises(fuser.FuserError, match="is not aligned to 16 bytes"):
         compiled(x)
+
+
+def load_host(name):
+    model = torch_models.build_host(name, device="cuda")
+    return model, ft.load(TORCH_ARTIFACTS / "host" / f"{name}.fuser",
+                          module=copy.deepcopy(model))
+
+
+@pytest.fixture
+def graph_mode():
+    """Sets fuser's CUDA graph mode for a test; restores it after."""
+    saved = fuser.cuda_graphs()
+    yield fuser.set_cuda_graphs
+    fuser.set_cuda_graphs(saved)
+
+
+@pytest.mark.parametrize("mode", ["off", "auto", "on"])
+def test_graphs_replay_with_new_tensors(graph_mode, mode):
+    # Five kernels with intermediates: a graph from the second call in
+    # auto and on; new inputs and outputs at every call.
+    graph_mode(mode)
+    name = "linear_gelu_softmax_128x1024x512"
+    model, compiled = load_host(name)
+    shape = torch_models.HOST[name][2]
+    errors = []
+    with torch.no_grad():
+        for _ in range(4):
+            x = torch.randn(shape, device="cuda")
+            errors.append(check(compiled(x), model(x), mode))
+    assert compiled._fuser_launch._launcher.graphs == (0 if mode == "off" else 1)
+    print(f"graphs {mode}: max abs error {max(errors):.2e} over 4 calls")
+
+
+def test_graphs_are_not_used_for_one_kernel_in_auto(graph_mode):
+    graph_mode("auto")
+    model, compiled = load_host("sigmoid_16x16384")
+    with torch.no_grad():
+        for _ in range(3):
+            x = torch.randn(16, 16384, device="cuda")
+            check(compiled(x), model(x), "sigmoid")
+    assert compiled._fuser_launch._launcher.graphs == 0
+
+
+def test_a_captured_call_replays_with_the_capture(graph_mode):
+    # Under torch.cuda.graph the kernels are captured one by one (a graph
+    # launched inside the capture would not follow its static input).
+    graph_mode("on")
+    name = "linear_gelu_softmax_128x1024x512"
+    model, compiled = load_host(name)
+    shape = torch_models.HOST[name][2]
+    static_x = torch.randn(shape, device="cuda")
+    with torch.no_grad():
+        for _ in range(3):  # Warm up off the capture, graphs built.
+            compiled(static_x)
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):
+            compiled(static_x)
+        torch.cuda.current_stream().wait_stream(stream)
+        captured = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(captured):
+            static_y = compiled(static_x)
+        for _ in range(2):
+            static_x.copy_(torch.randn(shape, device="cuda"))
+            captured.replay()
+            check(static_y, model(static_x), "replayed capture")

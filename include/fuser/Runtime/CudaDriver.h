@@ -94,11 +94,29 @@ public:
   decltype(&::cuGetErrorString) getErrorString = nullptr;
   decltype(&::cuPointerGetAttribute) pointerGetAttribute = nullptr;
   decltype(&::cuStreamSynchronize) streamSynchronize = nullptr;
+  decltype(&::cuCtxSynchronize) ctxSynchronize = nullptr;
   decltype(&::cuTensorMapEncodeTiled) tensorMapEncodeTiled = nullptr;
   // Host <-> device copies: not needed to launch, but they let C++ callers
   // and the GPU tests move data without linking cudart.
   decltype(&::cuMemcpyHtoD) memcpyHtoD = nullptr;
   decltype(&::cuMemcpyDtoH) memcpyDtoH = nullptr;
+  // CUDA graphs (optional: null where the driver lacks them).
+  decltype(&::cuGraphCreate) graphCreate = nullptr;
+  decltype(&::cuGraphAddKernelNode) graphAddKernelNode = nullptr;
+  decltype(&::cuGraphInstantiateWithFlags) graphInstantiateWithFlags = nullptr;
+  decltype(&::cuGraphExecKernelNodeSetParams) graphExecKernelNodeSetParams =
+      nullptr;
+  decltype(&::cuGraphLaunch) graphLaunch = nullptr;
+  decltype(&::cuGraphExecDestroy) graphExecDestroy = nullptr;
+  decltype(&::cuGraphDestroy) graphDestroy = nullptr;
+  decltype(&::cuStreamIsCapturing) streamIsCapturing = nullptr;
+
+  /// Whether every graph entry point above resolved.
+  bool hasGraphs() const {
+    return graphCreate && graphAddKernelNode && graphInstantiateWithFlags &&
+           graphExecKernelNodeSetParams && graphLaunch && graphExecDestroy &&
+           graphDestroy && streamIsCapturing;
+  }
 
 private:
   CudaDriver() = default;

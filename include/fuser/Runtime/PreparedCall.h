@@ -20,10 +20,15 @@
 #include <cuda.h>
 
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <vector>
 
 namespace fuser {
+
+namespace detail {
+struct CallGraphs;
+} // namespace detail
 
 struct PreparedCall {
   /// The function this was prepared for; launching it through another
@@ -46,6 +51,9 @@ struct PreparedCall {
   };
   mutable std::mutex encodedMutex;
   mutable std::vector<std::vector<EncodedMap>> encoded;
+
+  /// The launches as CUDA graphs, one per context (GraphMode.h).
+  std::shared_ptr<detail::CallGraphs> graphs;
 };
 
 } // namespace fuser

@@ -16,12 +16,14 @@ namespace fuser {
 
 namespace {
 
-/// Auto's rule. A graph pays when it replaces two or more launches: one
-/// cuGraphLaunch costs about one cuLaunchKernel of host time. Its
-/// intermediates stay allocated as long as the signature's prepared call,
-/// so auto leaves calls with large ones, or past a process-wide total, to
-/// stream-ordered allocation.
-constexpr size_t kAutoMinLaunches = 2;
+/// Auto's rule. A graph pays from one launch: on an H200 host a prepared
+/// call replayed as a graph took 1.9 us against 4.1 us kernel by kernel for
+/// one kernel, 3.8 us against 36.9 us for five (the driver's cuLaunchKernel
+/// alone 3.5 us; bench/experiments/launch_cost.cpp). Its intermediates stay
+/// allocated as long as the signature's prepared call, so auto leaves calls
+/// with large ones, or past a process-wide total, to stream-ordered
+/// allocation.
+constexpr size_t kAutoMinLaunches = 1;
 constexpr uint64_t kAutoMaxCallBytes = uint64_t(256) << 20;
 constexpr uint64_t kAutoMaxTotalBytes = uint64_t(1) << 30;
 

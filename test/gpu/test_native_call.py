@@ -175,14 +175,17 @@ def test_graphs_replay_with_new_tensors(graph_mode, mode):
     print(f"graphs {mode}: max abs error {max(errors):.2e} over 4 calls")
 
 
-def test_graphs_are_not_used_for_one_kernel_in_auto(graph_mode):
-    graph_mode("auto")
+@pytest.mark.parametrize("mode", ["off", "auto"])
+def test_one_kernel_calls_take_graphs_in_auto(graph_mode, mode):
+    graph_mode(mode)
     model, compiled = load_host("sigmoid_16x16384")
     with torch.no_grad():
-        for _ in range(3):
+        for calls in range(1, 4):
             x = torch.randn(16, 16384, device="cuda")
             check(compiled(x), model(x), "sigmoid")
-    assert compiled._fuser_launch._launcher.graphs == 0
+            # From the second call of the signature.
+            graphs = compiled._fuser_launch._launcher.graphs
+            assert graphs == (1 if mode == "auto" and calls >= 2 else 0)
 
 
 def test_a_captured_call_replays_with_the_capture(graph_mode):

@@ -1,7 +1,8 @@
 //===- GraphMode.h - When a call's launches form a CUDA graph ---*- C++ -*-===//
 //
-// A call of several kernels pays the driver's launch cost once per kernel
-// (a few microseconds of host time each). With graphs, a prepared call's
+// A call pays the driver's launch cost once per kernel (a few microseconds
+// of host time each); replaying a graph costs less than one such launch,
+// whatever its kernels. With graphs, a prepared call's
 // launches are instantiated as one CUDA graph in each context, on the
 // second call of its signature, and later calls replay it: kernel nodes
 // whose buffer addresses changed are updated first, and intermediates live
@@ -24,8 +25,8 @@ namespace fuser {
 enum class GraphMode {
   /// Kernel by kernel, intermediates in stream order for each call.
   Off,
-  /// Graphs for calls of several launches whose intermediates are small
-  /// enough to keep per signature (see CallGraph.cpp for the rule).
+  /// Graphs for calls whose intermediates are small enough to keep per
+  /// signature (see CallGraph.cpp for the rule).
   Auto,
   /// Graphs for every call, whatever its intermediates take.
   On,

@@ -39,10 +39,8 @@ def run():
                            module=model)
         x = torch.randn(torch_models.HOST[name][2], device="cuda")
         with torch.no_grad():
-            torch.cuda.nvtx.range_push(f"eager {name}")
             for _ in range(CALLS):
                 model(x)
-            torch.cuda.nvtx.range_pop()
             for _ in range(CALLS):
                 compiled(x)
         torch.cuda.synchronize()

@@ -178,8 +178,8 @@ def set_cuda_graphs(mode: str) -> None:
     """When a call's kernels launch as one CUDA graph, for every module of
     the process: "auto" (the default; calls whose intermediates are small
     enough to keep, from a signature's second call), "on" (every call) or "off" (kernel by kernel). The environment
-    variable FUSER_CUDA_GRAPHS sets the same at start-up. See
-    docs/runtime.md, "CUDA graphs"."""
+    variable FUSER_CUDA_GRAPHS sets the same at start-up (README,
+    "Quick start: Python")."""
     global _GRAPH_MODE
     if mode not in GRAPH_MODES:
         raise ValueError(f"CUDA graph mode must be one of {GRAPH_MODES}, "

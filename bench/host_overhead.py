@@ -8,8 +8,10 @@ Per model and implementation:
                perf_counter, the GPU idle before it (a synchronize outside
                the timed region), so neither a full launch queue nor the
                GPU's own time counts;
-  loop_us      2000 calls back to back, wall time per call (the GPU's time
+  loop_us      calls back to back, wall time per call (the GPU's time
                counts where it is longer than the host's);
+               both in rounds that alternate the implementations, the
+               median of the rounds' figures;
   mean_ms      the users' timing (CUDA events, L2 flushed, mean), in
                rounds that alternate the implementations (--rounds).
 fuser runs twice: with CUDA graphs in their default mode (auto) and off.
@@ -111,6 +113,25 @@ def set_graph_mode(label):
     fuser.set_cuda_graphs(GRAPH_MODES.get(label, "auto"))
 
 
+def interleaved_host_times(calls, n, rounds):
+    """host_us and loop_us of each call over `n` calls, in `rounds` that
+    alternate the implementations (the order rotated by one per round),
+    each the median of the rounds': the lent machine's host speed drifts
+    within a run."""
+    names = list(calls)
+    per_round = {name: {"host_us": [], "loop_us": []} for name in names}
+    for r in range(rounds):
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            set_graph_mode(name)
+            per_round[name]["host_us"].append(
+                host_us(calls[name], max(n // (4 * rounds), 20)))
+            per_round[name]["loop_us"].append(
+                loop_us(calls[name], max(n // rounds, 20)))
+    set_graph_mode("auto")
+    return {name: {k: statistics.median(v) for k, v in t.items()}
+            for name, t in per_round.items()}
+
+
 def small_models(args):
     index = json.loads((bench.ARTIFACTS / "torch" / "index.json").read_text())
     rows = []
@@ -134,12 +155,9 @@ def small_models(args):
             users = bench.time_interleaved(
                 {label: in_graph_mode(label, call) for label, call in calls.items()},
                 args.iters // args.rounds, rounds=args.rounds)
-            for label, call in calls.items():
-                set_graph_mode(label)
-                row[label] = {"host_us": host_us(call, args.calls // 4),
-                              "loop_us": loop_us(call, args.calls),
-                              "mean_ms": users[label]["mean_ms"]}
-            set_graph_mode("auto")
+            host = interleaved_host_times(calls, args.calls, args.rounds)
+            for label in calls:
+                row[label] = {**host[label], "mean_ms": users[label]["mean_ms"]}
         launcher = getattr(nets["fuser"]._fuser_launch, "_launcher", None)
         row["graphs"] = getattr(launcher, "graphs", None)
         rows.append(row)

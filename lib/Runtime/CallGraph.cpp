@@ -16,14 +16,17 @@ namespace fuser {
 
 namespace {
 
-/// Auto's rule. A graph pays from one launch: on an H200 host a prepared
-/// call replayed as a graph took 1.9 us against 4.1 us kernel by kernel for
-/// one kernel, 3.8 us against 36.9 us for five (the driver's cuLaunchKernel
-/// alone 3.5 us; bench/experiments/launch_cost.cpp). Its intermediates stay
-/// allocated as long as the signature's prepared call, so auto leaves calls
-/// with large ones, or past a process-wide total, to stream-ordered
-/// allocation.
-constexpr size_t kAutoMinLaunches = 1;
+/// Auto's rule. A graph pays from two launches. Replaying one costs the
+/// host less than one cuLaunchKernel (H200 machine: 3.8 us against 36.9 us
+/// kernel by kernel for five kernels, 1.9 us against 4.1 us for one;
+/// bench/experiments/launch_cost.cpp), but a one-kernel graph starts
+/// later on the GPU: with the L2 flushed before each call, gelu on
+/// 16 x 16384 took 7.9 us as a graph against 5.5 us (5.2 against 4.9 for
+/// leaky_relu; bench/host_overhead.py), more than its host saving where
+/// the GPU decides. Its intermediates stay allocated as long as the
+/// signature's prepared call, so auto leaves calls with large ones, or past
+/// a process-wide total, to stream-ordered allocation.
+constexpr size_t kAutoMinLaunches = 2;
 constexpr uint64_t kAutoMaxCallBytes = uint64_t(256) << 20;
 constexpr uint64_t kAutoMaxTotalBytes = uint64_t(1) << 30;
 

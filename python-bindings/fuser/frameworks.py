@@ -176,8 +176,9 @@ GRAPH_MODES = ("off", "auto", "on")
 
 def set_cuda_graphs(mode: str) -> None:
     """When a call's kernels launch as one CUDA graph, for every module of
-    the process: "auto" (the default; calls whose intermediates are small
-    enough to keep, from a signature's second call), "on" (every call) or "off" (kernel by kernel). The environment
+    the process: "auto" (the default; calls of two or more kernels whose
+    intermediates are small enough to keep, from a signature's second
+    call), "on" (every call) or "off" (kernel by kernel). The environment
     variable FUSER_CUDA_GRAPHS sets the same at start-up (README,
     "Quick start: Python")."""
     global _GRAPH_MODE

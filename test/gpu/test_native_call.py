@@ -175,8 +175,8 @@ def test_graphs_replay_with_new_tensors(graph_mode, mode):
     print(f"graphs {mode}: max abs error {max(errors):.2e} over 4 calls")
 
 
-@pytest.mark.parametrize("mode", ["off", "auto"])
-def test_one_kernel_calls_take_graphs_in_auto(graph_mode, mode):
+@pytest.mark.parametrize("mode", ["off", "auto", "on"])
+def test_one_kernel_calls_take_graphs_only_when_on(graph_mode, mode):
     graph_mode(mode)
     model, compiled = load_host("sigmoid_16x16384")
     with torch.no_grad():
@@ -185,7 +185,7 @@ def test_one_kernel_calls_take_graphs_in_auto(graph_mode, mode):
             check(compiled(x), model(x), "sigmoid")
             # From the second call of the signature.
             graphs = compiled._fuser_launch._launcher.graphs
-            assert graphs == (1 if mode == "auto" and calls >= 2 else 0)
+            assert graphs == (1 if mode == "on" and calls >= 2 else 0)
 
 
 def test_a_captured_call_replays_with_the_capture(graph_mode):

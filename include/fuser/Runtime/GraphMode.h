@@ -25,10 +25,11 @@ namespace fuser {
 enum class GraphMode {
   /// Kernel by kernel, intermediates in stream order for each call.
   Off,
-  /// Graphs for calls whose intermediates are small enough to keep per
-  /// signature (see CallGraph.cpp for the rule).
+  /// Graphs for calls of two or more launches whose intermediates are
+  /// small enough to keep per signature (CallGraph.cpp says why).
   Auto,
-  /// Graphs for every call, whatever its intermediates take.
+  /// Graphs for every call, one launch or many, whatever its
+  /// intermediates take.
   On,
 };
 

@@ -28,11 +28,13 @@ fuser's runtime but without torch-mlir or the compiler tools, given that
 directory ($FUSER_CACHE_DIR): compile where the compiler is, run where the
 GPU is.
 
-A graph fuser cannot compile runs eagerly (the whole graph) with a warning
-saying why, and is recorded in COMPILED. Buffers a graph updates in place
-(BatchNorm's running statistics) are written back as fuser.torch.compile
-writes them. Not yet: partial graphs (fuser's part compiled, the rest
-eager).
+Ops fuser leaves to PyTorch (random numbers, scans, pooling:
+_dynamo_split.py) split the graph: the runs between them compile as graphs
+of their own, and the ops run as PyTorch runs them, named in a warning and
+in COMPILED. A graph (or run) fuser cannot compile runs eagerly with a
+warning saying why, and is recorded in COMPILED. Buffers a graph updates in
+place (BatchNorm's running statistics) are written back as
+fuser.torch.compile writes them.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ import torch
 from torch._dynamo.backends.registry import register_backend
 
 from .._native import FuserError
-from . import _compiler
+from . import _compiler, _dynamo_split
 from ._conversion import graph_packages
 from ._conversion.cache import make_cache
 from ._conversion.fuser_compile import short_error
@@ -140,6 +142,11 @@ def _prepare(gm: torch.fx.GraphModule) -> _Plan:
     out.args = (tuple(results),)
     g.eliminate_dead_code()
     gm.recompile()
+    if hasattr(gm, "real_recompile"):
+        # A lazy graph module's forward reads (*args, **kwargs) until its
+        # code is made (dynamo's are lazy); the export binds forward's
+        # parameters.
+        gm.real_recompile()
     return _Plan([i for i, _ in tensors], outputs)
 
 
@@ -279,6 +286,43 @@ def _run(compiled, plan: _Plan, *args) -> tuple:
     return tuple(outs)
 
 
+class _CompiledPart(torch.nn.Module):
+    """A run of a split graph that fuser compiles (its _compile_graph
+    callable), called by the split graph in its place."""
+
+    def __init__(self, run: Callable):
+        super().__init__()
+        self._fuser_run = run
+
+    def forward(self, *args):
+        return self._fuser_run(*args)
+
+
+def _compile_split(split: "_dynamo_split.Split",
+                   config: Mapping[str, Any]) -> Callable:
+    """The split graph with fuser's runs compiled; the ops left to PyTorch
+    said once in a warning and recorded in COMPILED."""
+    reasons = [r for _, why in split.parts if why for r in why]
+    ours = [name for name, why in split.parts if why is None]
+    COMPILED.append({"kind": "split", "parts": len(split.parts),
+                     "fuser_parts": len(ours), "pytorch": reasons})
+    what = "; ".join(reasons)
+    if not ours:
+        warnings.warn(f"fuser: the graph runs eagerly (PyTorch): {what}",
+                      RuntimeWarning, stacklevel=3)
+        return split.module.forward
+    warnings.warn(f"fuser: these ops run in PyTorch, the rest of the graph "
+                  f"({len(ours)} part{'s' if len(ours) > 1 else ''}) "
+                  f"through fuser: {what}", RuntimeWarning, stacklevel=3)
+    for name in ours:
+        part = getattr(split.module, name)
+        examples = [p.meta.get("example_value", p.meta.get("val"))
+                    for p in fx_graph.placeholders(part.graph)]
+        setattr(split.module, name,
+                _CompiledPart(_compile_graph(part, examples, config)))
+    return split.module.forward
+
+
 _DEFAULTS = {"chip": "sm_90a", "precision": "fp32", "format": "ptx",
              "cache": True, "fallback": True, "report": False}
 
@@ -297,6 +341,9 @@ def backend(gm: torch.fx.GraphModule, example_inputs,
     config["graphs"] = (GraphPackages(cache.root / "graphs")
                         if cache is not None else None)
     config["options"] = given
+    split = _dynamo_split.split(gm)
+    if split is not None:
+        return _compile_split(split, config)
     return _compile_graph(gm, example_inputs, config)
 
 

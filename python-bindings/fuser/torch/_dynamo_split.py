@@ -1,0 +1,135 @@
+"""Which ops of a dynamo graph stay in PyTorch, and the graph split around
+them (fuser.torch.dynamo): the runs of other ops become graphs fuser
+compiles; random numbers, scans and pooling run as PyTorch runs them.
+
+An op stays in PyTorch for one of the reasons below, named in a warning
+and in dynamo.COMPILED, so that a model with a dropout, a cumsum or a
+pooling layer keeps fuser's kernels for the rest instead of running
+wholly eagerly.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Dict, List, Optional, Tuple
+
+import torch
+from torch.fx.passes.split_module import split_module
+
+_RANDOM = "its random numbers come from PyTorch's generator"
+_SCAN = "fuser has no scan kernel yet"
+_POOL = "fuser has no pooling kernel yet"
+
+# torch and torch.nn.functional functions (by name) and Tensor methods that
+# stay in PyTorch.
+_REASONS: Dict[str, str] = {
+    **{name: _RANDOM for name in (
+        "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
+        "feature_alpha_dropout", "rand", "randn", "rand_like", "randn_like",
+        "randint", "randint_like", "randperm", "bernoulli", "bernoulli_",
+        "multinomial", "normal", "normal_", "poisson", "uniform_", "random_",
+        "exponential_", "geometric_", "log_normal_", "cauchy_")},
+    **{name: _SCAN for name in (
+        "cumsum", "cumsum_", "cumprod", "cumprod_", "cummax", "cummin",
+        "logcumsumexp")},
+}
+_REASONS.update({name.format(n): _POOL for n in (1, 2, 3) for name in (
+    "avg_pool{}d", "max_pool{}d", "_max_pool{}d", "max_pool{}d_with_indices",
+    "adaptive_avg_pool{}d", "adaptive_max_pool{}d", "_adaptive_max_pool{}d",
+    "adaptive_max_pool{}d_with_indices", "lp_pool{}d",
+    "fractional_max_pool{}d", "fractional_max_pool{}d_with_indices")})
+
+# The dropouts whose `training` argument (position 2) may turn them off.
+_DROPOUTS = ("dropout", "dropout1d", "dropout2d", "dropout3d",
+             "alpha_dropout", "feature_alpha_dropout")
+
+# Ops that only view or pick: a run of nothing else is not worth a kernel.
+_VIEWS = {operator.getitem, getattr, torch.reshape, torch.flatten,
+          torch.transpose, torch.permute, torch.squeeze, torch.unsqueeze,
+          torch.t, torch.chunk, torch.split}
+_VIEW_METHODS = {"view", "reshape", "flatten", "transpose", "permute",
+                 "squeeze", "unsqueeze", "t", "contiguous", "expand",
+                 "expand_as", "chunk", "split", "size", "dim", "view_as"}
+
+
+def _name(node: torch.fx.Node) -> Optional[str]:
+    if node.op == "call_method":
+        return node.target
+    if node.op == "call_function":
+        return getattr(node.target, "__name__", None)
+    return None
+
+
+def pytorch_reason(node: torch.fx.Node) -> Optional[str]:
+    """Why `node` runs in PyTorch, or None for an op fuser takes."""
+    name = _name(node)
+    reason = _REASONS.get(name) if name else None
+    if reason is None:
+        return None
+    if name in _DROPOUTS and node.op == "call_function":
+        training = (node.args[2] if len(node.args) > 2
+                    else node.kwargs.get("training", True))
+        if training is False:
+            return None  # The identity: fuser takes it.
+    return reason
+
+
+def _is_view(node: torch.fx.Node) -> bool:
+    if node.op == "call_method":
+        return node.target in _VIEW_METHODS
+    return node.op == "call_function" and node.target in _VIEWS
+
+
+def _where(node: torch.fx.Node) -> str:
+    """The user's line of `node`, from dynamo's stack trace."""
+    trace = node.meta.get("stack_trace") or ""
+    lines = [l.strip() for l in trace.strip().splitlines()
+             if l.strip().startswith("File ")]
+    return f" ({lines[-1]})" if lines else ""
+
+
+class Split:
+    """A graph split into runs: `module` calls submodules `parts` in
+    order; each part is (name, None) for a run fuser compiles or (name,
+    reasons) for one that stays in PyTorch."""
+
+    def __init__(self, module: torch.fx.GraphModule,
+                 parts: List[Tuple[str, Optional[List[str]]]]):
+        self.module = module
+        self.parts = parts
+
+
+def split(gm: torch.fx.GraphModule) -> Optional[Split]:
+    """None when every op is fuser's (the graph compiles whole); else the
+    graph split at the ops that stay in PyTorch. A run of views alone stays
+    in PyTorch too, with no reason given."""
+    ops = [n for n in gm.graph.nodes
+           if n.op in ("call_function", "call_method", "call_module")]
+    reasons = {n: pytorch_reason(n) for n in ops}
+    if not any(reasons.values()):
+        return None
+    # Runs: consecutive ops of one kind (fuser's or PyTorch's) share an id.
+    partition: Dict[torch.fx.Node, int] = {}
+    current, kind = -1, None
+    for n in ops:
+        mine = reasons[n] is None
+        if mine != kind:
+            current, kind = current + 1, mine
+        partition[n] = current
+    fuser_runs = {partition[n] for n in ops if reasons[n] is None}
+    computes = {partition[n] for n in ops
+                if reasons[n] is None and not _is_view(n)}
+    module = split_module(gm, None, lambda n: partition[n],
+                          keep_original_order=True, tuple_return=True)
+    parts: List[Tuple[str, Optional[List[str]]]] = []
+    for i in sorted(set(partition.values())):
+        name = f"submod_{i}"
+        if not hasattr(module, name):
+            continue
+        if i in fuser_runs and i in computes:
+            parts.append((name, None))
+        else:
+            why = [f"{_name(n)}: {reasons[n]}{_where(n)}" for n in ops
+                   if partition[n] == i and reasons[n] is not None]
+            parts.append((name, why))
+    return Split(module, parts)

@@ -124,6 +124,10 @@ SUITE = [
     Case("training", "train_w3_dynamo", "W3 training step, data without grad, "
          "torch.compile(backend=\"fuser\")", "training",
          dict(package="w3", input_grad=False, dynamo=True)),
+    Case("training", "train_dropout_mlp_dynamo", "Linear 4096 -> 4096, relu, "
+         "dropout(0.1), Linear 4096 -> 4096 at batch 1024, training step, "
+         "torch.compile(backend=\"fuser\") split at the dropout", "training",
+         dict(split="dropout_mlp_large", input_grad=False, dynamo=True)),
     Case("training", "train_w2_dx", "W2 training step, x requires grad (dL/dx too)",
          "training", dict(package="w2", input_grad=True)),
     Case("training", "train_w3_dx", "W3 training step, x requires grad (dL/dx too)",
@@ -370,10 +374,11 @@ def run_training(case, args):
 
     import bench
 
-    name = case.params["package"]
+    name = case.params.get("package") or case.params["split"]
     index = bench.ARTIFACTS / "torch" / "index.json"
     training = json.loads(index.read_text()).get("training", {}) if index.exists() else {}
-    if name not in training:
+    split = "split" in case.params
+    if name not in training and not split:
         raise Skip(f"no training package {name}: run scripts/build-torch-artifacts.py "
                    "--only-training where torch-mlir is")
     import fuser.torch as ft
@@ -381,7 +386,7 @@ def run_training(case, args):
     sys.path.insert(0, str(ROOT / "test" / "gpu" / "Inputs"))
     import torch_models
 
-    entry = training[name]
+    entry = training.get(name) or {"shape": list(torch_models.SPLIT[name][2])}
     dynamo = case.params.get("dynamo", False)
     if dynamo and name not in json.loads(index.read_text()).get("dynamo", {}):
         raise Skip(f"no dynamo graph packages for {name}: run "
@@ -390,7 +395,8 @@ def run_training(case, args):
     torch.backends.cuda.matmul.allow_tf32 = False
     try:
         torch.manual_seed(0)
-        model = torch_models.problem(entry["seed"]).Model(*entry["init"]).cuda()
+        model = (torch_models.build_split(name, device="cuda") if split else
+                 torch_models.problem(entry["seed"]).Model(*entry["init"]).cuda())
         if dynamo:
             # The graph packages compiled where torch-mlir is.
             import os
@@ -427,8 +433,9 @@ def run_training(case, args):
                     raise
                 failed += f"; {label} failed ({type(e).__name__}: {e})"[:160]
         if dynamo:
-            kernels = [{v: len(k) for v, k in r["kernels"].items()} for r in fd.COMPILED]
-            assert all(r["loaded"] for r in fd.COMPILED), "a graph compiled here"
+            graphs = [r for r in fd.COMPILED if r["kind"] != "split"]
+            kernels = [{v: len(k) for v, k in r["kernels"].items()} for r in graphs]
+            assert all(r["loaded"] for r in graphs), "a graph compiled here"
         else:
             ran = fused._fuser_training_variant(fused._fuser_tensors((x,), {}))
             back = fused._fuser_backward(ran)

@@ -42,6 +42,7 @@ import shutil
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -220,7 +221,39 @@ def build_dynamo(out, chip, index):
             print(f"[torch artifacts] dynamo/{name}: kernels "
                   f"{[{v: len(k) for v, k in g.items()} for g in kernels]} "
                   f"({seconds:.2f} s)")
+        build_dynamo_split(cache, chip, index)
         shutil.copytree(Path(cache) / "graphs", out / "dynamo" / "graphs")
+
+
+def build_dynamo_split(cache, chip, index):
+    """torch_models.SPLIT through torch.compile(backend="fuser") on the CPU,
+    training: the graph is split, and each compiled run's kernels are
+    replaced by the fx graph they were compiled from, so the step reaches
+    every run (a kernel cannot launch here) and each writes its package."""
+    import fuser.torch.dynamo as fd
+    import torch._dynamo
+    from fuser.torch._package import Variant
+
+    saved = Variant.entry
+    Variant.entry = lambda v: (lambda *ts: tuple(v.graph(*ts)))
+    try:
+        for name, (_, _, shape) in torch_models.SPLIT.items():
+            torch._dynamo.reset()
+            fd.COMPILED.clear()
+            model = torch_models.build_split(name)
+            c = torch.compile(model, backend="fuser", dynamic=False,
+                              options={"cache": cache, "chip": chip,
+                                       "fallback": False})
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                c(torch.zeros(shape)).sum().backward()
+            parts = [r for r in fd.COMPILED if r["kind"] != "split"]
+            index["dynamo"][name] = {"shape": list(shape), "kernels": [
+                r["kernels"] for r in parts]}
+            print(f"[torch artifacts] dynamo/{name}: split, parts "
+                  f"{[{v: len(k) for v, k in r['kernels'].items()} for r in parts]}")
+    finally:
+        Variant.entry = saved
 
 
 def read_index(out, chip):

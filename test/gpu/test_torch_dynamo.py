@@ -14,6 +14,7 @@ package: the machine has no torch-mlir.
 
 import copy
 import json
+import warnings
 
 import pytest
 import torch
@@ -102,4 +103,64 @@ def test_dynamo_training_matches_eager(name, monkeypatch):
     print(f"[gpu tests] dynamo {name}: graphs {kernels}; {STEPS} steps "
           f"without dL/dx, 1 with; max abs error "
           f"{'vs float64' if name in REAL else 'vs eager'} {worst:.3e}")
+    torch._dynamo.reset()
+
+
+def test_dynamo_split_training_matches_eager(monkeypatch):
+    """A dropout in training mode splits the graph: fuser's runs on either
+    side load from their packages, the dropout draws from PyTorch's
+    generator, and 3 SGD steps equal eager's with the same seeds."""
+    import sys
+    from pathlib import Path
+
+    import torch._dynamo
+
+    import fuser.torch.dynamo as fd
+
+    sys.path.insert(0, str(Path(__file__).parent / "Inputs"))
+    import torch_models
+
+    name = "dropout_mlp"
+    if name not in DYNAMO:
+        pytest.skip(f"no dynamo graph packages for {name}: run "
+                    "scripts/build-torch-artifacts.py where torch-mlir is")
+    monkeypatch.setenv("FUSER_CACHE_DIR", str(TORCH_ARTIFACTS / "dynamo"))
+    model = torch_models.build_split(name, device="cuda")
+    nets = {"eager": copy.deepcopy(model)}
+    torch._dynamo.reset()
+    fd.COMPILED.clear()
+    nets["fuser"] = torch.compile(model, backend="fuser", dynamic=False,
+                                  options={"fallback": False})
+    g = torch.Generator(device="cuda")
+    g.manual_seed(7)
+    shape = DYNAMO[name]["shape"]
+    xs = [torch.randn(shape, device="cuda", generator=g) for _ in range(STEPS)]
+    targets = [torch.randn(shape[0], 24, device="cuda", generator=g)
+               for _ in range(STEPS)]
+    runs = {}
+    for label, net in nets.items():
+        opt = torch.optim.SGD(net.parameters(), lr=LR)
+        losses = []
+        for i, (x, t) in enumerate(zip(xs, targets)):
+            torch.manual_seed(100 + i)  # The same dropout masks for both.
+            opt.zero_grad(set_to_none=True)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                loss = torch.nn.functional.mse_loss(net(x), t)
+            loss.backward()
+            opt.step()
+            losses.append(loss.detach())
+        runs[label] = losses + [p.detach().clone() for p in net.parameters()]
+    split = [r for r in fd.COMPILED if r["kind"] == "split"]
+    parts = [r for r in fd.COMPILED if r["kind"] != "split"]
+    assert len(split) == 1 and split[0]["fuser_parts"] == 2, fd.COMPILED
+    assert "dropout" in split[0]["pytorch"][0]
+    assert len(parts) == 2 and all(
+        r["kind"] == "training" and r["loaded"] and r["eager"] is None
+        for r in parts), parts
+    worst = max(check(f"dynamo split {name}: value {i}", a, b)
+                for i, (a, b) in enumerate(zip(runs["fuser"], runs["eager"])))
+    print(f"[gpu tests] dynamo {name}: split at the dropout, parts "
+          f"{[{v: len(k) for v, k in r['kernels'].items()} for r in parts]}; "
+          f"{STEPS} SGD steps, max abs error vs eager {worst:.3e}")
     torch._dynamo.reset()

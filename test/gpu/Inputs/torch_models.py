@@ -157,6 +157,35 @@ HOST = {
 }
 
 
+class DropoutMLP(nn.Module):
+    """Two Linear layers with a dropout between (training mode): the
+    dynamo backend splits the graph at the dropout."""
+
+    def __init__(self, n_in=40, hidden=32, n_out=24, p=0.3):
+        super().__init__()
+        self.fc1 = nn.Linear(n_in, hidden)
+        self.drop = nn.Dropout(p)
+        self.fc2 = nn.Linear(hidden, n_out)
+
+    def forward(self, x):
+        return self.fc2(F.relu(self.drop(self.fc1(x))))
+
+
+# Models whose dynamo graphs fuser splits (fuser/torch/_dynamo_split.py):
+# name -> (model class, constructor args, input shape).
+SPLIT = {
+    "dropout_mlp": (DropoutMLP, (40, 32, 24, 0.3), (7, 40)),
+    "dropout_mlp_large": (DropoutMLP, (4096, 4096, 4096, 0.1), (1024, 4096)),
+}
+
+
+def build_split(name, seed=0, device="cpu"):
+    """The model of SPLIT[name], its weights drawn after manual_seed."""
+    cls, args, _ = SPLIT[name]
+    torch.manual_seed(seed)
+    return cls(*args).to(device)
+
+
 def build_host(name, seed=0, device="cpu"):
     """The model of HOST[name], its weights drawn after manual_seed."""
     cls, args, _, _ = HOST[name]

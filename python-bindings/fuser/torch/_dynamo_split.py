@@ -11,7 +11,7 @@ wholly eagerly.
 from __future__ import annotations
 
 import operator
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 import torch
 from torch.fx.passes.split_module import split_module
@@ -91,12 +91,15 @@ def _where(node: torch.fx.Node) -> str:
 class Split:
     """A graph split into runs: `module` calls submodules `parts` in
     order; each part is (name, None) for a run fuser compiles or (name,
-    reasons) for one that stays in PyTorch."""
+    reasons) for one that stays in PyTorch. The runs of fuser's named in
+    `single` return a 1-tuple where `module` expects their one value."""
 
     def __init__(self, module: torch.fx.GraphModule,
-                 parts: List[Tuple[str, Optional[List[str]]]]):
+                 parts: List[Tuple[str, Optional[List[str]]]],
+                 single: Set[str]):
         self.module = module
         self.parts = parts
+        self.single = single
 
 
 def split(gm: torch.fx.GraphModule) -> Optional[Split]:
@@ -120,16 +123,26 @@ def split(gm: torch.fx.GraphModule) -> Optional[Split]:
     computes = {partition[n] for n in ops
                 if reasons[n] is None and not _is_view(n)}
     module = split_module(gm, None, lambda n: partition[n],
-                          keep_original_order=True, tuple_return=True)
+                          keep_original_order=True)
     parts: List[Tuple[str, Optional[List[str]]]] = []
+    single = set()
     for i in sorted(set(partition.values())):
         name = f"submod_{i}"
         if not hasattr(module, name):
             continue
         if i in fuser_runs and i in computes:
             parts.append((name, None))
+            # A run with one output returns it bare (split_module's
+            # tuple_return is newer than some PyTorch fuser supports);
+            # fuser's graphs return tuples.
+            part = getattr(module, name)
+            out = next(n for n in part.graph.nodes if n.op == "output")
+            if not isinstance(out.args[0], (tuple, list)):
+                out.args = ((out.args[0],),)
+                part.recompile()
+                single.add(name)
         else:
             why = [f"{_name(n)}: {reasons[n]}{_where(n)}" for n in ops
                    if partition[n] == i and reasons[n] is not None]
             parts.append((name, why))
-    return Split(module, parts)
+    return Split(module, parts, single)

@@ -290,12 +290,14 @@ class _CompiledPart(torch.nn.Module):
     """A run of a split graph that fuser compiles (its _compile_graph
     callable), called by the split graph in its place."""
 
-    def __init__(self, run: Callable):
+    def __init__(self, run: Callable, single: bool):
         super().__init__()
         self._fuser_run = run
+        self._fuser_single = single
 
     def forward(self, *args):
-        return self._fuser_run(*args)
+        results = self._fuser_run(*args)
+        return results[0] if self._fuser_single else results
 
 
 def _compile_split(split: "_dynamo_split.Split",
@@ -319,7 +321,8 @@ def _compile_split(split: "_dynamo_split.Split",
         examples = [p.meta.get("example_value", p.meta.get("val"))
                     for p in fx_graph.placeholders(part.graph)]
         setattr(split.module, name,
-                _CompiledPart(_compile_graph(part, examples, config)))
+                _CompiledPart(_compile_graph(part, examples, config),
+                              name in split.single))
     return split.module.forward
 
 

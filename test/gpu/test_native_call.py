@@ -211,3 +211,35 @@ def test_a_captured_call_replays_with_the_capture(graph_mode):
             static_x.copy_(torch.randn(shape, device="cuda"))
             captured.replay()
             check(static_y, model(static_x), "replayed capture")
+
+
+def test_threads_and_streams_share_a_graph(graph_mode):
+    # Four threads, each on its own stream, replay one signature's graph:
+    # its launches run one after another on the GPU, so the intermediates
+    # it owns are never shared by two calls in flight.
+    graph_mode("on")
+    name = "linear_gelu_softmax_128x1024x512"
+    model, compiled = load_host(name)
+    shape = torch_models.HOST[name][2]
+    errors = []
+
+    def work(seed):
+        try:
+            g = torch.Generator(device="cuda").manual_seed(seed)
+            stream = torch.cuda.Stream()
+            with torch.no_grad(), torch.cuda.stream(stream):
+                for i in range(30):
+                    x = torch.randn(shape, device="cuda", generator=g)
+                    y = compiled(x)
+                    check(y, model(x), f"thread {seed} call {i}")
+            stream.synchronize()
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
+    assert compiled._fuser_launch._launcher.graphs == 1

@@ -1,6 +1,6 @@
 """torch.compile(model, backend="fuser") on graphs with ops fuser leaves to
-PyTorch (fuser/torch/_dynamo_split.py): dropout in training mode, cumsum,
-pooling. The graph is split; the runs between those ops compile through
+PyTorch (fuser/torch/_lowering/graph_split.py): dropout in training mode,
+cumsum, pooling. The graph is split; the runs between those ops compile through
 fuser (their fx graphs run in place of the kernels here, as in
 test_torch_training_dynamo.py); the ops run in PyTorch, with PyTorch's
 random numbers. Checked against eager, gradients included.
@@ -20,7 +20,7 @@ import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 import fuser.torch.dynamo as fd  # noqa: E402
-from fuser.torch import _dynamo_split  # noqa: E402
+from fuser.torch._lowering import graph_split  # noqa: E402
 from test_torch_training_dynamo import RAN, graphs_for_kernels  # noqa: E402,F401
 
 
@@ -120,7 +120,7 @@ def test_runs_of_views_alone_stay_in_pytorch():
         return y.view(-1)[1:], torch.relu(y)
 
     gm = torch.fx.symbolic_trace(f)
-    split = _dynamo_split.split(gm)
+    split = graph_split.split(gm)
     kinds = [why is None for _, why in split.parts]
     # cumsum (PyTorch), then view, getitem and relu: one run, fuser's.
     assert kinds == [False, True]
@@ -133,13 +133,13 @@ def test_views_only_run_is_not_compiled():
     def f(x):
         return torch.cumsum(x, 0).view(-1)
 
-    split = _dynamo_split.split(torch.fx.symbolic_trace(f))
+    split = graph_split.split(torch.fx.symbolic_trace(f))
     assert split.parts[0][1] == ["cumsum: fuser has no scan kernel yet"]
     assert split.parts[1][1] == []  # Views alone: PyTorch, nothing to say.
 
 
 def test_graphs_without_such_ops_are_not_split():
     gm = torch.fx.symbolic_trace(lambda x: torch.relu(x) * 2)
-    assert _dynamo_split.split(gm) is None
-    assert _dynamo_split.pytorch_reason(next(
+    assert graph_split.split(gm) is None
+    assert graph_split.pytorch_reason(next(
         n for n in gm.graph.nodes if n.target is operator.mul)) is None

@@ -36,7 +36,7 @@ except ImportError as e:  # pragma: no cover - depends on the install
 #   _lowering/              FX rewrites, AOTAutograd's partition, the plan
 #   _conversion/            fuser.compile through the cache; the compilers
 #   _compiler               compile(), add_variant()
-#   _elementwise, kernelbench, dynamo (_dynamo_split): on top.
+#   _elementwise, kernelbench, dynamo: on top.
 from ._compiler import add_variant, compile
 from ._elementwise import ElementwiseKernel, elementwise, load_elementwise
 from ._package import Package, Variant

@@ -29,7 +29,7 @@ directory ($FUSER_CACHE_DIR): compile where the compiler is, run where the
 GPU is.
 
 Ops fuser leaves to PyTorch (random numbers, scans, pooling:
-_dynamo_split.py) split the graph: the runs between them compile as graphs
+_lowering/graph_split.py) split the graph: the runs between them compile as graphs
 of their own, and the ops run as PyTorch runs them, named in a warning and
 in COMPILED. A graph (or run) fuser cannot compile runs eagerly with a
 warning saying why, and is recorded in COMPILED. Buffers a graph updates in
@@ -50,12 +50,12 @@ import torch
 from torch._dynamo.backends.registry import register_backend
 
 from .._native import FuserError
-from . import _compiler, _dynamo_split
+from . import _compiler
 from ._conversion import graph_packages
 from ._conversion.cache import make_cache
 from ._conversion.fuser_compile import short_error
 from ._conversion.graph_packages import GraphPackages
-from ._lowering import fx_graph
+from ._lowering import fx_graph, graph_split
 
 # One record per graph compiled in this process: kind ("training",
 # "inference"), kernels (per variant), loaded (from a graph package),
@@ -300,7 +300,7 @@ class _CompiledPart(torch.nn.Module):
         return results[0] if self._fuser_single else results
 
 
-def _compile_split(split: "_dynamo_split.Split",
+def _compile_split(split: "graph_split.Split",
                    config: Mapping[str, Any]) -> Callable:
     """The split graph with fuser's runs compiled; the ops left to PyTorch
     said once in a warning and recorded in COMPILED."""
@@ -344,7 +344,7 @@ def backend(gm: torch.fx.GraphModule, example_inputs,
     config["graphs"] = (GraphPackages(cache.root / "graphs")
                         if cache is not None else None)
     config["options"] = given
-    split = _dynamo_split.split(gm)
+    split = graph_split.split(gm)
     if split is not None:
         return _compile_split(split, config)
     return _compile_graph(gm, example_inputs, config)

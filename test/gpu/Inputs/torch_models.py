@@ -171,7 +171,7 @@ class DropoutMLP(nn.Module):
         return self.fc2(F.relu(self.drop(self.fc1(x))))
 
 
-# Models whose dynamo graphs fuser splits (fuser/torch/_dynamo_split.py):
+# Models whose dynamo graphs fuser splits (fuser/torch/_lowering/graph_split.py):
 # name -> (model class, constructor args, input shape).
 SPLIT = {
     "dropout_mlp": (DropoutMLP, (40, 32, 24, 0.3), (7, 40)),

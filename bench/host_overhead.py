@@ -78,6 +78,8 @@ def loop_us(fn, calls):
 # the default is auto.
 GRAPH_MODES = {"fuser": "auto", "fuser (graphs off)": "off"}
 IMPLS = ("eager", "torch.compile", "reduce-overhead", *GRAPH_MODES)
+# --skip-compile: eager and fuser only (no torch.compile compiles).
+SKIP_COMPILE = False
 
 
 def implementations(model, package):
@@ -85,10 +87,11 @@ def implementations(model, package):
     graphs in their default mode and off."""
     import fuser.torch as ft
 
-    nets = {"eager": model,
-            "torch.compile": torch.compile(copy.deepcopy(model)),
-            "reduce-overhead": torch.compile(copy.deepcopy(model),
-                                             mode="reduce-overhead")}
+    nets = {"eager": model}
+    if not SKIP_COMPILE:
+        nets["torch.compile"] = torch.compile(copy.deepcopy(model))
+        nets["reduce-overhead"] = torch.compile(copy.deepcopy(model),
+                                                mode="reduce-overhead")
     for label in GRAPH_MODES:
         nets[label] = ft.load(package, module=copy.deepcopy(model))
     return nets
@@ -136,6 +139,8 @@ def small_models(args):
     index = json.loads((bench.ARTIFACTS / "torch" / "index.json").read_text())
     rows = []
     for name, entry in index.get("host", {}).items():
+        if args.models and name not in args.models.split(","):
+            continue
         model = torch_models.build_host(name, device="cuda")
         x = torch.randn(entry["shape"], device="cuda")
         nets = implementations(
@@ -157,7 +162,8 @@ def small_models(args):
                 args.iters // args.rounds, rounds=args.rounds)
             host = interleaved_host_times(calls, args.calls, args.rounds)
             for label in calls:
-                row[label] = {**host[label], "mean_ms": users[label]["mean_ms"]}
+                row[label] = {**host[label], "mean_ms": users[label]["mean_ms"],
+                              "median_ms": users[label]["median_ms"]}
         launcher = getattr(nets["fuser"]._fuser_launch, "_launcher", None)
         row["graphs"] = getattr(launcher, "graphs", None)
         rows.append(row)
@@ -233,19 +239,22 @@ def training_steps(args):
 
 def report(small, steps):
     lines = ["| model | eager ops | fuser kernels | max abs error | impl | host us | "
-             "loop us | mean us (users') | host vs eager | users' speedup vs eager | "
-             "vs torch.compile |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "loop us | mean us (users') | median us | host vs eager | "
+             "users' speedup vs eager | vs torch.compile |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in small:
         eager = r["eager"]
-        compiled = r["torch.compile"]
+        compiled = r.get("torch.compile", {"mean_ms": float("nan")})
         kernels = f"{r['kernels']}{' (graph)' if r.get('graphs') else ''}"
         for impl in IMPLS:
+            if impl not in r:
+                continue
             t = r[impl]
             lines.append(
                 f"| {r['model']} | {r['eager_ops']} | {kernels} | "
                 f"{r['max_abs_error']:.1e}{'' if r['correct'] else ' FAIL'} | {impl} | "
                 f"{t['host_us']:.1f} | {t['loop_us']:.1f} | {t['mean_ms'] * 1e3:.1f} | "
+                f"{t.get('median_ms', float('nan')) * 1e3:.1f} | "
                 f"{t['host_us'] / eager['host_us']:.2f} | "
                 f"{eager['mean_ms'] / t['mean_ms']:.2f}x | "
                 f"{compiled['mean_ms'] / t['mean_ms']:.2f}x |")
@@ -270,7 +279,13 @@ def main():
     p.add_argument("--json", type=Path)
     p.add_argument("--skip-training", action="store_true")
     p.add_argument("--skip-small", action="store_true")
+    p.add_argument("--skip-compile", action="store_true",
+                   help="time eager and fuser only")
+    p.add_argument("--models", default="",
+                   help="comma-separated small models (default: all)")
     args = p.parse_args()
+    global SKIP_COMPILE
+    SKIP_COMPILE = args.skip_compile
     warnings.filterwarnings("ignore", message="fuser.torch: the kernels record")
     small = [] if args.skip_small else small_models(args)
     steps = [] if args.skip_training else training_steps(args)

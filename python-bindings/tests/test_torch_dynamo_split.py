@@ -143,3 +143,36 @@ def test_graphs_without_such_ops_are_not_split():
     assert graph_split.split(gm) is None
     assert graph_split.pytorch_reason(next(
         n for n in gm.graph.nodes if n.target is operator.mul)) is None
+
+
+def test_leaf_modules_are_recognized():
+    # A trace that keeps modules as calls (torch.fx.symbolic_trace does):
+    # nn.Dropout in training mode and nn.MaxPool1d stay in PyTorch; an
+    # nn.Dropout in eval mode is the identity fuser takes.
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(8, 8)
+            self.drop = nn.Dropout(0.5)
+            self.pool = nn.MaxPool1d(2)
+
+        def forward(self, x):
+            return self.pool(self.drop(self.fc(x)).unsqueeze(1)).squeeze(1)
+
+    net = Net()
+    gm = torch.fx.symbolic_trace(net)
+    split = graph_split.split(gm)
+    reasons = [r for _, why in split.parts if why for r in why]
+    assert reasons == ["Dropout: its random numbers come from PyTorch's "
+                       "generator", "MaxPool1d: fuser has no pooling kernel "
+                       "yet"]
+    x = torch.randn(3, 8)
+    torch.manual_seed(1)
+    got = split.module(x)
+    torch.manual_seed(1)
+    torch.testing.assert_close(got, net(x))
+    net.eval()
+    gm = torch.fx.symbolic_trace(net)
+    split = graph_split.split(gm)
+    assert [r for _, why in split.parts if why for r in why] == [
+        "MaxPool1d: fuser has no pooling kernel yet"]

@@ -67,9 +67,14 @@ class _Plan:
     """What the kernel function takes (positions of the graph's tensor
     arguments) and how the graph's outputs come from its results."""
 
-    def __init__(self, args: List[int], outputs: List[Optional[tuple]]):
+    def __init__(self, args: List[int], outputs: List[Optional[tuple]],
+                 bare: bool = False):
         self.args = args
         self.outputs = outputs
+        # The graph returns its one output bare, not in a tuple (a run of
+        # a split graph does, where older PyTorch's split_module has no
+        # tuple_return).
+        self.bare = bare
 
 
 def _prepare(gm: torch.fx.GraphModule) -> _Plan:
@@ -112,7 +117,9 @@ def _prepare(gm: torch.fx.GraphModule) -> _Plan:
     out = fx_graph.output_node(g)
     results: List[torch.fx.Node] = []
     outputs: List[Optional[tuple]] = []
-    for o in out.args[0]:
+    returned = out.args[0]
+    bare = not isinstance(returned, (tuple, list))
+    for o in (returned,) if bare else returned:
         if o is None:
             outputs.append(None)
         elif not isinstance(o, torch.fx.Node):
@@ -147,7 +154,7 @@ def _prepare(gm: torch.fx.GraphModule) -> _Plan:
         # code is made (dynamo's are lazy); the export binds forward's
         # parameters.
         gm.real_recompile()
-    return _Plan([i for i, _ in tensors], outputs)
+    return _Plan([i for i, _ in tensors], outputs, bare)
 
 
 def _dynamic_dims(gm: torch.fx.GraphModule) -> Dict[int, Dict[int, str]]:
@@ -283,21 +290,19 @@ def _run(compiled, plan: _Plan, *args) -> tuple:
             outs.append(args[o[1]].shape[o[2]])
         else:
             outs.append(o[1])
-    return tuple(outs)
+    return outs[0] if plan.bare else tuple(outs)
 
 
 class _CompiledPart(torch.nn.Module):
     """A run of a split graph that fuser compiles (its _compile_graph
     callable), called by the split graph in its place."""
 
-    def __init__(self, run: Callable, single: bool):
+    def __init__(self, run: Callable):
         super().__init__()
         self._fuser_run = run
-        self._fuser_single = single
 
     def forward(self, *args):
-        results = self._fuser_run(*args)
-        return results[0] if self._fuser_single else results
+        return self._fuser_run(*args)
 
 
 def _compile_split(split: "graph_split.Split",
@@ -321,8 +326,7 @@ def _compile_split(split: "graph_split.Split",
         examples = [p.meta.get("example_value", p.meta.get("val"))
                     for p in fx_graph.placeholders(part.graph)]
         setattr(split.module, name,
-                _CompiledPart(_compile_graph(part, examples, config),
-                              name in split.single))
+                _CompiledPart(_compile_graph(part, examples, config)))
     return split.module.forward
 
 

@@ -11,7 +11,7 @@ wholly eagerly.
 from __future__ import annotations
 
 import operator
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import torch
 from torch.fx.passes.split_module import split_module
@@ -52,16 +52,43 @@ _VIEW_METHODS = {"view", "reshape", "flatten", "transpose", "permute",
                  "expand_as", "chunk", "split", "size", "dim", "view_as"}
 
 
-def _name(node: torch.fx.Node) -> Optional[str]:
+# Modules called as modules (leaf modules of a trace) that stay in PyTorch.
+_MODULE_REASONS = (
+    (torch.nn.modules.dropout._DropoutNd, _RANDOM),
+    (torch.nn.modules.pooling._AvgPoolNd, _POOL),
+    (torch.nn.modules.pooling._MaxPoolNd, _POOL),
+    (torch.nn.modules.pooling._AdaptiveAvgPoolNd, _POOL),
+    (torch.nn.modules.pooling._AdaptiveMaxPoolNd, _POOL),
+    (torch.nn.modules.pooling._LPPoolNd, _POOL),
+    (torch.nn.FractionalMaxPool2d, _POOL),
+    (torch.nn.FractionalMaxPool3d, _POOL),
+)
+
+
+def _name(node: torch.fx.Node,
+          root: Optional[torch.nn.Module] = None) -> Optional[str]:
     if node.op == "call_method":
         return node.target
     if node.op == "call_function":
         return getattr(node.target, "__name__", None)
+    if node.op == "call_module" and root is not None:
+        return type(root.get_submodule(node.target)).__name__
     return None
 
 
-def pytorch_reason(node: torch.fx.Node) -> Optional[str]:
-    """Why `node` runs in PyTorch, or None for an op fuser takes."""
+def pytorch_reason(node: torch.fx.Node,
+                   root: Optional[torch.nn.Module] = None) -> Optional[str]:
+    """Why `node` runs in PyTorch, or None for an op fuser takes. `root`,
+    the graph's module, resolves call_module nodes."""
+    if node.op == "call_module" and root is not None:
+        module = root.get_submodule(node.target)
+        for cls, reason in _MODULE_REASONS:
+            if isinstance(module, cls):
+                if cls is torch.nn.modules.dropout._DropoutNd and \
+                        not module.training:
+                    return None  # The identity: fuser takes it.
+                return reason
+        return None
     name = _name(node)
     reason = _REASONS.get(name) if name else None
     if reason is None:
@@ -91,15 +118,14 @@ def _where(node: torch.fx.Node) -> str:
 class Split:
     """A graph split into runs: `module` calls submodules `parts` in
     order; each part is (name, None) for a run fuser compiles or (name,
-    reasons) for one that stays in PyTorch. The runs of fuser's named in
-    `single` return a 1-tuple where `module` expects their one value."""
+    reasons) for one that stays in PyTorch. A run with one output returns
+    it bare (split_module's tuple_return is newer than some PyTorch fuser
+    runs on)."""
 
     def __init__(self, module: torch.fx.GraphModule,
-                 parts: List[Tuple[str, Optional[List[str]]]],
-                 single: Set[str]):
+                 parts: List[Tuple[str, Optional[List[str]]]]):
         self.module = module
         self.parts = parts
-        self.single = single
 
 
 def split(gm: torch.fx.GraphModule) -> Optional[Split]:
@@ -108,7 +134,7 @@ def split(gm: torch.fx.GraphModule) -> Optional[Split]:
     in PyTorch too, with no reason given."""
     ops = [n for n in gm.graph.nodes
            if n.op in ("call_function", "call_method", "call_module")]
-    reasons = {n: pytorch_reason(n) for n in ops}
+    reasons = {n: pytorch_reason(n, gm) for n in ops}
     if not any(reasons.values()):
         return None
     # Runs: consecutive ops of one kind (fuser's or PyTorch's) share an id.
@@ -125,24 +151,14 @@ def split(gm: torch.fx.GraphModule) -> Optional[Split]:
     module = split_module(gm, None, lambda n: partition[n],
                           keep_original_order=True)
     parts: List[Tuple[str, Optional[List[str]]]] = []
-    single = set()
     for i in sorted(set(partition.values())):
         name = f"submod_{i}"
         if not hasattr(module, name):
             continue
         if i in fuser_runs and i in computes:
             parts.append((name, None))
-            # A run with one output returns it bare (split_module's
-            # tuple_return is newer than some PyTorch fuser supports);
-            # fuser's graphs return tuples.
-            part = getattr(module, name)
-            out = next(n for n in part.graph.nodes if n.op == "output")
-            if not isinstance(out.args[0], (tuple, list)):
-                out.args = ((out.args[0],),)
-                part.recompile()
-                single.add(name)
         else:
-            why = [f"{_name(n)}: {reasons[n]}{_where(n)}" for n in ops
+            why = [f"{_name(n, gm)}: {reasons[n]}{_where(n)}" for n in ops
                    if partition[n] == i and reasons[n] is not None]
             parts.append((name, why))
-    return Split(module, parts, single)
+    return Split(module, parts)

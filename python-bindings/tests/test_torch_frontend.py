@@ -194,6 +194,17 @@ def test_autograd_warning(cache):
         warnings.simplefilter("error")  # Once per module.
         with pytest.raises(fuser.FuserError, match="on the CPU"):
             c(torch.randn(8, 32))
+    # Through nn.Module.__call__ (a hook is registered) and through forward
+    # called directly, it points at the call too.
+    for call in ("hooked", "forward"):
+        c = ft.compile(LinearLeaky(), torch.randn(8, 32), cache=cache)
+        if call == "hooked":
+            c.register_forward_pre_hook(lambda m, args: None)
+        run = c if call == "hooked" else c.forward
+        with pytest.warns(RuntimeWarning, match="no autograd graph") as w:
+            with pytest.raises(fuser.FuserError, match="on the CPU"):
+                run(torch.randn(8, 32))
+        assert w[0].filename == __file__, call
 
 
 def test_new_shape_compiles_a_variant(cache):

@@ -8,6 +8,8 @@ lacks (compiler_interface.py).
 from __future__ import annotations
 
 import inspect
+import os
+import sys
 import warnings
 import weakref
 from typing import Any, Dict, List, Optional, Sequence
@@ -242,7 +244,7 @@ class CompiledModule(torch.nn.Module):
             d["_fuser_notes"].append(Remark("", 0, "remark", why))
             warnings.warn(f"fuser.torch: {self.fuser_package.spec.get('model', 'the module')} "
                           f"{why}", RuntimeWarning,
-                          stacklevel=6)  # The caller of compiled(x), past nn.Module.
+                          stacklevel=_user_stacklevel())
         return d["_fuser_module"](*args, **kwargs)
 
     def _fuser_tensors(self, args: tuple, kwargs: dict) -> List[torch.Tensor]:
@@ -282,7 +284,7 @@ class CompiledModule(torch.nn.Module):
                 "outputs carry no gradient (compile with training=True for "
                 "fuser's backward; call under torch.no_grad() to silence "
                 "this)", RuntimeWarning,
-                stacklevel=6)  # The caller of compiled(x), past nn.Module.
+                stacklevel=_user_stacklevel())
         # The native path: variant, checks, results and launch in one call.
         results = d["_fuser_launch"](tensors)
         if results is not NotImplemented:
@@ -435,6 +437,24 @@ class CompiledModule(torch.nn.Module):
 # than torch.is_autocast_enabled("cuda"), which parses its argument).
 _any_autocast = getattr(torch._C, "_is_any_autocast_enabled",
                         lambda: torch.is_autocast_enabled("cuda"))
+
+
+# Frames a warning looks past to the user's call: fuser's own and
+# nn.Module's call machinery (hooks make it one path, their absence another).
+_INTERNAL_FILES = (os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))) + os.sep,
+    os.path.abspath(torch.nn.modules.module.__file__))
+
+
+def _user_stacklevel() -> int:
+    """warnings.warn's stacklevel, for the function calling this, that
+    points at the first frame outside fuser and nn.Module's __call__: the
+    user's `compiled(x)` (or `compiled.forward(x)`)."""
+    frame, level = sys._getframe(1), 1
+    while frame.f_back is not None and os.path.abspath(
+            frame.f_code.co_filename).startswith(_INTERNAL_FILES):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 _GLOBAL_HOOKS = tuple(

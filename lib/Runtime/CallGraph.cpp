@@ -79,12 +79,6 @@ std::string_view graphModeName(GraphMode mode) {
 }
 
 namespace detail {
-struct GraphEntry;
-} // namespace detail
-
-size_t graphsInUse(const PreparedCall &call);
-
-namespace detail {
 
 //===----------------------------------------------------------------------===//
 // One graph

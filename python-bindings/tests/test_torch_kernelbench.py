@@ -160,6 +160,40 @@ def test_command_line(problem, tmp_path, capsys):
     assert "defines no get_inputs" in capsys.readouterr().err
 
 
+MATMUL_PROBLEM = '''
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def forward(self, a, b):
+        return torch.relu(a @ b)
+
+
+def get_inputs():
+    return [torch.rand(24, 40), torch.rand(40, 16)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+def test_matmul_gets_a_batch_variant_on_its_first_argument(tmp_path):
+    """A @ B: dim 0 of B is K, which must equal A's dim 1, so dim 0 of
+    every argument cannot be dynamic; dim 0 of A alone is."""
+    problem = tmp_path / "matmul.py"
+    problem.write_text(MATMUL_PROBLEM)
+    text = kernelbench.convert(problem, cache=tmp_path / "cache")
+    assert "'batch.ptx'" in text
+    namespace = {"__name__": "model_new"}
+    exec(compile(text, "matmul_new.py", "exec"), namespace)
+    variants = {v.name: v for v in
+                namespace["_FUSER_PACKAGE"].variants}
+    assert variants["batch"].info["dynamic"] == {"a": {"0": "batch"}}, \
+        variants["batch"].info
+
+
 @pytest.mark.parametrize("seed", ["w1", "w2", "w3"])
 def test_seed_export_and_compile_time(seed, tmp_path):
     """W1/W2/W3 as problem files (examples/torch): export + compile time

@@ -14,7 +14,8 @@ the same parameters created in the same order, and a seeded RNG gives both
 the same weights. Model.forward is never called; forward runs the kernels.
 
 Variants: one for the shapes get_inputs() gives (static), and unless
---no-dynamic one with dim 0 of every tensor argument dynamic ("batch"), so
+--no-dynamic one with dim 0 of every tensor argument dynamic ("batch"; dim 0 of
+the first alone where the others' must be fixed, as B's in A @ B), so
 other batch sizes run too. The model and inputs are built on the `meta`
 device: nothing is allocated, whatever the sizes.
 """
@@ -203,13 +204,20 @@ def convert(problem: Path, *, chip: str = "sm_90a", precision: str = "fp32",
                         fallback=False)
     notes: List[str] = []
     if dynamic:
-        try:
-            add_variant(compiled, tuple(inputs), dynamic="batch",
-                        name="batch")
-        except Exception as e:  # noqa: BLE001 - reported, static still works
-            first = str(e).strip().splitlines()[0] if str(e).strip() else ""
-            notes.append(f"no dynamic-batch variant: {type(e).__name__}: "
-                         f"{first}")
+        # Dim 0 of every tensor argument, else of the first alone: in
+        # A @ B dim 0 of B is K, which must equal A's dim 1.
+        tried = []
+        for spec in ("batch", {0: {0: "batch"}}):
+            try:
+                add_variant(compiled, tuple(inputs), dynamic=spec,
+                            name="batch")
+                break
+            except Exception as e:  # noqa: BLE001 - reported, static works
+                first = (str(e).strip().splitlines()[0] if str(e).strip()
+                         else "")
+                tried.append(f"{type(e).__name__}: {first}")
+        else:
+            notes.append("no dynamic-batch variant: " + "; ".join(tried))
     text = render(problem, source, compiled, recorded, notes)
     if report:
         print(compiled.fuser_report(), file=sys.stderr)

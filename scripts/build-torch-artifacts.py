@@ -221,11 +221,11 @@ def build_dynamo(out, chip, index):
             print(f"[torch artifacts] dynamo/{name}: kernels "
                   f"{[{v: len(k) for v, k in g.items()} for g in kernels]} "
                   f"({seconds:.2f} s)")
-        build_lowering/graph_split(cache, chip, index)
+        build_dynamo_split(cache, chip, index)
         shutil.copytree(Path(cache) / "graphs", out / "dynamo" / "graphs")
 
 
-def build_lowering/graph_split(cache, chip, index):
+def build_dynamo_split(cache, chip, index):
     """torch_models.SPLIT through torch.compile(backend="fuser") on the CPU,
     training: the graph is split, and each compiled run's kernels are
     replaced by the fx graph they were compiled from, so the step reaches

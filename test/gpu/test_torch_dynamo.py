@@ -106,7 +106,7 @@ def test_dynamo_training_matches_eager(name, monkeypatch):
     torch._dynamo.reset()
 
 
-def test_lowering/graph_split_training_matches_eager(monkeypatch):
+def test_dynamo_split_training_matches_eager(monkeypatch):
     """A dropout in training mode splits the graph: fuser's runs on either
     side load from their packages, the dropout draws from PyTorch's
     generator, and 3 SGD steps equal eager's with the same seeds."""

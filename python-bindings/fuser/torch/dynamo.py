@@ -29,9 +29,9 @@ directory ($FUSER_CACHE_DIR): compile where the compiler is, run where the
 GPU is.
 
 Ops fuser leaves to PyTorch (random numbers, scans, pooling:
-_lowering/graph_split.py) split the graph: the runs between them compile as graphs
-of their own, and the ops run as PyTorch runs them, named in a warning and
-in COMPILED. A graph (or run) fuser cannot compile runs eagerly with a
+_lowering/graph_split.py) split the graph: the runs between them compile
+as graphs of their own, and the ops run as PyTorch runs them, named in a
+warning and in COMPILED. A graph (or run) fuser cannot compile runs eagerly with a
 warning saying why, and is recorded in COMPILED. Buffers a graph updates in
 place (BatchNorm's running statistics) are written back as
 fuser.torch.compile writes them.

@@ -10,12 +10,31 @@
 #ifndef FUSER_PYTHON_SIGNATURECACHE_H
 #define FUSER_PYTHON_SIGNATURECACHE_H
 
+#include "fuser/Manifest/Error.h"
+#include "fuser/Runtime/Module.h"
+#include "fuser/Runtime/PreparedCall.h"
+
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
 namespace fuser::python {
+
+/// `fn` prepared for a new signature (dense tensors `refs`), checked to
+/// return a new value for each of the `mutations` arguments it updates in
+/// place: they are its first results.
+inline std::shared_ptr<const PreparedCall>
+prepareSignature(const Function &fn, const std::vector<TensorRef> &refs,
+                 size_t mutations) {
+  std::shared_ptr<const PreparedCall> call = fn.prepare(refs);
+  if (mutations > call->results.size())
+    throw Error(fn.name() + ": " + std::to_string(mutations) +
+                " arguments updated in place but " +
+                std::to_string(call->results.size()) + " results");
+  return call;
+}
 
 template <typename Entry> class SignatureCache {
 public:

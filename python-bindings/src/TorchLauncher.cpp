@@ -300,12 +300,8 @@ private:
       t.deviceId = device;
       refs.push_back(std::move(t));
     }
-    entry->call = entry->function.prepare(refs);
-    if (entry->mutations.size() > entry->call->results.size())
-      throw Error(entry->function.name() + ": " +
-                  std::to_string(entry->mutations.size()) +
-                  " arguments updated in place but " +
-                  std::to_string(entry->call->results.size()) + " results");
+    entry->call =
+        prepareSignature(entry->function, refs, entry->mutations.size());
     nb::object torchDevice =
         check(PyObject_GetAttr(facts[0].tensor.ptr(), names.device.ptr()));
     for (const TensorType &result : entry->call->results) {

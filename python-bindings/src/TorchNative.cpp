@@ -201,12 +201,8 @@ NativeTorchLauncher::Impl::prepare(const std::vector<at::Tensor> &tensors,
     t.deviceId = device;
     refs.push_back(std::move(t));
   }
-  entry->call = entry->function.prepare(refs);
-  if (entry->mutations.size() > entry->call->results.size())
-    throw Error(entry->function.name() + ": " +
-                std::to_string(entry->mutations.size()) +
-                " arguments updated in place but " +
-                std::to_string(entry->call->results.size()) + " results");
+  entry->call =
+      prepareSignature(entry->function, refs, entry->mutations.size());
   for (const TensorType &result : entry->call->results)
     entry->resultTypes.push_back(torchDType(result.dtype));
   cache.insert(key, entry);

@@ -51,6 +51,25 @@ def test_the_launcher_in_use(launcher):
                       else "fuser._fuser_runtime")
 
 
+def run_in_threads(work, n=4):
+    """work(seed) in n threads at once; the first error any raised fails
+    the test."""
+    errors = []
+
+    def guarded(seed):
+        try:
+            work(seed)
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=guarded, args=(s,)) for s in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
+
+
 def load(name, seed=5):
     model = torch_models.build(name, seed=seed, device="cuda")
     return model, ft.load(TORCH_ARTIFACTS / f"{name}.fuser",
@@ -106,25 +125,16 @@ def test_current_stream():
 
 def test_threads_share_a_module():
     model, compiled = load("linear_leaky_dynamic")
-    errors = []
 
     def work(seed):
-        try:
-            g = torch.Generator(device="cuda").manual_seed(seed)
-            with torch.no_grad():
-                for i in range(50):
-                    x = torch.randn(1 + (seed * 7 + i) % 33, 256, device="cuda",
-                                    generator=g)
-                    check(compiled(x), model(x), f"thread {seed} call {i}")
-        except Exception as e:  # noqa: BLE001 - reported below
-            errors.append(e)
+        g = torch.Generator(device="cuda").manual_seed(seed)
+        with torch.no_grad():
+            for i in range(50):
+                x = torch.randn(1 + (seed * 7 + i) % 33, 256, device="cuda",
+                                generator=g)
+                check(compiled(x), model(x), f"thread {seed} call {i}")
 
-    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors[0]
+    run_in_threads(work)
 
 
 def test_what_the_native_path_does_not_take_gets_the_general_errors():
@@ -221,25 +231,15 @@ def test_threads_and_streams_share_a_graph(graph_mode):
     name = "linear_gelu_softmax_128x1024x512"
     model, compiled = load_host(name)
     shape = torch_models.HOST[name][2]
-    errors = []
 
     def work(seed):
-        try:
-            g = torch.Generator(device="cuda").manual_seed(seed)
-            stream = torch.cuda.Stream()
-            with torch.no_grad(), torch.cuda.stream(stream):
-                for i in range(30):
-                    x = torch.randn(shape, device="cuda", generator=g)
-                    y = compiled(x)
-                    check(y, model(x), f"thread {seed} call {i}")
-            stream.synchronize()
-        except Exception as e:  # noqa: BLE001 - reported below
-            errors.append(e)
+        g = torch.Generator(device="cuda").manual_seed(seed)
+        stream = torch.cuda.Stream()
+        with torch.no_grad(), torch.cuda.stream(stream):
+            for i in range(30):
+                x = torch.randn(shape, device="cuda", generator=g)
+                check(compiled(x), model(x), f"thread {seed} call {i}")
+        stream.synchronize()
 
-    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors[0]
+    run_in_threads(work)
     assert compiled._fuser_launch._launcher.graphs == 1

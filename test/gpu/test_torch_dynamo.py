@@ -14,13 +14,19 @@ package: the machine has no torch-mlir.
 
 import copy
 import json
+import sys
 import warnings
+from pathlib import Path
 
 import pytest
 import torch
+import torch._dynamo
 
 from test_torch_training import (INDEX, REAL, TORCH_ARTIFACTS,
                                  as_accurate_as_eager, check, problem)
+
+sys.path.insert(0, str(Path(__file__).parent / "Inputs"))
+import torch_models  # noqa: E402
 
 DYNAMO = json.loads(INDEX.read_text()).get("dynamo", {})
 STEPS = 3
@@ -29,13 +35,17 @@ LR = 0.05
 pytestmark = pytest.mark.usefixtures("fp32_reference")
 
 
-def steps(net, xs, targets, dx_last):
+def steps(net, xs, targets, dx_last, seed=None):
     """SGD steps on `net` (MSE against each target); the last one with x
-    requiring grad when `dx_last`. Returns the losses, the parameters after
-    the last step and the last step's dL/dx."""
+    requiring grad when `dx_last`; PyTorch's generator seeded with seed + i
+    before step i when `seed` is given (the same dropout masks for each
+    net). Returns the losses, the parameters after the last step and the
+    last step's dL/dx."""
     opt = torch.optim.SGD(net.parameters(), lr=LR)
     losses, dx = [], None
     for i, (x, t) in enumerate(zip(xs, targets)):
+        if seed is not None:
+            torch.manual_seed(seed + i)
         x = x.clone().requires_grad_(dx_last and i == len(xs) - 1)
         opt.zero_grad(set_to_none=True)
         loss = torch.nn.functional.mse_loss(net(x), t)
@@ -46,26 +56,37 @@ def steps(net, xs, targets, dx_last):
     return losses, [p.detach().clone() for p in net.parameters()], dx
 
 
-@pytest.mark.parametrize("name", ["w2_small", "w3_small", "w2", "w3"])
-def test_dynamo_training_matches_eager(name, monkeypatch):
+def dynamo_packages(name, monkeypatch):
+    """fuser.torch.dynamo, its records cleared, with the graph cache at the
+    packages of `name` (skips where they were not built)."""
     if name not in DYNAMO:
         pytest.skip(f"no dynamo graph packages for {name}: run "
                     "scripts/build-torch-artifacts.py where torch-mlir is")
-    import torch._dynamo
-
     import fuser.torch.dynamo as fd
 
     monkeypatch.setenv("FUSER_CACHE_DIR", str(TORCH_ARTIFACTS / "dynamo"))
+    torch._dynamo.reset()
+    fd.COMPILED.clear()
+    return fd
+
+
+def through_fuser(model):
+    """torch.compile with fuser's backend, static shapes, no eager
+    fallback: every graph must load from its package."""
+    return torch.compile(model, backend="fuser", dynamic=False,
+                         options={"fallback": False})
+
+
+@pytest.mark.parametrize("name", ["w2_small", "w3_small", "w2", "w3"])
+def test_dynamo_training_matches_eager(name, monkeypatch):
+    fd = dynamo_packages(name, monkeypatch)
     entry = DYNAMO[name]
     torch.manual_seed(0)
     model = problem(entry["seed"]).Model(*entry["init"]).cuda()
     nets = {"eager": copy.deepcopy(model)}
     if name in REAL:
         nets["float64"] = copy.deepcopy(model).double()
-    torch._dynamo.reset()
-    fd.COMPILED.clear()
-    nets["fuser"] = torch.compile(model, backend="fuser", dynamic=False,
-                                  options={"fallback": False})
+    nets["fuser"] = through_fuser(model)
     g = torch.Generator(device="cuda")
     g.manual_seed(99)
     xs = [torch.rand(entry["shape"], device="cuda", generator=g)
@@ -110,27 +131,10 @@ def test_dynamo_split_training_matches_eager(monkeypatch):
     """A dropout in training mode splits the graph: fuser's runs on either
     side load from their packages, the dropout draws from PyTorch's
     generator, and 3 SGD steps equal eager's with the same seeds."""
-    import sys
-    from pathlib import Path
-
-    import torch._dynamo
-
-    import fuser.torch.dynamo as fd
-
-    sys.path.insert(0, str(Path(__file__).parent / "Inputs"))
-    import torch_models
-
     name = "dropout_mlp"
-    if name not in DYNAMO:
-        pytest.skip(f"no dynamo graph packages for {name}: run "
-                    "scripts/build-torch-artifacts.py where torch-mlir is")
-    monkeypatch.setenv("FUSER_CACHE_DIR", str(TORCH_ARTIFACTS / "dynamo"))
+    fd = dynamo_packages(name, monkeypatch)
     model = torch_models.build_split(name, device="cuda")
-    nets = {"eager": copy.deepcopy(model)}
-    torch._dynamo.reset()
-    fd.COMPILED.clear()
-    nets["fuser"] = torch.compile(model, backend="fuser", dynamic=False,
-                                  options={"fallback": False})
+    nets = {"eager": copy.deepcopy(model), "fuser": through_fuser(model)}
     g = torch.Generator(device="cuda")
     g.manual_seed(7)
     shape = DYNAMO[name]["shape"]
@@ -138,19 +142,11 @@ def test_dynamo_split_training_matches_eager(monkeypatch):
     targets = [torch.randn(shape[0], 24, device="cuda", generator=g)
                for _ in range(STEPS)]
     runs = {}
-    for label, net in nets.items():
-        opt = torch.optim.SGD(net.parameters(), lr=LR)
-        losses = []
-        for i, (x, t) in enumerate(zip(xs, targets)):
-            torch.manual_seed(100 + i)  # The same dropout masks for both.
-            opt.zero_grad(set_to_none=True)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)
-                loss = torch.nn.functional.mse_loss(net(x), t)
-            loss.backward()
-            opt.step()
-            losses.append(loss.detach())
-        runs[label] = losses + [p.detach().clone() for p in net.parameters()]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # The split's.
+        for label, net in nets.items():
+            losses, params, _ = steps(net, xs, targets, False, seed=100)
+            runs[label] = losses + params
     split = [r for r in fd.COMPILED if r["kind"] == "split"]
     parts = [r for r in fd.COMPILED if r["kind"] != "split"]
     assert len(split) == 1 and split[0]["fuser_parts"] == 2, fd.COMPILED

@@ -176,6 +176,25 @@ def test_forward_signature(cache):
         c(torch.randn(4, 16), 0.5)
 
 
+class VarArgs(torch.nn.Module):
+    def forward(self, *xs):
+        return xs[0].unsqueeze(1) * xs[1]
+
+
+def test_var_positional_forward(cache, tmp_path):
+    """forward(*xs) compiles; its inputs are positional-only, saved and
+    loaded as such."""
+    c = ft.compile(VarArgs(), (torch.randn(4), torch.randn(4, 6)), cache=cache)
+    params = list(inspect.signature(c.forward).parameters.values())
+    assert [(p.name, p.kind) for p in params] == [
+        ("arg0", inspect.Parameter.POSITIONAL_ONLY),
+        ("arg1", inspect.Parameter.POSITIONAL_ONLY)]
+    ft.save(c, tmp_path / "varargs.fuser")
+    loaded = ft.load(tmp_path / "varargs.fuser", module=VarArgs())
+    assert [p.name for p in inspect.signature(loaded.forward).parameters.values()] \
+        == ["arg0", "arg1"]
+
+
 def test_call_on_cpu_is_refused_by_the_runtime(static):
     _, c = static
     with torch.no_grad():

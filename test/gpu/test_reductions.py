@@ -2,7 +2,8 @@
 fuser-configure-kernels) against float64: row and column sums, torch-mlir's
 keepdim GroupNorm sum in f64, a maximum over a broadcast product, short rows
 combined by warp shuffles, an init read from memory, i64 sums and i32
-maxima, and an index-weighted total into one element. Dynamic, odd sizes (not multiples
+maxima, an index-weighted total into one element, and torch.max / min with
+their indices (ties, NaN, infinities: PyTorch's answers exactly). Dynamic, odd sizes (not multiples
 of the threads that share an output), empty reductions, NaN-poisoned
 outputs, fresh inputs of both signs; sums within fp32 rounding of their
 length, and each kernel deterministic.
@@ -124,6 +125,55 @@ def test_integer_reductions(m, generator):
     assert torch.equal(out32, y.amax(0)), "i32 column maxima differ"
 
 
+def tied_special(shape, dim, generator):
+    """Few distinct values (ties), and along `dim`: one line with two NaNs,
+    one all -inf, one with two +infs, one all equal."""
+    x = torch.randint(-3, 4, shape, device="cuda", generator=generator).float()
+    lines = x.movedim(dim, -1)  # a view: writes go to x
+    n = lines.shape[-1]
+    rows = [lines[(k,) + (0,) * (lines.dim() - 2)] for k in range(min(4, lines.shape[0]))]
+    if n >= 2 and rows:
+        rows[0][n // 2] = rows[0][n - 1] = float("nan")
+    if len(rows) > 1:
+        rows[1].fill_(float("-inf"))
+    if len(rows) > 2 and n >= 2:
+        rows[2][1] = rows[2][n - 1] = float("inf")
+    if len(rows) > 3:
+        rows[3].fill_(2.0)
+    return x
+
+
+def check_arg(name, values, indices, ref):
+    """Values and indices exactly PyTorch's: the first index of the best,
+    a NaN winning."""
+    want_v, want_i = ref
+    assert torch.equal(indices, want_i), \
+        f"{name}: {int((indices != want_i).sum())} indices differ from PyTorch's"
+    same = (values == want_v) | (torch.isnan(values) & torch.isnan(want_v))
+    assert bool(same.all()), f"{name}: values differ from PyTorch's"
+    print(f"[gpu tests] {name}: values and indices equal PyTorch's over {values.numel()}")
+
+
+@pytest.mark.parametrize("shape", [(1, 1, 1), (5, 7, 3), (8, 1000, 33), (3, 4097, 1025)])
+def test_max_middle(shape, generator):
+    mod = load("reductions")
+    x = tied_special(shape, 1, generator)
+    values = poisoned((shape[0], shape[2]))
+    indices = torch.full((shape[0], shape[2]), -7, dtype=torch.int64, device="cuda")
+    mod.max_middle(x, out=(values, indices))
+    check_arg(f"max over dim 1 of {shape}", values, indices, torch.max(x, dim=1))
+
+
+@pytest.mark.parametrize("m,n", [(1, 1), (7, 3), (1000, 4097), (4096, 1024), (33, 70001)])
+def test_min_rows(m, n, generator):
+    mod = load("reductions")
+    x = tied_special((m, n), 1, generator)
+    values = poisoned((m,))
+    indices = torch.full((m,), -7, dtype=torch.int64, device="cuda")
+    mod.min_rows(x, out=(values, indices))
+    check_arg(f"min over rows of {m}x{n}", values, indices, torch.min(x, dim=1))
+
+
 # The two-stage form (reductions_two_stage.mlir). Lengths are odd: not
 # multiples of the 32-element slices, of the slice count or of the threads.
 TOTAL = 10000019
@@ -206,3 +256,18 @@ def test_two_stage_columns(generator):
     out32 = run_twice(mod.cols3_max_i32, (y,),
                       lambda: torch.full((3,), 7, dtype=torch.int32, device="cuda"))
     assert torch.equal(out32, y.amax(0)), "two-stage i32 column maxima differ"
+
+
+def test_two_stage_total_argmax(generator):
+    mod = load("reductions_two_stage")
+    # Ties everywhere: the first maximum's index must win across slices.
+    x = torch.randint(-50, 50, (TOTAL,), device="cuda", generator=generator).float()
+    for with_nan in (False, True):
+        if with_nan:
+            x[TOTAL - 5] = x[TOTAL // 3] = float("nan")
+        values, indices = poisoned(()), torch.full((), -7, dtype=torch.int64, device="cuda")
+        mod.total_argmax(x, out=(values, indices))
+        want_i = torch.argmax(x)
+        want_v = x[want_i]
+        check_arg(f"two-stage argmax of {TOTAL}{' with NaN' if with_nan else ''}",
+                  values, indices, (want_v, want_i))

@@ -87,11 +87,21 @@ TypedAttr constantInit(Value init) {
 }
 
 /// Whether the threads of an output combine by warp shuffles: they are
-/// consecutive, at most a warp, and the value is 32 or 64 bits.
-bool usesShuffles(KernelConfigAttr config, Type t) {
-  unsigned bits = t.getIntOrFloatBitWidth();
+/// consecutive, at most a warp, and every running value is 32 or 64 bits.
+bool usesShuffles(KernelConfigAttr config, TypeRange types) {
   return config.getTile()[1] == 1 && config.getTile()[0] <= 32 &&
-         (bits == 32 || bits == 64);
+         llvm::all_of(types, [](Type t) {
+           unsigned bits = t.getIntOrFloatBitWidth();
+           return bits == 32 || bits == 64;
+         });
+}
+
+/// The element types of `op`'s results: what each thread keeps running.
+SmallVector<Type> accumulatorTypes(linalg::GenericOp op) {
+  SmallVector<Type> types;
+  for (Value r : op->getResults())
+    types.push_back(cast<ShapedType>(r.getType()).getElementType());
+  return types;
 }
 
 /// Which kernel of a reduction: the whole of it, or the two stages.
@@ -101,31 +111,40 @@ enum class Stage {
   Combine,  // partials -> init (+) their reduction -> out
 };
 
-/// Emits the body of one reduction kernel.
+/// Emits the body of one reduction kernel. Each thread keeps one running
+/// value per result (the value and its index for an arg reduction).
 class KernelEmitter {
 public:
   KernelEmitter(linalg::GenericOp op, const ReductionShape &shape,
                 KernelConfigAttr config, ArrayRef<unsigned> readInputs,
-                TypedAttr initConstant, Stage stage, int64_t slices)
+                ArrayRef<TypedAttr> initConstants, Stage stage,
+                int64_t slices)
       : op(op), shape(shape), config(config), readInputs(readInputs),
-        initConstant(initConstant), stage(stage), slices(slices),
-        loc(op.getLoc()) {}
+        initConstants(initConstants), stage(stage), slices(slices),
+        loc(op.getLoc()), accTypes(accumulatorTypes(op)) {}
 
   void emit(gpu::GPUFuncOp kernel) {
     Block &entry = kernel.getBody().front();
     OpBuilder b = OpBuilder::atBlockBegin(&entry);
+    unsigned n = accTypes.size();
     unsigned argNo = 0;
-    Value partialsPtr, initPtr, outPtr;
+    SmallVector<Value> partialsPtrs, initPtrs(n), outPtrs;
+    auto takePointers = [&](SmallVector<Value> &into) {
+      for (unsigned k = 0; k < n; ++k)
+        into.push_back(entry.getArgument(argNo++));
+    };
     if (stage == Stage::Combine)
-      partialsPtr = entry.getArgument(argNo++);
+      takePointers(partialsPtrs);
     else
       for (size_t k = 0; k < readInputs.size(); ++k)
         inputPtrs.push_back(entry.getArgument(argNo++));
     if (stage == Stage::Partials) {
-      partialsPtr = entry.getArgument(argNo++);
+      takePointers(partialsPtrs);
     } else {
-      initPtr = initConstant ? Value() : entry.getArgument(argNo++);
-      outPtr = entry.getArgument(argNo++);
+      for (unsigned k = 0; k < n; ++k)
+        if (!initConstants[k])
+          initPtrs[k] = entry.getArgument(argNo++);
+      takePointers(outPtrs);
     }
     SmallVector<int64_t> staticRanges = op.getStaticLoopRanges();
     for (unsigned d = 0; d < op.getNumLoops(); ++d) {
@@ -200,27 +219,31 @@ public:
       last = slicesV;
     }
     Value end = arith::SelectOp::create(b, loc, valid, last, zero);
-    Value identity = arith::ConstantOp::create(b, loc, shape.identity);
     partialsBase = stage == Stage::Combine
                        ? Value(arith::MulIOp::create(b, loc, o, slicesV))
                        : Value();
-    Value partial =
-        foldRange(b, begin, end, shareV, identity, partialsPtr, bases);
+    SmallVector<Value> partial = foldRange(b, begin, end, shareV,
+                                           identities(b), partialsPtrs, bases);
 
     // The S threads of an output combine their results.
     Value first =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, zero);
-    if (share > 1 && usesShuffles(config, partial.getType())) {
+    if (share > 1 && usesShuffles(config, accTypes)) {
       // Within a warp: a butterfly of shuffles, no shared memory or barrier.
-      for (int64_t step = share / 2; step >= 1; step /= 2)
-        partial = combine(b, partial, shuffleXor(b, loc, partial, step));
+      for (int64_t step = share / 2; step >= 1; step /= 2) {
+        SmallVector<Value> theirs;
+        for (Value v : partial)
+          theirs.push_back(shuffleXor(b, loc, v, step));
+        partial = combine(b, partial, theirs);
+      }
     } else if (share > 1) {
-      Value smem = kernel.getWorkgroupAttributions()[0];
+      ArrayRef<BlockArgument> smem = kernel.getWorkgroupAttributions();
       auto index = [&](OpBuilder &ib, Value v) {
         return arith::IndexCastUIOp::create(ib, loc, ib.getIndexType(), v)
             .getResult();
       };
-      memref::StoreOp::create(b, loc, partial, smem, index(b, tid));
+      for (unsigned k = 0; k < n; ++k)
+        memref::StoreOp::create(b, loc, partial[k], smem[k], index(b, tid));
       gpu::BarrierOp::create(b, loc);
       for (int64_t step = share / 2; step >= 1; step /= 2) {
         Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
@@ -230,39 +253,50 @@ public:
         Value partner = arith::AddIOp::create(
             tb, loc, tid,
             constI64(tb, loc, consecutive ? step : step * perBlock));
-        Value mine = memref::LoadOp::create(tb, loc, smem, index(tb, tid));
-        Value theirs =
-            memref::LoadOp::create(tb, loc, smem, index(tb, partner));
-        memref::StoreOp::create(tb, loc, combine(tb, mine, theirs), smem,
-                                index(tb, tid));
+        SmallVector<Value> mine, theirs;
+        for (unsigned k = 0; k < n; ++k) {
+          mine.push_back(memref::LoadOp::create(tb, loc, smem[k], index(tb, tid)));
+          theirs.push_back(
+              memref::LoadOp::create(tb, loc, smem[k], index(tb, partner)));
+        }
+        SmallVector<Value> both = combine(tb, mine, theirs);
+        for (unsigned k = 0; k < n; ++k)
+          memref::StoreOp::create(tb, loc, both[k], smem[k], index(tb, tid));
         gpu::BarrierOp::create(b, loc);
       }
-      partial = memref::LoadOp::create(b, loc, smem, index(b, tid));
+      for (unsigned k = 0; k < n; ++k)
+        partial[k] = memref::LoadOp::create(b, loc, smem[k], index(b, tid));
     }
     Value writes = arith::AndIOp::create(b, loc, first, valid);
     auto ifOp = scf::IfOp::create(b, loc, writes, /*withElse=*/false);
+    OpBuilder tb = ifOp.getThenBodyBuilder();
     if (stage == Stage::Partials) {
-      OpBuilder tb = ifOp.getThenBodyBuilder();
-      Type t = partial.getType();
       Value at = arith::AddIOp::create(
           tb, loc, arith::MulIOp::create(tb, loc, o, slicesV), slice);
-      LLVM::StoreOp::create(tb, loc, partial,
-                            gepElement(tb, loc, partialsPtr, t, at),
-                            byteWidth(t));
+      for (unsigned k = 0; k < n; ++k)
+        LLVM::StoreOp::create(tb, loc, partial[k],
+                              gepElement(tb, loc, partialsPtrs[k], accTypes[k], at),
+                              byteWidth(accTypes[k]));
     } else {
-      OpBuilder tb = ifOp.getThenBodyBuilder();
       OpOperand *init = op.getDpsInitOperand(0);
       Value at = offset(tb, op.getMatchingIndexingMap(init), /*parallel=*/true,
                         constI64(tb, loc, 0));
-      Type t = partial.getType();
-      Value initValue =
-          initConstant
-              ? Value(arith::ConstantOp::create(tb, loc, initConstant))
-              : Value(LLVM::LoadOp::create(tb, loc, t,
-                                           gepElement(tb, loc, initPtr, t, at),
-                                           byteWidth(t)));
-      LLVM::StoreOp::create(tb, loc, combine(tb, initValue, partial),
-                            gepElement(tb, loc, outPtr, t, at), byteWidth(t));
+      SmallVector<Value> initValues;
+      for (unsigned k = 0; k < n; ++k) {
+        Type t = accTypes[k];
+        initValues.push_back(
+            initConstants[k]
+                ? Value(arith::ConstantOp::create(tb, loc, initConstants[k]))
+                : Value(LLVM::LoadOp::create(
+                      tb, loc, t, gepElement(tb, loc, initPtrs[k], t, at),
+                      byteWidth(t))));
+      }
+      SmallVector<Value> result =
+          combine(tb, initValues, partial, /*strictlyBetter=*/true);
+      for (unsigned k = 0; k < n; ++k)
+        LLVM::StoreOp::create(tb, loc, result[k],
+                              gepElement(tb, loc, outPtrs[k], accTypes[k], at),
+                              byteWidth(accTypes[k]));
     }
     gpu::ReturnOp::create(b, loc);
   }
@@ -270,12 +304,31 @@ public:
 private:
   static unsigned byteWidth(Type t) { return t.getIntOrFloatBitWidth() / 8; }
 
+  /// Each running value's start: the combiner's identity; an arg
+  /// reduction's index starts at the largest index, which every real one
+  /// beats on a tie.
+  SmallVector<Value> identities(OpBuilder &b) {
+    SmallVector<Value> ids;
+    for (unsigned k = 0; k < accTypes.size(); ++k) {
+      if (shape.arg && k == shape.arg->indexResult) {
+        auto t = cast<IntegerType>(accTypes[k]);
+        ids.push_back(arith::ConstantOp::create(
+            b, loc, b.getIntegerAttr(t, APInt::getSignedMaxValue(t.getWidth()))));
+        continue;
+      }
+      ids.push_back(arith::ConstantOp::create(b, loc, shape.identity));
+    }
+    return ids;
+  }
+
   /// Folds the elements r = begin, begin + step, ... < end into `acc` in
   /// that order (the combination order, and so the bits, of a plain loop),
   /// kReductionUnroll of them per iteration so that their loads are in flight
   /// together, then the rest one at a time.
-  Value foldRange(OpBuilder &b, Value begin, Value end, Value step, Value acc,
-                  Value partialsPtr, ArrayRef<Value> bases) {
+  SmallVector<Value> foldRange(OpBuilder &b, Value begin, Value end,
+                               Value step, ValueRange acc,
+                               ArrayRef<Value> partialsPtrs,
+                               ArrayRef<Value> bases) {
     Value zero = constI64(b, loc, 0);
     Value unroll = constI64(b, loc, kReductionUnroll);
     Value nonEmpty =
@@ -291,41 +344,46 @@ private:
         b, loc, begin, arith::MulIOp::create(b, loc, whole, step));
     auto main = scf::ForOp::create(b, loc, begin, mainEnd,
                                    arith::MulIOp::create(b, loc, step, unroll),
-                                   ValueRange{acc});
+                                   acc);
     {
       OpBuilder lb = OpBuilder::atBlockBegin(main.getBody());
-      SmallVector<Value> values;
+      SmallVector<SmallVector<Value>> values;
       Value r = main.getInductionVar();
       for (int64_t u = 0; u < kReductionUnroll; ++u) {
         if (u > 0)
           r = arith::AddIOp::create(lb, loc, r, step);
-        values.push_back(elementValue(lb, r, partialsPtr, bases));
+        values.push_back(elementValue(lb, r, partialsPtrs, bases));
       }
-      Value a = main.getRegionIterArgs()[0];
-      for (Value v : values)
+      SmallVector<Value> a(main.getRegionIterArgs());
+      for (ArrayRef<Value> v : values)
         a = combine(lb, a, v);
       scf::YieldOp::create(lb, loc, a);
     }
     auto rest = scf::ForOp::create(b, loc, mainEnd, end, step,
-                                   ValueRange{main.getResult(0)});
+                                   main.getResults());
     {
       OpBuilder lb = OpBuilder::atBlockBegin(rest.getBody());
-      Value v = elementValue(lb, rest.getInductionVar(), partialsPtr, bases);
-      scf::YieldOp::create(lb, loc,
-                           combine(lb, rest.getRegionIterArgs()[0], v));
+      SmallVector<Value> v =
+          elementValue(lb, rest.getInductionVar(), partialsPtrs, bases);
+      SmallVector<Value> a(rest.getRegionIterArgs());
+      scf::YieldOp::create(lb, loc, combine(lb, a, v));
     }
-    return rest.getResult(0);
+    return SmallVector<Value>(rest.getResults());
   }
 
-  /// The value element r folds in: partial r of this thread's output
-  /// (Combine), else the body's value at reduction index r.
-  Value elementValue(OpBuilder &lb, Value r, Value partialsPtr,
-                     ArrayRef<Value> bases) {
+  /// The values element r folds in: partial r of this thread's output
+  /// (Combine), else the body's value at reduction index r (with r itself
+  /// as an arg reduction's index).
+  SmallVector<Value> elementValue(OpBuilder &lb, Value r,
+                                  ArrayRef<Value> partialsPtrs,
+                                  ArrayRef<Value> bases) {
+    SmallVector<Value> values;
     if (stage == Stage::Combine) { // in the layout kernel 1 stored
-      Type t = shape.identity.getType();
       Value at = arith::AddIOp::create(lb, loc, partialsBase, r);
-      return LLVM::LoadOp::create(
-          lb, loc, t, gepElement(lb, loc, partialsPtr, t, at), byteWidth(t));
+      for (auto [t, ptr] : llvm::zip(accTypes, partialsPtrs))
+        values.push_back(LLVM::LoadOp::create(
+            lb, loc, t, gepElement(lb, loc, ptr, t, at), byteWidth(t)));
+      return values;
     }
     delinearize(lb, r, shape.reductionLoops);
     IRMapping mapping;
@@ -344,7 +402,7 @@ private:
       for (Value v : inner.getOperands())
         if (v.getParentRegion() != &op.getRegion() && !mapping.contains(v))
           mapping.map(v, lb.clone(*v.getDefiningOp())->getResult(0));
-      if (&inner == shape.combiner)
+      if (llvm::is_contained(shape.accumulating, &inner))
         continue;
       if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
         mapping.map(index.getResult(),
@@ -354,8 +412,18 @@ private:
       }
       lb.clone(inner, mapping);
     }
-    return mapping.lookup(
+    Value value = mapping.lookup(
         shape.combiner->getOperand(1 - shape.accumulatorOperand));
+    if (!shape.arg)
+      return {value};
+    values.assign(2, Value());
+    values[shape.arg->valueResult] = value;
+    Value index = coords[shape.arg->loop];
+    Type indexTy = accTypes[shape.arg->indexResult];
+    if (indexTy != index.getType())
+      index = arith::TruncIOp::create(lb, loc, indexTy, index);
+    values[shape.arg->indexResult] = index;
+    return values;
   }
 
   Value product(OpBuilder &b, ArrayRef<unsigned> loops) {
@@ -408,36 +476,83 @@ private:
     return at;
   }
 
-  /// The combiner applied to (acc, value), without fast-math or overflow
-  /// flags: seeded with an infinity or NaN identity and reassociated, the
-  /// source's `ninf`, `nnan`, `nsw` or `nuw` would make it poison.
-  Value combine(OpBuilder &b, Value acc, Value value) {
-    IRMapping mapping;
-    mapping.map(shape.combiner->getOperand(shape.accumulatorOperand), acc);
-    mapping.map(shape.combiner->getOperand(1 - shape.accumulatorOperand),
-                value);
-    Operation *op = b.clone(*shape.combiner, mapping);
-    MLIRContext *ctx = op->getContext();
-    if (auto fm = dyn_cast<arith::ArithFastMathInterface>(op))
-      op->setAttr(
-          fm.getFastMathAttrName(),
-          arith::FastMathFlagsAttr::get(ctx, arith::FastMathFlags::none));
-    if (auto of = dyn_cast<arith::ArithIntegerOverflowFlagsInterface>(op))
-      op->setAttr(of.getIntegerOverflowAttrName(),
-                  arith::IntegerOverflowFlagsAttr::get(
-                      ctx, arith::IntegerOverflowFlags::none));
-    return op->getResult(0);
+  /// `acc` combined with `value`.
+  ///
+  /// One result: the combiner applied to (acc, value), without fast-math or
+  /// overflow flags: seeded with an infinity or NaN identity and
+  /// reassociated, the source's `ninf`, `nnan`, `nsw` or `nuw` would make it
+  /// poison.
+  ///
+  /// An arg reduction: `value` replaces `acc` when its value is better (a
+  /// NaN beats a number), or, unless `strictlyBetter` (the init, which
+  /// comes first), equally good at a smaller index. Partial results cover
+  /// interleaved indices, so the tie goes by index, not by order.
+  SmallVector<Value> combine(OpBuilder &b, ArrayRef<Value> acc,
+                             ArrayRef<Value> value,
+                             bool strictlyBetter = false) {
+    if (!shape.arg) {
+      IRMapping mapping;
+      mapping.map(shape.combiner->getOperand(shape.accumulatorOperand),
+                  acc[0]);
+      mapping.map(shape.combiner->getOperand(1 - shape.accumulatorOperand),
+                  value[0]);
+      Operation *op = b.clone(*shape.combiner, mapping);
+      MLIRContext *ctx = op->getContext();
+      if (auto fm = dyn_cast<arith::ArithFastMathInterface>(op))
+        op->setAttr(
+            fm.getFastMathAttrName(),
+            arith::FastMathFlagsAttr::get(ctx, arith::FastMathFlags::none));
+      if (auto of = dyn_cast<arith::ArithIntegerOverflowFlagsInterface>(op))
+        op->setAttr(of.getIntegerOverflowAttrName(),
+                    arith::IntegerOverflowFlagsAttr::get(
+                        ctx, arith::IntegerOverflowFlags::none));
+      return {op->getResult(0)};
+    }
+    unsigned vr = shape.arg->valueResult, ir = shape.arg->indexResult;
+    bool max = shape.arg->seeksMax;
+    Value va = acc[vr], ia = acc[ir], vn = value[vr], in = value[ir];
+    Value better, equal;
+    if (isa<FloatType>(va.getType())) {
+      using P = arith::CmpFPredicate;
+      auto cmp = [&](P p, Value x, Value y) {
+        return arith::CmpFOp::create(b, loc, p, x, y).getResult();
+      };
+      Value nanNew = cmp(P::UNO, vn, vn), numberAcc = cmp(P::ORD, va, va);
+      better = arith::OrIOp::create(
+          b, loc, cmp(max ? P::OGT : P::OLT, vn, va),
+          arith::AndIOp::create(b, loc, nanNew, numberAcc));
+      equal = arith::OrIOp::create(
+          b, loc, cmp(P::OEQ, vn, va),
+          arith::AndIOp::create(b, loc, nanNew, cmp(P::UNO, va, va)));
+    } else {
+      using P = arith::CmpIPredicate;
+      better = arith::CmpIOp::create(b, loc, max ? P::sgt : P::slt, vn, va);
+      equal = arith::CmpIOp::create(b, loc, P::eq, vn, va);
+    }
+    Value take = better;
+    if (!strictlyBetter)
+      take = arith::OrIOp::create(
+          b, loc, better,
+          arith::AndIOp::create(
+              b, loc, equal,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, in,
+                                    ia)));
+    SmallVector<Value> result(2);
+    result[vr] = arith::SelectOp::create(b, loc, take, vn, va);
+    result[ir] = arith::SelectOp::create(b, loc, take, in, ia);
+    return result;
   }
 
   linalg::GenericOp op;
   const ReductionShape &shape;
   KernelConfigAttr config;
   ArrayRef<unsigned> readInputs;
-  TypedAttr initConstant;
+  ArrayRef<TypedAttr> initConstants; // per result; null: read from memory
   Stage stage;
   int64_t slices;     // P: slices of the reduced extent (1: one stage)
   Value partialsBase; // Combine: o * P, where output o's partials start
   Location loc;
+  SmallVector<Type> accTypes;
   SmallVector<Value> inputPtrs, extents, coords;
   SmallVector<bool> unitLoop;
 };
@@ -465,7 +580,7 @@ private:
   /// inputs first. An init that is a constant fill is asked for its shape
   /// (its own operands'), so nothing reads it and it goes.
   SmallVector<Value> loopSizes(OpBuilder &b, linalg::GenericOp op,
-                               bool initIsFill) {
+                               ArrayRef<TypedAttr> initConstants) {
     Location loc = op.getLoc();
     SmallVector<Value> sizes(op.getNumLoops());
     for (OpOperand &operand : op->getOpOperands()) {
@@ -475,7 +590,8 @@ private:
         if (!dim || sizes[dim.getPosition()])
           continue;
         Value v = operand.get();
-        if (op.isDpsInit(&operand) && initIsFill) {
+        if (op.isDpsInit(&operand) &&
+            initConstants[operand.getOperandNumber() - op.getNumDpsInputs()]) {
           ReifiedRankedShapedTypeDims reified;
           if (auto shaped = v.getDefiningOp<ReifyRankedShapedTypeOpInterface>();
               shaped && succeeded(shaped.reifyResultShapes(b, reified))) {
@@ -525,30 +641,34 @@ private:
       if (!body.getArgument(in->getOperandNumber()).use_empty())
         readInputs.push_back(in->getOperandNumber());
     // A filled init is a constant in the kernel: the fill needs no kernel.
-    Value init = op.getDpsInitOperand(0)->get();
-    TypedAttr initConstant = constantInit(init);
+    unsigned n = op->getNumResults();
+    SmallVector<Value> inits;
+    SmallVector<TypedAttr> initConstants;
+    for (unsigned k = 0; k < n; ++k) {
+      inits.push_back(op.getDpsInitOperand(k)->get());
+      initConstants.push_back(constantInit(inits.back()));
+    }
+    unsigned loadedInits = llvm::count(initConstants, TypedAttr());
     auto ptrTy = LLVM::LLVMPointerType::get(ctx, kGlobalAddressSpace);
     auto i64 = IntegerType::get(ctx, 64);
-    // Pointers: (inputs..., init, out), (inputs..., partials) or
-    // (partials, init, out); the init only when no constant; then extents.
+    // Pointers: (inputs..., inits..., outs...), (inputs..., partials...) or
+    // (partials..., inits..., outs...), one of each per result, the inits
+    // only where no constant; then the extents.
     auto paramTypes = [&](Stage stage) {
-      size_t ptrs = stage == Stage::Combine ? 1 : readInputs.size();
-      if (stage != Stage::Partials)
-        ptrs += initConstant ? 1 : 2;
-      else
-        ptrs += 1;
+      size_t ptrs = stage == Stage::Combine ? n : readInputs.size();
+      ptrs += stage == Stage::Partials ? n : loadedInits + n;
       SmallVector<Type> params(ptrs, ptrTy);
       params.append(op.getNumLoops(), i64);
       return params;
     };
-    Type accTy = op.getDpsInitOperand(0)->get().getType();
-    accTy = cast<ShapedType>(accTy).getElementType();
+    SmallVector<Type> accTypes = accumulatorTypes(op);
     auto sharedBuffers = [&](KernelConfigAttr c) {
       SmallVector<Type> smem;
-      if (c.getTile()[0] > 1 && !usesShuffles(c, accTy))
-        smem.push_back(MemRefType::get(
-            {c.getBlock()[0]}, accTy, MemRefLayoutAttrInterface{},
-            gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup)));
+      if (c.getTile()[0] > 1 && !usesShuffles(c, accTypes))
+        for (Type t : accTypes)
+          smem.push_back(MemRefType::get(
+              {c.getBlock()[0]}, t, MemRefLayoutAttrInterface{},
+              gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup)));
       return smem;
     };
     auto func = op->getParentOfType<FunctionOpInterface>();
@@ -558,7 +678,7 @@ private:
     auto kernel =
         createKernel(kernelSymbols, op.getLoc(), name, paramTypes(first),
                      config.getBlock(), sharedBuffers(config));
-    KernelEmitter(op, *shape, config, readInputs, initConstant, first, slices)
+    KernelEmitter(op, *shape, config, readInputs, initConstants, first, slices)
         .emit(kernel);
     // Kernel 2 of two: one thread per partial, consecutive, as a config.
     KernelConfigAttr combineConfig;
@@ -569,25 +689,28 @@ private:
           kernelSymbols, op.getLoc(), (kernel.getName() + "_combine").str(),
           paramTypes(Stage::Combine), combineConfig.getBlock(),
           sharedBuffers(combineConfig));
-      KernelEmitter(op, *shape, combineConfig, readInputs, initConstant,
+      KernelEmitter(op, *shape, combineConfig, readInputs, initConstants,
                     Stage::Combine, slices)
           .emit(combineKernel);
     }
 
-    // Host code: extents, the output (and the partials), the launches.
+    // Host code: extents, the outputs (and the partials), the launches.
     OpBuilder b(op);
     Location loc = op.getLoc();
-    SmallVector<Value> sizes = loopSizes(b, op, initConstant != nullptr);
-    auto resultTy = cast<RankedTensorType>(op->getResult(0).getType());
+    SmallVector<Value> sizes = loopSizes(b, op, initConstants);
     AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-    SmallVector<Value> dynDims;
-    for (int64_t p = 0; p < resultTy.getRank(); ++p)
-      if (resultTy.isDynamicDim(p)) // a loop's: constants index size 1
-        dynDims.push_back(sizes[outMap.getDimPosition(p)]);
-    auto memrefTy =
-        MemRefType::get(resultTy.getShape(), resultTy.getElementType());
-    Value alloc = memref::AllocOp::create(b, loc, memrefTy, dynDims,
-                                          b.getI64IntegerAttr(64));
+    SmallVector<Value> allocs;
+    for (Value r : op->getResults()) {
+      auto resultTy = cast<RankedTensorType>(r.getType());
+      SmallVector<Value> dynDims;
+      for (int64_t p = 0; p < resultTy.getRank(); ++p)
+        if (resultTy.isDynamicDim(p)) // a loop's: constants index size 1
+          dynDims.push_back(sizes[outMap.getDimPosition(p)]);
+      auto memrefTy =
+          MemRefType::get(resultTy.getShape(), resultTy.getElementType());
+      allocs.push_back(memref::AllocOp::create(b, loc, memrefTy, dynDims,
+                                               b.getI64IntegerAttr(64)));
+    }
     SmallVector<Value> extentArgs;
     for (Value s : sizes)
       extentArgs.push_back(arith::IndexCastUIOp::create(b, loc, i64, s));
@@ -611,16 +734,18 @@ private:
     SmallVector<Value> args;
     for (unsigned i : readInputs)
       args.push_back(hostPointerToTensor(b, loc, op->getOperand(i)));
-    SmallVector<Value> outArgs; // [init,] out
-    if (!initConstant)
-      outArgs.push_back(hostPointerToTensor(b, loc, init));
-    outArgs.push_back(hostPointerToMemRef(b, loc, alloc));
+    SmallVector<Value> outArgs; // inits..., outs...
+    for (unsigned k = 0; k < n; ++k)
+      if (!initConstants[k])
+        outArgs.push_back(hostPointerToTensor(b, loc, inits[k]));
+    for (Value alloc : allocs)
+      outArgs.push_back(hostPointerToMemRef(b, loc, alloc));
     if (!twoStage) {
       llvm::append_range(args, outArgs);
       llvm::append_range(args, extentArgs);
       launch(kernel, config, gridFor(config), args);
     } else {
-      // The partials: an intermediate of outputs x P accumulator values
+      // The partials: per result an intermediate of outputs x P values
       // (the runtime allocates it per call, as split K's slices).
       int64_t staticCount = slices;
       SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -632,27 +757,32 @@ private:
       if (ShapedType::isDynamic(staticCount))
         count.push_back(arith::MulIOp::create(
             b, loc, outputs, arith::ConstantIndexOp::create(b, loc, slices)));
-      Value partials =
-          memref::AllocOp::create(b, loc, MemRefType::get({staticCount}, accTy),
-                                  count, b.getI64IntegerAttr(64));
-      Value partialsPtr = hostPointerToMemRef(b, loc, partials);
-      args.push_back(partialsPtr);
+      SmallVector<Value> partialsPtrs;
+      for (Type t : accTypes) {
+        Value partials =
+            memref::AllocOp::create(b, loc, MemRefType::get({staticCount}, t),
+                                    count, b.getI64IntegerAttr(64));
+        partialsPtrs.push_back(hostPointerToMemRef(b, loc, partials));
+      }
+      llvm::append_range(args, partialsPtrs);
       llvm::append_range(args, extentArgs);
       Value grid =
           arith::MulIOp::create(b, loc, gridFor(config),
                                 arith::ConstantIndexOp::create(b, loc, slices));
       launch(kernel, config, grid, args);
-      SmallVector<Value> combineArgs{partialsPtr};
+      SmallVector<Value> combineArgs(partialsPtrs);
       llvm::append_range(combineArgs, outArgs);
       llvm::append_range(combineArgs, extentArgs);
       launch(combineKernel, combineConfig, gridFor(combineConfig), combineArgs);
     }
-    Value result = bufferization::ToTensorOp::create(
-        b, loc, resultTy, alloc, /*restrict=*/true, /*writable=*/true);
-    op->getResult(0).replaceAllUsesWith(result);
+    for (auto [r, alloc] : llvm::zip(op->getResults(), allocs))
+      r.replaceAllUsesWith(bufferization::ToTensorOp::create(
+          b, loc, cast<RankedTensorType>(r.getType()), alloc,
+          /*restrict=*/true, /*writable=*/true));
     op->erase();
-    if (initConstant && init.use_empty())
-      init.getDefiningOp()->erase();
+    for (auto [init, constant] : llvm::zip(inits, initConstants))
+      if (constant && init.use_empty())
+        init.getDefiningOp()->erase();
     return success();
   }
 };

@@ -18,6 +18,9 @@
 // CHECK-NEXT: colsum OK
 // CHECK-NEXT: imax OK
 // CHECK-NEXT: weighted OK
+// CHECK-NEXT: argmax_rows OK
+// CHECK-NEXT: argmax_rows_one_stage OK
+// CHECK-NEXT: argmin_cols OK
 // CHECK-NOT: MISMATCH
 
 func.func @rows(%x: tensor<7x1000xf32>, %init: tensor<7xf32>) -> tensor<7xf32> {
@@ -137,4 +140,75 @@ func.func @onestage(%x: tensor<7x1000xf32>, %init: tensor<7xf32>) -> tensor<7xf3
     linalg.yield %s : f32
   } -> tensor<7xf32>
   return %r : tensor<7xf32>
+}
+
+// Arg reductions (torch.max(dim) as torch-mlir lowers it): the value and
+// its index, two stages with slices of 64 and one stage with shuffles of
+// 64-bit indices; PyTorch's answers on ties, NaN and infinities.
+func.func @argmax_rows(%x: tensor<6x300xf32>) -> (tensor<6xf32>, tensor<6xi64>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %c0 = arith.constant 0 : i64
+  %e = tensor.empty() : tensor<6xf32>
+  %vi = linalg.fill ins(%ninf : f32) outs(%e : tensor<6xf32>) -> tensor<6xf32>
+  %ei = tensor.empty() : tensor<6xi64>
+  %ii = linalg.fill ins(%c0 : i64) outs(%ei : tensor<6xi64>) -> tensor<6xi64>
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>],
+                         iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<6x300xf32>) outs(%vi, %ii : tensor<6xf32>, tensor<6xi64>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction", block = [64, 1, 1], tile = [16, 1, 5]>} {
+  ^bb0(%in: f32, %v: f32, %i: i64):
+    %idx = linalg.index 1 : index
+    %i64 = arith.index_cast %idx : index to i64
+    %m = arith.maximumf %in, %v : f32
+    %gt = arith.cmpf ogt, %in, %v : f32
+    %s = arith.select %gt, %i64, %i : i64
+    linalg.yield %m, %s : f32, i64
+  } -> (tensor<6xf32>, tensor<6xi64>)
+  return %r#0, %r#1 : tensor<6xf32>, tensor<6xi64>
+}
+
+func.func @argmax_rows_one_stage(%x: tensor<6x300xf32>) -> (tensor<6xf32>, tensor<6xi64>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %c0 = arith.constant 0 : i64
+  %e = tensor.empty() : tensor<6xf32>
+  %vi = linalg.fill ins(%ninf : f32) outs(%e : tensor<6xf32>) -> tensor<6xf32>
+  %ei = tensor.empty() : tensor<6xi64>
+  %ii = linalg.fill ins(%c0 : i64) outs(%ei : tensor<6xi64>) -> tensor<6xi64>
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>],
+                         iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<6x300xf32>) outs(%vi, %ii : tensor<6xf32>, tensor<6xi64>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction", block = [64, 1, 1], tile = [32, 1]>} {
+  ^bb0(%in: f32, %v: f32, %i: i64):
+    %idx = linalg.index 1 : index
+    %i64 = arith.index_cast %idx : index to i64
+    %m = arith.maximumf %in, %v : f32
+    %gt = arith.cmpf ogt, %in, %v : f32
+    %s = arith.select %gt, %i64, %i : i64
+    linalg.yield %m, %s : f32, i64
+  } -> (tensor<6xf32>, tensor<6xi64>)
+  return %r#0, %r#1 : tensor<6xf32>, tensor<6xi64>
+}
+
+// argmin over a column, threads a block-row apart combining in shared
+// memory; the comparison written with the running value first.
+func.func @argmin_cols(%x: tensor<1001x4xf32>) -> (tensor<4xf32>, tensor<4xi64>) {
+  %inf = arith.constant 0x7F800000 : f32
+  %c0 = arith.constant 0 : i64
+  %e = tensor.empty() : tensor<4xf32>
+  %vi = linalg.fill ins(%inf : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %ei = tensor.empty() : tensor<4xi64>
+  %ii = linalg.fill ins(%c0 : i64) outs(%ei : tensor<4xi64>) -> tensor<4xi64>
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>],
+                         iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<1001x4xf32>) outs(%vi, %ii : tensor<4xf32>, tensor<4xi64>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction", block = [64, 1, 1], tile = [8, 8]>} {
+  ^bb0(%in: f32, %v: f32, %i: i64):
+    %idx = linalg.index 1 : index
+    %i64 = arith.index_cast %idx : index to i64
+    %m = arith.minimumf %v, %in : f32
+    %gt = arith.cmpf ogt, %v, %in : f32
+    %s = arith.select %gt, %i64, %i : i64
+    linalg.yield %m, %s : f32, i64
+  } -> (tensor<4xf32>, tensor<4xi64>)
+  return %r#0, %r#1 : tensor<4xf32>, tensor<4xi64>
 }

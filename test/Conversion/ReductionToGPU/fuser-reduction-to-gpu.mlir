@@ -243,8 +243,8 @@ func.func @shuffled_f64(%x: tensor<?x16xf64>, %init: tensor<?xf64>) -> tensor<?x
 // CHECK: arith.cmpi ult, %[[LANE2]], %c1_i64
 // CHECK: scf.if
 // CHECK:   %[[C:.+]] = arith.constant 2.500000e+00 : f32
-// CHECK:   llvm.getelementptr inbounds %[[O2]]
 // CHECK:   arith.addf %{{.+}}, %[[C]]
+// CHECK:   llvm.getelementptr inbounds %[[O2]]
 // CHECK:   llvm.store
 // CHECK: gpu.return
 func.func @total_two_stage(%x: tensor<10000019xf32>) -> tensor<f32> {

@@ -161,3 +161,54 @@ func.func @col_max_i32(%x: tensor<?x?xi32>) -> tensor<?xi32> {
   } -> tensor<?xi32>
   return %r : tensor<?xi32>
 }
+
+// torch.max(x, dim=1) as torch-mlir lowers it: the value and its index,
+// over the middle dimension (threads a block-row apart).
+func.func @max_middle(%x: tensor<?x?x?xf32>) -> (tensor<?x?xf32>, tensor<?x?xi64>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  %z = arith.constant 0 : i64
+  %d0 = tensor.dim %x, %c0 : tensor<?x?x?xf32>
+  %d2 = tensor.dim %x, %c2 : tensor<?x?x?xf32>
+  %ev = tensor.empty(%d0, %d2) : tensor<?x?xf32>
+  %vi = linalg.fill ins(%ninf : f32) outs(%ev : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %ei = tensor.empty(%d0, %d2) : tensor<?x?xi64>
+  %ii = linalg.fill ins(%z : i64) outs(%ei : tensor<?x?xi64>) -> tensor<?x?xi64>
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>],
+                         iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%x : tensor<?x?x?xf32>) outs(%vi, %ii : tensor<?x?xf32>, tensor<?x?xi64>) {
+  ^bb0(%in: f32, %v: f32, %i: i64):
+    %idx = linalg.index 1 : index
+    %i64 = arith.index_cast %idx : index to i64
+    %m = arith.maximumf %in, %v : f32
+    %gt = arith.cmpf ogt, %in, %v : f32
+    %s = arith.select %gt, %i64, %i : i64
+    linalg.yield %m, %s : f32, i64
+  } -> (tensor<?x?xf32>, tensor<?x?xi64>)
+  return %r#0, %r#1 : tensor<?x?xf32>, tensor<?x?xi64>
+}
+
+// torch.min(x, dim=1) over rows (consecutive threads).
+func.func @min_rows(%x: tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?xi64>) {
+  %c0 = arith.constant 0 : index
+  %inf = arith.constant 0x7F800000 : f32
+  %z = arith.constant 0 : i64
+  %d0 = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %ev = tensor.empty(%d0) : tensor<?xf32>
+  %vi = linalg.fill ins(%inf : f32) outs(%ev : tensor<?xf32>) -> tensor<?xf32>
+  %ei = tensor.empty(%d0) : tensor<?xi64>
+  %ii = linalg.fill ins(%z : i64) outs(%ei : tensor<?xi64>) -> tensor<?xi64>
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>],
+                         iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x?xf32>) outs(%vi, %ii : tensor<?xf32>, tensor<?xi64>) {
+  ^bb0(%in: f32, %v: f32, %i: i64):
+    %idx = linalg.index 1 : index
+    %i64 = arith.index_cast %idx : index to i64
+    %m = arith.minimumf %in, %v : f32
+    %lt = arith.cmpf olt, %in, %v : f32
+    %s = arith.select %lt, %i64, %i : i64
+    linalg.yield %m, %s : f32, i64
+  } -> (tensor<?xf32>, tensor<?xi64>)
+  return %r#0, %r#1 : tensor<?xf32>, tensor<?xi64>
+}

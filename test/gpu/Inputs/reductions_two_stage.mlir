@@ -142,3 +142,26 @@ func.func @cols3_max_i32(%x: tensor<1000003x3xi32>) -> tensor<3xi32> {
   } -> tensor<3xi32>
   return %r : tensor<3xi32>
 }
+
+// x.argmax() of ~10M floats with its value: two stages of value-and-index
+// partials.
+func.func @total_argmax(%x: tensor<10000019xf32>) -> (tensor<f32>, tensor<i64>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %z = arith.constant 0 : i64
+  %ev = tensor.empty() : tensor<f32>
+  %vi = linalg.fill ins(%ninf : f32) outs(%ev : tensor<f32>) -> tensor<f32>
+  %ei = tensor.empty() : tensor<i64>
+  %ii = linalg.fill ins(%z : i64) outs(%ei : tensor<i64>) -> tensor<i64>
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>, affine_map<(d0) -> ()>],
+                         iterator_types = ["reduction"]}
+      ins(%x : tensor<10000019xf32>) outs(%vi, %ii : tensor<f32>, tensor<i64>) {
+  ^bb0(%in: f32, %v: f32, %i: i64):
+    %idx = linalg.index 0 : index
+    %i64 = arith.index_cast %idx : index to i64
+    %m = arith.maximumf %in, %v : f32
+    %gt = arith.cmpf ogt, %in, %v : f32
+    %s = arith.select %gt, %i64, %i : i64
+    linalg.yield %m, %s : f32, i64
+  } -> (tensor<f32>, tensor<i64>)
+  return %r#0, %r#1 : tensor<f32>, tensor<i64>
+}

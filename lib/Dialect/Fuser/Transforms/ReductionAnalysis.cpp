@@ -46,15 +46,103 @@ static TypedAttr combinerIdentity(Operation *combiner, Type type) {
       .Default([](Operation *) { return TypedAttr(); });
 }
 
+/// Whether `v` is `linalg.index d` cast to an integer, with d a reduction
+/// loop; sets `loop` to d.
+static bool isReductionIndex(linalg::GenericOp op, Value v, unsigned &loop) {
+  if (auto cast = v.getDefiningOp<arith::IndexCastOp>())
+    v = cast.getIn();
+  else if (auto castUI = v.getDefiningOp<arith::IndexCastUIOp>())
+    v = castUI.getIn();
+  auto index = v.getDefiningOp<linalg::IndexOp>();
+  if (!index || index->getBlock() != &op.getRegion().front())
+    return false;
+  loop = index.getDim();
+  return op.getIteratorTypesArray()[loop] == utils::IteratorType::reduction;
+}
+
+/// Matches the body of a value-and-index reduction (ArgReduction):
+///   best = max(v, accValue)            (maximumf, minimumf, maxsi, minsi)
+///   better = cmp(v, accValue)          (strictly better, either order)
+///   index = select(better, i(d), accIndex)
+/// with the running results read nowhere else.
+static LogicalResult matchArgReduction(linalg::GenericOp op,
+                                       ReductionShape &shape,
+                                       std::string &why) {
+  Block &body = op.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  for (unsigned valueResult : {0u, 1u}) {
+    unsigned indexResult = 1 - valueResult;
+    BlockArgument accValue =
+        op.getMatchingBlockArgument(op.getDpsInitOperand(valueResult));
+    BlockArgument accIndex =
+        op.getMatchingBlockArgument(op.getDpsInitOperand(indexResult));
+    Operation *combiner = yield.getValues()[valueResult].getDefiningOp();
+    auto select =
+        yield.getValues()[indexResult].getDefiningOp<arith::SelectOp>();
+    if (!combiner || !select || combiner->getBlock() != &body ||
+        select->getBlock() != &body ||
+        !isa<arith::MaximumFOp, arith::MinimumFOp, arith::MaxSIOp,
+             arith::MinSIOp>(combiner) ||
+        select.getFalseValue() != accIndex || !accIndex.hasOneUse() ||
+        !combiner->getResult(0).hasOneUse() ||
+        !select->getResult(0).hasOneUse())
+      continue;
+    bool seeksMax = isa<arith::MaximumFOp, arith::MaxSIOp>(combiner);
+    unsigned accOperand = combiner->getOperand(0) == accValue ? 0 : 1;
+    if (combiner->getOperand(accOperand) != accValue)
+      continue;
+    Value value = combiner->getOperand(1 - accOperand);
+    Operation *cmp = select.getCondition().getDefiningOp();
+    if (!cmp || !cmp->getResult(0).hasOneUse() || cmp->getNumOperands() != 2)
+      continue;
+    // The comparison asks "value strictly better than the running one".
+    bool valueFirst = cmp->getOperand(0) == value &&
+                      cmp->getOperand(1) == accValue;
+    bool accFirst = cmp->getOperand(0) == accValue &&
+                    cmp->getOperand(1) == value;
+    if (!valueFirst && !accFirst)
+      continue;
+    bool wantsGreater = seeksMax == valueFirst;
+    bool strict = false;
+    if (auto f = dyn_cast<arith::CmpFOp>(cmp))
+      strict = f.getPredicate() == (wantsGreater ? arith::CmpFPredicate::OGT
+                                                 : arith::CmpFPredicate::OLT);
+    else if (auto i = dyn_cast<arith::CmpIOp>(cmp))
+      strict = i.getPredicate() == (wantsGreater ? arith::CmpIPredicate::sgt
+                                                 : arith::CmpIPredicate::slt);
+    unsigned loop = 0;
+    if (!strict || !isReductionIndex(op, select.getTrueValue(), loop) ||
+        op.getNumReductionLoops() != 1)
+      continue;
+    if (llvm::any_of(accValue.getUsers(), [&](Operation *user) {
+          return user != combiner && user != cmp;
+        }))
+      continue;
+    auto indexTy = dyn_cast<IntegerType>(accIndex.getType());
+    if (!indexTy || indexTy.getWidth() < 32)
+      continue;
+    shape.combiner = combiner;
+    shape.accumulatorOperand = accOperand;
+    shape.arg = ArgReduction{valueResult, indexResult, loop, seeksMax};
+    shape.accumulating = {combiner, cmp, select};
+    return success();
+  }
+  why = "the body of two results is no value-and-index reduction (max or "
+        "min of a value, and the index where it was strictly better)";
+  return failure();
+}
+
 FailureOr<ReductionShape> mlir::fuser::analyzeReduction(linalg::GenericOp op,
                                                         std::string &why) {
   auto fail = [&](const Twine &reason) {
     why = reason.str();
     return failure();
   };
-  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
-      op->getNumResults() != 1)
-    return fail("a reduction kernel takes one tensor result");
+  unsigned results = op->getNumResults();
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != results ||
+      (results != 1 && results != 2))
+    return fail("a reduction kernel takes one tensor result, or a value "
+                "and its index");
   if (op.getNumReductionLoops() == 0)
     return fail("not a reduction");
   if (op.getNumLoops() != op.getNumParallelLoops() + op.getNumReductionLoops())
@@ -76,8 +164,12 @@ FailureOr<ReductionShape> mlir::fuser::analyzeReduction(linalg::GenericOp op,
       if (isa<AffineConstantExpr>(e) && t.getDimSize(p) != 1)
         return fail("a constant index into a dimension of size other than 1");
   }
-  // Each output element is one point of the parallel loops.
+  // Each output element is one point of the parallel loops, the same
+  // point in every output.
   OpOperand *init = op.getDpsInitOperand(0);
+  for (OpOperand &other : op.getDpsInitsMutable())
+    if (op.getMatchingIndexingMap(&other) != op.getMatchingIndexingMap(init))
+      return fail("the outputs are indexed differently");
   unsigned outLoops = 0;
   for (AffineExpr e : op.getMatchingIndexingMap(init).getResults()) {
     auto dim = dyn_cast<AffineDimExpr>(e);
@@ -90,16 +182,26 @@ FailureOr<ReductionShape> mlir::fuser::analyzeReduction(linalg::GenericOp op,
   if (outLoops != op.getNumParallelLoops())
     return fail("the output is not indexed by every parallel loop");
 
-  // yield combiner(value, acc), with acc used nowhere else.
+  // yield combiner(value, acc), with acc used nowhere else, or the arg
+  // form.
+  ReductionShape shape;
   Block &body = op.getRegion().front();
-  BlockArgument acc = op.getMatchingBlockArgument(init);
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  Operation *combiner = yield.getValues()[0].getDefiningOp();
-  if (!combiner || combiner->getBlock() != &body ||
-      combiner->getNumOperands() != 2 || !acc.hasOneUse() ||
-      acc.getUses().begin()->getOwner() != combiner ||
-      !combiner->getResult(0).hasOneUse())
-    return fail("the body does not fold one value into the accumulator");
+  if (results == 2) {
+    if (failed(matchArgReduction(op, shape, why)))
+      return failure();
+  } else {
+    BlockArgument acc = op.getMatchingBlockArgument(init);
+    auto yield = cast<linalg::YieldOp>(body.getTerminator());
+    Operation *combiner = yield.getValues()[0].getDefiningOp();
+    if (!combiner || combiner->getBlock() != &body ||
+        combiner->getNumOperands() != 2 || !acc.hasOneUse() ||
+        acc.getUses().begin()->getOwner() != combiner ||
+        !combiner->getResult(0).hasOneUse())
+      return fail("the body does not fold one value into the accumulator");
+    shape.combiner = combiner;
+    shape.accumulatorOperand = combiner->getOperand(0) == acc ? 0 : 1;
+    shape.accumulating = {combiner};
+  }
   for (Operation &inner : body.without_terminator()) {
     // The kernel clones the body op by op: no nested regions.
     if (inner.getNumRegions() != 0)
@@ -113,10 +215,9 @@ FailureOr<ReductionShape> mlir::fuser::analyzeReduction(linalg::GenericOp op,
         return fail("the body reads a value from outside that is no "
                     "scalar constant");
   }
-  ReductionShape shape;
-  shape.combiner = combiner;
-  shape.accumulatorOperand = combiner->getOperand(0) == acc ? 0 : 1;
-  shape.identity = combinerIdentity(combiner, acc.getType());
+  Operation *combiner = shape.combiner;
+  shape.identity = combinerIdentity(
+      combiner, combiner->getOperand(shape.accumulatorOperand).getType());
   if (!shape.identity)
     return fail(Twine("'") + combiner->getName().getStringRef() +
                 "' is no associative combiner with an identity");

@@ -32,8 +32,8 @@ class _UnsavedDefault:
 
 
 def _signature_from_spec(entries: Sequence[dict]) -> inspect.Signature:
-    params = [inspect.Parameter("self",
-                                inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    # self positional-only: forward(*xs) saves its inputs as positional-only.
+    params = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)]
     for e in entries:
         kind = getattr(inspect.Parameter, e["kind"])
         default = (e["default"] if "default" in e

@@ -174,6 +174,18 @@ class Machine:
         if o == 'arith.maximumf':
             if any(map(math.isnan, a)): return math.nan
             return max(a)
+        if o == 'arith.minimumf':
+            if any(map(math.isnan, a)): return math.nan
+            return min(a)
+        if o == 'arith.cmpf':
+            p = int(attr(op, 'predicate').split(':')[0])
+            x, y = a
+            unordered = math.isnan(x) or math.isnan(y)
+            ordered = {1: x == y, 2: x > y, 3: x >= y, 4: x < y, 5: x <= y,
+                       6: x != y, 7: True}
+            if p in ordered: return int(not unordered and ordered[p])
+            if p == 14: return int(unordered)
+            raise NotImplementedError(f'cmpf predicate {p}')
         if o in ('arith.extf', 'arith.sitofp', 'arith.uitofp'): return float(a[0])
         if o == 'llvm.getelementptr': return Ptr(a[0].buf, a[0].off + a[1])
         raise NotImplementedError(o)
@@ -255,12 +267,12 @@ class Machine:
         params = body[0][1]
         nparams = len(args)
         for b in range(grid):
-            smem = None
+            # One buffer per workgroup attribution, shared by the block.
+            smem = {w: [None] * 4096 for w in params[nparams:]}
             vs = []
             for t in range(block):
                 v = dict(zip(params[:nparams], args))
-                for w in params[nparams:]:
-                    v[w] = smem = smem or [None] * 4096
+                v.update(smem)
                 vs.append(v)
             ctx = [dict(tid=t, bid=b, loads=self.loads) for t in range(block)]
             for op in body[1:]:
@@ -319,14 +331,54 @@ def run_host(m, fname, inputs):
             raise NotImplementedError(o)
 
 
+# Helpers the cases files may call.
+def best(row, fn):
+    """PyTorch's max/min with index over `row` (fn: max or min): a NaN wins
+    (its first index), else the first index of the best value."""
+    for i, x in enumerate(row):
+        if math.isnan(x):
+            return x, i
+    v = fn(row)
+    return v, row.index(v)
+
+
+def special_row(rng, n, kind):
+    """Rows for arg reductions: 0 ties among few values, 1 two NaNs, 2 all
+    -inf, 3 two +infs, 4 all equal, 5 few values and -infs."""
+    few = lambda: float(rng.choice([-4, -1, 0, 3, 3, 6]))
+    row = [few() for _ in range(n)]
+    if kind == 1:
+        row[rng.randrange(n // 2, n)] = math.nan
+        row[rng.randrange(n // 2)] = math.nan
+    elif kind == 2:
+        row = [-math.inf] * n
+    elif kind == 3:
+        row[n - 7] = row[n // 3] = math.inf
+    elif kind == 4:
+        row = [2.0] * n
+    elif kind == 5:
+        row = [x if rng.random() < 0.3 else -math.inf for x in row]
+    return row
+
+
+def same(a, b):
+    """Equal lists, NaN equal to NaN."""
+    return len(a) == len(b) and all(
+        x == y or (isinstance(x, float) and isinstance(y, float)
+                   and math.isnan(x) and math.isnan(y)) for x, y in zip(a, b))
+
+
 def check(m, fname, inputs, ref):
-    out = run_host(m, fname, inputs)[0]
+    """`ref`: the first output, or a tuple of every output."""
+    outs = run_host(m, fname, inputs)
     loads = Counter(off for buf, off in m.loads if buf == id(inputs[0]))
     assert sorted(loads) == list(range(len(inputs[0]))) and \
         set(loads.values()) == {1}, f"{fname}: an input element not loaded once"
-    again = run_host(m, fname, inputs)[0]
-    assert out == again, f"{fname}: two runs differ"
-    print(fname, "OK" if out == ref else f"MISMATCH {out[:8]} != {ref[:8]}")
+    again = run_host(m, fname, inputs)
+    assert all(map(same, outs, again)), f"{fname}: two runs differ"
+    got, want = (outs, ref) if isinstance(ref, tuple) else ([outs[0]], [ref])
+    ok = len(got) == len(want) and all(map(same, got, want))
+    print(fname, "OK" if ok else f"MISMATCH {[g[:8] for g in got]} != {[w[:8] for w in want]}")
 
 
 def main():

@@ -1,6 +1,8 @@
 # Inputs and expected outputs of fuser-reduction-to-gpu-emulated.mlir's
 # functions, as flat row-major lists: small integers, so that the kernels'
-# sums are exact in any order.
+# sums are exact in any order. Arg reductions draw from few values (ties),
+# with NaN and infinities, and expect PyTorch's answer: the first index of
+# the best value, a NaN beating every number.
 {
  'rows': lambda R: (lambda x, b: ([sum(x, []), b], [float(sum(r) + bb) for r, bb in zip(x, b)]))(
      [[float(R.randint(-100, 100)) for _ in range(1000)] for _ in range(7)], [float(R.randint(-9, 9)) for _ in range(7)]),
@@ -17,4 +19,11 @@
  'weighted': lambda R: (lambda x: ([[v for a in x for b in a for v in b]],
      [float(sum(x[o][j][i] * ((i + j) % 7) for j in range(50) for i in range(40))) for o in range(3)]))(
      [[[float(R.randint(-100, 100)) for _ in range(40)] for _ in range(50)] for _ in range(3)]),
+ 'argmax_rows': lambda R: (lambda x: ([sum(x, [])], tuple(map(list, zip(*[best(r, max) for r in x])))))(
+     [special_row(R, 300, k) for k in range(6)]),
+ 'argmax_rows_one_stage': lambda R: (lambda x: ([sum(x, [])], tuple(map(list, zip(*[best(r, max) for r in x])))))(
+     [special_row(R, 300, k) for k in range(6)]),
+ 'argmin_cols': lambda R: (lambda x: ([sum(x, [])], (lambda bs: ([b[0] for b in bs], [b[1] for b in bs]))(
+     [best([r[c] for r in x], min) for c in range(4)])))(
+     [[float(R.choice([-3, -2, 5, 7])) for _ in range(4)] for _ in range(1001)]),
 }

@@ -211,3 +211,45 @@ func.func @many_rows(%x: tensor<256x1000000xf32>, %init: tensor<256xf32>) -> ten
   } -> tensor<256xf32>
   return %r : tensor<256xf32>
 }
+
+// -----
+
+// torch.max(x, dim=1) on 128 x 4096 x 4095 as torch-mlir lowers it: the
+// value and its index, one reduction kernel over the middle dimension.
+// CHECK-LABEL: func.func @max_with_index
+// CHECK: fuser.config = #fuser.config<strategy = "reduction", block = [256, 1, 1], tile = [1, 256]>
+func.func @max_with_index(%x: tensor<128x4096x4095xf32>, %vi: tensor<128x4095xf32>, %ii: tensor<128x4095xi64>) -> (tensor<128x4095xf32>, tensor<128x4095xi64>) {
+  // expected-remark @+1 {{reduction kernel: 524160 outputs of 4096 elements, 1 threads a block-row apart per output, 256 threads per block}}
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>],
+                         iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%x : tensor<128x4096x4095xf32>) outs(%vi, %ii : tensor<128x4095xf32>, tensor<128x4095xi64>) {
+  ^bb0(%in: f32, %v: f32, %i: i64):
+    %idx = linalg.index 1 : index
+    %i64 = arith.index_cast %idx : index to i64
+    %m = arith.maximumf %in, %v : f32
+    %gt = arith.cmpf ogt, %in, %v : f32
+    %s = arith.select %gt, %i64, %i : i64
+    linalg.yield %m, %s : f32, i64
+  } -> (tensor<128x4095xf32>, tensor<128x4095xi64>)
+  return %r#0, %r#1 : tensor<128x4095xf32>, tensor<128x4095xi64>
+}
+
+// -----
+
+// Two results that are no value and index (the select keeps a value that
+// is not strictly better: oge): the generic fallback, with a remark.
+func.func @not_an_arg_reduction(%x: tensor<8x16xf32>, %vi: tensor<8xf32>, %ii: tensor<8xi64>) -> (tensor<8xf32>, tensor<8xi64>) {
+  // expected-remark @+1 {{reduction left to the generic fallback: the body of two results is no value-and-index reduction (max or min of a value, and the index where it was strictly better)}}
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>],
+                         iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x16xf32>) outs(%vi, %ii : tensor<8xf32>, tensor<8xi64>) {
+  ^bb0(%in: f32, %v: f32, %i: i64):
+    %idx = linalg.index 1 : index
+    %i64 = arith.index_cast %idx : index to i64
+    %m = arith.maximumf %in, %v : f32
+    %ge = arith.cmpf oge, %in, %v : f32
+    %s = arith.select %ge, %i64, %i : i64
+    linalg.yield %m, %s : f32, i64
+  } -> (tensor<8xf32>, tensor<8xi64>)
+  return %r#0, %r#1 : tensor<8xf32>, tensor<8xi64>
+}

@@ -16,6 +16,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
+#include <optional>
 #include <string>
 
 namespace mlir::fuser {
@@ -36,6 +37,20 @@ inline constexpr int64_t kReductionUnroll = 4;
 /// (ConfigureReductions.cpp).
 KernelConfigAttr reductionCombineConfig(MLIRContext *ctx, int64_t slices);
 
+/// The index half of a value-and-index reduction (torch.max(dim),
+/// argmax, argmin as torch-mlir lowers them): the body keeps the best value
+/// (maximumf / minimumf, maxsi / minsi) in `valueResult` and, in
+/// `indexResult`, the index of reduction loop `loop` (the only one) where
+/// it was strictly better (cmp + select). The kernel follows PyTorch: the
+/// first index of the best value, and a NaN beats every number (its first
+/// index wins).
+struct ArgReduction {
+  unsigned valueResult = 0;
+  unsigned indexResult = 1;
+  unsigned loop = 0;
+  bool seeksMax = true;
+};
+
 /// How one reduction reads and combines. The kernel linearizes the output
 /// (parallel) loops and the reduction loops separately, each in the order
 /// the primary input (the widest one) lays them out in memory, outermost
@@ -54,10 +69,19 @@ struct ReductionShape {
   unsigned accumulatorOperand = 0;
   /// The combiner's identity: the start of every thread's partial result.
   TypedAttr identity;
+  /// Set for a value-and-index reduction; `combiner` is then the value's.
+  std::optional<ArgReduction> arg;
+  /// The body ops that read a running result (the combiner; an arg
+  /// reduction's comparison and select too): the kernel combines with its
+  /// own code instead of cloning them.
+  SmallVector<Operation *> accumulating;
+
+  /// The results, in order: one, or an arg reduction's value and index.
+  unsigned numResults() const { return arg ? 2 : 1; }
 };
 
 /// The shape of `op`'s reduction, or failure with `why` set: the generic
-/// has one tensor result, tensor inputs read through projected
+/// has one tensor result (or two: ArgReduction), tensor inputs read through projected
 /// permutations, an output indexed by exactly its parallel loops, and a
 /// body yielding `combiner(f(inputs, indices), acc)` for an associative,
 /// commutative combiner with an identity (add, mul, min, max, and, or,

@@ -1,0 +1,269 @@
+#!/usr/bin/env python3
+"""Memory-bound models at their real sizes: fuser against eager and
+torch.compile, each kernel kind's achieved bandwidth against its traffic
+floor and the device copy of the same run.
+
+Each model is a PyTorch module users write (pointwise, broadcasts, row and
+middle-dimension reductions with value and index, softmax, norms, pooling,
+losses). Where torch-mlir is, `--build` compiles each with
+`fuser.torch.compile` into .artifacts/memory_bound/<name>.fuser (a model the
+front end refuses is recorded with its error). On the GPU machine the
+script loads them, checks each against a float64 run of the model
+(atol = rtol = 1e-4, indices exactly against eager's), and times fuser,
+eager and torch.compile interleaved by the users' protocol (CUDA events, L2
+flushed, mean). The floor is the bytes a model must move: its inputs read
+once and its outputs written once; TB/s is that floor over the mean time.
+
+    PYTHONPATH=build/python_packages .venv/bin/python bench/memory_bound.py --build
+    FUSER_ARTIFACTS=.artifacts python3 bench/memory_bound.py [--only a,b] [--out DIR]
+"""
+
+import argparse
+import json
+import math
+import sys
+import traceback
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench import ARTIFACTS, kernel_times, time_interleaved  # noqa: E402
+
+OUT = ARTIFACTS / "memory_bound"
+TOL = 1e-4
+
+
+class Fn(torch.nn.Module):
+    """forward(*xs) = fn(*xs)."""
+
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *xs):
+        return self.fn(*xs)
+
+
+def rms_norm(x):
+    return x / torch.sqrt(torch.mean(x * x, dim=1, keepdim=True) + 1e-5)
+
+
+def triplet(a, p, n):
+    return F.triplet_margin_loss(a, p, n, margin=1.0)
+
+
+W1 = (4096, 393216)
+ROWS = (4096, 393216)
+MIDDLE = (128, 4096, 4095)
+NCHW = (112, 64, 512, 512)
+
+# name -> (module factory, input shapes, kind)
+MODELS = {
+    "leaky_relu": (lambda: Fn(lambda x: F.leaky_relu(x, 0.01)), [W1], "pointwise"),
+    "relu": (lambda: Fn(torch.relu), [W1], "pointwise"),
+    "gelu": (lambda: Fn(F.gelu), [W1], "pointwise"),
+    "sigmoid": (lambda: Fn(torch.sigmoid), [W1], "pointwise"),
+    "swish": (lambda: Fn(lambda x: x * torch.sigmoid(x)), [W1], "pointwise"),
+    "softsign": (lambda: Fn(lambda x: x / (1 + x.abs())), [W1], "pointwise"),
+    "scale": (lambda: Fn(lambda x: x * 3.14), [(65536, 16384)], "pointwise"),
+    "broadcast_mul": (lambda: Fn(lambda a, b: a.unsqueeze(1) * b),
+                      [(4096,), (4096, 4096)], "broadcast"),
+    "softmax": (lambda: Fn(lambda x: torch.softmax(x, dim=1)), [ROWS], "softmax"),
+    "log_softmax": (lambda: Fn(lambda x: torch.log_softmax(x, dim=1)), [ROWS], "softmax"),
+    "sum_dim1": (lambda: Fn(lambda x: torch.sum(x, dim=1)), [MIDDLE], "reduction"),
+    "mean_dim1": (lambda: Fn(lambda x: torch.mean(x, dim=1)), [MIDDLE], "reduction"),
+    "amax_dim1": (lambda: Fn(lambda x: torch.amax(x, dim=1)), [MIDDLE], "reduction"),
+    "max_dim1": (lambda: Fn(lambda x: torch.max(x, dim=1)), [MIDDLE], "argreduction"),
+    "argmax_dim1": (lambda: Fn(lambda x: torch.argmax(x, dim=1)), [MIDDLE], "argreduction"),
+    "argmin_dim1": (lambda: Fn(lambda x: torch.argmin(x, dim=1)), [MIDDLE], "argreduction"),
+    "argmax_rows": (lambda: Fn(lambda x: torch.argmax(x, dim=1)), [(16384, 16384)],
+                    "argreduction"),
+    "layer_norm": (lambda: torch.nn.LayerNorm((64, 256, 256)), [(16, 64, 256, 256)], "norm"),
+    "group_norm": (lambda: torch.nn.GroupNorm(8, 64), [NCHW], "norm"),
+    "rms_norm": (lambda: Fn(rms_norm), [NCHW], "norm"),
+    "frobenius_norm": (lambda: Fn(lambda x: x / torch.norm(x, p="fro")),
+                       [(112, 64, 512, 512)], "norm"),
+    "l2_norm_rows": (lambda: Fn(lambda x: x / torch.norm(x, p=2, dim=1, keepdim=True)),
+                     [(32768, 65535)], "norm"),
+    "avg_pool2d": (lambda: torch.nn.AvgPool2d(3, stride=1, padding=0),
+                   [(16, 64, 256, 256)], "pooling"),
+    "huber_loss": (lambda: Fn(F.smooth_l1_loss), [(8192, 8192), (8192, 8192)], "loss"),
+    "triplet_loss": (lambda: Fn(triplet), [(32768, 8192)] * 3, "loss"),
+}
+
+
+def build(names):
+    import fuser.torch as ft
+    OUT.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        factory, shapes, _ = MODELS[name]
+        failed = OUT / f"{name}.error.txt"
+        failed.unlink(missing_ok=True)
+        try:
+            c = ft.compile(factory(), tuple(torch.empty(s, device="meta") for s in shapes),
+                           fallback=False, report=False)
+            ft.save(c, OUT / f"{name}.fuser")
+            print(f"[memory-bound] {name}: {c.fuser_kernels}", flush=True)
+        except Exception as e:  # recorded: the GPU run reports it
+            failed.write_text(f"{type(e).__name__}: {e}\n")
+            print(f"[memory-bound] {name}: FAILED {type(e).__name__}: "
+                  f"{str(e).splitlines()[0] if str(e) else ''}", flush=True)
+
+
+def flat(out):
+    return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
+def nbytes(tensors):
+    return sum(t.numel() * t.element_size() for t in tensors)
+
+
+def check(got, want64, want_eager):
+    """Max error against float64 for floats (atol = rtol = TOL), exact
+    equality with eager for integers (indices)."""
+    worst, ok = 0.0, True
+    for g, w, e in zip(flat(got), flat(want64), flat(want_eager)):
+        if not g.dtype.is_floating_point:
+            ok &= torch.equal(g, e)
+            continue
+        err = (g.double() - w).abs()
+        bound = TOL + TOL * w.abs()
+        finite = torch.isfinite(w)
+        ok &= bool(((err <= bound) | ~finite).all()) and bool(
+            (torch.isnan(g) == torch.isnan(w)).all())
+        worst = max(worst, float(err[finite].max()) if finite.any() else 0.0)
+    return ok, worst
+
+
+def copy_tbps(nbytes_total, iters):
+    n = max(1, nbytes_total // 8)  # read half, write half: the same bytes
+    src = torch.empty(n, dtype=torch.float64, device="cuda")
+    dst = torch.empty_like(src)
+    t = time_interleaved({"copy": lambda: dst.copy_(src)}, iters, rounds=1)["copy"]
+    del src, dst
+    return 2 * n * 8 / (t["mean_ms"] * 1e-3) / 1e12
+
+
+def run_one(name, iters, rounds, with_compile):
+    import fuser.torch as ft
+    factory, shapes, kind = MODELS[name]
+    row = {"name": name, "kind": kind, "shapes": shapes}
+    err = OUT / f"{name}.error.txt"
+    path = OUT / f"{name}.fuser"
+    if err.exists():
+        row["error"] = err.read_text().strip().splitlines()[0]
+        return row
+    if not path.exists():
+        row["error"] = "no package (run with --build where torch-mlir is)"
+        return row
+    torch.manual_seed(sum(map(ord, name)))
+    model = factory().cuda()
+    with torch.no_grad():  # affines that matter: weights around 1, biases around 0
+        for pname, p in model.named_parameters():
+            p.copy_(torch.randn_like(p) * 0.5 + (1.0 if pname.endswith("weight") else 0.0))
+    xs = [torch.randn(s, device="cuda") for s in shapes]
+    fused = ft.load(path, module=model)
+    with torch.no_grad():
+        got = fused(*xs)
+        want = model(*xs)
+        model64 = factory().cuda().double()
+        model64.load_state_dict({k: v.double() for k, v in model.state_dict().items()})
+        want64 = model64(*[x.double() for x in xs])
+        del model64
+    ok, worst = check(got, want64, want)
+    row.update(correct=ok, max_error=worst, kernels=fused.fuser_kernels)
+    floor = nbytes(xs) + nbytes(flat(got))
+    del got, want, want64
+    torch.cuda.empty_cache()
+    fns = {"fuser": lambda: fused(*xs), "eager": lambda: model(*xs)}
+    if with_compile:
+        compiled = torch.compile(model)
+        with torch.no_grad():
+            compiled(*xs)
+        fns["compile"] = lambda: compiled(*xs)
+    with torch.no_grad():
+        res = time_interleaved(fns, iters, rounds)
+        per_kernel = kernel_times(lambda: fused(*xs), 3)
+    row["ms"] = {k: v["mean_ms"] for k, v in res.items()}
+    row["floor_bytes"] = floor
+    row["tbps"] = floor / (row["ms"]["fuser"] * 1e-3) / 1e12
+    row["copy_tbps"] = copy_tbps(floor, iters)
+    row["fuser_kernels_us"] = {k: v[1] for k, v in per_kernel.items()}
+    for ref in ("eager", "compile"):
+        if ref in row["ms"]:
+            row[f"vs_{ref}"] = row["ms"][ref] / row["ms"]["fuser"]
+    del xs, fused
+    torch._dynamo.reset()
+    torch.cuda.empty_cache()
+    return row
+
+
+def markdown(rows, device):
+    lines = [f"# Memory-bound models ({device})", "",
+             "fuser, eager and torch.compile timed interleaved (CUDA events, L2 flushed, mean). "
+             "Floor: inputs read once, outputs written once; TB/s = floor / fuser's time; "
+             "copy: a device copy of the floor's bytes in the same run.", "",
+             "| model | kind | fuser ms | eager ms | compile ms | vs eager | vs compile | "
+             "TB/s | of copy | correct (max err) | kernels (us) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if "error" in r:
+            lines.append(f"| {r['name']} | {r['kind']} | - | - | - | - | - | - | - | "
+                         f"{r['error'][:120]} | - |")
+            continue
+        ms = r["ms"]
+        ks = ", ".join(f"{k} {v:.0f}" for k, v in r["fuser_kernels_us"].items())
+        lines.append(
+            f"| {r['name']} | {r['kind']} | {ms['fuser']:.3f} | {ms['eager']:.3f} | "
+            f"{ms.get('compile', math.nan):.3f} | {r['vs_eager']:.2f}x | "
+            f"{r.get('vs_compile', math.nan):.2f}x | {r['tbps']:.2f} | "
+            f"{r['tbps'] / r['copy_tbps']:.0%} | {r['correct']} ({r['max_error']:.1e}) | {ks} |")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", action="store_true", help="compile the packages (needs torch-mlir)")
+    ap.add_argument("--only", help="comma-separated model names")
+    ap.add_argument("--list", action="store_true", help="name the models")
+    ap.add_argument("--iters", type=int, default=10)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--skip-compile", action="store_true", help="no torch.compile column")
+    ap.add_argument("--out", type=Path, help="write <out>.md and <out>.json")
+    a = ap.parse_args()
+    names = a.only.split(",") if a.only else list(MODELS)
+    unknown = [n for n in names if n not in MODELS]
+    if unknown:
+        ap.error(f"unknown models {unknown}; --list names them")
+    if a.list:
+        print("\n".join(f"{n}: {MODELS[n][2]} {MODELS[n][1]}" for n in MODELS))
+        return 0
+    if a.build:
+        build(names)
+        return 0
+    torch.backends.cuda.matmul.allow_tf32 = False
+    rows = []
+    for name in names:
+        try:
+            row = run_one(name, a.iters, a.rounds, not a.skip_compile)
+        except Exception as e:  # one model's failure does not end the table
+            traceback.print_exc()
+            row = {"name": name, "kind": MODELS[name][2], "error": f"{type(e).__name__}: {e}"}
+            torch.cuda.empty_cache()
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    device = torch.cuda.get_device_name()
+    text = markdown(rows, device)
+    print(text)
+    if a.out:
+        a.out.parent.mkdir(parents=True, exist_ok=True)
+        a.out.with_suffix(".md").write_text(text)
+        a.out.with_suffix(".json").write_text(json.dumps({"device": device, "rows": rows},
+                                                         indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -52,8 +52,9 @@ void mlir::fuser::buildFusionPipeline(OpPassManager &pm,
                                       const FuserPipelineOptions &opts) {
   // Folds tensor.dim and constants so fusion sees the real producers.
   pm.addPass(createCanonicalizerPass());
-  // Divisions by constants as PyTorch computes them.
+  // Divisions by constants and constant powers as PyTorch computes them.
   pm.addNestedPass<func::FuncOp>(createFuserDivideByReciprocalPass());
+  pm.addNestedPass<func::FuncOp>(createFuserConstantPowersPass());
   if (opts.fuse) {
     // Reductions lose the results nobody reads (softmax's max index), then
     // the fills and index math those needed.

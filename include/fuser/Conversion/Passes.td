@@ -61,7 +61,8 @@ def ConvertReductionToGPUPass : Pass<"fuser-reduction-to-gpu", "mlir::ModuleOp">
                            "::mlir::LLVM::LLVMDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect",
-                           "::mlir::bufferization::BufferizationDialect"];
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def ConvertMatmulToGPUPass : Pass<"fuser-matmul-to-gpu", "mlir::ModuleOp"> {

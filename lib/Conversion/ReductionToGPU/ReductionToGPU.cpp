@@ -6,22 +6,31 @@
 // tensor-level host code with the conventions of fuser-pointwise-to-gpu:
 // !llvm.ptr<1> arguments, i64 sizes, the output allocated by the host code.
 //
-// Kernel signature: (inputs read..., init, out, extent of each loop: i64);
-// an init filled with a constant (the usual zeros) is that constant in the
-// kernel instead, and the fill goes.
+// Kernel signature: (inputs read..., inits..., outs..., extent of each
+// loop: i64), one init and one out per result (one, or an arg reduction's
+// value and index); an init filled with a constant (the usual zeros) is
+// that constant in the kernel instead, and the fill goes.
 // With tile = [S, D], B threads per block and O = B / S outputs per block,
 // thread t of block b works on output o = b * O + t / S (D = 1, its S
 // threads consecutive) or b * O + t % O (D = O, a block-row apart):
-//   acc = identity
-//   for r = (its index among the S); r < R; r += S:  acc = acc (+) f(in(o, r))
-//     (four r per iteration, loaded before they fold in, in the same order)
-//   the S partial results combine: by warp shuffles when they are
-//   consecutive lanes of one warp, else in shared memory, halving each step
+//   acc[0..3] = identity
+//   for r = (its index among the S); r < R; r += S:  (four r per iteration,
+//     loaded first, r's k-th folding into acc[k]; then the rest into one)
+//     acc[k] = acc[k] (+) f(in(o, r))
+//   the four accumulators combine pairwise, then the S threads' results:
+//   by warp shuffles when they are consecutive lanes of one warp, else in
+//   shared memory, halving each step
 //   out[o] = init[o] (+) acc
+// With vector_width = V > 1 (ReductionAnalysis.h: the innermost reduction
+// loop is every reading input's innermost dimension), r counts groups of
+// V consecutive elements, each input loaded as one V-element vector, the
+// elements folded in order. An arg reduction's combine keeps the better
+// value and, on a tie, the smaller index (PyTorch's first), so partial
+// results over interleaved indices combine in any order.
 // Outputs and reduction indices are linearized in the order the widest
 // input lays its dimensions out, so the fastest index walks its innermost
 // dimension and a warp's loads are coalesced. The threads of one output
-// sum in a fixed order: results are deterministic.
+// combine in a fixed order: results are deterministic.
 //
 // Two stages, tile = [S, D, P] with P > 1 (ConfigureReductions.cpp says
 // when): the reduced extent R splits into P contiguous slices of C =
@@ -49,6 +58,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 
@@ -121,7 +131,12 @@ public:
                 int64_t slices)
       : op(op), shape(shape), config(config), readInputs(readInputs),
         initConstants(initConstants), stage(stage), slices(slices),
-        loc(op.getLoc()), accTypes(accumulatorTypes(op)) {}
+        loc(op.getLoc()), accTypes(accumulatorTypes(op)),
+        vec(stage == Stage::Combine
+                ? 1
+                : std::max<int64_t>(1, config.getVectorWidth())),
+        innerLoop(shape.reductionLoops.empty() ? 0
+                                               : shape.reductionLoops.back()) {}
 
   void emit(gpu::GPUFuncOp kernel) {
     Block &entry = kernel.getBody().front();
@@ -154,6 +169,9 @@ public:
                             : constI64(b, loc, staticRanges[d]));
       unitLoop.push_back(staticRanges[d] == 1);
     }
+    if (vec > 1)
+      innerGroups = arith::DivUIOp::create(b, loc, extents[innerLoop],
+                                           constI64(b, loc, vec));
 
     int64_t block = config.getBlock()[0];
     int64_t share = config.getTile()[0];
@@ -183,7 +201,8 @@ public:
     Value o = arith::AddIOp::create(
         b, loc, arith::MulIOp::create(b, loc, bid, perBlockV), local);
     Value outputs = product(b, shape.parallelLoops);
-    Value length = product(b, shape.reductionLoops);
+    // In groups of `vec` consecutive elements, one vector load each.
+    Value length = product(b, shape.reductionLoops, /*grouped=*/true);
     Value valid =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, o, outputs);
     coords.assign(op.getNumLoops(), Value());
@@ -321,10 +340,11 @@ private:
     return ids;
   }
 
-  /// Folds the elements r = begin, begin + step, ... < end into `acc` in
-  /// that order (the combination order, and so the bits, of a plain loop),
-  /// kReductionUnroll of them per iteration so that their loads are in flight
-  /// together, then the rest one at a time.
+  /// Folds the elements (groups of `vec` elements) r = begin, begin + step,
+  /// ... < end into `acc`, kReductionUnroll of them per iteration so that
+  /// their loads are in flight together, into as many accumulators that
+  /// combine at the end; then the rest one at a time. A fixed order: the
+  /// same bits on every run.
   SmallVector<Value> foldRange(OpBuilder &b, Value begin, Value end,
                                Value step, ValueRange acc,
                                ArrayRef<Value> partialsPtrs,
@@ -342,9 +362,16 @@ private:
         b, loc, arith::DivUIOp::create(b, loc, count, unroll), unroll);
     Value mainEnd = arith::AddIOp::create(
         b, loc, begin, arith::MulIOp::create(b, loc, whole, step));
+    // kReductionUnroll accumulators, element i of an iteration folding
+    // into accumulator i % kReductionUnroll: independent chains, a quarter
+    // as long (less rounding, and the adds overlap).
+    unsigned n = acc.size();
+    SmallVector<Value> accs;
+    for (int64_t k = 0; k < kReductionUnroll; ++k)
+      llvm::append_range(accs, acc);
     auto main = scf::ForOp::create(b, loc, begin, mainEnd,
                                    arith::MulIOp::create(b, loc, step, unroll),
-                                   acc);
+                                   accs);
     {
       OpBuilder lb = OpBuilder::atBlockBegin(main.getBody());
       SmallVector<SmallVector<Value>> values;
@@ -352,90 +379,152 @@ private:
       for (int64_t u = 0; u < kReductionUnroll; ++u) {
         if (u > 0)
           r = arith::AddIOp::create(lb, loc, r, step);
-        values.push_back(elementValue(lb, r, partialsPtrs, bases));
+        llvm::append_range(values, elementValues(lb, r, partialsPtrs, bases));
       }
       SmallVector<Value> a(main.getRegionIterArgs());
-      for (ArrayRef<Value> v : values)
-        a = combine(lb, a, v);
+      for (auto [i, v] : llvm::enumerate(values)) {
+        MutableArrayRef<Value> slot =
+            MutableArrayRef<Value>(a).slice((i % kReductionUnroll) * n, n);
+        llvm::copy(combine(lb, slot, v), slot.begin());
+      }
       scf::YieldOp::create(lb, loc, a);
     }
-    auto rest = scf::ForOp::create(b, loc, mainEnd, end, step,
-                                   main.getResults());
+    // The accumulators combine pairwise, in a fixed order.
+    SmallVector<SmallVector<Value>> partials;
+    for (int64_t k = 0; k < kReductionUnroll; ++k)
+      partials.push_back(
+          SmallVector<Value>(main.getResults().slice(k * n, n)));
+    while (partials.size() > 1) {
+      SmallVector<SmallVector<Value>> next;
+      for (size_t k = 0; k + 1 < partials.size(); k += 2)
+        next.push_back(combine(b, partials[k], partials[k + 1]));
+      if (partials.size() % 2)
+        next.push_back(partials.back());
+      partials = std::move(next);
+    }
+    auto rest = scf::ForOp::create(b, loc, mainEnd, end, step, partials[0]);
     {
       OpBuilder lb = OpBuilder::atBlockBegin(rest.getBody());
-      SmallVector<Value> v =
-          elementValue(lb, rest.getInductionVar(), partialsPtrs, bases);
       SmallVector<Value> a(rest.getRegionIterArgs());
-      scf::YieldOp::create(lb, loc, combine(lb, a, v));
+      for (ArrayRef<Value> v :
+           elementValues(lb, rest.getInductionVar(), partialsPtrs, bases))
+        a = combine(lb, a, v);
+      scf::YieldOp::create(lb, loc, a);
     }
     return SmallVector<Value>(rest.getResults());
   }
 
   /// The values element r folds in: partial r of this thread's output
-  /// (Combine), else the body's value at reduction index r (with r itself
-  /// as an arg reduction's index).
-  SmallVector<Value> elementValue(OpBuilder &lb, Value r,
-                                  ArrayRef<Value> partialsPtrs,
-                                  ArrayRef<Value> bases) {
-    SmallVector<Value> values;
+  /// (Combine), else the body's values at reduction index r (with r itself
+  /// as an arg reduction's index); with `vec` > 1, those of the `vec`
+  /// elements of group r, in order, from one vector load per input that
+  /// walks the innermost reduction loop (inputs that do not read it load
+  /// one value for all).
+  SmallVector<SmallVector<Value>> elementValues(OpBuilder &lb, Value r,
+                                                ArrayRef<Value> partialsPtrs,
+                                                ArrayRef<Value> bases) {
     if (stage == Stage::Combine) { // in the layout kernel 1 stored
+      SmallVector<Value> values;
       Value at = arith::AddIOp::create(lb, loc, partialsBase, r);
       for (auto [t, ptr] : llvm::zip(accTypes, partialsPtrs))
         values.push_back(LLVM::LoadOp::create(
             lb, loc, t, gepElement(lb, loc, ptr, t, at), byteWidth(t)));
-      return values;
+      return {values};
     }
-    delinearize(lb, r, shape.reductionLoops);
-    IRMapping mapping;
+    delinearize(lb, r, shape.reductionLoops, /*grouped=*/true);
     Block &body = op.getRegion().front();
+    // lanes[k][j]: input k's value for element j of the group.
+    SmallVector<SmallVector<Value>> lanes;
     for (auto [k, i] : llvm::enumerate(readInputs)) {
       AffineMap map = op.getIndexingMapsArray()[i];
       Value at = offset(lb, map, /*parallel=*/false, bases[k]);
       Type t = body.getArgument(i).getType();
       Value p = gepElement(lb, loc, inputPtrs[k], t, at);
-      mapping.map(body.getArgument(i),
-                  LLVM::LoadOp::create(lb, loc, t, p, byteWidth(t)));
+      if (vec > 1 && readsInnerLoop(map)) {
+        Value v = LLVM::LoadOp::create(lb, loc, VectorType::get({vec}, t), p,
+                                       byteWidth(t) * vec);
+        SmallVector<Value> elems;
+        for (int64_t j = 0; j < vec; ++j)
+          elems.push_back(vector::ExtractOp::create(lb, loc, v, j));
+        lanes.push_back(elems);
+      } else {
+        lanes.push_back(SmallVector<Value>(
+            vec, LLVM::LoadOp::create(lb, loc, t, p, byteWidth(t))));
+      }
     }
-    for (Operation &inner : body.without_terminator()) {
-      // Constants from outside the body (the analysis allows no other
-      // captured values) are cloned into the kernel.
-      for (Value v : inner.getOperands())
-        if (v.getParentRegion() != &op.getRegion() && !mapping.contains(v))
-          mapping.map(v, lb.clone(*v.getDefiningOp())->getResult(0));
-      if (llvm::is_contained(shape.accumulating, &inner))
-        continue;
-      if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
-        mapping.map(index.getResult(),
-                    arith::IndexCastUIOp::create(lb, loc, lb.getIndexType(),
-                                                 coords[index.getDim()]));
+    SmallVector<SmallVector<Value>> all;
+    for (int64_t j = 0; j < vec; ++j) {
+      // The reduction coordinates of element j.
+      auto coord = [&](unsigned d) -> Value {
+        if (j == 0 || d != innerLoop)
+          return coords[d];
+        return arith::AddIOp::create(lb, loc, coords[d], constI64(lb, loc, j));
+      };
+      IRMapping mapping;
+      for (auto [k, i] : llvm::enumerate(readInputs))
+        mapping.map(body.getArgument(i), lanes[k][j]);
+      for (Operation &inner : body.without_terminator()) {
+        // Constants from outside the body (the analysis allows no other
+        // captured values) are cloned into the kernel.
+        for (Value v : inner.getOperands())
+          if (v.getParentRegion() != &op.getRegion() && !mapping.contains(v))
+            mapping.map(v, lb.clone(*v.getDefiningOp())->getResult(0));
+        if (llvm::is_contained(shape.accumulating, &inner))
+          continue;
+        if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+          mapping.map(index.getResult(),
+                      arith::IndexCastUIOp::create(lb, loc, lb.getIndexType(),
+                                                   coord(index.getDim())));
+          continue;
+        }
+        lb.clone(inner, mapping);
+      }
+      Value value = mapping.lookup(
+          shape.combiner->getOperand(1 - shape.accumulatorOperand));
+      if (!shape.arg) {
+        all.push_back({value});
         continue;
       }
-      lb.clone(inner, mapping);
+      SmallVector<Value> values(2);
+      values[shape.arg->valueResult] = value;
+      Value index = coord(shape.arg->loop);
+      Type indexTy = accTypes[shape.arg->indexResult];
+      if (indexTy != index.getType())
+        index = arith::TruncIOp::create(lb, loc, indexTy, index);
+      values[shape.arg->indexResult] = index;
+      all.push_back(values);
     }
-    Value value = mapping.lookup(
-        shape.combiner->getOperand(1 - shape.accumulatorOperand));
-    if (!shape.arg)
-      return {value};
-    values.assign(2, Value());
-    values[shape.arg->valueResult] = value;
-    Value index = coords[shape.arg->loop];
-    Type indexTy = accTypes[shape.arg->indexResult];
-    if (indexTy != index.getType())
-      index = arith::TruncIOp::create(lb, loc, indexTy, index);
-    values[shape.arg->indexResult] = index;
-    return values;
+    return all;
   }
 
-  Value product(OpBuilder &b, ArrayRef<unsigned> loops) {
+  /// Whether `map` reads the innermost reduction loop as its innermost
+  /// (contiguous) dimension.
+  bool readsInnerLoop(AffineMap map) const {
+    if (map.getNumResults() == 0)
+      return false;
+    auto dim = dyn_cast<AffineDimExpr>(map.getResults().back());
+    return dim && dim.getPosition() == innerLoop;
+  }
+
+  /// The extent of loop d, in groups of `vec` for the innermost reduction
+  /// loop when `grouped`.
+  Value extentOf(unsigned d, bool grouped) {
+    return grouped && vec > 1 && d == innerLoop ? innerGroups : extents[d];
+  }
+
+  Value product(OpBuilder &b, ArrayRef<unsigned> loops, bool grouped = false) {
     Value n = constI64(b, loc, 1);
     for (unsigned d : loops)
       if (!unitLoop[d])
-        n = arith::MulIOp::create(b, loc, n, extents[d]);
+        n = arith::MulIOp::create(b, loc, n, extentOf(d, grouped));
     return n;
   }
 
-  /// Sets coords[d] for `loops` from their linear index, the last fastest.
-  void delinearize(OpBuilder &b, Value linear, ArrayRef<unsigned> loops) {
+  /// Sets coords[d] for `loops` from their linear index, the last fastest;
+  /// when `grouped`, the index counts groups of `vec` along the innermost
+  /// reduction loop, and its coordinate is the group's first element.
+  void delinearize(OpBuilder &b, Value linear, ArrayRef<unsigned> loops,
+                   bool grouped = false) {
     SmallVector<unsigned> live;
     for (unsigned d : loops) {
       if (unitLoop[d])
@@ -448,10 +537,13 @@ private:
       unsigned d = live[j];
       if (j == 0) {
         coords[d] = rest;
-        break;
+      } else {
+        coords[d] = arith::RemUIOp::create(b, loc, rest, extentOf(d, grouped));
+        rest = arith::DivUIOp::create(b, loc, rest, extentOf(d, grouped));
       }
-      coords[d] = arith::RemUIOp::create(b, loc, rest, extents[d]);
-      rest = arith::DivUIOp::create(b, loc, rest, extents[d]);
+      if (grouped && vec > 1 && d == innerLoop)
+        coords[d] = arith::MulIOp::create(b, loc, coords[d],
+                                          constI64(b, loc, vec));
     }
   }
 
@@ -553,6 +645,9 @@ private:
   Value partialsBase; // Combine: o * P, where output o's partials start
   Location loc;
   SmallVector<Type> accTypes;
+  int64_t vec;        // elements per vector load (kernel 2: 1)
+  unsigned innerLoop; // the innermost reduction loop, which vectors walk
+  Value innerGroups;  // its extent / vec
   SmallVector<Value> inputPtrs, extents, coords;
   SmallVector<bool> unitLoop;
 };
@@ -631,6 +726,13 @@ private:
                 "[S, D] or [S, D, P]: S a power of two dividing B, D 1 or B "
                 "/ S, P at most "
              << kReductionMaxSlices;
+    int64_t vector = config.getVectorWidth();
+    int64_t widest = reductionVectorWidth(op, *shape);
+    if (vector < 1 || !llvm::isPowerOf2_64(vector) || widest % vector != 0)
+      return op.emitOpError()
+             << "has a reduction config of vector_width " << vector
+             << ", but its inputs allow vectors of " << widest
+             << " element(s) at most (a power of two dividing that)";
     bool twoStage = slices > 1;
 
     // The kernels.

@@ -21,6 +21,8 @@
 // CHECK-NEXT: argmax_rows OK
 // CHECK-NEXT: argmax_rows_one_stage OK
 // CHECK-NEXT: argmin_cols OK
+// CHECK-NEXT: rows_vector OK
+// CHECK-NEXT: argmax_rows_vector OK
 // CHECK-NOT: MISMATCH
 
 func.func @rows(%x: tensor<7x1000xf32>, %init: tensor<7xf32>) -> tensor<7xf32> {
@@ -211,4 +213,40 @@ func.func @argmin_cols(%x: tensor<1001x4xf32>) -> (tensor<4xf32>, tensor<4xi64>)
     linalg.yield %m, %s : f32, i64
   } -> (tensor<4xf32>, tensor<4xi64>)
   return %r#0, %r#1 : tensor<4xf32>, tensor<4xi64>
+}
+
+// 4-element vector loads (vector_width = 4): two stages of row sums, and
+// an argmax whose indices come from each vector's lanes.
+func.func @rows_vector(%x: tensor<7x1000xf32>, %init: tensor<7xf32>) -> tensor<7xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<7x1000xf32>) outs(%init : tensor<7xf32>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction", block = [64, 1, 1], vector_width = 4, tile = [16, 1, 3]>} {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<7xf32>
+  return %r : tensor<7xf32>
+}
+
+func.func @argmax_rows_vector(%x: tensor<6x300xf32>) -> (tensor<6xf32>, tensor<6xi64>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %c0 = arith.constant 0 : i64
+  %e = tensor.empty() : tensor<6xf32>
+  %vi = linalg.fill ins(%ninf : f32) outs(%e : tensor<6xf32>) -> tensor<6xf32>
+  %ei = tensor.empty() : tensor<6xi64>
+  %ii = linalg.fill ins(%c0 : i64) outs(%ei : tensor<6xi64>) -> tensor<6xi64>
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>],
+                         iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<6x300xf32>) outs(%vi, %ii : tensor<6xf32>, tensor<6xi64>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction", block = [64, 1, 1], vector_width = 4, tile = [8, 1]>} {
+  ^bb0(%in: f32, %v: f32, %i: i64):
+    %idx = linalg.index 1 : index
+    %i64 = arith.index_cast %idx : index to i64
+    %m = arith.maximumf %in, %v : f32
+    %gt = arith.cmpf ogt, %in, %v : f32
+    %s = arith.select %gt, %i64, %i : i64
+    linalg.yield %m, %s : f32, i64
+  } -> (tensor<6xf32>, tensor<6xi64>)
+  return %r#0, %r#1 : tensor<6xf32>, tensor<6xi64>
 }

@@ -2,9 +2,9 @@
 
 // Row sums, 64 consecutive threads per row (tile = [64, 1]): each thread
 // starts at its lane with the identity and steps by 64, four elements per
-// iteration (loaded, then folded in order), the rest one at a time; the 64
-// partials halve through shared memory; lane 0 adds the init element and
-// stores.
+// iteration (loaded, then each folded into its own accumulator), the four
+// accumulators combined pairwise, the rest one at a time; the 64 partials
+// halve through shared memory; lane 0 adds the init element and stores.
 // CHECK-LABEL: func.func @row_sum
 // CHECK-SAME: (%[[X:.+]]: tensor<?x?xf32>, %[[INIT:.+]]: tensor<?xf32>)
 // CHECK: %[[OUT:.+]] = memref.alloc(%{{.+}}) {alignment = 64 : i64} : memref<?xf32>
@@ -17,14 +17,17 @@
 // CHECK: %[[N:.+]] = arith.ceildivui %{{.+}}, %c64_i64
 // CHECK: %[[MAINEND:.+]] = arith.addi %[[LANE]], %{{.+}}
 // CHECK: %[[STEP4:.+]] = arith.muli %c64_i64, %c4_i64
-// CHECK: %[[MAIN:.+]] = scf.for %[[R:.+]] = %[[LANE]] to %[[MAINEND]] step %[[STEP4]] iter_args(%[[A:.+]] = %cst) -> (f32)
+// CHECK: %[[MAIN:.+]]:4 = scf.for %[[R:.+]] = %[[LANE]] to %[[MAINEND]] step %[[STEP4]] iter_args(%[[A0:.+]] = %cst, %[[A1:.+]] = %cst, %[[A2:.+]] = %cst, %[[A3:.+]] = %cst) -> (f32, f32, f32, f32)
 // CHECK-COUNT-4: llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
-// CHECK:   %[[S0:.+]] = arith.addf %{{.+}}, %[[A]]
-// CHECK:   %[[S1:.+]] = arith.addf %{{.+}}, %[[S0]]
-// CHECK:   %[[S2:.+]] = arith.addf %{{.+}}, %[[S1]]
-// CHECK:   %[[S3:.+]] = arith.addf %{{.+}}, %[[S2]]
-// CHECK:   scf.yield %[[S3]]
-// CHECK: %[[ACC:.+]] = scf.for %{{.+}} = %[[MAINEND]] to %{{.+}} step %c64_i64 iter_args(%{{.+}} = %[[MAIN]]) -> (f32)
+// CHECK:   %[[S0:.+]] = arith.addf %{{.+}}, %[[A0]]
+// CHECK:   %[[S1:.+]] = arith.addf %{{.+}}, %[[A1]]
+// CHECK:   %[[S2:.+]] = arith.addf %{{.+}}, %[[A2]]
+// CHECK:   %[[S3:.+]] = arith.addf %{{.+}}, %[[A3]]
+// CHECK:   scf.yield %[[S0]], %[[S1]], %[[S2]], %[[S3]]
+// CHECK: %[[P01:.+]] = arith.addf %[[MAIN]]#1, %[[MAIN]]#0
+// CHECK: %[[P23:.+]] = arith.addf %[[MAIN]]#3, %[[MAIN]]#2
+// CHECK: %[[P:.+]] = arith.addf %[[P23]], %[[P01]]
+// CHECK: %[[ACC:.+]] = scf.for %{{.+}} = %[[MAINEND]] to %{{.+}} step %c64_i64 iter_args(%{{.+}} = %[[P]]) -> (f32)
 // CHECK:   llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
 // CHECK:   arith.addf
 // CHECK: memref.store %[[ACC]], %[[SMEM]]
@@ -56,8 +59,8 @@ func.func @row_sum(%x: tensor<?x?xf32>, %init: tensor<?xf32>) -> tensor<?xf32> {
 // static extent is a constant in the kernel; the max starts at -inf.
 // CHECK-LABEL: gpu.func @col_max_reduction
 // CHECK-NOT: workgroup
-// CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%{{.+}} = %cst) -> (f32)
-// CHECK-COUNT-4: arith.maximumf
+// CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%{{.+}} = %cst, %{{.+}} = %cst, %{{.+}} = %cst, %{{.+}} = %cst) -> (f32, f32, f32, f32)
+// CHECK-COUNT-7: arith.maximumf
 // CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %c1_i64 iter_args
 // CHECK:   arith.maximumf
 // CHECK-NOT: gpu.barrier
@@ -207,8 +210,11 @@ func.func @shuffled_f64(%x: tensor<?x16xf64>, %init: tensor<?xf64>) -> tensor<?x
 // CHECK: %[[TO:.+]] = arith.minui %[[STOP]], %[[LEN]]
 // CHECK: %[[BEGIN:.+]] = arith.addi %[[FROM]], %[[LANE]]
 // CHECK: %[[END:.+]] = arith.select %{{.+}}, %[[TO]], %c0_i64
-// CHECK: %[[MAIN:.+]] = scf.for %{{.+}} = %[[BEGIN]] to %[[MID:.+]] step %{{.+}} iter_args(%{{.+}} = %cst) -> (f32)
+// CHECK: scf.for %{{.+}} = %[[BEGIN]] to %[[MID:.+]] step %{{.+}} iter_args(%{{.+}} = %cst, %{{.+}} = %cst, %{{.+}} = %cst, %{{.+}} = %cst) -> (f32, f32, f32, f32)
 // CHECK-COUNT-4: llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK: scf.yield
+// CHECK-COUNT-2: arith.addf
+// CHECK: %[[MAIN:.+]] = arith.addf
 // CHECK: %[[ACC:.+]] = scf.for %{{.+}} = %[[MID]] to %[[END]] step %c1024_i64 iter_args(%{{.+}} = %[[MAIN]]) -> (f32)
 // CHECK:   llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
 // CHECK:   arith.addf
@@ -232,7 +238,10 @@ func.func @shuffled_f64(%x: tensor<?x16xf64>, %init: tensor<?xf64>) -> tensor<?x
 // CHECK: %[[LANE2:.+]] = arith.remui %{{.+}}, %c256_i64
 // CHECK: %[[END2:.+]] = arith.select %{{.+}}, %c256_i64, %c0_i64
 // CHECK: %[[ROW2:.+]] = arith.muli %{{.+}}, %c256_i64
-// CHECK: %[[MAIN2:.+]] = scf.for %{{.+}} = %[[LANE2]] to %[[MID2:.+]] step
+// CHECK: scf.for %{{.+}} = %[[LANE2]] to %[[MID2:.+]] step
+// CHECK: scf.yield
+// CHECK-COUNT-2: arith.addf
+// CHECK: %[[MAIN2:.+]] = arith.addf
 // CHECK: scf.for %[[R:.+]] = %[[MID2]] to %[[END2]] step %c256_i64{{.*}} iter_args(%{{.+}} = %[[MAIN2]]) -> (f32)
 // CHECK:   %[[AT2:.+]] = arith.addi %[[ROW2]], %[[R]]
 // CHECK:   llvm.getelementptr inbounds %[[P2]][%[[AT2]]]

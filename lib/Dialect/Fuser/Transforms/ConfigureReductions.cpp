@@ -22,6 +22,13 @@ constexpr int64_t kBlock = 256;
 /// Each thread folds at least this many elements before the threads of an
 /// element combine through shared memory.
 constexpr int64_t kMinPerThread = 4;
+/// A thread folds at most about this many elements (or vectors) before the
+/// threads of its output combine: more threads share a long reduction, so
+/// that each of a thread's kReductionUnroll accumulators sums at most 64
+/// and fp32 sums stay as close to exact as PyTorch's, whose kernels split a
+/// reduction as finely (a column sum of 4096 in one thread's chain was 16x
+/// farther from float64 than eager's and failed users' 1e-4 check).
+constexpr int64_t kMaxFoldsPerThread = 256;
 /// An unknown (dynamic) extent counts as this large.
 constexpr int64_t kDynamicExtent = 1 << 12;
 /// Two stages. The kernel above gives each output at most one block, so a
@@ -66,7 +73,12 @@ void mlir::fuser::configureReductions(ModuleOp module, bool report) {
       return;
     }
     int64_t outputs = std::max<int64_t>(1, product(op, shape->parallelLoops));
-    int64_t length = std::max<int64_t>(1, product(op, shape->reductionLoops));
+    // 16-byte loads where the rows allow: a thread's loads in flight carry
+    // four times the bytes of scalar ones, which a row reduction needs to
+    // keep an H200's memory busy. The threads below share vectors.
+    int64_t vector = reductionVectorWidth(op, *shape);
+    int64_t length = std::max<int64_t>(
+        1, product(op, shape->reductionLoops) / vector);
     // Threads per output: a power of two, more while the outputs alone
     // leave the GPU idle and each thread keeps kMinPerThread elements.
     // Consecutive threads reading one row take at least a warp's worth so
@@ -76,7 +88,8 @@ void mlir::fuser::configureReductions(ModuleOp module, bool report) {
     int64_t share = 1;
     if (shape->innermostReduces)
       share = std::min<int64_t>(32, llvm::PowerOf2Ceil(length));
-    while (share < maxShare && outputs * share < kTargetThreads)
+    while (share < maxShare && (outputs * share < kTargetThreads ||
+                                share * kMaxFoldsPerThread < length))
       share *= 2;
     // Strided sharing keeps 32 neighbouring outputs per warp.
     int64_t block = shape->innermostReduces
@@ -95,15 +108,18 @@ void mlir::fuser::configureReductions(ModuleOp module, bool report) {
     if (slices > 1)
       tile.push_back(slices);
     auto config = KernelConfigAttr::get(
-        op.getContext(), "reduction", {block, 1, 1}, /*vector_width=*/1,
+        op.getContext(), "reduction", {block, 1, 1}, vector,
         /*max_grid=*/0, tile, /*min_blocks_per_sm=*/0, "fp32",
         /*promote_every=*/0);
     op->setAttr(kReductionConfigAttrName, config);
     if (!report)
       return;
     InFlightDiagnostic remark = op.emitRemark();
-    remark << "reduction kernel: " << outputs << " outputs of " << length
-           << " elements, " << share
+    remark << "reduction kernel: " << outputs << " outputs of "
+           << length * vector << " elements";
+    if (vector > 1)
+      remark << " in " << vector << "-element vectors";
+    remark << ", " << share
            << (shape->innermostReduces ? " consecutive threads"
                                        : " threads a block-row apart")
            << " per output, " << block << " threads per block";
@@ -111,7 +127,7 @@ void mlir::fuser::configureReductions(ModuleOp module, bool report) {
       remark << "; two stages: " << blocks << " block(s) of " << block
              << " threads would leave most of the GPU idle, so " << slices
              << " blocks per output each reduce a slice of about "
-             << llvm::divideCeil(length, slices)
+             << llvm::divideCeil(length, slices) * vector
              << " elements, and a second kernel combines each output's "
              << slices << " partial results in a fixed order";
   });

@@ -7,6 +7,8 @@
 
 #include "fuser/Dialect/Fuser/Transforms/Passes.h"
 
+#include "ElementwiseUtils.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
@@ -22,18 +24,6 @@ using namespace mlir;
 
 namespace {
 
-/// The value of a float constant `v` (a scalar, or a splat), if it is one.
-static std::optional<APFloat> getFloatConstant(Value v) {
-  Attribute attr;
-  if (!matchPattern(v, m_Constant(&attr)))
-    return std::nullopt;
-  if (auto splat = dyn_cast<SplatElementsAttr>(attr))
-    attr = splat.getSplatValue<Attribute>();
-  if (auto f = dyn_cast<FloatAttr>(attr))
-    return f.getValue();
-  return std::nullopt;
-}
-
 struct DivideByReciprocal : OpRewritePattern<arith::DivFOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -43,7 +33,7 @@ struct DivideByReciprocal : OpRewritePattern<arith::DivFOp> {
     Type elem = getElementTypeOrSelf(type);
     if (!elem.isF32() && !elem.isF64())
       return rewriter.notifyMatchFailure(op, "PyTorch's math type differs");
-    std::optional<APFloat> divisor = getFloatConstant(op.getRhs());
+    std::optional<APFloat> divisor = fuser::getFloatConstant(op.getRhs());
     if (!divisor || !divisor->isFiniteNonZero())
       return rewriter.notifyMatchFailure(op, "not a finite nonzero constant");
     APFloat reciprocal(divisor->getSemantics(), 1);

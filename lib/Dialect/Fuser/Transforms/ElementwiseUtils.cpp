@@ -368,3 +368,14 @@ unsigned fuser::foldConstantGenerics(
   }
   return replaced;
 }
+
+std::optional<APFloat> mlir::fuser::getFloatConstant(Value v) {
+  Attribute attr;
+  if (!matchPattern(v, m_Constant(&attr)))
+    return std::nullopt;
+  if (auto splat = dyn_cast<SplatElementsAttr>(attr))
+    attr = splat.getSplatValue<Attribute>();
+  if (auto f = dyn_cast<FloatAttr>(attr))
+    return f.getValue();
+  return std::nullopt;
+}

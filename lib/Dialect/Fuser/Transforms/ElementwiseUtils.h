@@ -12,9 +12,13 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <optional>
 #include <string>
 
 namespace mlir::fuser {
+
+/// The value of a float constant `v` (a scalar, or a splat), if it is one.
+std::optional<APFloat> getFloatConstant(Value v);
 
 /// True if a value of type `type` read through `map` (from an iteration
 /// space to the value's indices) is a broadcast, transpose or both: every

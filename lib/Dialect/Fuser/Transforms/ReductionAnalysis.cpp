@@ -255,3 +255,31 @@ FailureOr<ReductionShape> mlir::fuser::analyzeReduction(linalg::GenericOp op,
       !order.empty() && (iterators[order.back()] == utils::IteratorType::reduction);
   return shape;
 }
+
+int64_t mlir::fuser::reductionVectorWidth(linalg::GenericOp op,
+                                          const ReductionShape &shape) {
+  if (!shape.innermostReduces || shape.reductionLoops.empty())
+    return 1;
+  unsigned inner = shape.reductionLoops.back();
+  int64_t extent = op.getStaticLoopRanges()[inner];
+  if (ShapedType::isDynamic(extent))
+    return 1;
+  int64_t widest = 1;
+  Block &body = op.getRegion().front();
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    if (body.getArgument(in->getOperandNumber()).use_empty())
+      continue;
+    AffineMap map = op.getMatchingIndexingMap(in);
+    for (auto [p, e] : llvm::enumerate(map.getResults())) {
+      auto dim = dyn_cast<AffineDimExpr>(e);
+      if (dim && dim.getPosition() == inner && p + 1 != map.getNumResults())
+        return 1; // read across the loop: no contiguous vector
+    }
+    Type t = cast<ShapedType>(in->get().getType()).getElementType();
+    widest = std::max<int64_t>(widest, t.getIntOrFloatBitWidth() / 8);
+  }
+  int64_t width = 16 / widest;
+  while (width > 1 && extent % width != 0)
+    width /= 2;
+  return width;
+}

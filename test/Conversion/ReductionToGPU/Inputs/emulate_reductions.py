@@ -243,10 +243,17 @@ class Machine:
             return None
         if o == 'llvm.load':
             p = self.get(v, op['args'][0])
-            val = p.buf[p.off]
-            assert val is not None, "read of an unwritten element"
-            ctx['loads'].append((id(p.buf), p.off))
-            v[op['res']] = val; return None
+            m = re.search(r'-> vector<(\d+)x', op['rest'])
+            n = int(m.group(1)) if m else 1
+            if n > 1:  # a vector load: aligned to the whole vector
+                assert p.off % n == 0, "misaligned vector load"
+            vals = p.buf[p.off:p.off + n]
+            assert len(vals) == n and None not in vals, "read of an unwritten element"
+            ctx['loads'].extend((id(p.buf), p.off + j) for j in range(n))
+            v[op['res']] = vals if n > 1 else vals[0]; return None
+        if o == 'vector.extract':
+            pos = int(re.search(r'static_position = array<i64: (\d+)>', op['rest']).group(1))
+            v[op['res']] = self.get(v, op['args'][0])[pos]; return None
         if o == 'llvm.store':
             val, p = [self.get(v, x) for x in op['args']]
             assert 0 <= p.off < len(p.buf), "store out of bounds"

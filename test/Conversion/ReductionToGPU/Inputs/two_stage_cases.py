@@ -26,4 +26,8 @@
  'argmin_cols': lambda R: (lambda x: ([sum(x, [])], (lambda bs: ([b[0] for b in bs], [b[1] for b in bs]))(
      [best([r[c] for r in x], min) for c in range(4)])))(
      [[float(R.choice([-3, -2, 5, 7])) for _ in range(4)] for _ in range(1001)]),
+ 'rows_vector': lambda R: (lambda x, b: ([sum(x, []), b], [float(sum(r) + bb) for r, bb in zip(x, b)]))(
+     [[float(R.randint(-100, 100)) for _ in range(1000)] for _ in range(7)], [float(R.randint(-9, 9)) for _ in range(7)]),
+ 'argmax_rows_vector': lambda R: (lambda x: ([sum(x, [])], tuple(map(list, zip(*[best(r, max) for r in x])))))(
+     [special_row(R, 300, k) for k in range(6)]),
 }

@@ -1,10 +1,11 @@
 // RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="report=true" -verify-diagnostics | FileCheck %s
 
-// Many short rows (a GroupNorm group of 16): 16 consecutive threads each.
+// Many short rows (a GroupNorm group of 16): 4 consecutive threads each,
+// each loading 4 elements at once.
 // CHECK-LABEL: func.func @group_sums
-// CHECK: fuser.config = #fuser.config<strategy = "reduction", block = [256, 1, 1], tile = [16, 1]>
+// CHECK: fuser.config = #fuser.config<strategy = "reduction", block = [256, 1, 1], vector_width = 4, tile = [4, 1]>
 func.func @group_sums(%x: tensor<1024x512x16xf32>, %init: tensor<1024x512xf32>) -> tensor<1024x512xf32> {
-  // expected-remark @+1 {{reduction kernel: 524288 outputs of 16 elements, 16 consecutive threads per output, 256 threads per block}}
+  // expected-remark @+1 {{reduction kernel: 524288 outputs of 16 elements in 4-element vectors, 4 consecutive threads per output, 256 threads per block}}
   %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>],
                        iterator_types = ["parallel", "parallel", "reduction"]}
       ins(%x : tensor<1024x512x16xf32>) outs(%init : tensor<1024x512xf32>) {
@@ -199,9 +200,9 @@ func.func @short_total(%x: tensor<32767xf32>, %init: tensor<f32>) -> tensor<f32>
   return %r : tensor<f32>
 }
 // CHECK-LABEL: func.func @many_rows
-// CHECK: tile = [1024, 1]>
+// CHECK: vector_width = 4, tile = [1024, 1]>
 func.func @many_rows(%x: tensor<256x1000000xf32>, %init: tensor<256xf32>) -> tensor<256xf32> {
-  // expected-remark @+1 {{reduction kernel: 256 outputs of 1000000 elements, 1024 consecutive threads per output, 1024 threads per block}}
+  // expected-remark @+1 {{reduction kernel: 256 outputs of 1000000 elements in 4-element vectors, 1024 consecutive threads per output, 1024 threads per block}}
   %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
                        iterator_types = ["parallel", "reduction"]}
       ins(%x : tensor<256x1000000xf32>) outs(%init : tensor<256xf32>) {
@@ -216,10 +217,12 @@ func.func @many_rows(%x: tensor<256x1000000xf32>, %init: tensor<256xf32>) -> ten
 
 // torch.max(x, dim=1) on 128 x 4096 x 4095 as torch-mlir lowers it: the
 // value and its index, one reduction kernel over the middle dimension.
+// Outputs enough to fill the GPU, but 4096 elements are too many for one
+// thread to sum (kMaxFoldsPerThread): 16 threads share each.
 // CHECK-LABEL: func.func @max_with_index
-// CHECK: fuser.config = #fuser.config<strategy = "reduction", block = [256, 1, 1], tile = [1, 256]>
+// CHECK: fuser.config = #fuser.config<strategy = "reduction", block = [512, 1, 1], tile = [16, 32]>
 func.func @max_with_index(%x: tensor<128x4096x4095xf32>, %vi: tensor<128x4095xf32>, %ii: tensor<128x4095xi64>) -> (tensor<128x4095xf32>, tensor<128x4095xi64>) {
-  // expected-remark @+1 {{reduction kernel: 524160 outputs of 4096 elements, 1 threads a block-row apart per output, 256 threads per block}}
+  // expected-remark @+1 {{reduction kernel: 524160 outputs of 4096 elements, 16 threads a block-row apart per output, 512 threads per block}}
   %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>],
                          iterator_types = ["parallel", "reduction", "parallel"]}
       ins(%x : tensor<128x4096x4095xf32>) outs(%vi, %ii : tensor<128x4095xf32>, tensor<128x4095xi64>) {

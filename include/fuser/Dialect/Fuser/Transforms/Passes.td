@@ -674,6 +674,32 @@ def FuserEraseUnusedResultsPass
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def FuserConstantPowersPass
+    : Pass<"fuser-constant-powers", "mlir::func::FuncOp"> {
+  let summary = "Raise to a constant power as PyTorch does: products, sqrt, reciprocals";
+  let description = [{
+    torch-mlir lowers `x.pow(2.0)`, `torch.norm(x)` (`|x|^2` summed, then
+    `^0.5`), `x ** 0.5` and their kin to `math.powf` with a constant
+    exponent: the general power, a log and an exp of two dozen instructions
+    per element on the GPU, which made a row norm compute-bound. PyTorch's
+    kernels special-case these exponents (pow_tensor_scalar: 2 is `x * x`,
+    3 is `x * x * x`, 0.5 is `sqrt(x)`, -1 is `1 / x`, -2 is `1 / (x * x)`;
+    its norms sum `x * x` and take `sqrt`). This pass rewrites
+    `math.powf %x, %c` with such a constant `c` (a scalar or a splat) the
+    same way, so the results are PyTorch's. Other exponents (-0.5 included:
+    PyTorch's rsqrt is an approximation fuser does not reproduce) keep
+    `math.powf`.
+
+    ```mlir
+    %y = math.powf %x, %c2 : f32          // %c2 = 2.0
+    // becomes
+    %y = arith.mulf %x, %x : f32
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
 def FuserDivideByReciprocalPass
     : Pass<"fuser-divide-by-reciprocal", "mlir::func::FuncOp"> {
   let summary = "Divide by a constant as PyTorch does: multiply by its reciprocal";

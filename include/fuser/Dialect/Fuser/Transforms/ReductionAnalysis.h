@@ -89,6 +89,13 @@ struct ReductionShape {
 FailureOr<ReductionShape> analyzeReduction(linalg::GenericOp op,
                                            std::string &why);
 
+/// The most elements (a power of two, 16 bytes at most) the kernel may load
+/// at once from each input of `op`: consecutive elements of the innermost
+/// reduction loop, so that loop must be the innermost (contiguous)
+/// dimension of every input that reads it, with a static extent that the
+/// width divides (each row then starts aligned). 1 where it is not.
+int64_t reductionVectorWidth(linalg::GenericOp op, const ReductionShape &shape);
+
 } // namespace mlir::fuser
 
 #endif // FUSER_DIALECT_FUSER_TRANSFORMS_REDUCTIONANALYSIS_H

@@ -91,6 +91,10 @@ MODELS = {
                      [(32768, 65535)], "norm"),
     "avg_pool2d": (lambda: torch.nn.AvgPool2d(3, stride=1, padding=0),
                    [(16, 64, 256, 256)], "pooling"),
+    "max_pool2d": (lambda: torch.nn.MaxPool2d(3, stride=2, padding=1),
+                   [(16, 64, 256, 256)], "pooling"),
+    "avg_pool1d": (lambda: torch.nn.AvgPool1d(4, stride=2, padding=1),
+                   [(64, 256, 16384)], "pooling"),
     "huber_loss": (lambda: Fn(F.smooth_l1_loss), [(8192, 8192), (8192, 8192)], "loss"),
     "triplet_loss": (lambda: Fn(triplet), [(32768, 8192)] * 3, "loss"),
 }

@@ -55,6 +55,8 @@ void mlir::fuser::buildFusionPipeline(OpPassManager &pm,
   // Divisions by constants and constant powers as PyTorch computes them.
   pm.addNestedPass<func::FuncOp>(createFuserDivideByReciprocalPass());
   pm.addNestedPass<func::FuncOp>(createFuserConstantPowersPass());
+  // Pooling windows as reductions, for the reduction kernel.
+  pm.addNestedPass<func::FuncOp>(createFuserGeneralizePoolingPass());
   if (opts.fuse) {
     // Reductions lose the results nobody reads (softmax's max index), then
     // the fills and index math those needed.

@@ -271,3 +271,26 @@ def test_two_stage_total_argmax(generator):
         want_v = x[want_i]
         check_arg(f"two-stage argmax of {TOTAL}{' with NaN' if with_nan else ''}",
                   values, indices, (want_v, want_i))
+
+
+def test_pooling(generator):
+    """torch-mlir's avg_pool2d / max_pool2d with padding and strides
+    (pooling.mlir): windows read through the reduction kernel, the padding
+    value outside the input; against PyTorch (max exactly)."""
+    import torch.nn.functional as F
+    mod = load("pooling")
+    for trial in range(3):
+        x = data((2, 3, 33, 47), generator)
+        if trial == 2:
+            x[0, 0, 0, 0] = float("nan")
+            x[1, 2, 5, :] = float("-inf")
+        avg, mx, avg2 = poisoned((2, 3, 17, 24)), poisoned((2, 3, 17, 24)), poisoned((2, 3, 32, 23))
+        mod.pools(x, out=(avg, mx, avg2))
+        xd = x.double()
+        check(f"avg_pool2d(3, 2, 1) trial {trial}", avg,
+              F.avg_pool2d(xd, 3, stride=2, padding=1), 1e-5)
+        check(f"avg_pool2d((2, 3), (1, 2)) trial {trial}", avg2,
+              F.avg_pool2d(xd, (2, 3), stride=(1, 2)), 1e-5)
+        want = F.max_pool2d(x, 3, stride=2, padding=1)
+        same = (mx == want) | (torch.isnan(mx) & torch.isnan(want))
+        assert bool(same.all()), f"max_pool2d trial {trial}: {int((~same).sum())} differ"

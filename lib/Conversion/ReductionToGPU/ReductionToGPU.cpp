@@ -58,6 +58,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
@@ -136,7 +137,10 @@ public:
                 ? 1
                 : std::max<int64_t>(1, config.getVectorWidth())),
         innerLoop(shape.reductionLoops.empty() ? 0
-                                               : shape.reductionLoops.back()) {}
+                                               : shape.reductionLoops.back()) {
+    for (unsigned i : readInputs)
+      padded.push_back(paddedRead(op->getOperand(i)));
+  }
 
   void emit(gpu::GPUFuncOp kernel) {
     Block &entry = kernel.getBody().front();
@@ -212,8 +216,10 @@ public:
     SmallVector<Value> bases;
     for (auto [k, i] : llvm::enumerate(
              stage == Stage::Combine ? ArrayRef<unsigned>() : readInputs))
-      bases.push_back(offset(b, op.getIndexingMapsArray()[i],
-                             /*parallel=*/true, constI64(b, loc, 0)));
+      bases.push_back(padded[k] ? Value()
+                                : offset(b, op.getIndexingMapsArray()[i],
+                                         /*parallel=*/true,
+                                         constI64(b, loc, 0), operandType(i)));
 
     // This thread's share of the reduction: of all of it, of its block's
     // slice, or of its output's partials.
@@ -299,7 +305,8 @@ public:
     } else {
       OpOperand *init = op.getDpsInitOperand(0);
       Value at = offset(tb, op.getMatchingIndexingMap(init), /*parallel=*/true,
-                        constI64(tb, loc, 0));
+                        constI64(tb, loc, 0),
+                        operandType(init->getOperandNumber()));
       SmallVector<Value> initValues;
       for (unsigned k = 0; k < n; ++k) {
         Type t = accTypes[k];
@@ -437,8 +444,12 @@ private:
     SmallVector<SmallVector<Value>> lanes;
     for (auto [k, i] : llvm::enumerate(readInputs)) {
       AffineMap map = op.getIndexingMapsArray()[i];
-      Value at = offset(lb, map, /*parallel=*/false, bases[k]);
       Type t = body.getArgument(i).getType();
+      if (padded[k]) {
+        lanes.push_back({paddedValue(lb, map, *padded[k], inputPtrs[k], t)});
+        continue;
+      }
+      Value at = offset(lb, map, /*parallel=*/false, bases[k], operandType(i));
       Value p = gepElement(lb, loc, inputPtrs[k], t, at);
       if (vec > 1 && readsInnerLoop(map)) {
         Value v = LLVM::LoadOp::create(lb, loc, VectorType::get({vec}, t), p,
@@ -497,6 +508,44 @@ private:
     return all;
   }
 
+  /// The padded tensor's element at the current coordinates, read from
+  /// the unpadded source: the padding value outside it (its address then
+  /// clamped to the source's first element).
+  Value paddedValue(OpBuilder &b, AffineMap map, const PaddedRead &pad,
+                    Value ptr, Type t) {
+    auto source = cast<ShapedType>(pad.source.getType());
+    Value inside = arith::ConstantIntOp::create(b, loc, 1, 1);
+    Value zero = constI64(b, loc, 0), at = zero, stride = constI64(b, loc, 1);
+    for (unsigned p = map.getNumResults(); p-- > 0;) {
+      Value c = zero;
+      for (auto [d, coefficient] : windowTerms(map.getResult(p)))
+        c = arith::AddIOp::create(
+            b, loc, c,
+            arith::MulIOp::create(b, loc, coords[d],
+                                  constI64(b, loc, coefficient)));
+      c = arith::SubIOp::create(b, loc, c, constI64(b, loc, pad.low[p]));
+      Value size = constI64(b, loc, source.getDimSize(p));
+      // A coordinate below the source wraps to a huge unsigned value.
+      Value ok =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, size);
+      inside = arith::AndIOp::create(b, loc, inside, ok);
+      at = arith::AddIOp::create(
+          b, loc, at,
+          arith::MulIOp::create(
+              b, loc, arith::SelectOp::create(b, loc, ok, c, zero), stride));
+      stride = arith::MulIOp::create(b, loc, stride, size);
+    }
+    at = arith::SelectOp::create(b, loc, inside, at, zero);
+    Value loaded = LLVM::LoadOp::create(b, loc, t, gepElement(b, loc, ptr, t, at),
+                                        byteWidth(t));
+    Value padding = b.clone(*pad.padding.getDefiningOp())->getResult(0);
+    return arith::SelectOp::create(b, loc, inside, loaded, padding);
+  }
+
+  ShapedType operandType(unsigned i) {
+    return cast<ShapedType>(op->getOperand(i).getType());
+  }
+
   /// Whether `map` reads the innermost reduction loop as its innermost
   /// (contiguous) dimension.
   bool readsInnerLoop(AffineMap map) const {
@@ -548,22 +597,37 @@ private:
   }
 
   /// `base` plus the row-major offset, in the tensor `map` reads, of the
-  /// coordinates of its parallel (or its reduction) loops.
-  Value offset(OpBuilder &b, AffineMap map, bool parallel, Value base) {
+  /// coordinates of its parallel (or its reduction) loops. A window read's
+  /// result (stride * i + dilation * k, ReductionAnalysis.h) contributes
+  /// each of its loops' terms; its tensor's dimensions are static.
+  Value offset(OpBuilder &b, AffineMap map, bool parallel, Value base,
+               ShapedType type) {
     auto iterators = op.getIteratorTypesArray();
     Value stride = constI64(b, loc, 1);
     Value at = base;
     for (unsigned p = map.getNumResults(); p-- > 0;) {
-      auto dim = dyn_cast<AffineDimExpr>(map.getResult(p));
-      if (!dim)
+      AffineExpr e = map.getResult(p);
+      if (isa<AffineConstantExpr>(e))
         continue; // a constant 0 into a dimension of size 1
-      unsigned d = dim.getPosition();
-      if ((iterators[d] == utils::IteratorType::parallel) == parallel &&
-          !unitLoop[d])
-        at = arith::AddIOp::create(
-            b, loc, at, arith::MulIOp::create(b, loc, coords[d], stride));
-      if (p > 0 && !unitLoop[d])
-        stride = arith::MulIOp::create(b, loc, stride, extents[d]);
+      auto dim = dyn_cast<AffineDimExpr>(e);
+      for (auto [d, coefficient] : windowTerms(e)) {
+        if ((iterators[d] == utils::IteratorType::parallel) != parallel ||
+            unitLoop[d])
+          continue;
+        Value term = arith::MulIOp::create(b, loc, coords[d], stride);
+        if (coefficient != 1)
+          term = arith::MulIOp::create(b, loc, term,
+                                       constI64(b, loc, coefficient));
+        at = arith::AddIOp::create(b, loc, at, term);
+      }
+      if (p == 0)
+        break;
+      if (dim && !unitLoop[dim.getPosition()])
+        stride = arith::MulIOp::create(b, loc, stride,
+                                       extents[dim.getPosition()]);
+      else if (!dim)
+        stride = arith::MulIOp::create(b, loc, stride,
+                                       constI64(b, loc, type.getDimSize(p)));
     }
     return at;
   }
@@ -650,6 +714,7 @@ private:
   Value innerGroups;  // its extent / vec
   SmallVector<Value> inputPtrs, extents, coords;
   SmallVector<bool> unitLoop;
+  SmallVector<std::optional<PaddedRead>> padded; // per read input
 };
 
 class ConvertReductionToGPUPass
@@ -834,8 +899,15 @@ private:
                                          c.getBlock()[0] / c.getTile()[0]));
     };
     SmallVector<Value> args;
-    for (unsigned i : readInputs)
-      args.push_back(hostPointerToTensor(b, loc, op->getOperand(i)));
+    SmallVector<Operation *> pads; // read through, erased when unused
+    for (unsigned i : readInputs) {
+      Value input = op->getOperand(i);
+      if (std::optional<PaddedRead> pad = paddedRead(input)) {
+        pads.push_back(input.getDefiningOp());
+        input = pad->source;
+      }
+      args.push_back(hostPointerToTensor(b, loc, input));
+    }
     SmallVector<Value> outArgs; // inits..., outs...
     for (unsigned k = 0; k < n; ++k)
       if (!initConstants[k])
@@ -882,6 +954,9 @@ private:
           b, loc, cast<RankedTensorType>(r.getType()), alloc,
           /*restrict=*/true, /*writable=*/true));
     op->erase();
+    for (Operation *pad : pads)
+      if (pad->use_empty())
+        pad->erase();
     for (auto [init, constant] : llvm::zip(inits, initConstants))
       if (constant && init.use_empty())
         init.getDefiningOp()->erase();

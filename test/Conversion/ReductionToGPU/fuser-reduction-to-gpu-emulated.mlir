@@ -2,13 +2,14 @@
 
 // The reduction kernels run on the CPU (Inputs/emulate_reductions.py: the
 // threads of a block in lockstep, shuffles between lanes) on the inputs of
-// Inputs/two_stage_cases.py: every input element is loaded exactly once,
-// two runs agree and the outputs are exact. Two stages with slices of
-// every kind (P not a power of two; trailing slices short and empty, 100
-// elements in 7 slices of 32), consecutive and block-row-apart threads, a
-// kernel 2 combining by shuffles (64-bit halves: the i64 maximum) and
-// through shared memory, inits constant and loaded, a body reading two
-// reduction indices; and one stage for comparison.
+// Inputs/two_stage_cases.py: every input element is loaded exactly once
+// (pooling: as often as windows cover it), two runs agree and the outputs
+// are exact. Two stages with slices of every kind (P not a power of two;
+// trailing slices short and empty, 100 elements in 7 slices of 32),
+// consecutive and block-row-apart threads, a kernel 2 combining by
+// shuffles (64-bit halves: the i64 maximum) and through shared memory,
+// inits constant and loaded, a body reading two reduction indices; one
+// stage for comparison; arg reductions, vector loads and pooling windows.
 
 // CHECK: rows OK
 // CHECK-NEXT: onestage OK
@@ -23,6 +24,9 @@
 // CHECK-NEXT: argmin_cols OK
 // CHECK-NEXT: rows_vector OK
 // CHECK-NEXT: argmax_rows_vector OK
+// CHECK-NEXT: pool_sum OK
+// CHECK-NEXT: pool_max OK
+// CHECK-NEXT: pool_sum_padded OK
 // CHECK-NOT: MISMATCH
 
 func.func @rows(%x: tensor<7x1000xf32>, %init: tensor<7xf32>) -> tensor<7xf32> {
@@ -249,4 +253,68 @@ func.func @argmax_rows_vector(%x: tensor<6x300xf32>) -> (tensor<6xf32>, tensor<6
     linalg.yield %m, %s : f32, i64
   } -> (tensor<6xf32>, tensor<6xi64>)
   return %r#0, %r#1 : tensor<6xf32>, tensor<6xi64>
+}
+
+// Pooling windows (fuser-generalize-pooling's generics): a 3 x 2 window
+// with stride 2 down and dilation 2 across, summed one thread per output,
+// and its maximum with 4 threads a block-row apart sharing each window.
+func.func @pool_sum(%x: tensor<2x3x9x10xf32>) -> tensor<2x3x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x3x4x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2x3x4x8xf32>) -> tensor<2x3x4x8xf32>
+  %w = tensor.empty() : tensor<3x2xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 2 + d4, d3 + d5 * 2)>,
+                                        affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>,
+                                        affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%x, %w : tensor<2x3x9x10xf32>, tensor<3x2xf32>) outs(%init : tensor<2x3x4x8xf32>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction", block = [64, 1, 1], tile = [1, 64]>} {
+  ^bb0(%a: f32, %k: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<2x3x4x8xf32>
+  return %r : tensor<2x3x4x8xf32>
+}
+
+func.func @pool_max(%x: tensor<2x3x9x10xf32>) -> tensor<2x3x4x8xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<2x3x4x8xf32>
+  %init = linalg.fill ins(%ninf : f32) outs(%e : tensor<2x3x4x8xf32>) -> tensor<2x3x4x8xf32>
+  %w = tensor.empty() : tensor<3x2xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 2 + d4, d3 + d5 * 2)>,
+                                        affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>,
+                                        affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%x, %w : tensor<2x3x9x10xf32>, tensor<3x2xf32>) outs(%init : tensor<2x3x4x8xf32>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction", block = [64, 1, 1], tile = [4, 16]>} {
+  ^bb0(%a: f32, %k: f32, %acc: f32):
+    %s = arith.maximumf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<2x3x4x8xf32>
+  return %r : tensor<2x3x4x8xf32>
+}
+
+// A padded window (torch-mlir pads pooling inputs with tensor.pad): the
+// kernel reads the unpadded input, the padding value outside it.
+func.func @pool_sum_padded(%x: tensor<2x3x9x10xf32>) -> tensor<2x3x5x10xf32> {
+  %zero = arith.constant 0.0 : f32
+  %half = arith.constant 0.5 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %half : f32
+  } : tensor<2x3x9x10xf32> to tensor<2x3x11x12xf32>
+  %e = tensor.empty() : tensor<2x3x5x10xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2x3x5x10xf32>) -> tensor<2x3x5x10xf32>
+  %w = tensor.empty() : tensor<3x2xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 2 + d4, d3 + d5 * 2)>,
+                                        affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>,
+                                        affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%p, %w : tensor<2x3x11x12xf32>, tensor<3x2xf32>) outs(%init : tensor<2x3x5x10xf32>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction", block = [64, 1, 1], tile = [2, 32]>} {
+  ^bb0(%a: f32, %k: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<2x3x5x10xf32>
+  return %r : tensor<2x3x5x10xf32>
 }

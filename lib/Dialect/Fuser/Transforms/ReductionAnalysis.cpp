@@ -3,6 +3,7 @@
 #include "fuser/Dialect/Fuser/Transforms/ReductionAnalysis.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 
 #include "llvm/ADT/TypeSwitch.h"
@@ -132,6 +133,46 @@ static LogicalResult matchArgReduction(linalg::GenericOp op,
   return failure();
 }
 
+SmallVector<std::pair<unsigned, int64_t>>
+mlir::fuser::windowTerms(AffineExpr e) {
+  if (auto dim = dyn_cast<AffineDimExpr>(e))
+    return {{dim.getPosition(), 1}};
+  auto bin = dyn_cast<AffineBinaryOpExpr>(e);
+  if (!bin)
+    return {};
+  if (bin.getKind() == AffineExprKind::Add) {
+    auto lhs = windowTerms(bin.getLHS()), rhs = windowTerms(bin.getRHS());
+    if (lhs.empty() || rhs.empty())
+      return {};
+    lhs.append(rhs);
+    return lhs;
+  }
+  auto c = dyn_cast<AffineConstantExpr>(bin.getRHS());
+  auto dim = dyn_cast<AffineDimExpr>(bin.getLHS());
+  if (bin.getKind() == AffineExprKind::Mul && c && dim && c.getValue() > 0)
+    return {{dim.getPosition(), c.getValue()}};
+  return {};
+}
+
+/// Whether `map` reads a static `type` through a window map: every result a
+/// constant or windowTerms, each loop read by one result at most.
+static bool isWindowRead(AffineMap map, ShapedType type) {
+  if (!type.hasStaticShape())
+    return false;
+  llvm::SmallDenseSet<unsigned> seen;
+  for (AffineExpr e : map.getResults()) {
+    if (isa<AffineConstantExpr>(e))
+      continue;
+    auto terms = windowTerms(e);
+    if (terms.empty())
+      return false;
+    for (auto [d, c] : terms)
+      if (!seen.insert(d).second)
+        return false;
+  }
+  return true;
+}
+
 FailureOr<ReductionShape> mlir::fuser::analyzeReduction(linalg::GenericOp op,
                                                         std::string &why) {
   auto fail = [&](const Twine &reason) {
@@ -157,9 +198,11 @@ FailureOr<ReductionShape> mlir::fuser::analyzeReduction(linalg::GenericOp op,
     if (!e.isIntOrFloat() || e.getIntOrFloatBitWidth() % 8 != 0)
       return fail("an element type of fewer than 8 bits");
     AffineMap map = op.getMatchingIndexingMap(&operand);
-    if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
-      return fail("an operand read through a map that is no projected "
-                  "permutation");
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/true) &&
+        (op.isDpsInit(&operand) || !isWindowRead(map, t)))
+      return fail("an operand read through a map that is neither a projected "
+                  "permutation nor a window (stride * i + dilation * k) of a "
+                  "static shape");
     for (auto [p, e] : llvm::enumerate(map.getResults()))
       if (isa<AffineConstantExpr>(e) && t.getDimSize(p) != 1)
         return fail("a constant index into a dimension of size other than 1");
@@ -223,10 +266,12 @@ FailureOr<ReductionShape> mlir::fuser::analyzeReduction(linalg::GenericOp op,
                 "' is no associative combiner with an identity");
 
   // Loop order: as the widest input lays them out, loops it does not read
-  // outermost.
+  // outermost; within a window result (i + k) the window loop outside the
+  // output's, so neighbouring outputs are neighbouring threads.
   auto loopsRead = [&](OpOperand *in) {
-    return llvm::count_if(op.getMatchingIndexingMap(in).getResults(),
-                          [](AffineExpr e) { return isa<AffineDimExpr>(e); });
+    AffineMap map = op.getMatchingIndexingMap(in);
+    return llvm::count_if(llvm::seq<unsigned>(0, op.getNumLoops()),
+                          [&](unsigned d) { return map.isFunctionOfDim(d); });
   };
   OpOperand *primary = nullptr;
   for (OpOperand *in : op.getDpsInputOperands())
@@ -236,17 +281,23 @@ FailureOr<ReductionShape> mlir::fuser::analyzeReduction(linalg::GenericOp op,
   // of ?x1 is a row sum in memory).
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   SmallVector<unsigned> order;
+  auto iterators = op.getIteratorTypesArray();
   if (primary)
-    for (AffineExpr e : op.getMatchingIndexingMap(primary).getResults())
-      if (auto dim = dyn_cast<AffineDimExpr>(e);
-          dim && ranges[dim.getPosition()] != 1)
-        order.push_back(dim.getPosition());
+    for (AffineExpr e : op.getMatchingIndexingMap(primary).getResults()) {
+      auto terms = windowTerms(e);
+      llvm::stable_sort(terms, [&](auto a, auto b) {
+        return iterators[a.first] == utils::IteratorType::reduction &&
+               iterators[b.first] == utils::IteratorType::parallel;
+      });
+      for (auto [d, c] : terms)
+        if (ranges[d] != 1)
+          order.push_back(d);
+    }
   SmallVector<unsigned> all;
   for (unsigned d = 0; d < op.getNumLoops(); ++d)
     if (!llvm::is_contained(order, d))
       all.push_back(d);
   all.append(order);
-  auto iterators = op.getIteratorTypesArray();
   for (unsigned d : all)
     ((iterators[d] == utils::IteratorType::parallel) ? shape.parallelLoops
                                                : shape.reductionLoops)
@@ -269,6 +320,8 @@ int64_t mlir::fuser::reductionVectorWidth(linalg::GenericOp op,
   for (OpOperand *in : op.getDpsInputOperands()) {
     if (body.getArgument(in->getOperandNumber()).use_empty())
       continue;
+    if (paddedRead(in->get()))
+      return 1; // read element by element, with bounds
     AffineMap map = op.getMatchingIndexingMap(in);
     for (auto [p, e] : llvm::enumerate(map.getResults())) {
       auto dim = dyn_cast<AffineDimExpr>(e);
@@ -282,4 +335,17 @@ int64_t mlir::fuser::reductionVectorWidth(linalg::GenericOp op,
   while (width > 1 && extent % width != 0)
     width /= 2;
   return width;
+}
+
+std::optional<PaddedRead> mlir::fuser::paddedRead(Value input) {
+  auto pad = input.getDefiningOp<tensor::PadOp>();
+  if (!pad || !pad.getSourceType().hasStaticShape() ||
+      !pad.getResultType().hasStaticShape() || !pad.getLow().empty() ||
+      !pad.getHigh().empty())
+    return std::nullopt;
+  Value padding = pad.getConstantPaddingValue();
+  if (!padding || !matchPattern(padding, m_Constant()))
+    return std::nullopt;
+  return PaddedRead{pad.getSource(), SmallVector<int64_t>(pad.getStaticLow()),
+                    padding};
 }

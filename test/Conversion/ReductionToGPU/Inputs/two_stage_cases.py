@@ -30,4 +30,10 @@
      [[float(R.randint(-100, 100)) for _ in range(1000)] for _ in range(7)], [float(R.randint(-9, 9)) for _ in range(7)]),
  'argmax_rows_vector': lambda R: (lambda x: ([sum(x, [])], tuple(map(list, zip(*[best(r, max) for r in x])))))(
      [special_row(R, 300, k) for k in range(6)]),
+ 'pool_sum': lambda R: (lambda x: ([x], pool(x, sum), pool_loads()))(
+     [float(R.randint(-100, 100)) for _ in range(2 * 3 * 9 * 10)]),
+ 'pool_max': lambda R: (lambda x: ([x], pool(x, max), pool_loads()))(
+     [float(R.randint(-100, 100)) for _ in range(2 * 3 * 9 * 10)]),
+ 'pool_sum_padded': lambda R: (lambda x: ([x], *pool_padded(x)))(
+     [float(R.randint(-100, 100)) for _ in range(2 * 3 * 9 * 10)]),
 }

@@ -700,6 +700,24 @@ def FuserConstantPowersPass
                            "::mlir::math::MathDialect"];
 }
 
+def FuserGeneralizePoolingPass
+    : Pass<"fuser-generalize-pooling", "mlir::func::FuncOp"> {
+  let summary = "Rewrite linalg's named pooling ops as reduction generics";
+  let description = [{
+    torch-mlir lowers avg_pool and max_pool (1-D, 2-D, 3-D) to
+    `linalg.pooling_*` named ops (`pooling_nchw_sum`, `pooling_nchw_max`,
+    ...) on a padded input. This pass rewrites each on tensors as the
+    `linalg.generic` it stands for: parallel loops over the output, reduction
+    loops over the window, the input read through `stride * i + dilation * k`
+    maps. fuser-configure-kernels then gives it a reduction kernel (one
+    thread per output, neighbouring outputs on neighbouring threads, the
+    window's reads shared through the caches) instead of the generic
+    fallback, and the lowering reads the input through those maps without a
+    strided view.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def FuserDivideByReciprocalPass
     : Pass<"fuser-divide-by-reciprocal", "mlir::func::FuncOp"> {
   let summary = "Divide by a constant as PyTorch does: multiply by its reciprocal";

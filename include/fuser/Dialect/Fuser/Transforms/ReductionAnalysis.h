@@ -80,14 +80,32 @@ struct ReductionShape {
   unsigned numResults() const { return arg ? 2 : 1; }
 };
 
+/// The loops of a window read's index expression with their coefficients:
+/// `stride * i + dilation * k` gives {(i, stride), (k, dilation)}; a plain
+/// loop `i` gives {(i, 1)}. Empty for any other expression.
+SmallVector<std::pair<unsigned, int64_t>> windowTerms(AffineExpr e);
+
 /// The shape of `op`'s reduction, or failure with `why` set: the generic
-/// has one tensor result (or two: ArgReduction), tensor inputs read through projected
+/// has one tensor result (or two: ArgReduction), tensor inputs read through
+/// window maps (pooling: each result a sum of positive multiples of loops
+/// no other result reads, on a static shape) or projected
 /// permutations, an output indexed by exactly its parallel loops, and a
 /// body yielding `combiner(f(inputs, indices), acc)` for an associative,
 /// commutative combiner with an identity (add, mul, min, max, and, or,
 /// xor).
 FailureOr<ReductionShape> analyzeReduction(linalg::GenericOp op,
                                            std::string &why);
+
+/// An input that is a tensor.pad of a static tensor by a constant, with
+/// static padding (torch-mlir pads pooling inputs so): the kernel reads the
+/// unpadded tensor, and the padding value where a window reaches outside it,
+/// so the padded copy never exists.
+struct PaddedRead {
+  Value source;
+  SmallVector<int64_t> low;
+  Value padding; // a constant
+};
+std::optional<PaddedRead> paddedRead(Value input);
 
 /// The most elements (a power of two, 16 bytes at most) the kernel may load
 /// at once from each input of `op`: consecutive elements of the innermost

@@ -1,0 +1,44 @@
+// torch-mlir's export of avg_pool2d(3, stride=2, padding=1), max_pool2d(3,
+// stride=2, padding=1) and avg_pool2d((2, 3), stride=(1, 2)) on 2x3x33x47
+// (scripts: torch_mlir.fx.export_and_import, linalg-on-tensors), for
+// test/gpu/test_reductions.py: fuser-generalize-pooling's windows through
+// the reduction kernel, a padded input, odd sizes.
+#map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+module {
+  func.func @pools(%arg0: tensor<2x3x33x47xf32>) -> (tensor<2x3x17x24xf32>, tensor<2x3x17x24xf32>, tensor<2x3x32x23xf32>) {
+    %cst = arith.constant 0.000000e+00 : f32
+    %cst_0 = arith.constant 0xFF800000 : f32
+    %cst_1 = arith.constant 9.000000e+00 : f32
+    %cst_2 = arith.constant 6.000000e+00 : f32
+    %padded = tensor.pad %arg0 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    ^bb0(%arg1: index, %arg2: index, %arg3: index, %arg4: index):
+      tensor.yield %cst : f32
+    } : tensor<2x3x33x47xf32> to tensor<2x3x35x49xf32>
+    %0 = tensor.empty() : tensor<2x3x17x24xf32>
+    %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<2x3x17x24xf32>) -> tensor<2x3x17x24xf32>
+    %2 = tensor.empty() : tensor<3x3xf32>
+    %3 = linalg.pooling_nchw_sum {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%padded, %2 : tensor<2x3x35x49xf32>, tensor<3x3xf32>) outs(%1 : tensor<2x3x17x24xf32>) -> tensor<2x3x17x24xf32>
+    %4 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%3 : tensor<2x3x17x24xf32>) outs(%0 : tensor<2x3x17x24xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %12 = arith.divf %in, %cst_1 : f32
+      linalg.yield %12 : f32
+    } -> tensor<2x3x17x24xf32>
+    %padded_3 = tensor.pad %arg0 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    ^bb0(%arg1: index, %arg2: index, %arg3: index, %arg4: index):
+      tensor.yield %cst_0 : f32
+    } : tensor<2x3x33x47xf32> to tensor<2x3x35x49xf32>
+    %5 = linalg.fill ins(%cst_0 : f32) outs(%0 : tensor<2x3x17x24xf32>) -> tensor<2x3x17x24xf32>
+    %6 = linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%padded_3, %2 : tensor<2x3x35x49xf32>, tensor<3x3xf32>) outs(%5 : tensor<2x3x17x24xf32>) -> tensor<2x3x17x24xf32>
+    %7 = tensor.empty() : tensor<2x3x32x23xf32>
+    %8 = linalg.fill ins(%cst : f32) outs(%7 : tensor<2x3x32x23xf32>) -> tensor<2x3x32x23xf32>
+    %9 = tensor.empty() : tensor<2x3xf32>
+    %10 = linalg.pooling_nchw_sum {dilations = dense<1> : vector<2xi64>, strides = dense<[1, 2]> : vector<2xi64>} ins(%arg0, %9 : tensor<2x3x33x47xf32>, tensor<2x3xf32>) outs(%8 : tensor<2x3x32x23xf32>) -> tensor<2x3x32x23xf32>
+    %11 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%10 : tensor<2x3x32x23xf32>) outs(%7 : tensor<2x3x32x23xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %12 = arith.divf %in, %cst_2 : f32
+      linalg.yield %12 : f32
+    } -> tensor<2x3x32x23xf32>
+    return %4, %6, %11 : tensor<2x3x17x24xf32>, tensor<2x3x17x24xf32>, tensor<2x3x32x23xf32>
+  }
+}
+

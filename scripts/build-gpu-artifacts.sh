@@ -56,6 +56,9 @@ scripts/build-mma-artifacts.sh "$TOOLS"
 if [ -x .venv/bin/python ] && .venv/bin/python -c "import torch_mlir" 2>/dev/null; then
   PYTHONPATH="$(dirname "$TOOLS")/python_packages" FUSER_TOOLS_DIR="$TOOLS" \
     .venv/bin/python scripts/build-torch-artifacts.py
+  # bench/memory_bound.py's models (.artifacts/memory_bound/).
+  PATH="$TOOLS:$PATH" PYTHONPATH="$(dirname "$TOOLS")/python_packages" FUSER_TOOLS_DIR="$TOOLS" \
+    .venv/bin/python bench/memory_bound.py --build
 else
   echo "[artifacts] no .venv with torch-mlir (make venv): .artifacts/torch skipped"
 fi

@@ -294,3 +294,15 @@ def test_pooling(generator):
         want = F.max_pool2d(x, 3, stride=2, padding=1)
         same = (mx == want) | (torch.isnan(mx) & torch.isnan(want))
         assert bool(same.all()), f"max_pool2d trial {trial}: {int((~same).sum())} differ"
+
+
+def test_global_pooling(generator):
+    """avg_pool2d(x, 4) and max_pool2d(x, 4) on 8 x 512 x 4 x 4 (a ResNet's
+    last pool): one output per window, the window's loop innermost."""
+    import torch.nn.functional as F
+    mod = load("pooling")
+    x = data((8, 512, 4, 4), generator)
+    avg, mx = poisoned((8, 512, 1, 1)), poisoned((8, 512, 1, 1))
+    mod.global_pools(x, out=(avg, mx))
+    check("global avg_pool2d(4)", avg, F.avg_pool2d(x.double(), 4), 1e-5)
+    assert torch.equal(mx, F.max_pool2d(x, 4)), "global max_pool2d differs"

@@ -899,11 +899,11 @@ private:
                                          c.getBlock()[0] / c.getTile()[0]));
     };
     SmallVector<Value> args;
-    SmallVector<Operation *> pads; // read through, erased when unused
+    SetVector<Operation *> pads; // read through, erased when unused
     for (unsigned i : readInputs) {
       Value input = op->getOperand(i);
       if (std::optional<PaddedRead> pad = paddedRead(input)) {
-        pads.push_back(input.getDefiningOp());
+        pads.insert(input.getDefiningOp());
         input = pad->source;
       }
       args.push_back(hostPointerToTensor(b, loc, input));

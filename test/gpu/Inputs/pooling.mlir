@@ -2,7 +2,8 @@
 // stride=2, padding=1) and avg_pool2d((2, 3), stride=(1, 2)) on 2x3x33x47
 // (scripts: torch_mlir.fx.export_and_import, linalg-on-tensors), for
 // test/gpu/test_reductions.py: fuser-generalize-pooling's windows through
-// the reduction kernel, a padded input, odd sizes.
+// the reduction kernel, a padded input, odd sizes; and global 4 x 4 pools
+// (a 1-wide output: the window's loop innermost, read element by element).
 #map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 module {
   func.func @pools(%arg0: tensor<2x3x33x47xf32>) -> (tensor<2x3x17x24xf32>, tensor<2x3x17x24xf32>, tensor<2x3x32x23xf32>) {
@@ -39,6 +40,23 @@ module {
       linalg.yield %12 : f32
     } -> tensor<2x3x32x23xf32>
     return %4, %6, %11 : tensor<2x3x17x24xf32>, tensor<2x3x17x24xf32>, tensor<2x3x32x23xf32>
+  }
+  func.func @global_pools(%arg0: tensor<8x512x4x4xf32>) -> (tensor<8x512x1x1xf32>, tensor<8x512x1x1xf32>) {
+    %cst = arith.constant 0.000000e+00 : f32
+    %cst_0 = arith.constant 0xFF800000 : f32
+    %cst_1 = arith.constant 1.600000e+01 : f32
+    %0 = tensor.empty() : tensor<8x512x1x1xf32>
+    %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<8x512x1x1xf32>) -> tensor<8x512x1x1xf32>
+    %2 = tensor.empty() : tensor<4x4xf32>
+    %3 = linalg.pooling_nchw_sum {dilations = dense<1> : vector<2xi64>, strides = dense<4> : vector<2xi64>} ins(%arg0, %2 : tensor<8x512x4x4xf32>, tensor<4x4xf32>) outs(%1 : tensor<8x512x1x1xf32>) -> tensor<8x512x1x1xf32>
+    %4 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%3 : tensor<8x512x1x1xf32>) outs(%0 : tensor<8x512x1x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %7 = arith.divf %in, %cst_1 : f32
+      linalg.yield %7 : f32
+    } -> tensor<8x512x1x1xf32>
+    %5 = linalg.fill ins(%cst_0 : f32) outs(%0 : tensor<8x512x1x1xf32>) -> tensor<8x512x1x1xf32>
+    %6 = linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<4> : vector<2xi64>} ins(%arg0, %2 : tensor<8x512x4x4xf32>, tensor<4x4xf32>) outs(%5 : tensor<8x512x1x1xf32>) -> tensor<8x512x1x1xf32>
+    return %4, %6 : tensor<8x512x1x1xf32>, tensor<8x512x1x1xf32>
   }
 }
 

@@ -28,6 +28,9 @@ constexpr int64_t kMinPerThread = 4;
 /// and fp32 sums stay as close to exact as PyTorch's, whose kernels split a
 /// reduction as finely (a column sum of 4096 in one thread's chain was 16x
 /// farther from float64 than eager's and failed users' 1e-4 check).
+/// Threads a block-row apart stop at 32 per output (32 outputs per warp-row
+/// in blocks of at most 1024): longer columns fold more per thread unless
+/// two stages split them.
 constexpr int64_t kMaxFoldsPerThread = 256;
 /// An unknown (dynamic) extent counts as this large.
 constexpr int64_t kDynamicExtent = 1 << 12;

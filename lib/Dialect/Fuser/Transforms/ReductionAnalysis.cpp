@@ -120,7 +120,7 @@ static LogicalResult matchArgReduction(linalg::GenericOp op,
         }))
       continue;
     auto indexTy = dyn_cast<IntegerType>(accIndex.getType());
-    if (!indexTy || indexTy.getWidth() < 32)
+    if (!indexTy || indexTy.getWidth() < 32 || indexTy.getWidth() > 64)
       continue;
     shape.combiner = combiner;
     shape.accumulatorOperand = accOperand;
@@ -324,9 +324,13 @@ int64_t mlir::fuser::reductionVectorWidth(linalg::GenericOp op,
       return 1; // read element by element, with bounds
     AffineMap map = op.getMatchingIndexingMap(in);
     for (auto [p, e] : llvm::enumerate(map.getResults())) {
+      // Contiguous only as the innermost result, the loop alone: not read
+      // across it, nor through a window (a global pool's 1-wide output
+      // leaves the window's loop innermost) or a stride.
       auto dim = dyn_cast<AffineDimExpr>(e);
-      if (dim && dim.getPosition() == inner && p + 1 != map.getNumResults())
-        return 1; // read across the loop: no contiguous vector
+      if (e.isFunctionOfDim(inner) &&
+          (!dim || p + 1 != map.getNumResults()))
+        return 1;
     }
     Type t = cast<ShapedType>(in->get().getType()).getElementType();
     widest = std::max<int64_t>(widest, t.getIntOrFloatBitWidth() / 8);
@@ -339,7 +343,9 @@ int64_t mlir::fuser::reductionVectorWidth(linalg::GenericOp op,
 
 std::optional<PaddedRead> mlir::fuser::paddedRead(Value input) {
   auto pad = input.getDefiningOp<tensor::PadOp>();
+  // A source of no elements has no element 0 to clamp reads to.
   if (!pad || !pad.getSourceType().hasStaticShape() ||
+      pad.getSourceType().getNumElements() == 0 ||
       !pad.getResultType().hasStaticShape() || !pad.getLow().empty() ||
       !pad.getHigh().empty())
     return std::nullopt;

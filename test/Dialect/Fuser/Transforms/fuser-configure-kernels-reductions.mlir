@@ -256,3 +256,24 @@ func.func @not_an_arg_reduction(%x: tensor<8x16xf32>, %vi: tensor<8xf32>, %ii: t
   } -> (tensor<8xf32>, tensor<8xi64>)
   return %r#0, %r#1 : tensor<8xf32>, tensor<8xi64>
 }
+
+// -----
+
+// A global 4 x 4 average pool (a ResNet's last): the 1-wide output leaves
+// the window's loop innermost, but the input reads it through a window, not
+// contiguously: no vector loads.
+// CHECK-LABEL: func.func @global_pool
+// CHECK: fuser.config = #fuser.config<strategy = "reduction", block = [256, 1, 1], tile = [16, 1]>
+func.func @global_pool(%x: tensor<8x512x4x4xf32>, %w: tensor<4x4xf32>, %init: tensor<8x512x1x1xf32>) -> tensor<8x512x1x1xf32> {
+  // expected-remark @+1 {{reduction kernel: 4096 outputs of 16 elements, 16 consecutive threads per output, 256 threads per block}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 4 + d4, d3 * 4 + d5)>,
+                                        affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>,
+                                        affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%x, %w : tensor<8x512x4x4xf32>, tensor<4x4xf32>) outs(%init : tensor<8x512x1x1xf32>) {
+  ^bb0(%a: f32, %k: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<8x512x1x1xf32>
+  return %r : tensor<8x512x1x1xf32>
+}

@@ -686,7 +686,10 @@ def FuserConstantPowersPass
     3 is `x * x * x`, 0.5 is `sqrt(x)`, -1 is `1 / x`, -2 is `1 / (x * x)`;
     its norms sum `x * x` and take `sqrt`). This pass rewrites
     `math.powf %x, %c` with such a constant `c` (a scalar or a splat) the
-    same way, so the results are PyTorch's. Other exponents (-0.5 included:
+    same way, so the results are PyTorch's (for 0.5 that is PyTorch's, not
+    IEEE pow's, answer at -0.0 and -inf: sqrt gives -0.0 and NaN where pow
+    gives +0.0 and +inf; PyTorch and inductor both take sqrt there). Other
+    exponents (-0.5 included:
     PyTorch's rsqrt is an approximation fuser does not reproduce) keep
     `math.powf`.
 

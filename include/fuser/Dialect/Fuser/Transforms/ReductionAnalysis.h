@@ -43,7 +43,9 @@ KernelConfigAttr reductionCombineConfig(MLIRContext *ctx, int64_t slices);
 /// `indexResult`, the index of reduction loop `loop` (the only one) where
 /// it was strictly better (cmp + select). The kernel follows PyTorch: the
 /// first index of the best value, and a NaN beats every number (its first
-/// index wins).
+/// index wins). That departs from the IR's own sequential meaning only where
+/// a NaN is met (there `cmpf ogt` keeps the index from before the NaN),
+/// which no parallel combine could reproduce.
 struct ArgReduction {
   unsigned valueResult = 0;
   unsigned indexResult = 1;

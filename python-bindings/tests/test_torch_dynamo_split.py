@@ -164,8 +164,8 @@ def test_leaf_modules_are_recognized():
     split = graph_split.split(gm)
     reasons = [r for _, why in split.parts if why for r in why]
     assert reasons == ["Dropout: its random numbers come from PyTorch's "
-                       "generator", "MaxPool1d: fuser has no pooling kernel "
-                       "yet"]
+                       "generator", "MaxPool1d: fuser's pooling kernels have "
+                       "no backward or indices yet"]
     x = torch.randn(3, 8)
     torch.manual_seed(1)
     got = split.module(x)
@@ -175,4 +175,4 @@ def test_leaf_modules_are_recognized():
     gm = torch.fx.symbolic_trace(net)
     split = graph_split.split(gm)
     assert [r for _, why in split.parts if why for r in why] == [
-        "MaxPool1d: fuser has no pooling kernel yet"]
+        "MaxPool1d: fuser's pooling kernels have no backward or indices yet"]

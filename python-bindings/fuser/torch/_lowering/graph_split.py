@@ -18,7 +18,9 @@ from torch.fx.passes.split_module import split_module
 
 _RANDOM = "its random numbers come from PyTorch's generator"
 _SCAN = "fuser has no scan kernel yet"
-_POOL = "fuser has no pooling kernel yet"
+# fuser.torch.compile runs avg and max pooling forward through fuser's
+# reduction kernels; a dynamo graph may need their backward or indices.
+_POOL = "fuser's pooling kernels have no backward or indices yet"
 
 # torch and torch.nn.functional functions (by name) and Tensor methods that
 # stay in PyTorch.

@@ -122,10 +122,14 @@ void mlir::fuser::configureReductions(ModuleOp module, bool report) {
            << length * vector << " elements";
     if (vector > 1)
       remark << " in " << vector << "-element vectors";
-    remark << ", " << share
-           << (shape->innermostReduces ? " consecutive threads"
-                                       : " threads a block-row apart")
-           << " per output, " << block << " threads per block";
+    remark << ", ";
+    if (share == 1)
+      remark << "1 thread";
+    else
+      remark << share
+             << (shape->innermostReduces ? " consecutive threads"
+                                         : " threads a block-row apart");
+    remark << " per output, " << block << " threads per block";
     if (slices > 1)
       remark << "; two stages: " << blocks << " block(s) of " << block
              << " threads would leave most of the GPU idle, so " << slices

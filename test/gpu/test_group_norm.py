@@ -1,5 +1,5 @@
-"""fuser.group_norm groups (one block per (sample, group), or several small
-groups per block) against float64
+"""fuser.group_norm groups (one block per (sample, group), several small
+groups per block, or large groups split over blocks) against float64
 references: the linalg decomposition fuser recognizes, the direct form with
 epilogue inputs, groups from 70 to 65536 elements, dynamic N."""
 
@@ -106,3 +106,26 @@ def test_small_groups_share_blocks(n, offset, scale, generator):
         getattr(mod, fn)(x, gamma, beta, out=out)
         ref = epilogue(gn_ref(x, groups, gamma, beta))
         check(f"group_norm {fn} n={n} mean={offset} std={scale}", out, ref, TOL)
+
+
+@pytest.mark.parametrize("n", [1, 3])
+@pytest.mark.parametrize("offset,scale", [(0.0, 3.0), (1000.0, 0.05)])
+def test_split_groups(n, offset, scale, generator):
+    """Groups split over blocks (statistics kernel, then normalizing kernel):
+    LayerNorm-like groups of 23100 (2 slices, the last short) with a
+    per-sample epilogue input, and 1-wide groups of 32967 (3 slices)."""
+    mod = load("group_norm_split")
+    x = offset + randn((n, 3, 100, 77), generator, scale)
+    gamma, beta = affine(3, generator)
+    s = randn((n,), generator)
+    out = poisoned(x.shape)
+    mod.layer_norm(x, gamma, beta, s, out=out)
+    ref = gn_ref(x, 1, gamma, beta) * s.double()[:, None, None, None]
+    check(f"group_norm split layer_norm n={n} mean={offset} std={scale}", out, ref, TOL)
+
+    x = offset + randn((n, 6, 999, 11), generator, scale)
+    gamma, beta = affine(6, generator)
+    out = poisoned(x.shape)
+    mod.odd_groups(x, gamma, beta, out=out)
+    check(f"group_norm split odd n={n} mean={offset} std={scale}", out,
+          gn_ref(x, 2, gamma, beta), TOL)

@@ -102,7 +102,7 @@ private:
   /// This thread's sums of dx_hat and dx_hat * x_hat.
   FailureOr<std::pair<Value, Value>> emitThreadSums() {
     Value zeroVec = splat(f32c(0.0));
-    auto loop = scf::ForOp::create(b, loc, tid, numVec, c64(s.threads),
+    auto loop = scf::ForOp::create(b, loc, firstVec, endVec, c64(s.threads),
                                    ValueRange{zeroVec, zeroVec});
     {
       OpBuilder::InsertionGuard guard(b);
@@ -155,7 +155,7 @@ private:
     Value count = f32c(static_cast<double>(s.groupSize));
     Value mean1 = divf(s1, count);
     Value mean2 = divf(s2, count);
-    auto loop = scf::ForOp::create(b, loc, tid, numVec, c64(s.threads));
+    auto loop = scf::ForOp::create(b, loc, firstVec, endVec, c64(s.threads));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     FailureOr<LaneTerms> t = emitTerms(loop.getInductionVar());
@@ -299,6 +299,10 @@ private:
     if (s.groupSize == 0)
       return op.emitOpError() << "has empty groups, whose mean and rstd the "
                                  "GPU kernel does not define";
+    if (s.slices > 1)
+      return op.emitOpError() << "splits each group over " << s.slices
+                              << " blocks; the gradient kernel takes a "
+                                 "group in one block";
     return success();
   }
 

@@ -18,6 +18,13 @@
 //   2. The apply pass re-reads the group: y = ((x - x0) - mean) * rstd,
 //      then * gamma[c] + beta[c], then the epilogue; 128-bit stores.
 //
+// A group too large for one block (LayerNorm over a whole image: 16 groups
+// of 4M elements) is split (config tile = [B, P]) into P slices, one block
+// each, in two kernels: `_group_norm_stats` (x, partials, n) writes each
+// slice's (count, mean, M2), then `_group_norm` (x, gamma, beta, epilogue
+// inputs..., partials, out, n) merges its group's P triples and applies.
+// The partials are an intermediate of N * G * P * 3 floats.
+//
 //===----------------------------------------------------------------------===//
 
 #include "GroupStats.h"
@@ -27,6 +34,9 @@
 #include "fuser/Conversion/Common/KernelUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 
 #define DEBUG_TYPE "fuser-group-norm-to-gpu"
@@ -42,12 +52,37 @@ using namespace mlir::fuser::group_norm;
 
 namespace {
 
+/// Which kernel: the whole group norm, or a split group's two.
+enum class Part { Whole, SliceStatistics, Normalize };
+
 class KernelEmitter : public GroupKernelEmitter {
 public:
   KernelEmitter(GroupNormOp op, const GroupShape &s, gpu::GPUFuncOp kernel)
       : GroupKernelEmitter(s, kernel, op.getLoc()), op(op) {}
 
-  LogicalResult emit() {
+  /// The statistics kernel of a split group: each block's slice moments.
+  void emitSliceStatistics() {
+    Block &entry = beginKernel();
+    Value xPtr = entry.getArgument(0);
+    Value partials = entry.getArgument(1);
+    n = entry.getArgument(2);
+    emitGroupIndex();
+    emitMoments(xPtr);
+    Value leader =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread, c64(0));
+    auto ifOp = scf::IfOp::create(b, loc, leader, false);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    Value at = mul(add(mul(groupIndex, c64(s.slices)), slice), c64(3));
+    Value moments[] = {m.count, m.mean, m.m2};
+    for (auto [k, v] : llvm::enumerate(moments))
+      LLVM::StoreOp::create(
+          b, loc, v, gepElement(b, loc, partials, f32, add(at, c64(k))), 4);
+    b.setInsertionPointAfter(ifOp);
+    gpu::ReturnOp::create(b, loc);
+  }
+
+  /// The whole group norm, or a split group's normalizing kernel.
+  LogicalResult emit(Part part) {
     Block &entry = beginKernel();
     unsigned argNo = 0;
     Value xPtr = entry.getArgument(argNo++);
@@ -55,15 +90,21 @@ public:
     betaPtr = entry.getArgument(argNo++);
     for (size_t j = 0; j < op.getEpilogueInputs().size(); ++j)
       epiArgs.push_back(entry.getArgument(argNo++));
+    Value partials =
+        part == Part::Normalize ? entry.getArgument(argNo++) : Value();
     Value outPtr = entry.getArgument(argNo++);
     n = entry.getArgument(argNo++);
 
     emitGroupIndex();
     hoistInputStrides(op.getEpilogueInputs(), op.getEpilogueMaps());
-    emitStatistics(xPtr, op.getEpsilon().convertToDouble());
+    double eps = op.getEpsilon().convertToDouble();
+    if (part == Part::Normalize)
+      mergeSliceMoments(xPtr, partials, eps);
+    else
+      emitStatistics(xPtr, eps);
 
     // Normalize, affine, epilogue, store.
-    auto apply = scf::ForOp::create(b, loc, tid, numVec, c64(s.threads));
+    auto apply = scf::ForOp::create(b, loc, firstVec, endVec, c64(s.threads));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(apply.getBody());
     Value first0 = mul(apply.getInductionVar(), c64(s.width));
@@ -93,8 +134,8 @@ private:
     Value c = channelOf(i);
     Value ga = load(gammaPtr, c, f32);
     Value be = load(betaPtr, c, f32);
-    Value v = arith::AddFOp::create(b, loc,
-                                    arith::MulFOp::create(b, loc, y, ga), be);
+    Value v =
+        arith::AddFOp::create(b, loc, arith::MulFOp::create(b, loc, y, ga), be);
     Block &body = op.getEpilogue().front();
     IRMapping mapping;
     mapping.map(body.getArgument(0), v);
@@ -152,20 +193,32 @@ private:
     auto ptrTy = LLVM::LLVMPointerType::get(ctx, kGlobalAddressSpace);
     auto i64 = IntegerType::get(ctx, 64);
 
-    // 1. The kernel: (x, gamma, beta, epilogue inputs..., out, n).
-    gpu::GPUFuncOp kernel;
+    // 1. The kernels: (x, gamma, beta, epilogue inputs..., [partials,] out,
+    //    n), after (x, partials, n) when split.
+    gpu::GPUFuncOp kernel, statsKernel;
+    bool split = s.slices > 1;
+    ArrayRef<int64_t> block = op.getConfigAttr().getBlock();
+    SmallVector<Type> smem;
+    if (s.warpsPerGroup() > 1) // one (count, mean, M2) per warp
+      smem.push_back(perWarpBuffer(ctx, s, 3));
     if (s.groupSize > 0) {
       SmallVector<Type> params{ptrTy, ptrTy, ptrTy};
       for (Value in : op.getEpilogueInputs())
         params.push_back(isa<RankedTensorType>(in.getType()) ? Type(ptrTy)
                                                              : in.getType());
+      if (split)
+        params.push_back(ptrTy);
       params.append({ptrTy, i64});
-      SmallVector<Type> smem;
-      if (s.warpsPerGroup() > 1) // one (count, mean, M2) per warp
-        smem.push_back(perWarpBuffer(ctx, s, 3));
+      if (split) {
+        statsKernel = createKernel(kernelSymbols, loc,
+                                   kernelName(op, "_group_norm_stats"),
+                                   {ptrTy, ptrTy, i64}, block, smem);
+        KernelEmitter(op, s, statsKernel).emitSliceStatistics();
+      }
       kernel = createKernel(kernelSymbols, loc, kernelName(op, "_group_norm"),
-                            params, op.getConfigAttr().getBlock(), smem);
-      if (failed(KernelEmitter(op, s, kernel).emit()))
+                            params, block, split ? SmallVector<Type>() : smem);
+      if (failed(KernelEmitter(op, s, kernel)
+                     .emit(split ? Part::Normalize : Part::Whole)))
         return failure();
     }
 
@@ -186,12 +239,31 @@ private:
     SmallVector<Value> args{hostPointerToTensor(b, loc, x),
                             hostPointerToTensor(b, loc, op.getGamma()),
                             hostPointerToTensor(b, loc, op.getBeta())};
-    appendInputArgs(b, loc, op.getEpilogueInputs(), op.getEpilogueMaps(), s,
-                    n, "fuser.group_norm: epilogue input", "result", args);
+    appendInputArgs(b, loc, op.getEpilogueInputs(), op.getEpilogueMaps(), s, n,
+                    "fuser.group_norm: epilogue input", "result", args);
     Value out = allocOutput(b, loc, resultTy, n);
     if (kernel) {
+      Value nArg = arith::IndexCastUIOp::create(b, loc, i64, n);
+      if (split) {
+        // The partials: N * G * P * 3 floats, an intermediate.
+        int64_t perSample = s.groups * s.slices * 3;
+        auto inputTy = cast<RankedTensorType>(x.getType());
+        SmallVector<Value> count;
+        if (inputTy.isDynamicDim(0))
+          count.push_back(arith::MulIOp::create(
+              b, loc, n, arith::ConstantIndexOp::create(b, loc, perSample)));
+        int64_t staticCount = inputTy.isDynamicDim(0)
+                                  ? ShapedType::kDynamic
+                                  : inputTy.getDimSize(0) * perSample;
+        Value partials = memref::AllocOp::create(
+            b, loc, MemRefType::get({staticCount}, b.getF32Type()), count,
+            b.getI64IntegerAttr(64));
+        Value partialsPtr = hostPointerToMemRef(b, loc, partials);
+        launchGroups(b, loc, statsKernel, s, n, {args[0], partialsPtr, nArg});
+        args.push_back(partialsPtr);
+      }
       args.push_back(hostPointerToMemRef(b, loc, out));
-      args.push_back(arith::IndexCastUIOp::create(b, loc, i64, n));
+      args.push_back(nArg);
       launchGroups(b, loc, kernel, s, n, args);
     }
     Value result = bufferization::ToTensorOp::create(

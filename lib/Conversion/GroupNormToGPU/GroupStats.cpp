@@ -67,12 +67,18 @@ LogicalResult group_norm::checkShape(Operation *op, KernelConfigAttr config,
   s.block = block[0];
   s.threads = s.block;
   ArrayRef<int64_t> tile = config.getTile();
-  if (!tile.empty()) {
+  if (tile.size() == 2) {
+    if (tile[0] != s.block || tile[1] < 1)
+      return op->emitOpError()
+             << "a split group's tile must be [B, P]: the block's B threads "
+                "per group, P >= 1 blocks per group";
+    s.slices = tile[1];
+  } else if (!tile.empty()) {
     if (tile.size() != 1 || !llvm::isPowerOf2_64(tile[0]) ||
         tile[0] > kWarpSize || s.block % tile[0] != 0)
       return op->emitOpError()
-             << "tile must be empty or [threads per group]: a power of "
-                "two up to 32 dividing the block";
+             << "tile must be empty, [threads per group] (a power of two up "
+                "to 32 dividing the block) or [block, blocks per group]";
     s.threads = tile[0];
   }
   s.width = config.getVectorWidth();
@@ -84,6 +90,10 @@ LogicalResult group_norm::checkShape(Operation *op, KernelConfigAttr config,
   if (s.groupSize >= (int64_t(1) << 24))
     return op->emitOpError() << "group size " << s.groupSize
                              << " exceeds the kernel's limit of 2^24";
+  if (s.slices > 1 && s.slices > s.groupSize / s.width)
+    return op->emitOpError()
+           << "splits groups of " << s.groupSize / s.width << " vectors into "
+           << s.slices << " slices: more slices than vectors";
   return success();
 }
 
@@ -118,8 +128,19 @@ void GroupKernelEmitter::emitGroupIndex() {
   // Several groups per block: the last block's spare threads take the last
   // group for their (unused) loads and do no work.
   Value g = bid;
-  numVec = c64(s.groupSize / s.width);
+  Value numVec = c64(s.groupSize / s.width);
   tid = thread;
+  firstVec = tid;
+  endVec = numVec;
+  if (s.slices > 1) {
+    // Block bid takes slice bid % P of group bid / P.
+    g = arith::DivUIOp::create(b, loc, bid, c64(s.slices));
+    slice = arith::RemUIOp::create(b, loc, bid, c64(s.slices));
+    int64_t perSlice = llvm::divideCeil(s.groupSize / s.width, s.slices);
+    Value begin = mul(slice, c64(perSlice));
+    firstVec = add(begin, tid);
+    endVec = arith::MinUIOp::create(b, loc, add(begin, c64(perSlice)), numVec);
+  }
   if (s.groupsPerBlock() > 1) {
     tid = arith::RemUIOp::create(b, loc, thread, c64(s.threads));
     g = add(mul(bid, c64(s.groupsPerBlock())),
@@ -127,7 +148,7 @@ void GroupKernelEmitter::emitGroupIndex() {
     Value total = mul(n, c64(s.groups));
     valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, g, total);
     g = arith::MinUIOp::create(b, loc, g, sub64(total, c64(1)));
-    numVec = arith::SelectOp::create(b, loc, valid, numVec, c64(0));
+    endVec = arith::SelectOp::create(b, loc, valid, endVec, c64(0));
   }
   groupIndex = g;
   sample = arith::DivUIOp::create(b, loc, g, c64(s.groups));
@@ -136,14 +157,19 @@ void GroupKernelEmitter::emitGroupIndex() {
 }
 
 void GroupKernelEmitter::emitStatistics(Value xPtr, double epsilon) {
+  emitMoments(xPtr);
+  emitRstd(epsilon);
+}
+
+void GroupKernelEmitter::emitMoments(Value xPtr) {
   // Per-thread shifted sums.
   x0 = load(xPtr, base, f32);
-  Value first = arith::MinUIOp::create(b, loc, mul(tid, c64(s.width)),
+  Value first = arith::MinUIOp::create(b, loc, mul(firstVec, c64(s.width)),
                                        c64(s.groupSize - 1));
   Value shift = load(xPtr, add(base, first), f32);
   Value shiftVec = splat(shift);
   Value zeroVec = splat(f32c(0.0));
-  auto stats = scf::ForOp::create(b, loc, tid, numVec, c64(s.threads),
+  auto stats = scf::ForOp::create(b, loc, firstVec, endVec, c64(s.threads),
                                   ValueRange{zeroVec, zeroVec});
   {
     OpBuilder::InsertionGuard guard(b);
@@ -158,13 +184,14 @@ void GroupKernelEmitter::emitStatistics(Value xPtr, double epsilon) {
   }
   Value s1 = horizontalSum(stats.getResult(0));
   Value s2 = horizontalSum(stats.getResult(1));
-  // This thread's count: ceil((numVec - tid) / threads) vectors if tid <
-  // numVec.
-  Value active =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid, numVec);
+  // This thread's count: ceil((endVec - firstVec) / threads) vectors if
+  // firstVec < endVec.
+  Value active = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                       firstVec, endVec);
   Value vecs = arith::SelectOp::create(
       b, loc, active,
-      arith::CeilDivUIOp::create(b, loc, sub64(numVec, tid), c64(s.threads)),
+      arith::CeilDivUIOp::create(b, loc, sub64(endVec, firstVec),
+                                 c64(s.threads)),
       c64(0));
   Value count = arith::UIToFPOp::create(b, loc, f32, mul(vecs, c64(s.width)));
   Value local = divf(s1, maxf(count, f32c(1.0)));
@@ -177,7 +204,46 @@ void GroupKernelEmitter::emitStatistics(Value xPtr, double epsilon) {
   // Merge across the group's lanes of the warp (xor partners stay within
   // it), then across warps.
   lane = arith::RemUIOp::create(b, loc, thread, c64(kWarpSize));
-  for (int64_t offset = std::min(s.threads, kWarpSize) / 2; offset >= 1;
+  mergeAcrossLanes(std::min(s.threads, kWarpSize));
+  if (s.warpsPerGroup() > 1) {
+    Value smem = kernel.getWorkgroupAttributions()[0];
+    publishPerWarp({m.count, m.mean, m.m2}, smem);
+    m = {readPerWarp(smem, 0, 0, 3), readPerWarp(smem, 0, 1, 3),
+         readPerWarp(smem, 0, 2, 3)};
+    for (int64_t w = 1; w < s.warpsPerGroup(); ++w)
+      m = merge(m, {readPerWarp(smem, w, 0, 3), readPerWarp(smem, w, 1, 3),
+                    readPerWarp(smem, w, 2, 3)});
+  }
+}
+
+void GroupKernelEmitter::mergeSliceMoments(Value xPtr, Value partials,
+                                           double epsilon) {
+  x0 = load(xPtr, base, f32);
+  lane = arith::RemUIOp::create(b, loc, thread, c64(kWarpSize));
+  // Lane l merges slices l, l + 32, ... in order; then the butterfly.
+  Value zero = f32c(0.0);
+  Value slices = c64(s.slices);
+  auto loop = scf::ForOp::create(b, loc, lane, slices, c64(kWarpSize),
+                                 ValueRange{zero, zero, zero});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value at =
+        mul(add(mul(groupIndex, slices), loop.getInductionVar()), c64(3));
+    Moments acc{loop.getRegionIterArg(0), loop.getRegionIterArg(1),
+                loop.getRegionIterArg(2)};
+    Moments o{load(partials, at, f32), load(partials, add(at, c64(1)), f32),
+              load(partials, add(at, c64(2)), f32)};
+    Moments r = merge(acc, o);
+    scf::YieldOp::create(b, loc, ValueRange{r.count, r.mean, r.m2});
+  }
+  m = {loop.getResult(0), loop.getResult(1), loop.getResult(2)};
+  mergeAcrossLanes(std::min(s.slices, kWarpSize));
+  emitRstd(epsilon);
+}
+
+void GroupKernelEmitter::mergeAcrossLanes(int64_t lanes) {
+  for (int64_t offset = llvm::PowerOf2Ceil(lanes) / 2; offset >= 1;
        offset /= 2) {
     Moments other{shuffle(m.count, offset), shuffle(m.mean, offset),
                   shuffle(m.m2, offset)};
@@ -192,15 +258,9 @@ void GroupKernelEmitter::emitStatistics(Value xPtr, double epsilon) {
               {pick(other.count, m.count), pick(other.mean, m.mean),
                pick(other.m2, m.m2)});
   }
-  if (s.warpsPerGroup() > 1) {
-    Value smem = kernel.getWorkgroupAttributions()[0];
-    publishPerWarp({m.count, m.mean, m.m2}, smem);
-    m = {readPerWarp(smem, 0, 0, 3), readPerWarp(smem, 0, 1, 3),
-         readPerWarp(smem, 0, 2, 3)};
-    for (int64_t w = 1; w < s.warpsPerGroup(); ++w)
-      m = merge(m, {readPerWarp(smem, w, 0, 3), readPerWarp(smem, w, 1, 3),
-                    readPerWarp(smem, w, 2, 3)});
-  }
+}
+
+void GroupKernelEmitter::emitRstd(double epsilon) {
   Value var = divf(m.m2, f32c(static_cast<double>(s.groupSize)));
   Value eps = f32c(epsilon);
   rstd = math::RsqrtOp::create(b, loc, arith::AddFOp::create(b, loc, var, eps));
@@ -428,9 +488,10 @@ Value group_norm::allocOutput(OpBuilder &b, Location loc, RankedTensorType type,
 
 void group_norm::launchGroups(OpBuilder &b, Location loc, gpu::GPUFuncOp kernel,
                               const GroupShape &s, Value n, ValueRange args) {
-  // One block per (sample, group), or per groupsPerBlock of them.
+  // One block per (sample, group), or per groupsPerBlock of them, or
+  // `slices` per group.
   Value grid = arith::MulIOp::create(
-      b, loc, n, arith::ConstantIndexOp::create(b, loc, s.groups));
+      b, loc, n, arith::ConstantIndexOp::create(b, loc, s.groups * s.slices));
   if (s.groupsPerBlock() > 1)
     grid = arith::CeilDivUIOp::create(
         b, loc, grid,

@@ -29,6 +29,11 @@ struct GroupShape {
   /// Threads per group: the block, or (config tile = [T]) a power of two
   /// up to a warp, block / T groups per block.
   int64_t threads;
+  /// Blocks per group (config tile = [B, P]): a group too large for one
+  /// block's pass is split into P consecutive slices, one block each; a
+  /// statistics kernel writes each slice's moments, the normalizing kernel
+  /// merges them. 1: one kernel, one block per group.
+  int64_t slices = 1;
   int64_t groupsPerBlock() const { return block / threads; }
   /// Warps a group spans: 1 when it has a warp or less.
   int64_t warpsPerGroup() const {
@@ -70,14 +75,30 @@ protected:
   /// Sets the insertion point and types; returns the entry block.
   Block &beginKernel();
   /// The thread's group (`groupIndex`, `sample`, `group`, `base`), its
-  /// index `tid` among the group's threads and its bound `numVec` on
-  /// vectors; `valid` is false for a shared block's spare threads (null
-  /// with one group per block), which do no work.
+  /// index `tid` among the group's threads and the vectors of the group it
+  /// walks: `firstVec`, `firstVec + threads`, ... below `endVec` (its
+  /// block's slice of the group when split). `valid` is false for a shared
+  /// block's spare threads (null with one group per block), which do no
+  /// work.
   void emitGroupIndex();
   /// Fills `x0`, `m` (the group's moments, every thread of the group alike)
   /// and `rstd`. Needs workgroup attribution 0 (perWarpBuffer(3)) when a
   /// group spans warps.
   void emitStatistics(Value xPtr, double eps);
+  /// Fills `x0` and `m` with the moments of the vectors this block walks
+  /// (the whole group unless split), every thread alike. Needs workgroup
+  /// attribution 0 (perWarpBuffer(3)) when a group spans warps.
+  void emitMoments(Value xPtr);
+  /// Fills `x0`, `m` and `rstd` from the moments of a split group's
+  /// slices, `partials[(groupIndex * slices + slice) * 3 + k]`: each warp
+  /// merges them alike, in a fixed order, so every block of the group
+  /// normalizes with bit-identical statistics.
+  void mergeSliceMoments(Value xPtr, Value partials, double eps);
+  /// Merges `m` across `lanes` consecutive lanes (a power of two up to a
+  /// warp) by a butterfly, lower lane first: each lane ends bit-identical.
+  void mergeAcrossLanes(int64_t lanes);
+  /// `rstd` from `m` and the group size.
+  void emitRstd(double eps);
   /// Leader lanes store `values` at smem[warp * size + k]; then a barrier.
   void publishPerWarp(ArrayRef<Value> values, Value smem);
   /// Warp `w`'s value `k` of `size`, as publishPerWarp stored it.
@@ -124,7 +145,8 @@ protected:
   OpBuilder b;
   Location loc;
   Type f32, i64, vecTy;
-  Value n, thread, lane, tid, valid, groupIndex, sample, group, base, numVec;
+  Value n, thread, lane, tid, valid, groupIndex, sample, group, base;
+  Value slice, firstVec, endVec;
   Value x0, rstd;
   Moments m;
   DenseMap<unsigned, SmallVector<Value>> strides;
@@ -141,7 +163,8 @@ void appendInputArgs(OpBuilder &b, Location loc, ValueRange inputs,
 /// Host side: a 64-byte aligned buffer of `type`, dimension 0 of size `n`.
 Value allocOutput(OpBuilder &b, Location loc, RankedTensorType type, Value n);
 
-/// Host side: launches `kernel` on the n * groups groups.
+/// Host side: launches `kernel` on the n * groups groups (each `s.slices`
+/// blocks).
 void launchGroups(OpBuilder &b, Location loc, gpu::GPUFuncOp kernel,
                   const GroupShape &s, Value n, ValueRange args);
 

@@ -208,3 +208,17 @@ func.func @empty_groups(%x: tensor<2x8x0xf32>, %g: tensor<8xf32>) -> (tensor<2x8
   }
   return %dx, %m, %r : tensor<2x8x0xf32>, tensor<2x2xf32>, tensor<2x2xf32>
 }
+
+// -----
+
+func.func @split_groups(%x: tensor<2x8x64xf32>, %g: tensor<8xf32>) -> (tensor<2x8x64xf32>, tensor<2x2xf32>, tensor<2x2xf32>) {
+  // expected-error @+1 {{splits each group over 4 blocks; the gradient kernel takes a group in one block}}
+  %dx, %m, %r = fuser.group_norm_grad %x, %g groups = 2 eps = 1.0e-05
+      prologue_inputs(%x : tensor<2x8x64xf32>) prologue_maps [affine_map<(d0, d1, d2) -> (d0, d1, d2)>]
+      {config = #fuser.config<strategy = "group_norm_grad", block = [32, 1, 1], vector_width = 4, tile = [32, 4]>}
+      : tensor<2x8x64xf32>, tensor<8xf32> -> tensor<2x8x64xf32>, tensor<2x2xf32>, tensor<2x2xf32> {
+  ^bb0(%d: f32):
+    fuser.yield %d : f32
+  }
+  return %dx, %m, %r : tensor<2x8x64xf32>, tensor<2x2xf32>, tensor<2x2xf32>
+}

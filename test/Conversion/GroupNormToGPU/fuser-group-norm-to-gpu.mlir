@@ -172,7 +172,7 @@ func.func @shared_blocks(%x: tensor<?x8192xf32>, %g: tensor<8192xf32>, %b: tenso
 // -----
 
 func.func @bad_tile(%x: tensor<?x8192xf32>, %g: tensor<8192xf32>, %b: tensor<8192xf32>) -> tensor<?x8192xf32> {
-  // expected-error @+1 {{tile must be empty or [threads per group]: a power of two up to 32 dividing the block}}
+  // expected-error @+1 {{tile must be empty, [threads per group] (a power of two up to 32 dividing the block) or [block, blocks per group]}}
   %y = fuser.group_norm %x, %g, %b groups = 512 eps = 1.0e-05 epilogue_maps []
          {config = #fuser.config<strategy = "group_norm", block = [256, 1, 1], vector_width = 4, tile = [64]>}
          : tensor<?x8192xf32>, tensor<8192xf32>, tensor<8192xf32> -> tensor<?x8192xf32> {
@@ -180,4 +180,75 @@ func.func @bad_tile(%x: tensor<?x8192xf32>, %g: tensor<8192xf32>, %b: tensor<819
     fuser.yield %v : f32
   }
   return %y : tensor<?x8192xf32>
+}
+
+// -----
+
+// tile = [64, 3]: each group of 256 (64 vectors) split into 3 slices of
+// 22 vectors, one 64-thread block each. The statistics kernel writes each
+// slice's (count, mean, M2) to an intermediate of N * G * 3 * 3 floats (one
+// thread stores); the normalizing kernel's lanes merge the 3 triples and
+// the warp's butterfly (offsets 2 and 1) finishes, with no shared memory.
+// CHECK-LABEL: func.func @split
+// CHECK: %[[N:.+]] = tensor.dim
+// CHECK: %[[OUT:.+]] = memref.alloc(%[[N]])
+// CHECK: %[[N64:.+]] = arith.index_castui %[[N]] : index to i64
+// CHECK: %[[COUNT:.+]] = arith.muli %[[N]], %c36
+// CHECK: %[[PARTIALS:.+]] = memref.alloc(%[[COUNT]]) {alignment = 64 : i64} : memref<?xf32>
+// CHECK: %[[GRID:.+]] = arith.muli %[[N]], %c12
+// CHECK: gpu.launch_func @fuser_kernels::@split_group_norm_stats blocks in (%[[GRID]], %{{.+}}, %{{.+}}) threads in (%c64{{.*}}, %{{.+}}, %{{.+}}) args(%{{.+}} : !llvm.ptr<1>, %{{.+}} : !llvm.ptr<1>, %[[N64]] : i64)
+// CHECK: %[[GRID2:.+]] = arith.muli %[[N]], %c12
+// CHECK: gpu.launch_func @fuser_kernels::@split_group_norm blocks in (%[[GRID2]], {{.+}} args({{.+}} : !llvm.ptr<1>, {{.+}} : !llvm.ptr<1>, {{.+}} : !llvm.ptr<1>, {{.+}} : !llvm.ptr<1>, {{.+}} : !llvm.ptr<1>, %[[N64]] : i64)
+// CHECK: gpu.func @split_group_norm_stats(%{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %{{.+}}: i64) workgroup(%{{.+}} : memref<6xf32, #gpu.address_space<workgroup>>) kernel
+// CHECK: arith.divui %{{.+}}, %c3_i64
+// CHECK: arith.remui %{{.+}}, %c3_i64
+// CHECK: arith.muli %{{.+}}, %c22_i64
+// CHECK: gpu.barrier
+// CHECK: scf.if
+// CHECK-COUNT-3: llvm.store
+// CHECK: gpu.func @split_group_norm(
+// CHECK-NOT: workgroup
+// CHECK-SAME: kernel
+// CHECK: scf.for
+// CHECK-COUNT-3: llvm.load
+// CHECK: gpu.shuffle xor %{{.+}}, %c2_i32
+// CHECK: gpu.shuffle xor %{{.+}}, %c1_i32
+// CHECK-NOT: gpu.barrier
+// CHECK: math.rsqrt
+// CHECK: scf.for
+// CHECK: llvm.store
+func.func @split(%x: tensor<?x8x128xf32>, %g: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<?x8x128xf32> {
+  %y = fuser.group_norm %x, %g, %b groups = 4 eps = 1.0e-05 epilogue_maps []
+         {config = #fuser.config<strategy = "group_norm", block = [64, 1, 1], vector_width = 4, tile = [64, 3]>}
+         : tensor<?x8x128xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<?x8x128xf32> {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  return %y : tensor<?x8x128xf32>
+}
+
+// -----
+
+func.func @split_tile_not_block(%x: tensor<?x8192xf32>, %g: tensor<8192xf32>, %b: tensor<8192xf32>) -> tensor<?x8192xf32> {
+  // expected-error @+1 {{a split group's tile must be [B, P]: the block's B threads per group, P >= 1 blocks per group}}
+  %y = fuser.group_norm %x, %g, %b groups = 8 eps = 1.0e-05 epilogue_maps []
+         {config = #fuser.config<strategy = "group_norm", block = [256, 1, 1], vector_width = 4, tile = [128, 4]>}
+         : tensor<?x8192xf32>, tensor<8192xf32>, tensor<8192xf32> -> tensor<?x8192xf32> {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  return %y : tensor<?x8192xf32>
+}
+
+// -----
+
+func.func @more_slices_than_vectors(%x: tensor<?x64xf32>, %g: tensor<64xf32>, %b: tensor<64xf32>) -> tensor<?x64xf32> {
+  // expected-error @+1 {{splits groups of 16 vectors into 17 slices: more slices than vectors}}
+  %y = fuser.group_norm %x, %g, %b groups = 1 eps = 1.0e-05 epilogue_maps []
+         {config = #fuser.config<strategy = "group_norm", block = [32, 1, 1], vector_width = 4, tile = [32, 17]>}
+         : tensor<?x64xf32>, tensor<64xf32>, tensor<64xf32> -> tensor<?x64xf32> {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  return %y : tensor<?x64xf32>
 }

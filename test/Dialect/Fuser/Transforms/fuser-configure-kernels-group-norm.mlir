@@ -99,6 +99,30 @@ func.func @standalone(%x: tensor<?x8192xf32>, %g: tensor<8192xf32>, %b: tensor<8
 
 // -----
 
+// A group larger than 16384 elements (LayerNorm over 64 x 256 x 256) is
+// split over blocks of 16384: tile = [block, blocks per group]. Its input
+// gradient keeps one block per group.
+// CHECK-LABEL: func.func @split_groups
+// CHECK: fuser.group_norm {{.+}} {config = #fuser.config<strategy = "group_norm", block = [512, 1, 1], vector_width = 4, tile = [512, 256],
+// CHECK: fuser.group_norm_grad {{.+}} {config = #fuser.config<strategy = "group_norm_grad", block = [512, 1, 1], vector_width = 4, precision
+func.func @split_groups(%x: tensor<?x64x256x256xf32>, %g: tensor<64xf32>, %b: tensor<64xf32>)
+    -> (tensor<?x64x256x256xf32>, tensor<?x64x256x256xf32>) {
+  %y = fuser.group_norm %x, %g, %b groups = 1 eps = 1.0e-05 epilogue_maps []
+         : tensor<?x64x256x256xf32>, tensor<64xf32>, tensor<64xf32> -> tensor<?x64x256x256xf32> {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  %dx, %m, %r = fuser.group_norm_grad %x, %g groups = 1 eps = 1.0e-05
+      prologue_inputs(%y : tensor<?x64x256x256xf32>) prologue_maps [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>]
+      : tensor<?x64x256x256xf32>, tensor<64xf32> -> tensor<?x64x256x256xf32>, tensor<?x1xf32>, tensor<?x1xf32> {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  return %y, %dx : tensor<?x64x256x256xf32>, tensor<?x64x256x256xf32>
+}
+
+// -----
+
 // Input gradients follow the same rule, under their own strategy.
 // CHECK-LABEL: func.func @grad
 // CHECK: fuser.group_norm_grad {{.+}} {config = #fuser.config<strategy = "group_norm_grad", block = [256, 1, 1], vector_width = 4, tile = [2],

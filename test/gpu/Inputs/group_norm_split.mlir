@@ -1,0 +1,28 @@
+// GPU test input: groups too large for one block, split over blocks of
+// 16384 elements (a statistics kernel, then the normalizing one).
+// @layer_norm: LayerNorm-like, one group of 3 x 100 x 77 = 23100 elements
+// per sample (4-wide, 2 slices, the last one short), with an epilogue
+// reading a per-sample scale. @odd_groups: 2 groups of 3 x 999 x 11 =
+// 32967 elements (1-wide, 3 slices).
+#col = affine_map<(d0, d1, d2, d3) -> (d0)>
+func.func @layer_norm(%x: tensor<?x3x100x77xf32>, %gamma: tensor<3xf32>, %beta: tensor<3xf32>,
+                      %s: tensor<?xf32>) -> tensor<?x3x100x77xf32> {
+  %y = fuser.group_norm %x, %gamma, %beta groups = 1 eps = 1.0e-05
+         epilogue_inputs(%s : tensor<?xf32>) epilogue_maps [#col]
+         : tensor<?x3x100x77xf32>, tensor<3xf32>, tensor<3xf32> -> tensor<?x3x100x77xf32> {
+  ^bb0(%v: f32, %sv: f32):
+    %m = arith.mulf %v, %sv : f32
+    fuser.yield %m : f32
+  }
+  return %y : tensor<?x3x100x77xf32>
+}
+
+func.func @odd_groups(%x: tensor<?x6x999x11xf32>, %gamma: tensor<6xf32>, %beta: tensor<6xf32>)
+    -> tensor<?x6x999x11xf32> {
+  %y = fuser.group_norm %x, %gamma, %beta groups = 2 eps = 1.0e-05 epilogue_maps []
+         : tensor<?x6x999x11xf32>, tensor<6xf32>, tensor<6xf32> -> tensor<?x6x999x11xf32> {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  return %y : tensor<?x6x999x11xf32>
+}

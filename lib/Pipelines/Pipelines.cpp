@@ -93,6 +93,10 @@ void mlir::fuser::buildFusionPipeline(OpPassManager &pm,
     prologueOpts.report = opts.report;
     pm.addNestedPass<func::FuncOp>(
         createFuserFuseReductionProloguesPass(prologueOpts));
+    // A mean's scale goes into its sum's terms: one kernel.
+    FuserScaleSumTermsPassOptions scaleOpts;
+    scaleOpts.report = opts.report;
+    pm.addNestedPass<func::FuncOp>(createFuserScaleSumTermsPass(scaleOpts));
     FuserFusePointwisePassOptions fuseOpts;
     fuseOpts.report = opts.report;
     pm.addNestedPass<func::FuncOp>(createFuserFusePointwisePass(fuseOpts));

@@ -21,6 +21,31 @@ using namespace mlir;
 
 namespace {
 
+/// Whether `v` is a tensor of whole-byte elements.
+bool isByteTensor(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  Type e = t ? t.getElementType() : Type();
+  return t && e.isIntOrFloat() && e.getIntOrFloatBitWidth() % 8 == 0;
+}
+
+/// Whether the i1 tensor `mask` comes from an elementwise op that the
+/// reduction absorbs right after the op reading it: all-parallel, its only
+/// use, reading whole-byte tensors (`x.abs() < beta` in a Huber loss).
+bool isFusableMask(Value mask) {
+  auto producer = mask.getDefiningOp<linalg::LinalgOp>();
+  if (!producer || !mask.hasOneUse() || !producer.hasPureTensorSemantics() ||
+      producer.getNumLoops() != producer.getNumParallelLoops() ||
+      producer->getNumResults() != 1 || isa<linalg::FillOp>(producer))
+    return false;
+  for (OpOperand &init : producer.getDpsInitsMutable())
+    if (producer.payloadUsesValueFromOperand(&init))
+      return false;
+  return llvm::all_of(producer.getDpsInputOperands(), [&](OpOperand *in) {
+    return isByteTensor(in->get()) ||
+           !producer.payloadUsesValueFromOperand(in);
+  });
+}
+
 /// The elementwise producer of `operand` as a linalg.generic (a named
 /// elementwise op, transpose or broadcast generalized first), or null.
 linalg::GenericOp elementwiseProducer(RewriterBase &rewriter,
@@ -31,14 +56,12 @@ linalg::GenericOp elementwiseProducer(RewriterBase &rewriter,
       isa<linalg::FillOp>(producer))
     return {};
   // What the fused reduction reads must suit a reduction kernel: tensors
-  // of whole-byte elements (i1 masks stay in pointwise groups, which load
-  // them as bytes), and the producer must not read its own output.
-  for (OpOperand &in : producer->getOpOperands()) {
-    auto t = dyn_cast<RankedTensorType>(in.get().getType());
-    Type e = t ? t.getElementType() : Type();
-    if (!t || !e.isIntOrFloat() || e.getIntOrFloatBitWidth() % 8 != 0)
+  // of whole-byte elements (an i1 mask only where its own producer is
+  // absorbed next; other masks stay in pointwise groups, which load them
+  // as bytes), and the producer must not read its own output.
+  for (OpOperand *in : producer.getDpsInputOperands())
+    if (!isByteTensor(in->get()) && !isFusableMask(in->get()))
       return {};
-  }
   for (OpOperand &init : producer.getDpsInitsMutable())
     if (producer.payloadUsesValueFromOperand(&init))
       return {};
@@ -113,7 +136,14 @@ linalg::GenericOp fuseOneProducer(RewriterBase &rewriter,
       rewriter.replaceAllUsesWith(original, replacement);
     rewriter.eraseOp(consumer);
     rewriter.eraseOp(producer);
-    return cast<linalg::GenericOp>(fused->fusedOp);
+    // One input per tensor: a value the fused body read through several
+    // uses (x - y under abs, square and compare) then has one use, and its
+    // own producer fuses next.
+    auto fusedOp = cast<linalg::GenericOp>(fused->fusedOp);
+    FailureOr<linalg::GenericOp> deduplicated =
+        linalg::deduplicateOperandsAndRemoveDeadResults(rewriter, fusedOp,
+                                                        /*removeOutputs=*/false);
+    return succeeded(deduplicated) ? *deduplicated : fusedOp;
   }
   return {};
 }

@@ -135,3 +135,74 @@ func.func @kept_producers(%x: tensor<8x16xf32>, %m: tensor<8x16xi1>, %v: tensor<
   } -> tensor<16xf32>
   return %rows, %cols : tensor<8xf32>, tensor<16xf32>
 }
+
+// -----
+
+// A Huber loss's sum as torch-mlir lowers it: the select reads an i1 mask
+// (|x - y| < 1), which the reduction absorbs with its producer; the
+// difference x - y, read by three ops, is one input after deduplication
+// and fuses too. The sum reads x and y only.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#all = affine_map<(d0, d1) -> ()>
+// CHECK-LABEL: func.func @huber_mask
+// CHECK-SAME: (%[[X:.+]]: tensor<8x16xf32>, %[[Y:.+]]: tensor<8x16xf32>)
+// CHECK: linalg.generic {{.+}} ins(%[[X]], %[[Y]] : tensor<8x16xf32>, tensor<8x16xf32>)
+// CHECK: arith.cmpf olt
+// CHECK: arith.select
+// CHECK: arith.addf
+// CHECK-NOT: linalg.generic
+func.func @huber_mask(%x: tensor<8x16xf32>, %y: tensor<8x16xf32>) -> tensor<f32> {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %half = arith.constant 0.5 : f32
+  %e = tensor.empty() : tensor<8x16xf32>
+  %eb = tensor.empty() : tensor<8x16xi1>
+  %d = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %y : tensor<8x16xf32>, tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.subf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16xf32>
+  %abs = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%d : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = math.absf %a : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16xf32>
+  %mask = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%abs : tensor<8x16xf32>) outs(%eb : tensor<8x16xi1>) {
+  ^bb0(%a: f32, %o: i1):
+    %s = arith.cmpf olt, %a, %one : f32
+    linalg.yield %s : i1
+  } -> tensor<8x16xi1>
+  %sq = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%abs : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.mulf %a, %a : f32
+    %h = arith.mulf %s, %half : f32
+    linalg.yield %h : f32
+  } -> tensor<8x16xf32>
+  %lin = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%abs : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.subf %a, %half : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16xf32>
+  %sel = linalg.generic {indexing_maps = [#id, #id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mask, %sq, %lin : tensor<8x16xi1>, tensor<8x16xf32>, tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%m: i1, %a: f32, %b: f32, %o: f32):
+    %s = arith.select %m, %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16xf32>
+  %es = tensor.empty() : tensor<f32>
+  %fill = linalg.fill ins(%zero : f32) outs(%es : tensor<f32>) -> tensor<f32>
+  // (|x - y| fuses once per reader: a cheap copy for each.)
+  // expected-remark @+1 {{fused 8 elementwise producer(s) into this reduction}}
+  %sum = linalg.generic {indexing_maps = [#id, #all], iterator_types = ["reduction", "reduction"]}
+      ins(%sel : tensor<8x16xf32>) outs(%fill : tensor<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  return %sum : tensor<f32>
+}

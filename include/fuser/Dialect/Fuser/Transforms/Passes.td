@@ -748,6 +748,51 @@ def FuserDivideByReciprocalPass
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def FuserScaleSumTermsPass
+    : Pass<"fuser-scale-sum-terms", "mlir::func::FuncOp"> {
+  let summary = "Scale a sum's terms instead of the sum: a mean is one kernel";
+  let description = [{
+    torch-mlir lowers a mean, an average pool and a loss's mean reduction to
+    a sum (a `linalg.generic` reduction into a zero fill) and then an
+    elementwise product of the sum by a constant (`x / c` after
+    fuser-divide-by-reciprocal). On its own the product is a second kernel
+    that reads and writes every output again: avg_pool2d's output, as large
+    as its input. Where the sum has no other user, this pass multiplies
+    each term by the constant inside the reduction's body and drops the
+    product: `sum(x) * c` becomes `sum(x * c)`, one kernel.
+
+    The two agree to the rounding of a sum: each product is within half an
+    ulp of its exact value (exact for a power of two, as in most means),
+    against one rounding of the final product. Only float sums (`addf`)
+    into +0.0 are rewritten; a product with anything but a constant, a sum
+    with other users, and max, min or value-and-index reductions are left
+    alone.
+
+    ```mlir
+    %s = linalg.generic {... ["parallel", "reduction"]} ins(%x) outs(%zero) {
+      ^bb0(%in: f32, %acc: f32):
+        %a = arith.addf %in, %acc : f32
+        linalg.yield %a : f32 }
+    %m = linalg.generic {... ["parallel"]} ins(%s) outs(%e) {
+      ^bb0(%in: f32, %out: f32):
+        %p = arith.mulf %in, %c : f32
+        linalg.yield %p : f32 }
+    // becomes
+    %m = linalg.generic {... ["parallel", "reduction"]} ins(%x) outs(%zero) {
+      ^bb0(%in: f32, %acc: f32):
+        %t = arith.mulf %in, %c : f32
+        %a = arith.addf %t, %acc : f32
+        linalg.yield %a : f32 }
+    ```
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark for each scale folded into a sum">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect"];
+}
+
 def FuserReductionLoopsInnermostPass
     : Pass<"fuser-reduction-loops-innermost", "mlir::func::FuncOp"> {
   let summary = "Put the reduction loops of generic ops innermost for the fallback";

@@ -129,3 +129,20 @@ def test_split_groups(n, offset, scale, generator):
     mod.odd_groups(x, gamma, beta, out=out)
     check(f"group_norm split odd n={n} mean={offset} std={scale}", out,
           gn_ref(x, 2, gamma, beta), TOL)
+
+
+@pytest.mark.parametrize("n", [1, 5])
+@pytest.mark.parametrize("size", [1000, 40000])
+def test_layer_norm_rows_residual(n, size, generator):
+    """LayerNorm over rows with a per-element weight and bias and a residual
+    (all read 4-wide), in one block (1000) and split over 3 (40000)."""
+    mod = load("group_norm_split")
+    x = 3.0 + randn((n, size), generator, 2.0)
+    gamma, beta = affine(size, generator)
+    r = randn((n, size), generator)
+    out = poisoned((n, size))
+    getattr(mod, f"rows_{size}")(x, gamma, beta, r, out=out)
+    ref = gn_ref(x, 1, gamma, beta) + r.double()
+    check(f"layer_norm rows={size} n={n}", out, ref, TOL)
+    ref32 = F.layer_norm(x, (size,), gamma, beta, eps=1e-5) + r
+    assert torch.allclose(out, ref32, atol=TOL, rtol=TOL), "fails the 1e-4 rule vs PyTorch fp32"

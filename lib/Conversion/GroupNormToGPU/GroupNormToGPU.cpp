@@ -37,6 +37,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 
 #define DEBUG_TYPE "fuser-group-norm-to-gpu"
@@ -109,11 +110,53 @@ public:
     b.setInsertionPointToStart(apply.getBody());
     Value first0 = mul(apply.getInductionVar(), c64(s.width));
     Value v = load(xPtr, add(base, first0), vecTy);
+    // gamma and beta of the vector's elements: one channel for all of them
+    // (whole vectors per channel), consecutive channels (LayerNorm: one
+    // element per channel) as one vector load each, else one per element.
+    SmallVector<Value> gammas, betas;
+    if (s.spatial % s.width == 0) {
+      Value c = channelOf(first0);
+      gammas.assign(s.width, load(gammaPtr, c, f32));
+      betas.assign(s.width, load(betaPtr, c, f32));
+    } else if (s.spatial == 1) {
+      Value c = channelOf(first0);
+      Value g = load(gammaPtr, c, vecTy), be = load(betaPtr, c, vecTy);
+      for (int64_t l = 0; l < s.width; ++l) {
+        gammas.push_back(laneOf(g, l));
+        betas.push_back(laneOf(be, l));
+      }
+    } else {
+      for (int64_t l = 0; l < s.width; ++l) {
+        Value c = channelOf(add(first0, c64(l)));
+        gammas.push_back(load(gammaPtr, c, f32));
+        betas.push_back(load(betaPtr, c, f32));
+      }
+    }
+    // Epilogue inputs read like x (a residual): one vector load each.
+    ValueRange epiInputs = op.getEpilogueInputs();
+    SmallVector<SmallVector<Value>> known(s.width,
+                                          SmallVector<Value>(epiInputs.size()));
+    for (auto [k, in] : llvm::enumerate(epiInputs)) {
+      auto t = dyn_cast<RankedTensorType>(in.getType());
+      AffineMap map = cast<AffineMapAttr>(op.getEpilogueMaps()[k]).getValue();
+      if (s.width == 1 || !t || !map.isIdentity() ||
+          map.getNumResults() != s.rank)
+        continue;
+      Type e = t.getElementType();
+      if (!e.isIntOrFloat() || e.getIntOrFloatBitWidth() % 8 != 0)
+        continue; // i1 masks: a byte each
+      Value lanesOf = load(epiArgs[k], add(base, first0),
+                           VectorType::get({s.width}, e));
+      for (int64_t l = 0; l < s.width; ++l)
+        known[l][k] = vector::ExtractOp::create(b, loc, lanesOf,
+                                                ArrayRef<int64_t>{l});
+    }
     SmallVector<Value> lanes;
     for (int64_t l = 0; l < s.width; ++l) {
       Value xl = laneOf(v, l);
       Value i = add(first0, c64(l)); // position within the group
-      FailureOr<Value> r = emitElement(normalized(xl), i);
+      FailureOr<Value> r =
+          emitElement(normalized(xl), i, gammas[l], betas[l], known[l]);
       if (failed(r))
         return failure();
       lanes.push_back(*r);
@@ -128,19 +171,18 @@ public:
   }
 
 private:
-  /// The affine and the epilogue for the element at position `i` of the
-  /// group, whose normalized value is `y`.
-  FailureOr<Value> emitElement(Value y, Value i) {
+  /// The affine (`ga`, `be`: its gamma and beta) and the epilogue for the
+  /// element at position `i` of the group, whose normalized value is `y`.
+  FailureOr<Value> emitElement(Value y, Value i, Value ga, Value be,
+                               ArrayRef<Value> known) {
     Value c = channelOf(i);
-    Value ga = load(gammaPtr, c, f32);
-    Value be = load(betaPtr, c, f32);
     Value v =
         arith::AddFOp::create(b, loc, arith::MulFOp::create(b, loc, y, ga), be);
     Block &body = op.getEpilogue().front();
     IRMapping mapping;
     mapping.map(body.getArgument(0), v);
     mapInputs(mapping, body, /*firstArg=*/1, op.getEpilogueInputs(),
-              op.getEpilogueMaps(), epiArgs, c, i);
+              op.getEpilogueMaps(), epiArgs, c, i, known);
     FailureOr<SmallVector<Value>> out =
         emitBodyWidened(b, body, mapping, /*width=*/1);
     if (failed(out))

@@ -238,7 +238,9 @@ void GroupKernelEmitter::mergeSliceMoments(Value xPtr, Value partials,
     scf::YieldOp::create(b, loc, ValueRange{r.count, r.mean, r.m2});
   }
   m = {loop.getResult(0), loop.getResult(1), loop.getResult(2)};
-  mergeAcrossLanes(std::min(s.slices, kWarpSize));
+  // Over the whole warp, so that every lane, not only the first `slices`,
+  // ends with the group's moments.
+  mergeAcrossLanes(kWarpSize);
   emitRstd(epsilon);
 }
 

@@ -209,6 +209,18 @@ public:
     Value length = product(b, shape.reductionLoops, /*grouped=*/true);
     Value valid =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, o, outputs);
+    // One thread per output over a static extent (a pooling window): a
+    // spare thread reads the last output's elements and stores nothing, so
+    // the fold's bounds are constants and it unrolls, its index math
+    // folded.
+    bool staticFold = stage == Stage::Whole && share == 1 &&
+                      llvm::none_of(shape.reductionLoops, [&](unsigned d) {
+                        return ShapedType::isDynamic(staticRanges[d]);
+                      });
+    if (staticFold)
+      o = arith::MinUIOp::create(
+          b, loc, o,
+          arith::SubIOp::create(b, loc, outputs, constI64(b, loc, 1)));
     coords.assign(op.getNumLoops(), Value());
     delinearize(b, o, shape.parallelLoops);
 
@@ -243,7 +255,9 @@ public:
     } else if (stage == Stage::Combine) {
       last = slicesV;
     }
-    Value end = arith::SelectOp::create(b, loc, valid, last, zero);
+    Value end = staticFold
+                    ? last
+                    : Value(arith::SelectOp::create(b, loc, valid, last, zero));
     partialsBase = stage == Stage::Combine
                        ? Value(arith::MulIOp::create(b, loc, o, slicesV))
                        : Value();

@@ -188,7 +188,8 @@ func.func @bad_tile(%x: tensor<?x8192xf32>, %g: tensor<8192xf32>, %b: tensor<819
 // 22 vectors, one 64-thread block each. The statistics kernel writes each
 // slice's (count, mean, M2) to an intermediate of N * G * 3 * 3 floats (one
 // thread stores); the normalizing kernel's lanes merge the 3 triples and
-// the warp's butterfly (offsets 2 and 1) finishes, with no shared memory.
+// a butterfly over the whole warp (offsets 16 to 1) gives every lane the
+// group's moments, with no shared memory.
 // CHECK-LABEL: func.func @split
 // CHECK: %[[N:.+]] = tensor.dim
 // CHECK: %[[OUT:.+]] = memref.alloc(%[[N]])
@@ -211,6 +212,9 @@ func.func @bad_tile(%x: tensor<?x8192xf32>, %g: tensor<8192xf32>, %b: tensor<819
 // CHECK-SAME: kernel
 // CHECK: scf.for
 // CHECK-COUNT-3: llvm.load
+// CHECK: gpu.shuffle xor %{{.+}}, %c16_i32
+// CHECK: gpu.shuffle xor %{{.+}}, %c8_i32
+// CHECK: gpu.shuffle xor %{{.+}}, %c4_i32
 // CHECK: gpu.shuffle xor %{{.+}}, %c2_i32
 // CHECK: gpu.shuffle xor %{{.+}}, %c1_i32
 // CHECK-NOT: gpu.barrier
@@ -251,4 +255,31 @@ func.func @more_slices_than_vectors(%x: tensor<?x64xf32>, %g: tensor<64xf32>, %b
     fuser.yield %v : f32
   }
   return %y : tensor<?x64xf32>
+}
+
+// -----
+
+// LayerNorm's form (one group, one element per channel) with a residual:
+// gamma, beta and the residual each come in one 4-wide load per vector of
+// x, like x itself.
+// CHECK-LABEL: gpu.func @layer_norm_residual_group_norm(
+// CHECK: math.rsqrt
+// CHECK: scf.for
+// CHECK: llvm.load %{{.+}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK: llvm.load %{{.+}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK: llvm.load %{{.+}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK: llvm.load %{{.+}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK-NOT: llvm.load
+// CHECK: llvm.store %{{.+}} {alignment = 16 : i64} : vector<4xf32>
+func.func @layer_norm_residual(%x: tensor<?x1024xf32>, %g: tensor<1024xf32>, %b: tensor<1024xf32>,
+                               %r: tensor<?x1024xf32>) -> tensor<?x1024xf32> {
+  %y = fuser.group_norm %x, %g, %b groups = 1 eps = 1.0e-05
+         epilogue_inputs(%r : tensor<?x1024xf32>) epilogue_maps [affine_map<(d0, d1) -> (d0, d1)>]
+         {config = #fuser.config<strategy = "group_norm", block = [128, 1, 1], vector_width = 4>}
+         : tensor<?x1024xf32>, tensor<1024xf32>, tensor<1024xf32> -> tensor<?x1024xf32> {
+  ^bb0(%v: f32, %rv: f32):
+    %s = arith.addf %v, %rv : f32
+    fuser.yield %s : f32
+  }
+  return %y : tensor<?x1024xf32>
 }

@@ -26,3 +26,30 @@ func.func @odd_groups(%x: tensor<?x6x999x11xf32>, %gamma: tensor<6xf32>, %beta: 
   }
   return %y : tensor<?x6x999x11xf32>
 }
+
+// LayerNorm over rows (one element per channel: gamma, beta and the
+// residual read 4-wide) of 1000 (one block) and of 40000 (3 slices).
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @rows_1000(%x: tensor<?x1000xf32>, %gamma: tensor<1000xf32>, %beta: tensor<1000xf32>,
+                     %r: tensor<?x1000xf32>) -> tensor<?x1000xf32> {
+  %y = fuser.group_norm %x, %gamma, %beta groups = 1 eps = 1.0e-05
+         epilogue_inputs(%r : tensor<?x1000xf32>) epilogue_maps [#id]
+         : tensor<?x1000xf32>, tensor<1000xf32>, tensor<1000xf32> -> tensor<?x1000xf32> {
+  ^bb0(%v: f32, %rv: f32):
+    %s = arith.addf %v, %rv : f32
+    fuser.yield %s : f32
+  }
+  return %y : tensor<?x1000xf32>
+}
+
+func.func @rows_40000(%x: tensor<?x40000xf32>, %gamma: tensor<40000xf32>, %beta: tensor<40000xf32>,
+                      %r: tensor<?x40000xf32>) -> tensor<?x40000xf32> {
+  %y = fuser.group_norm %x, %gamma, %beta groups = 1 eps = 1.0e-05
+         epilogue_inputs(%r : tensor<?x40000xf32>) epilogue_maps [#id]
+         : tensor<?x40000xf32>, tensor<40000xf32>, tensor<40000xf32> -> tensor<?x40000xf32> {
+  ^bb0(%v: f32, %rv: f32):
+    %s = arith.addf %v, %rv : f32
+    fuser.yield %s : f32
+  }
+  return %y : tensor<?x40000xf32>
+}

@@ -148,6 +148,7 @@ void GroupKernelEmitter::emitGroupIndex() {
     Value total = mul(n, c64(s.groups));
     valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, g, total);
     g = arith::MinUIOp::create(b, loc, g, sub64(total, c64(1)));
+    firstVec = tid; // (a shared block's groups are never split)
     endVec = arith::SelectOp::create(b, loc, valid, endVec, c64(0));
   }
   groupIndex = g;

@@ -153,8 +153,9 @@ func.func @f16(%x: tensor<2x8xf16>, %g: tensor<8xf16>) -> tensor<2x8xf16> {
 // CHECK: gpu.launch_func @fuser_kernels::@shared_blocks_group_norm blocks in (%[[GRID]], %{{.+}}, %{{.+}}) threads in (%c256
 // CHECK: gpu.func @shared_blocks_group_norm
 // CHECK-NOT: workgroup
-// CHECK: arith.remui %{{.+}}, %c4_i64
+// CHECK: %[[LANE:.+]] = arith.remui %{{.+}}, %c4_i64
 // CHECK: arith.minui
+// CHECK: scf.for %{{.+}} = %[[LANE]] to
 // CHECK: gpu.shuffle xor %{{.+}}, %c2_i32
 // CHECK-NOT: gpu.shuffle xor %{{.+}}, %c4_i32
 // CHECK: gpu.shuffle xor %{{.+}}, %c1_i32

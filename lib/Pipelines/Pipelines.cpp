@@ -93,6 +93,10 @@ void mlir::fuser::buildFusionPipeline(OpPassManager &pm,
     prologueOpts.report = opts.report;
     pm.addNestedPass<func::FuncOp>(
         createFuserFuseReductionProloguesPass(prologueOpts));
+    // A softmax's max and sum of exponentials: one reduction.
+    FuserOnlineSoftmaxPassOptions onlineOpts;
+    onlineOpts.report = opts.report;
+    pm.addNestedPass<func::FuncOp>(createFuserOnlineSoftmaxPass(onlineOpts));
     // A mean's scale goes into its sum's terms: one kernel.
     FuserScaleSumTermsPassOptions scaleOpts;
     scaleOpts.report = opts.report;

@@ -59,6 +59,7 @@ def ConvertReductionToGPUPass : Pass<"fuser-reduction-to-gpu", "mlir::ModuleOp">
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::LLVM::LLVMDialect",
+                           "::mlir::math::MathDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::bufferization::BufferizationDialect",

@@ -145,11 +145,11 @@ public:
       Type e = t.getElementType();
       if (!e.isIntOrFloat() || e.getIntOrFloatBitWidth() % 8 != 0)
         continue; // i1 masks: a byte each
-      Value lanesOf = load(epiArgs[k], add(base, first0),
-                           VectorType::get({s.width}, e));
+      Value lanesOf =
+          load(epiArgs[k], add(base, first0), VectorType::get({s.width}, e));
       for (int64_t l = 0; l < s.width; ++l)
-        known[l][k] = vector::ExtractOp::create(b, loc, lanesOf,
-                                                ArrayRef<int64_t>{l});
+        known[l][k] =
+            vector::ExtractOp::create(b, loc, lanesOf, ArrayRef<int64_t>{l});
     }
     SmallVector<Value> lanes;
     for (int64_t l = 0; l < s.width; ++l) {

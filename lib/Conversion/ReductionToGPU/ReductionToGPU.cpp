@@ -56,6 +56,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -128,8 +129,7 @@ class KernelEmitter {
 public:
   KernelEmitter(linalg::GenericOp op, const ReductionShape &shape,
                 KernelConfigAttr config, ArrayRef<unsigned> readInputs,
-                ArrayRef<TypedAttr> initConstants, Stage stage,
-                int64_t slices)
+                ArrayRef<TypedAttr> initConstants, Stage stage, int64_t slices)
       : op(op), shape(shape), config(config), readInputs(readInputs),
         initConstants(initConstants), stage(stage), slices(slices),
         loc(op.getLoc()), accTypes(accumulatorTypes(op)),
@@ -230,8 +230,8 @@ public:
              stage == Stage::Combine ? ArrayRef<unsigned>() : readInputs))
       bases.push_back(padded[k] ? Value()
                                 : offset(b, op.getIndexingMapsArray()[i],
-                                         /*parallel=*/true,
-                                         constI64(b, loc, 0), operandType(i)));
+                                         /*parallel=*/true, constI64(b, loc, 0),
+                                         operandType(i)));
 
     // This thread's share of the reduction: of all of it, of its block's
     // slice, or of its output's partials.
@@ -261,8 +261,8 @@ public:
     partialsBase = stage == Stage::Combine
                        ? Value(arith::MulIOp::create(b, loc, o, slicesV))
                        : Value();
-    SmallVector<Value> partial = foldRange(b, begin, end, shareV,
-                                           identities(b), partialsPtrs, bases);
+    SmallVector<Value> partial =
+        foldRange(b, begin, end, shareV, identities(b), partialsPtrs, bases);
 
     // The S threads of an output combine their results.
     Value first =
@@ -294,7 +294,8 @@ public:
             constI64(tb, loc, consecutive ? step : step * perBlock));
         SmallVector<Value> mine, theirs;
         for (unsigned k = 0; k < n; ++k) {
-          mine.push_back(memref::LoadOp::create(tb, loc, smem[k], index(tb, tid)));
+          mine.push_back(
+              memref::LoadOp::create(tb, loc, smem[k], index(tb, tid)));
           theirs.push_back(
               memref::LoadOp::create(tb, loc, smem[k], index(tb, partner)));
         }
@@ -313,14 +314,15 @@ public:
       Value at = arith::AddIOp::create(
           tb, loc, arith::MulIOp::create(tb, loc, o, slicesV), slice);
       for (unsigned k = 0; k < n; ++k)
-        LLVM::StoreOp::create(tb, loc, partial[k],
-                              gepElement(tb, loc, partialsPtrs[k], accTypes[k], at),
-                              byteWidth(accTypes[k]));
+        LLVM::StoreOp::create(
+            tb, loc, partial[k],
+            gepElement(tb, loc, partialsPtrs[k], accTypes[k], at),
+            byteWidth(accTypes[k]));
     } else {
       OpOperand *init = op.getDpsInitOperand(0);
-      Value at = offset(tb, op.getMatchingIndexingMap(init), /*parallel=*/true,
-                        constI64(tb, loc, 0),
-                        operandType(init->getOperandNumber()));
+      Value at =
+          offset(tb, op.getMatchingIndexingMap(init), /*parallel=*/true,
+                 constI64(tb, loc, 0), operandType(init->getOperandNumber()));
       SmallVector<Value> initValues;
       for (unsigned k = 0; k < n; ++k) {
         Type t = accTypes[k];
@@ -350,10 +352,16 @@ private:
   SmallVector<Value> identities(OpBuilder &b) {
     SmallVector<Value> ids;
     for (unsigned k = 0; k < accTypes.size(); ++k) {
+      if (shape.online && k == shape.online->sumResult) {
+        ids.push_back(arith::ConstantOp::create(
+            b, loc, b.getFloatAttr(accTypes[k], 0.0)));
+        continue;
+      }
       if (shape.arg && k == shape.arg->indexResult) {
         auto t = cast<IntegerType>(accTypes[k]);
         ids.push_back(arith::ConstantOp::create(
-            b, loc, b.getIntegerAttr(t, APInt::getSignedMaxValue(t.getWidth()))));
+            b, loc,
+            b.getIntegerAttr(t, APInt::getSignedMaxValue(t.getWidth()))));
         continue;
       }
       ids.push_back(arith::ConstantOp::create(b, loc, shape.identity));
@@ -366,9 +374,8 @@ private:
   /// their loads are in flight together, into as many accumulators that
   /// combine at the end; then the rest one at a time. A fixed order: the
   /// same bits on every run.
-  SmallVector<Value> foldRange(OpBuilder &b, Value begin, Value end,
-                               Value step, ValueRange acc,
-                               ArrayRef<Value> partialsPtrs,
+  SmallVector<Value> foldRange(OpBuilder &b, Value begin, Value end, Value step,
+                               ValueRange acc, ArrayRef<Value> partialsPtrs,
                                ArrayRef<Value> bases) {
     Value zero = constI64(b, loc, 0);
     Value unroll = constI64(b, loc, kReductionUnroll);
@@ -390,9 +397,9 @@ private:
     SmallVector<Value> accs;
     for (int64_t k = 0; k < kReductionUnroll; ++k)
       llvm::append_range(accs, acc);
-    auto main = scf::ForOp::create(b, loc, begin, mainEnd,
-                                   arith::MulIOp::create(b, loc, step, unroll),
-                                   accs);
+    auto main =
+        scf::ForOp::create(b, loc, begin, mainEnd,
+                           arith::MulIOp::create(b, loc, step, unroll), accs);
     {
       OpBuilder lb = OpBuilder::atBlockBegin(main.getBody());
       SmallVector<SmallVector<Value>> values;
@@ -413,8 +420,7 @@ private:
     // The accumulators combine pairwise, in a fixed order.
     SmallVector<SmallVector<Value>> partials;
     for (int64_t k = 0; k < kReductionUnroll; ++k)
-      partials.push_back(
-          SmallVector<Value>(main.getResults().slice(k * n, n)));
+      partials.push_back(SmallVector<Value>(main.getResults().slice(k * n, n)));
     while (partials.size() > 1) {
       SmallVector<SmallVector<Value>> next;
       for (size_t k = 0; k + 1 < partials.size(); k += 2)
@@ -506,6 +512,23 @@ private:
       }
       Value value = mapping.lookup(
           shape.combiner->getOperand(1 - shape.accumulatorOperand));
+      if (shape.online) { // x alone: (x, exp(x - x)), NaN for +inf
+        SmallVector<Value> values(2);
+        values[shape.online->maxResult] = value;
+        Type t = value.getType();
+        const llvm::fltSemantics &sem = cast<FloatType>(t).getFloatSemantics();
+        Value isInf = arith::CmpFOp::create(
+            lb, loc, arith::CmpFPredicate::OEQ, value,
+            arith::ConstantOp::create(
+                lb, loc, lb.getFloatAttr(t, APFloat::getInf(sem))));
+        values[shape.online->sumResult] = arith::SelectOp::create(
+            lb, loc, isInf,
+            arith::ConstantOp::create(
+                lb, loc, lb.getFloatAttr(t, APFloat::getQNaN(sem))),
+            arith::ConstantOp::create(lb, loc, lb.getFloatAttr(t, 1.0)));
+        all.push_back(values);
+        continue;
+      }
       if (!shape.arg) {
         all.push_back({value});
         continue;
@@ -550,8 +573,8 @@ private:
       stride = arith::MulIOp::create(b, loc, stride, size);
     }
     at = arith::SelectOp::create(b, loc, inside, at, zero);
-    Value loaded = LLVM::LoadOp::create(b, loc, t, gepElement(b, loc, ptr, t, at),
-                                        byteWidth(t));
+    Value loaded = LLVM::LoadOp::create(
+        b, loc, t, gepElement(b, loc, ptr, t, at), byteWidth(t));
     Value padding = b.clone(*pad.padding.getDefiningOp())->getResult(0);
     return arith::SelectOp::create(b, loc, inside, loaded, padding);
   }
@@ -605,8 +628,8 @@ private:
         rest = arith::DivUIOp::create(b, loc, rest, extentOf(d, grouped));
       }
       if (grouped && vec > 1 && d == innerLoop)
-        coords[d] = arith::MulIOp::create(b, loc, coords[d],
-                                          constI64(b, loc, vec));
+        coords[d] =
+            arith::MulIOp::create(b, loc, coords[d], constI64(b, loc, vec));
     }
   }
 
@@ -637,8 +660,8 @@ private:
       if (p == 0)
         break;
       if (dim && !unitLoop[dim.getPosition()])
-        stride = arith::MulIOp::create(b, loc, stride,
-                                       extents[dim.getPosition()]);
+        stride =
+            arith::MulIOp::create(b, loc, stride, extents[dim.getPosition()]);
       else if (!dim)
         stride = arith::MulIOp::create(b, loc, stride,
                                        constI64(b, loc, type.getDimSize(p)));
@@ -660,10 +683,11 @@ private:
   SmallVector<Value> combine(OpBuilder &b, ArrayRef<Value> acc,
                              ArrayRef<Value> value,
                              bool strictlyBetter = false) {
+    if (shape.online)
+      return mergeOnlineSoftmax(b, acc, value);
     if (!shape.arg) {
       IRMapping mapping;
-      mapping.map(shape.combiner->getOperand(shape.accumulatorOperand),
-                  acc[0]);
+      mapping.map(shape.combiner->getOperand(shape.accumulatorOperand), acc[0]);
       mapping.map(shape.combiner->getOperand(1 - shape.accumulatorOperand),
                   value[0]);
       Operation *op = b.clone(*shape.combiner, mapping);
@@ -703,13 +727,53 @@ private:
     if (!strictlyBetter)
       take = arith::OrIOp::create(
           b, loc, better,
-          arith::AndIOp::create(
-              b, loc, equal,
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, in,
-                                    ia)));
+          arith::AndIOp::create(b, loc, equal,
+                                arith::CmpIOp::create(b, loc,
+                                                      arith::CmpIPredicate::slt,
+                                                      in, ia)));
     SmallVector<Value> result(2);
     result[vr] = arith::SelectOp::create(b, loc, take, vn, va);
     result[ir] = arith::SelectOp::create(b, loc, take, in, ia);
+    return result;
+  }
+
+  /// Two online softmax states (m1, s1), (m2, s2) as one: m = max(m1, m2)
+  /// (NaN wins), and with e = exp(-|m1 - m2|) (0 where that is NaN: both
+  /// -inf), s = s1 * e + s2 where m2 > m1, else s1 + s2 * e; NaN where m
+  /// is. One exp.
+  SmallVector<Value> mergeOnlineSoftmax(OpBuilder &b, ArrayRef<Value> a,
+                                        ArrayRef<Value> o) {
+    unsigned mi = shape.online->maxResult, si = shape.online->sumResult;
+    Value m1 = a[mi], s1 = a[si], m2 = o[mi], s2 = o[si];
+    Value d = arith::SubFOp::create(b, loc, m2, m1);
+    Value magnitude = math::AbsFOp::create(b, loc, d);
+    Value e =
+        math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, magnitude));
+    Value zero =
+        arith::ConstantOp::create(b, loc, b.getFloatAttr(d.getType(), 0.0));
+    e = arith::SelectOp::create(
+        b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, d, d),
+        zero, e);
+    Value grows =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, m2, m1);
+    Value up = arith::AddFOp::create(
+        b, loc, arith::MulFOp::create(b, loc, s1, e).getResult(), s2);
+    Value keep = arith::AddFOp::create(
+        b, loc, s1, arith::MulFOp::create(b, loc, s2, e).getResult());
+    Value sum = arith::SelectOp::create(b, loc, grows, up, keep);
+    SmallVector<Value> result(2);
+    result[mi] = arith::MaximumFOp::create(b, loc, m1, m2);
+    // A NaN maximum makes the sum NaN (a NaN element, as in PyTorch).
+    Value nan = arith::ConstantOp::create(
+        b, loc,
+        b.getFloatAttr(d.getType(),
+                       APFloat::getQNaN(
+                           cast<FloatType>(d.getType()).getFloatSemantics())));
+    result[si] = arith::SelectOp::create(
+        b, loc,
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, result[mi],
+                              result[mi]),
+        nan, sum);
     return result;
   }
 
@@ -798,8 +862,8 @@ private:
     if ((tile.size() != 2 && tile.size() != 3) ||
         !llvm::isPowerOf2_64(tile[0]) || block % tile[0] != 0 ||
         (tile[1] != 1 && tile[1] != block / tile[0]) ||
-        slices > kReductionMaxSlices ||
-        config.getBlock()[1] != 1 || config.getBlock()[2] != 1)
+        slices > kReductionMaxSlices || config.getBlock()[1] != 1 ||
+        config.getBlock()[2] != 1)
       return op.emitOpError()
              << "needs a reduction config with block = [B, 1, 1] and tile = "
                 "[S, D] or [S, D, P]: S a power of two dividing B, D 1 or B "

@@ -41,8 +41,7 @@ bool isFusableMask(Value mask) {
     if (producer.payloadUsesValueFromOperand(&init))
       return false;
   return llvm::all_of(producer.getDpsInputOperands(), [&](OpOperand *in) {
-    return isByteTensor(in->get()) ||
-           !producer.payloadUsesValueFromOperand(in);
+    return isByteTensor(in->get()) || !producer.payloadUsesValueFromOperand(in);
   });
 }
 
@@ -93,10 +92,10 @@ bool cheapToRecompute(linalg::GenericOp producer) {
         producer.getMatchingBlockArgument(in).use_empty())
       continue;
     AffineMap map = producer.getMatchingIndexingMap(in);
-    if (map.getNumDims() == 0 ||
-        static_cast<unsigned>(llvm::count_if(map.getResults(), [](AffineExpr e) {
-          return isa<AffineDimExpr>(e);
-        })) == producer.getNumLoops())
+    if (map.getNumDims() == 0 || static_cast<unsigned>(llvm::count_if(
+                                     map.getResults(), [](AffineExpr e) {
+                                       return isa<AffineDimExpr>(e);
+                                     })) == producer.getNumLoops())
       read += bytes(in->get().getType());
   }
   return read <= bytes(producer->getResult(0).getType());
@@ -122,8 +121,8 @@ linalg::GenericOp fuseOneProducer(RewriterBase &rewriter,
       rewriter.setInsertionPoint(producer);
       auto copy = cast<linalg::GenericOp>(rewriter.clone(*producer));
       rewriter.modifyOpInPlace(consumer, [&] {
-        operand->set(copy->getResult(
-            cast<OpResult>(operand->get()).getResultNumber()));
+        operand->set(
+            copy->getResult(cast<OpResult>(operand->get()).getResultNumber()));
       });
       producer = copy;
     }
@@ -141,8 +140,9 @@ linalg::GenericOp fuseOneProducer(RewriterBase &rewriter,
     // own producer fuses next.
     auto fusedOp = cast<linalg::GenericOp>(fused->fusedOp);
     FailureOr<linalg::GenericOp> deduplicated =
-        linalg::deduplicateOperandsAndRemoveDeadResults(rewriter, fusedOp,
-                                                        /*removeOutputs=*/false);
+        linalg::deduplicateOperandsAndRemoveDeadResults(
+            rewriter, fusedOp,
+            /*removeOutputs=*/false);
     return succeeded(deduplicated) ? *deduplicated : fusedOp;
   }
   return {};

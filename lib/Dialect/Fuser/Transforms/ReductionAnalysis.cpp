@@ -42,8 +42,10 @@ static TypedAttr combinerIdentity(Operation *combiner, Type type) {
       .Case<arith::MulIOp>([&](auto) { return i(APInt(w, 1)); })
       .Case<arith::AndIOp, arith::MinUIOp>(
           [&](auto) { return i(APInt::getAllOnes(w)); })
-      .Case<arith::MaxSIOp>([&](auto) { return i(APInt::getSignedMinValue(w)); })
-      .Case<arith::MinSIOp>([&](auto) { return i(APInt::getSignedMaxValue(w)); })
+      .Case<arith::MaxSIOp>(
+          [&](auto) { return i(APInt::getSignedMinValue(w)); })
+      .Case<arith::MinSIOp>(
+          [&](auto) { return i(APInt::getSignedMaxValue(w)); })
       .Default([](Operation *) { return TypedAttr(); });
 }
 
@@ -97,10 +99,10 @@ static LogicalResult matchArgReduction(linalg::GenericOp op,
     if (!cmp || !cmp->getResult(0).hasOneUse() || cmp->getNumOperands() != 2)
       continue;
     // The comparison asks "value strictly better than the running one".
-    bool valueFirst = cmp->getOperand(0) == value &&
-                      cmp->getOperand(1) == accValue;
-    bool accFirst = cmp->getOperand(0) == accValue &&
-                    cmp->getOperand(1) == value;
+    bool valueFirst =
+        cmp->getOperand(0) == value && cmp->getOperand(1) == accValue;
+    bool accFirst =
+        cmp->getOperand(0) == accValue && cmp->getOperand(1) == value;
     if (!valueFirst && !accFirst)
       continue;
     bool wantsGreater = seeksMax == valueFirst;
@@ -131,6 +133,46 @@ static LogicalResult matchArgReduction(linalg::GenericOp op,
   why = "the body of two results is no value-and-index reduction (max or "
         "min of a value, and the index where it was strictly better)";
   return failure();
+}
+
+/// The online softmax form (OnlineSoftmax in ReductionAnalysis.h) that
+/// fuser-online-softmax builds and marks: result 0 yields maximumf(m, x)
+/// for a value x that reads neither running result, both results f32;
+/// `accumulating` gets every body op that reads a running result.
+static LogicalResult matchOnlineSoftmax(linalg::GenericOp op,
+                                        ReductionShape &shape,
+                                        std::string &why) {
+  why = "the body of two results is no value-and-index reduction (max or "
+        "min of a value, and the index where it was strictly better)";
+  if (!op->hasAttr(kOnlineSoftmaxAttrName))
+    return failure();
+  Block &body = op.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  BlockArgument accMax = op.getMatchingBlockArgument(op.getDpsInitOperand(0));
+  BlockArgument accSum = op.getMatchingBlockArgument(op.getDpsInitOperand(1));
+  auto combiner = yield.getValues()[0].getDefiningOp<arith::MaximumFOp>();
+  why = "a reduction marked '" + kOnlineSoftmaxAttrName.str() +
+        "' does not yield maximumf(running maximum, value) and an f32 sum";
+  if (!combiner || combiner->getBlock() != &body || !accMax.getType().isF32() ||
+      !accSum.getType().isF32())
+    return failure();
+  unsigned accOperand = combiner.getLhs() == accMax ? 0 : 1;
+  if (combiner->getOperand(accOperand) != accMax)
+    return failure();
+  // The ops that read a running result, directly or not.
+  DenseSet<Value> tainted{accMax, accSum};
+  for (Operation &inner : body.without_terminator())
+    if (llvm::any_of(inner.getOperands(),
+                     [&](Value v) { return tainted.contains(v); })) {
+      shape.accumulating.push_back(&inner);
+      tainted.insert(inner.result_begin(), inner.result_end());
+    }
+  if (tainted.contains(combiner->getOperand(1 - accOperand)))
+    return failure();
+  shape.combiner = combiner;
+  shape.accumulatorOperand = accOperand;
+  shape.online = OnlineSoftmax{0, 1};
+  return success();
 }
 
 SmallVector<std::pair<unsigned, int64_t>>
@@ -218,7 +260,8 @@ FailureOr<ReductionShape> mlir::fuser::analyzeReduction(linalg::GenericOp op,
     auto dim = dyn_cast<AffineDimExpr>(e);
     if (!dim)
       continue;
-    if (!(op.getIteratorTypesArray()[dim.getPosition()] == utils::IteratorType::parallel))
+    if (!(op.getIteratorTypesArray()[dim.getPosition()] ==
+          utils::IteratorType::parallel))
       return fail("the output is indexed by a reduction loop");
     ++outLoops;
   }
@@ -230,7 +273,8 @@ FailureOr<ReductionShape> mlir::fuser::analyzeReduction(linalg::GenericOp op,
   ReductionShape shape;
   Block &body = op.getRegion().front();
   if (results == 2) {
-    if (failed(matchArgReduction(op, shape, why)))
+    if (failed(matchOnlineSoftmax(op, shape, why)) &&
+        failed(matchArgReduction(op, shape, why)))
       return failure();
   } else {
     BlockArgument acc = op.getMatchingBlockArgument(init);
@@ -300,10 +344,10 @@ FailureOr<ReductionShape> mlir::fuser::analyzeReduction(linalg::GenericOp op,
   all.append(order);
   for (unsigned d : all)
     ((iterators[d] == utils::IteratorType::parallel) ? shape.parallelLoops
-                                               : shape.reductionLoops)
+                                                     : shape.reductionLoops)
         .push_back(d);
-  shape.innermostReduces =
-      !order.empty() && (iterators[order.back()] == utils::IteratorType::reduction);
+  shape.innermostReduces = !order.empty() && (iterators[order.back()] ==
+                                              utils::IteratorType::reduction);
   return shape;
 }
 
@@ -328,8 +372,7 @@ int64_t mlir::fuser::reductionVectorWidth(linalg::GenericOp op,
       // across it, nor through a window (a global pool's 1-wide output
       // leaves the window's loop innermost) or a stride.
       auto dim = dyn_cast<AffineDimExpr>(e);
-      if (e.isFunctionOfDim(inner) &&
-          (!dim || p + 1 != map.getNumResults()))
+      if (e.isFunctionOfDim(inner) && (!dim || p + 1 != map.getNumResults()))
         return 1;
     }
     Type t = cast<ShapedType>(in->get().getType()).getElementType();

@@ -171,6 +171,10 @@ class Machine:
             return int({0: x == y, 1: x != y, 2: x < y, 3: x <= y, 4: x > y, 5: x >= y,
                         6: x < y, 7: x <= y, 8: x > y, 9: x >= y}[p])
         if o == 'arith.addf': return a[0] + a[1]
+        if o == 'arith.subf': return a[0] - a[1]
+        if o == 'arith.negf': return -a[0]
+        if o == 'math.absf': return abs(a[0])
+        if o == 'math.exp': return math.exp(a[0])
         if o == 'arith.mulf': return a[0] * a[1]
         if o == 'arith.maximumf':
             if any(map(math.isnan, a)): return math.nan
@@ -369,6 +373,40 @@ def special_row(rng, n, kind):
     return row
 
 
+def softmax_row(rng, n, kind):
+    """Rows for the online softmax: 0 both signs, 1 a NaN, 2 all -inf, 3 a
+    +inf, 4 -infs among values, 5 all equal (ties), 6 a rising row (the
+    maximum grows at every element)."""
+    row = [rng.uniform(-30.0, 30.0) for _ in range(n)]
+    if kind == 1:
+        row[rng.randrange(n)] = math.nan
+    elif kind == 2:
+        row = [-math.inf] * n
+    elif kind == 3:
+        row[rng.randrange(n)] = math.inf
+    elif kind == 4:
+        row = [x if rng.random() < 0.3 else -math.inf for x in row]
+    elif kind == 5:
+        row = [1.5] * n
+    elif kind == 6:
+        row = [0.25 * i - 20.0 for i in range(n)]
+    return row
+
+
+def softmax_stats(row):
+    """A row's maximum and sum of exp(x - maximum) as PyTorch has them (a
+    NaN or a +inf makes the sum NaN), except a row of -inf, whose sum is 0
+    (PyTorch's NaN; the softmax is NaN either way)."""
+    if any(map(math.isnan, row)):
+        return math.nan, math.nan
+    m = max(row)
+    if m == -math.inf:
+        return m, 0.0
+    if m == math.inf:
+        return m, math.nan
+    return m, math.fsum(math.exp(x - m) for x in row)
+
+
 def pool(x, fn):
     """fn over the windows of pool_sum / pool_max in the .mlir: x is
     2x3x9x10 (flat), the window 3 x 2 with stride 2 down, dilation 2
@@ -414,10 +452,19 @@ def pool_padded(x):
 
 
 def same(a, b):
-    """Equal lists, NaN equal to NaN."""
-    return len(a) == len(b) and all(
-        x == y or (isinstance(x, float) and isinstance(y, float)
-                   and math.isnan(x) and math.isnan(y)) for x, y in zip(a, b))
+    """Equal lists, NaN equal to NaN; floats equal to 1e-12 relative (the
+    online softmax's sums round differently from a direct sum; integer sums
+    are exact either way)."""
+    def eq(x, y):
+        if x == y:
+            return True
+        if not (isinstance(x, float) and isinstance(y, float)):
+            return False
+        if math.isnan(x) or math.isnan(y):
+            return math.isnan(x) and math.isnan(y)
+        return math.isfinite(x) and math.isfinite(y) and \
+            abs(x - y) <= 1e-12 * max(1.0, abs(y))
+    return len(a) == len(b) and all(eq(x, y) for x, y in zip(a, b))
 
 
 def check(m, fname, inputs, ref, expected_loads=None):

@@ -36,4 +36,8 @@
      [float(R.randint(-100, 100)) for _ in range(2 * 3 * 9 * 10)]),
  'pool_sum_padded': lambda R: (lambda x: ([x], *pool_padded(x)))(
      [float(R.randint(-100, 100)) for _ in range(2 * 3 * 9 * 10)]),
+ 'online_softmax': lambda R: (lambda x: ([sum(x, [])], tuple(map(list, zip(*map(softmax_stats, x))))))(
+     [softmax_row(R, 300, k) for k in range(7)]),
+ 'online_softmax_vector': lambda R: (lambda x: ([sum(x, [])], tuple(map(list, zip(*map(softmax_stats, x))))))(
+     [softmax_row(R, 300, k) for k in range(7)]),
 }

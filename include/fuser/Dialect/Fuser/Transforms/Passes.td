@@ -748,6 +748,45 @@ def FuserDivideByReciprocalPass
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def FuserOnlineSoftmaxPass
+    : Pass<"fuser-online-softmax", "mlir::func::FuncOp"> {
+  let summary = "A softmax's maximum and sum of exponentials in one reduction";
+  let description = [{
+    torch-mlir lowers softmax, log_softmax and logsumexp to a max reduction
+    m of the input x, then a sum reduction of exp(x - m), then the output:
+    three reads of x. This pass replaces the two reductions by one with two
+    results, which keeps the running maximum m and the running sum s of
+    exp(x - m), rescaling s when m grows (the online softmax), so the
+    input is read twice. The body folds an element x into (m, s) as:
+
+    ```
+    d = x - m;  e = (d is NaN) ? 0 : exp(-|d|);  w = (x == +inf) ? NaN : 1
+    s = (x > m) ? s * e + w : s + w * e;  m = maximumf(m, x)
+    s = (m is NaN) ? NaN : s
+    ```
+
+    one exp per element: the merge of (m, s) with x's own state (x, w),
+    which is also the rule by which the kernel merges partial results (the
+    op is marked `fuser.online_softmax` for fuser-reduction-to-gpu). NaN
+    propagates to the maximum and +inf makes the sum NaN, as in PyTorch;
+    -inf elements add 0, and a row of -inf gives m = -inf (whose softmax
+    is NaN, as in PyTorch). The sum agrees with the two-pass one to
+    rounding.
+
+    Matched: a max reduction (maximumf into -inf) of an input x, and a sum
+    (addf into +0.0) of exp(x - m) over the same loops, x read the same way
+    and m the max's result (or a reshape of it) at the output point.
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark for each softmax whose statistics become one pass">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def FuserScaleSumTermsPass
     : Pass<"fuser-scale-sum-terms", "mlir::func::FuncOp"> {
   let summary = "Scale a sum's terms instead of the sum: a mean is one kernel";

@@ -53,6 +53,26 @@ struct ArgReduction {
   bool seeksMax = true;
 };
 
+/// The discardable attribute fuser-online-softmax puts on the reductions
+/// it builds: their body is the online update below, which the kernel's
+/// partial results merge by the matching rule.
+inline constexpr llvm::StringLiteral kOnlineSoftmaxAttrName =
+    "fuser.online_softmax";
+
+/// A softmax's statistics in one pass (fuser-online-softmax): result
+/// `maxResult` keeps the running maximum m of the values, `sumResult` the
+/// running sum of exp(value - m), rescaled whenever m grows. The body
+/// folds one value x into (m, s) as the merge of (m, s) with (x, w), w =
+/// exp(x - x): 1, NaN for x = +inf (PyTorch's sum is NaN there). Two
+/// partial results (m1, s1), (m2, s2) merge as m = max(m1, m2) (NaN
+/// wins) and s = s1 * exp(m1 - m) + s2 * exp(m2 - m), computed with one
+/// exp(-|m1 - m2|), which counts 0 where that difference is NaN (both
+/// -inf). Both results are f32, the identity (-inf, 0).
+struct OnlineSoftmax {
+  unsigned maxResult = 0;
+  unsigned sumResult = 1;
+};
+
 /// How one reduction reads and combines. The kernel linearizes the output
 /// (parallel) loops and the reduction loops separately, each in the order
 /// the primary input (the widest one) lays them out in memory, outermost
@@ -73,13 +93,17 @@ struct ReductionShape {
   TypedAttr identity;
   /// Set for a value-and-index reduction; `combiner` is then the value's.
   std::optional<ArgReduction> arg;
+  /// Set for a softmax's online statistics; `combiner` is then the
+  /// maximum's.
+  std::optional<OnlineSoftmax> online;
   /// The body ops that read a running result (the combiner; an arg
   /// reduction's comparison and select too): the kernel combines with its
   /// own code instead of cloning them.
   SmallVector<Operation *> accumulating;
 
-  /// The results, in order: one, or an arg reduction's value and index.
-  unsigned numResults() const { return arg ? 2 : 1; }
+  /// The results, in order: one, an arg reduction's value and index, or
+  /// an online softmax's maximum and sum.
+  unsigned numResults() const { return arg || online ? 2 : 1; }
 };
 
 /// The loops of a window read's index expression with their coefficients:

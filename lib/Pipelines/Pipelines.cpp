@@ -101,6 +101,11 @@ void mlir::fuser::buildFusionPipeline(OpPassManager &pm,
     FuserScaleSumTermsPassOptions scaleOpts;
     scaleOpts.report = opts.report;
     pm.addNestedPass<func::FuncOp>(createFuserScaleSumTermsPass(scaleOpts));
+    // Reductions that share a read: one kernel.
+    FuserMergeSiblingReductionsPassOptions siblingOpts;
+    siblingOpts.report = opts.report;
+    pm.addNestedPass<func::FuncOp>(
+        createFuserMergeSiblingReductionsPass(siblingOpts));
     FuserFusePointwisePassOptions fuseOpts;
     fuseOpts.report = opts.report;
     pm.addNestedPass<func::FuncOp>(createFuserFusePointwisePass(fuseOpts));

@@ -364,7 +364,7 @@ private:
             b.getIntegerAttr(t, APInt::getSignedMaxValue(t.getWidth()))));
         continue;
       }
-      ids.push_back(arith::ConstantOp::create(b, loc, shape.identity));
+      ids.push_back(arith::ConstantOp::create(b, loc, shape.fold(k).identity));
     }
     return ids;
   }
@@ -529,8 +529,12 @@ private:
         all.push_back(values);
         continue;
       }
-      if (!shape.arg) {
-        all.push_back({value});
+      if (!shape.arg) { // each result's own value
+        SmallVector<Value> values{value};
+        for (const ReductionShape::Fold &f : shape.siblings)
+          values.push_back(
+              mapping.lookup(f.combiner->getOperand(1 - f.accumulatorOperand)));
+        all.push_back(values);
         continue;
       }
       SmallVector<Value> values(2);
@@ -686,21 +690,25 @@ private:
     if (shape.online)
       return mergeOnlineSoftmax(b, acc, value);
     if (!shape.arg) {
-      IRMapping mapping;
-      mapping.map(shape.combiner->getOperand(shape.accumulatorOperand), acc[0]);
-      mapping.map(shape.combiner->getOperand(1 - shape.accumulatorOperand),
-                  value[0]);
-      Operation *op = b.clone(*shape.combiner, mapping);
-      MLIRContext *ctx = op->getContext();
-      if (auto fm = dyn_cast<arith::ArithFastMathInterface>(op))
-        op->setAttr(
-            fm.getFastMathAttrName(),
-            arith::FastMathFlagsAttr::get(ctx, arith::FastMathFlags::none));
-      if (auto of = dyn_cast<arith::ArithIntegerOverflowFlagsInterface>(op))
-        op->setAttr(of.getIntegerOverflowAttrName(),
-                    arith::IntegerOverflowFlagsAttr::get(
-                        ctx, arith::IntegerOverflowFlags::none));
-      return {op->getResult(0)};
+      SmallVector<Value> results;
+      for (unsigned k = 0; k < shape.numResults(); ++k) {
+        ReductionShape::Fold f = shape.fold(k);
+        IRMapping mapping;
+        mapping.map(f.combiner->getOperand(f.accumulatorOperand), acc[k]);
+        mapping.map(f.combiner->getOperand(1 - f.accumulatorOperand), value[k]);
+        Operation *op = b.clone(*f.combiner, mapping);
+        MLIRContext *ctx = op->getContext();
+        if (auto fm = dyn_cast<arith::ArithFastMathInterface>(op))
+          op->setAttr(
+              fm.getFastMathAttrName(),
+              arith::FastMathFlagsAttr::get(ctx, arith::FastMathFlags::none));
+        if (auto of = dyn_cast<arith::ArithIntegerOverflowFlagsInterface>(op))
+          op->setAttr(of.getIntegerOverflowAttrName(),
+                      arith::IntegerOverflowFlagsAttr::get(
+                          ctx, arith::IntegerOverflowFlags::none));
+        results.push_back(op->getResult(0));
+      }
+      return results;
     }
     unsigned vr = shape.arg->valueResult, ir = shape.arg->indexResult;
     bool max = shape.arg->seeksMax;

@@ -10,8 +10,10 @@
 // shuffles (64-bit halves: the i64 maximum) and through shared memory,
 // inits constant and loaded, a body reading two reduction indices; one
 // stage for comparison; arg reductions, vector loads and pooling windows;
-// online softmax statistics (NaN, +-inf, ties, a maximum that grows at
-// every element; sums to 1e-12 relative, the emulation being in f64).
+// sibling reductions (a sum and a max over one read, in two stages; a
+// column sum and min through shared memory); online softmax statistics
+// (NaN, +-inf, ties, a maximum that grows at every element; sums to 1e-12
+// relative, the emulation being in f64).
 
 // CHECK: rows OK
 // CHECK-NEXT: onestage OK
@@ -29,6 +31,8 @@
 // CHECK-NEXT: pool_sum OK
 // CHECK-NEXT: pool_max OK
 // CHECK-NEXT: pool_sum_padded OK
+// CHECK-NEXT: siblings OK
+// CHECK-NEXT: siblings_cols OK
 // CHECK-NEXT: online_softmax OK
 // CHECK-NEXT: online_softmax_vector OK
 // CHECK-NOT: MISMATCH
@@ -393,4 +397,41 @@ func.func @online_softmax_vector(%x: tensor<7x300xf32>) -> (tensor<7xf32>, tenso
     linalg.yield %m2, %s3 : f32, f32
   } -> (tensor<7xf32>, tensor<7xf32>)
   return %r#0, %r#1 : tensor<7xf32>, tensor<7xf32>
+}
+
+func.func @siblings(%x: tensor<7x300xf32>, %y: tensor<7x300xf32>) -> (tensor<7xf32>, tensor<7xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<7xf32>
+  %si = linalg.fill ins(%zero : f32) outs(%e : tensor<7xf32>) -> tensor<7xf32>
+  %mi = linalg.fill ins(%ninf : f32) outs(%e : tensor<7xf32>) -> tensor<7xf32>
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>],
+                         iterator_types = ["parallel", "reduction"]}
+      ins(%x, %y : tensor<7x300xf32>, tensor<7x300xf32>) outs(%si, %mi : tensor<7xf32>, tensor<7xf32>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction", block = [64, 1, 1], tile = [16, 1, 5]>} {
+  ^bb0(%a: f32, %b: f32, %s: f32, %m: f32):
+    %p = arith.mulf %a, %b : f32
+    %s2 = arith.addf %p, %s : f32
+    %m2 = arith.maximumf %a, %m : f32
+    linalg.yield %s2, %m2 : f32, f32
+  } -> (tensor<7xf32>, tensor<7xf32>)
+  return %r#0, %r#1 : tensor<7xf32>, tensor<7xf32>
+}
+
+func.func @siblings_cols(%x: tensor<301x5xf32>) -> (tensor<5xf32>, tensor<5xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %inf = arith.constant 0x7F800000 : f32
+  %e = tensor.empty() : tensor<5xf32>
+  %si = linalg.fill ins(%zero : f32) outs(%e : tensor<5xf32>) -> tensor<5xf32>
+  %mi = linalg.fill ins(%inf : f32) outs(%e : tensor<5xf32>) -> tensor<5xf32>
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1)>],
+                         iterator_types = ["reduction", "parallel"]}
+      ins(%x : tensor<301x5xf32>) outs(%si, %mi : tensor<5xf32>, tensor<5xf32>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction", block = [64, 1, 1], tile = [4, 16]>} {
+  ^bb0(%a: f32, %s: f32, %m: f32):
+    %s2 = arith.addf %a, %s : f32
+    %m2 = arith.minimumf %m, %a : f32
+    linalg.yield %s2, %m2 : f32, f32
+  } -> (tensor<5xf32>, tensor<5xf32>)
+  return %r#0, %r#1 : tensor<5xf32>, tensor<5xf32>
 }

@@ -223,9 +223,10 @@ FailureOr<ReductionShape> mlir::fuser::analyzeReduction(linalg::GenericOp op,
   };
   unsigned results = op->getNumResults();
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != results ||
-      (results != 1 && results != 2))
-    return fail("a reduction kernel takes one tensor result, or a value "
-                "and its index");
+      results == 0 || results > kMaxSiblingReductions)
+    return fail("a reduction kernel takes one tensor result, a value and "
+                "its index, or up to " +
+                Twine(kMaxSiblingReductions) + " independent reductions");
   if (op.getNumReductionLoops() == 0)
     return fail("not a reduction");
   if (op.getNumLoops() != op.getNumParallelLoops() + op.getNumReductionLoops())
@@ -272,22 +273,50 @@ FailureOr<ReductionShape> mlir::fuser::analyzeReduction(linalg::GenericOp op,
   // form.
   ReductionShape shape;
   Block &body = op.getRegion().front();
-  if (results == 2) {
-    if (failed(matchOnlineSoftmax(op, shape, why)) &&
-        failed(matchArgReduction(op, shape, why)))
-      return failure();
-  } else {
-    BlockArgument acc = op.getMatchingBlockArgument(init);
+  // Result k folds one value into its own accumulator: yield[k] =
+  // combiner(value, acc_k), acc_k read there only, the value reading no
+  // accumulator.
+  auto matchFolds = [&]() -> LogicalResult {
     auto yield = cast<linalg::YieldOp>(body.getTerminator());
-    Operation *combiner = yield.getValues()[0].getDefiningOp();
-    if (!combiner || combiner->getBlock() != &body ||
-        combiner->getNumOperands() != 2 || !acc.hasOneUse() ||
-        acc.getUses().begin()->getOwner() != combiner ||
-        !combiner->getResult(0).hasOneUse())
-      return fail("the body does not fold one value into the accumulator");
-    shape.combiner = combiner;
-    shape.accumulatorOperand = combiner->getOperand(0) == acc ? 0 : 1;
-    shape.accumulating = {combiner};
+    DenseSet<Value> accs;
+    for (OpOperand &out : op.getDpsInitsMutable())
+      accs.insert(op.getMatchingBlockArgument(&out));
+    SmallVector<ReductionShape::Fold> folds;
+    shape.accumulating.clear();
+    for (auto [k, out] : llvm::enumerate(op.getDpsInitsMutable())) {
+      BlockArgument acc = op.getMatchingBlockArgument(&out);
+      Operation *combiner = yield.getValues()[k].getDefiningOp();
+      if (!combiner || combiner->getBlock() != &body ||
+          combiner->getNumOperands() != 2 || !acc.hasOneUse() ||
+          acc.getUses().begin()->getOwner() != combiner ||
+          !combiner->getResult(0).hasOneUse())
+        return fail(results == 1 ? "the body does not fold one value into the "
+                                   "accumulator"
+                                 : "the body does not fold one value into each "
+                                   "accumulator");
+      unsigned accOperand = combiner->getOperand(0) == acc ? 0 : 1;
+      Value value = combiner->getOperand(1 - accOperand);
+      if (Operation *def = value.getDefiningOp();
+          accs.contains(value) ||
+          (def && llvm::any_of(def->getOperands(),
+                               [&](Value v) { return accs.contains(v); })))
+        return fail("a reduction's value reads another's accumulator");
+      folds.push_back({combiner, accOperand, TypedAttr()});
+      shape.accumulating.push_back(combiner);
+    }
+    shape.combiner = folds[0].combiner;
+    shape.accumulatorOperand = folds[0].accumulatorOperand;
+    shape.siblings.assign(folds.begin() + 1, folds.end());
+    return success();
+  };
+  if (results == 2 && succeeded(matchOnlineSoftmax(op, shape, why))) {
+  } else if (results == 2 && succeeded(matchArgReduction(op, shape, why))) {
+  } else if (failed(matchFolds())) {
+    if (results == 2)
+      why = "the body of two results is no value-and-index reduction (max or "
+            "min of a value, and the index where it was strictly better), no "
+            "online softmax and no two independent folds";
+    return failure();
   }
   for (Operation &inner : body.without_terminator()) {
     // The kernel clones the body op by op: no nested regions.
@@ -308,6 +337,14 @@ FailureOr<ReductionShape> mlir::fuser::analyzeReduction(linalg::GenericOp op,
   if (!shape.identity)
     return fail(Twine("'") + combiner->getName().getStringRef() +
                 "' is no associative combiner with an identity");
+  for (ReductionShape::Fold &fold : shape.siblings) {
+    fold.identity = combinerIdentity(
+        fold.combiner,
+        fold.combiner->getOperand(fold.accumulatorOperand).getType());
+    if (!fold.identity)
+      return fail(Twine("'") + fold.combiner->getName().getStringRef() +
+                  "' is no associative combiner with an identity");
+  }
 
   // Loop order: as the widest input lays them out, loops it does not read
   // outermost; within a window result (i + k) the window loop outside the

@@ -36,6 +36,10 @@
      [float(R.randint(-100, 100)) for _ in range(2 * 3 * 9 * 10)]),
  'pool_sum_padded': lambda R: (lambda x: ([x], *pool_padded(x)))(
      [float(R.randint(-100, 100)) for _ in range(2 * 3 * 9 * 10)]),
+ 'siblings': lambda R: (lambda x, y: ([sum(x, []), sum(y, [])], ([float(sum(a * b for a, b in zip(r, q))) for r, q in zip(x, y)], [max(r) for r in x])))(
+     [[float(R.randint(-100, 100)) for _ in range(300)] for _ in range(7)], [[float(R.randint(-9, 9)) for _ in range(300)] for _ in range(7)]),
+ 'siblings_cols': lambda R: (lambda x: ([sum(x, [])], ([float(sum(r[c] for r in x)) for c in range(5)], [min(r[c] for r in x) for c in range(5)])))(
+     [[float(R.randint(-100, 100)) for _ in range(5)] for _ in range(301)]),
  'online_softmax': lambda R: (lambda x: ([sum(x, [])], tuple(map(list, zip(*map(softmax_stats, x))))))(
      [softmax_row(R, 300, k) for k in range(7)]),
  'online_softmax_vector': lambda R: (lambda x: ([sum(x, [])], tuple(map(list, zip(*map(softmax_stats, x))))))(

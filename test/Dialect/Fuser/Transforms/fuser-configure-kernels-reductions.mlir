@@ -242,7 +242,7 @@ func.func @max_with_index(%x: tensor<128x4096x4095xf32>, %vi: tensor<128x4095xf3
 // Two results that are no value and index (the select keeps a value that
 // is not strictly better: oge): the generic fallback, with a remark.
 func.func @not_an_arg_reduction(%x: tensor<8x16xf32>, %vi: tensor<8xf32>, %ii: tensor<8xi64>) -> (tensor<8xf32>, tensor<8xi64>) {
-  // expected-remark @+1 {{reduction left to the generic fallback: the body of two results is no value-and-index reduction (max or min of a value, and the index where it was strictly better)}}
+  // expected-remark @+1 {{reduction left to the generic fallback: the body of two results is no value-and-index reduction (max or min of a value, and the index where it was strictly better), no online softmax and no two independent folds}}
   %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>],
                          iterator_types = ["parallel", "reduction"]}
       ins(%x : tensor<8x16xf32>) outs(%vi, %ii : tensor<8xf32>, tensor<8xi64>) {

@@ -787,6 +787,35 @@ def FuserOnlineSoftmaxPass
                            "::mlir::tensor::TensorDialect"];
 }
 
+def FuserMergeSiblingReductionsPass
+    : Pass<"fuser-merge-sibling-reductions", "mlir::func::FuncOp"> {
+  let summary = "Reductions that read a common input become one reduction";
+  let description = [{
+    Two reductions over the same loops (iterators, static extents and
+    output map alike) that read a common input through the same map, and
+    of which neither reads the other, become one `linalg.generic` with the
+    results of both (up to 4), so their kernel reads the shared input
+    once. A triplet margin loss computes the distances from the anchor to
+    the positive and to the negative: two sums over rows that both read the
+    anchor; merged, the anchor is read once instead of twice. The merged
+    op stands where the later one stood; every user of the earlier one must
+    come after it. Value-and-index and online softmax reductions, and
+    reductions with dynamic extents, are left alone.
+
+    ```mlir
+    %d1 = linalg.generic {...} ins(%a, %p) outs(%z) { ... sum (a - p)^2 }
+    %d2 = linalg.generic {...} ins(%a, %n) outs(%z) { ... sum (a - n)^2 }
+    // becomes
+    %d:2 = linalg.generic {...} ins(%a, %p, %n) outs(%z, %z) { ... both }
+    ```
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark for each pair of reductions merged">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def FuserScaleSumTermsPass
     : Pass<"fuser-scale-sum-terms", "mlir::func::FuncOp"> {
   let summary = "Scale a sum's terms instead of the sum: a mean is one kernel";

@@ -96,14 +96,30 @@ struct ReductionShape {
   /// Set for a softmax's online statistics; `combiner` is then the
   /// maximum's.
   std::optional<OnlineSoftmax> online;
+  /// Results 1, 2, ... of independent reductions over one read
+  /// (fuser-merge-sibling-reductions): each folds its own value into its
+  /// own accumulator, as `combiner` does for result 0.
+  struct Fold {
+    Operation *combiner = nullptr;
+    unsigned accumulatorOperand = 0;
+    TypedAttr identity;
+  };
+  SmallVector<Fold> siblings;
   /// The body ops that read a running result (the combiner; an arg
   /// reduction's comparison and select too): the kernel combines with its
   /// own code instead of cloning them.
   SmallVector<Operation *> accumulating;
 
-  /// The results, in order: one, an arg reduction's value and index, or
-  /// an online softmax's maximum and sum.
-  unsigned numResults() const { return arg || online ? 2 : 1; }
+  /// The results, in order: one (and its siblings'), an arg reduction's
+  /// value and index, or an online softmax's maximum and sum.
+  unsigned numResults() const {
+    return arg || online ? 2 : 1 + siblings.size();
+  }
+  /// Result k's fold: `combiner` for 0, else its sibling's.
+  Fold fold(unsigned k) const {
+    return k == 0 ? Fold{combiner, accumulatorOperand, identity}
+                  : siblings[k - 1];
+  }
 };
 
 /// The loops of a window read's index expression with their coefficients:
@@ -111,8 +127,12 @@ struct ReductionShape {
 /// loop `i` gives {(i, 1)}. Empty for any other expression.
 SmallVector<std::pair<unsigned, int64_t>> windowTerms(AffineExpr e);
 
+/// The most results of sibling reductions merged into one kernel.
+inline constexpr unsigned kMaxSiblingReductions = 4;
+
 /// The shape of `op`'s reduction, or failure with `why` set: the generic
-/// has one tensor result (or two: ArgReduction), tensor inputs read through
+/// has one tensor result (two: ArgReduction, OnlineSoftmax; up to
+/// kMaxSiblingReductions independent ones), tensor inputs read through
 /// window maps (pooling: each result a sum of positive multiples of loops
 /// no other result reads, on a static shape) or projected
 /// permutations, an output indexed by exactly its parallel loops, and a

@@ -1,0 +1,92 @@
+// RUN: fuser-opt %s -split-input-file --fuser-merge-sibling-reductions="report=true" -verify-diagnostics | FileCheck %s
+
+// A triplet loss's distances: two row sums that both read the anchor %a
+// become one reduction of three inputs (the anchor once) and two results,
+// where the second stood; the mean after it reads both results.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @triplet
+// CHECK-SAME: (%[[A:.+]]: tensor<8x16xf32>, %[[P:.+]]: tensor<8x16xf32>, %[[N:.+]]: tensor<8x16xf32>)
+// CHECK: %[[R:.+]]:2 = linalg.generic {{.+}} ins(%[[A]], %[[P]], %[[N]] : tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>) outs(%[[Z:.+]], %[[Z]] : tensor<8xf32>, tensor<8xf32>)
+// CHECK-NEXT: ^bb0(%[[IA:.+]]: f32, %[[IP:.+]]: f32, %[[IN:.+]]: f32, %[[S1:.+]]: f32, %[[S2:.+]]: f32):
+// CHECK-NEXT: %[[D1:.+]] = arith.subf %[[IA]], %[[IP]]
+// CHECK-NEXT: %[[Q1:.+]] = arith.mulf %[[D1]], %[[D1]]
+// CHECK-NEXT: %[[T1:.+]] = arith.addf %[[Q1]], %[[S1]]
+// CHECK-NEXT: %[[D2:.+]] = arith.subf %[[IA]], %[[IN]]
+// CHECK-NEXT: %[[Q2:.+]] = arith.mulf %[[D2]], %[[D2]]
+// CHECK-NEXT: %[[T2:.+]] = arith.addf %[[Q2]], %[[S2]]
+// CHECK-NEXT: linalg.yield %[[T1]], %[[T2]]
+// CHECK: linalg.generic {{.+}} ins(%[[R]]#0, %[[R]]#1 : tensor<8xf32>, tensor<8xf32>)
+func.func @triplet(%a: tensor<8x16xf32>, %p: tensor<8x16xf32>, %n: tensor<8x16xf32>) -> tensor<8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %d1 = linalg.generic {indexing_maps = [#id, #id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%a, %p : tensor<8x16xf32>, tensor<8x16xf32>) outs(%z : tensor<8xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %d = arith.subf %x, %y : f32
+    %q = arith.mulf %d, %d : f32
+    %s = arith.addf %q, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  // expected-remark @+1 {{merged with a sibling reduction that reads the same input: one kernel, one read}}
+  %d2 = linalg.generic {indexing_maps = [#id, #id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%a, %n : tensor<8x16xf32>, tensor<8x16xf32>) outs(%z : tensor<8xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %d = arith.subf %x, %y : f32
+    %q = arith.mulf %d, %d : f32
+    %s = arith.addf %q, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  %m = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%d1, %d2 : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.subf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  return %m : tensor<8xf32>
+}
+
+// -----
+
+// Left alone: a sum that reads the other's result, a sum over other loops
+// (columns), and a sum sharing no input.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#col = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT: :2 = linalg.generic
+func.func @left_alone(%a: tensor<8x16xf32>, %b: tensor<8x16xf32>)
+    -> (tensor<8xf32>, tensor<8xf32>, tensor<16xf32>, tensor<8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %e16 = tensor.empty() : tensor<16xf32>
+  %z16 = linalg.fill ins(%zero : f32) outs(%e16 : tensor<16xf32>) -> tensor<16xf32>
+  %s = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%a : tensor<8x16xf32>) outs(%z : tensor<8xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %r = arith.addf %x, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %t = linalg.generic {indexing_maps = [#id, #row, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%a, %s : tensor<8x16xf32>, tensor<8xf32>) outs(%z : tensor<8xf32>) {
+  ^bb0(%x: f32, %m: f32, %acc: f32):
+    %d = arith.subf %x, %m : f32
+    %r = arith.addf %d, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %c = linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]}
+      ins(%a : tensor<8x16xf32>) outs(%z16 : tensor<16xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %r = arith.addf %x, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<16xf32>
+  %u = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%b : tensor<8x16xf32>) outs(%z : tensor<8xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %r = arith.mulf %x, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  return %s, %t, %c, %u : tensor<8xf32>, tensor<8xf32>, tensor<16xf32>, tensor<8xf32>
+}

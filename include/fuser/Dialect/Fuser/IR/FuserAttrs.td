@@ -48,8 +48,11 @@ def Fuser_KernelConfigAttr : Fuser_Attr<"KernelConfig", "config"> {
       through shared memory, reading the transposed input along its rows
       and writing the result along its rows (block = [B, 1, 1], B dividing
       TM * TN; vector_width 1); for `group_norm`, empty (one block per
-      group) or [T]: T threads per group (a power of two up to 32), block /
-      T groups per block.
+      group), [T]: T threads per group (a power of two up to 32), block /
+      T groups per block, or [B, P] (B the block): each group split over P
+      blocks, a statistics kernel then a normalizing one; for `reduction`,
+      [S, D] or [S, D, P]: S threads per output, consecutive (D = 1) or a
+      block-row apart (D = B / S), and P blocks per output in two stages.
     - `min_blocks_per_sm`: blocks that must fit on one SM at once (0: no
       constraint); caps the registers per thread like `__launch_bounds__`.
     - `precision`: the arithmetic of the kernel: `fp32` (FFMA), `tf32`,

@@ -72,7 +72,6 @@ linalg::GenericOp merge(RewriterBase &rewriter, linalg::GenericOp a,
   SmallVector<Value> inputs, inits;
   SmallVector<AffineMap> maps;
   IRMapping mapping;
-  Block *body = nullptr;
   auto addInput = [&](linalg::GenericOp op, OpOperand *in,
                       SmallVectorImpl<std::pair<BlockArgument, unsigned>> &at) {
     AffineMap map = op.getMatchingIndexingMap(in);
@@ -103,7 +102,6 @@ linalg::GenericOp merge(RewriterBase &rewriter, linalg::GenericOp a,
       rewriter, b.getLoc(), types, inputs, inits, maps,
       a.getIteratorTypesArray(),
       [&](OpBuilder &nb, Location loc, ValueRange args) {
-        body = nb.getInsertionBlock();
         for (auto [arg, k] : inputArgs)
           mapping.map(arg, args[k]);
         for (auto [k, arg] : llvm::enumerate(initArgs))
@@ -118,9 +116,9 @@ linalg::GenericOp merge(RewriterBase &rewriter, linalg::GenericOp a,
         }
         linalg::YieldOp::create(nb, loc, yields);
       });
-  (void)body;
-  rewriter.replaceOp(a, merged->getResults().take_front(a->getNumResults()));
-  rewriter.replaceOp(b, merged->getResults().drop_front(a->getNumResults()));
+  unsigned fromA = a->getNumResults(); // read before `a` is erased
+  rewriter.replaceOp(a, merged->getResults().take_front(fromA));
+  rewriter.replaceOp(b, merged->getResults().drop_front(fromA));
   return merged;
 }
 

@@ -1043,9 +1043,14 @@ private:
     for (Operation *pad : pads)
       if (pad->use_empty())
         pad->erase();
+    // Each fill once: sibling reductions may share one.
+    SetVector<Operation *> fills;
     for (auto [init, constant] : llvm::zip(inits, initConstants))
-      if (constant && init.use_empty())
-        init.getDefiningOp()->erase();
+      if (constant)
+        fills.insert(init.getDefiningOp());
+    for (Operation *fill : fills)
+      if (fill->use_empty())
+        fill->erase();
     return success();
   }
 };

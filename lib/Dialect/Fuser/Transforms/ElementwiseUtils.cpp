@@ -3,6 +3,7 @@
 #include "ElementwiseUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -378,4 +379,11 @@ std::optional<APFloat> mlir::fuser::getFloatConstant(Value v) {
   if (auto f = dyn_cast<FloatAttr>(attr))
     return f.getValue();
   return std::nullopt;
+}
+
+std::optional<APFloat> mlir::fuser::getFillConstant(Value init) {
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  if (!fill)
+    return std::nullopt;
+  return getFloatConstant(fill.getInputs()[0]);
 }

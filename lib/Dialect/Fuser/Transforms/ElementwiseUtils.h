@@ -20,6 +20,9 @@ namespace mlir::fuser {
 /// The value of a float constant `v` (a scalar, or a splat), if it is one.
 std::optional<APFloat> getFloatConstant(Value v);
 
+/// The float constant a linalg.fill wrote into `init`, if it did.
+std::optional<APFloat> getFillConstant(Value init);
+
 /// True if a value of type `type` read through `map` (from an iteration
 /// space to the value's indices) is a broadcast, transpose or both: every
 /// result is a distinct dimension (a projected permutation) or the constant

@@ -31,11 +31,8 @@ namespace {
 
 /// Whether `init` is a linalg.fill of the f32 constant `pred` accepts.
 bool isFillOf(Value init, function_ref<bool(const APFloat &)> pred) {
-  auto fill = init.getDefiningOp<linalg::FillOp>();
-  if (!fill || !getElementTypeOrSelf(init.getType()).isF32())
-    return false;
-  std::optional<APFloat> v = getFloatConstant(fill.getInputs()[0]);
-  return v && pred(*v);
+  std::optional<APFloat> v = getFillConstant(init);
+  return v && getElementTypeOrSelf(init.getType()).isF32() && pred(*v);
 }
 
 /// The input of `op` (one result) whose block argument `op`'s body folds

@@ -52,10 +52,7 @@ std::optional<Value> scaleOf(linalg::GenericOp op) {
 /// Whether `init` is filled with +0.0, the identity of a float sum that a
 /// scale leaves alone.
 bool isZeroFill(Value init) {
-  auto fill = init.getDefiningOp<linalg::FillOp>();
-  if (!fill)
-    return false;
-  std::optional<APFloat> v = getFloatConstant(fill.getInputs()[0]);
+  std::optional<APFloat> v = getFillConstant(init);
   return v && v->isPosZero();
 }
 

@@ -88,6 +88,10 @@ void mlir::fuser::buildFusionPipeline(OpPassManager &pm,
     matmulPrologueOpts.report = opts.report;
     pm.addNestedPass<func::FuncOp>(
         createFuserFuseMatmulProloguesPass(matmulPrologueOpts));
+    // 16-bit sums accumulate in f32, as PyTorch's do.
+    FuserWidenHalfSumsPassOptions widenOpts;
+    widenOpts.report = opts.report;
+    pm.addNestedPass<func::FuncOp>(createFuserWidenHalfSumsPass(widenOpts));
     // Reductions read their elementwise producers' inputs directly.
     FuserFuseReductionProloguesPassOptions prologueOpts;
     prologueOpts.report = opts.report;

@@ -6,7 +6,10 @@
 // 1. A contraction qualifies when it is a plain product (A[m, k] or A[k, m]
 //    times B[k, n] or B[n, k]), 2-D or batched over a leading dimension
 //    (torch.bmm), of one float element type with a mulf + addf body,
-//    accumulating into a +0.0 fill.
+//    accumulating into a +0.0 fill; or of f16/bf16 operands summed into f32
+//    (linalg.matmul's extf in the body, or both operands extf'd from one
+//    16-bit type: an autocast addmm), which the tensor cores compute
+//    exactly as written.
 // 2. An operand that is a transposing copy (torch-mlir's nn.Linear:
 //    transpose(W) then matmul; x.T @ W) is replaced by its source with
 //    transpose_b or transpose_a toggled. A transposed A is f32 only: the
@@ -62,24 +65,68 @@ static bool isPosZeroInit(Value init) {
          matchPattern(copy->source, m_PosZeroFloat());
 }
 
+/// `v` itself, or the block argument it extends (arith.extf of a 16-bit
+/// operand to the f32 accumulator: linalg.matmul's bf16 x bf16 -> f32).
+static Value throughExtension(Value v) {
+  if (auto ext = v.getDefiningOp<arith::ExtFOp>())
+    return ext.getIn();
+  return v;
+}
+
 /// True if `body` computes `out + a * b` from its block arguments (a, b,
-/// out) with one mulf and one addf, in either operand order.
+/// out) with one mulf and one addf, in either operand order; a and b may
+/// each be extended (arith.extf) to the accumulator's type first.
 static bool isMulAddBody(Block &body) {
-  if (body.getNumArguments() != 3 || body.getOperations().size() != 3)
+  if (body.getNumArguments() != 3)
     return false;
   Value a = body.getArgument(0), b = body.getArgument(1),
         out = body.getArgument(2);
-  auto mul = dyn_cast<arith::MulFOp>(body.front());
-  auto add = dyn_cast<arith::AddFOp>(*std::next(body.begin()));
   auto yield = dyn_cast<linalg::YieldOp>(body.getTerminator());
-  if (!mul || !add || !yield || yield.getNumOperands() != 1 ||
-      yield.getOperand(0) != add.getResult())
+  if (!yield || yield.getNumOperands() != 1)
+    return false;
+  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return false;
+  auto mul = add.getLhs().getDefiningOp<arith::MulFOp>();
+  if (!mul)
+    mul = add.getRhs().getDefiningOp<arith::MulFOp>();
+  // The multiply, the add, the yield and at most one extension per operand.
+  size_t extensions = llvm::count_if(
+      body, [](Operation &op) { return isa<arith::ExtFOp>(op); });
+  if (!mul || extensions > 2 ||
+      body.getOperations().size() != 3 + extensions)
     return false;
   auto isPair = [](Value x, Value y, Value p, Value q) {
     return (x == p && y == q) || (x == q && y == p);
   };
-  return isPair(mul.getLhs(), mul.getRhs(), a, b) &&
+  return isPair(throughExtension(mul.getLhs()),
+                throughExtension(mul.getRhs()), a, b) &&
          isPair(add.getLhs(), add.getRhs(), out, mul.getResult());
+}
+
+/// The 16-bit tensor `v` is an exact f32 copy of: `v` made by an
+/// elementwise arith.extf from f16 or bf16 (autocast's casts as torch-mlir
+/// lowers a bf16 addmm: both operands extended, an f32 product).
+static std::optional<Value> matchExtendedHalf(Value v) {
+  auto op = v.getDefiningOp<linalg::LinalgOp>();
+  if (!op || !op.hasPureTensorSemantics() || op.getNumDpsInputs() != 1 ||
+      op.getNumDpsInits() != 1 || op->getNumResults() != 1 ||
+      op.getNumParallelLoops() != op.getNumLoops() ||
+      !llvm::all_of(op.getIndexingMapsArray(),
+                    [](AffineMap m) { return m.isIdentity(); }))
+    return std::nullopt;
+  Block *body = op.getBlock();
+  if (!body || body->getOperations().size() != 2)
+    return std::nullopt;
+  auto ext = dyn_cast<arith::ExtFOp>(body->front());
+  auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
+  if (!ext || !yield || yield.getOperand(0) != ext.getResult() ||
+      ext.getIn() != body->getArgument(0))
+    return std::nullopt;
+  Value source = op.getDpsInputOperand(0)->get();
+  if (!isa<Float16Type, BFloat16Type>(getElementTypeOrSelf(source.getType())))
+    return std::nullopt;
+  return source;
 }
 
 /// A contraction fuser.matmul can take.
@@ -151,15 +198,32 @@ static std::string matchMatmul(linalg::LinalgOp op, MatmulMatch &match) {
                  : "it writes its result transposed (N x M)";
 
   Type elem = getElementTypeOrSelf(c->get().getType());
-  if (getElementTypeOrSelf(a->get().getType()) != elem ||
-      getElementTypeOrSelf(b->get().getType()) != elem ||
+  Value lhs = a->get(), rhs = b->get();
+  // Products of f16/bf16 values extended to f32: the 16-bit operands
+  // themselves, multiplied exactly and summed in f32 by the tensor cores.
+  if (elem.isF32()) {
+    std::optional<Value> halfA = matchExtendedHalf(lhs);
+    std::optional<Value> halfB = matchExtendedHalf(rhs);
+    if (halfA && halfB && getElementTypeOrSelf(halfA->getType()) ==
+                              getElementTypeOrSelf(halfB->getType())) {
+      lhs = *halfA;
+      rhs = *halfB;
+    }
+  }
+  Type operandElem = getElementTypeOrSelf(lhs.getType());
+  bool sameType = operandElem == elem;
+  bool halfIntoF32 = isa<Float16Type, BFloat16Type>(operandElem) &&
+                     elem.isF32();
+  if (getElementTypeOrSelf(rhs.getType()) != operandElem ||
+      !(sameType || halfIntoF32) ||
       !isa<Float32Type, Float16Type, BFloat16Type>(elem)) {
     std::string why;
     llvm::raw_string_ostream os(why);
     os << "element types " << getElementTypeOrSelf(a->get().getType()) << " x "
        << getElementTypeOrSelf(b->get().getType()) << " -> " << elem
        << " are not supported: fuser.matmul takes f32, f16 or bf16 "
-          "operands of one type";
+          "operands of one type, into a result of that type or (16-bit "
+          "operands) f32";
     return why;
   }
   // f16/bf16 groups get the tensor-core kernel (fuser-configure-kernels
@@ -170,8 +234,8 @@ static std::string matchMatmul(linalg::LinalgOp op, MatmulMatch &match) {
     return "its accumulator does not start from a +0.0 fill (accumulating "
            "into a tensor is not supported)";
 
-  match.lhs = a->get();
-  match.rhs = b->get();
+  match.lhs = lhs;
+  match.rhs = rhs;
   match.transposeA = aMap == map(k, m);
   match.transposeB = bMap == map(n, k);
   // nn.Linear: B = transpose(W), so B[k, n] = W[n, k]; read W directly.
@@ -181,9 +245,9 @@ static std::string matchMatmul(linalg::LinalgOp op, MatmulMatch &match) {
   // both operands as they are: fp64 mma after the copy measured 52 TFLOP/s,
   // FFMA 45). With K-major B (x.T @ W.T) the copy stays, and 3xtf32 on
   // wgmma_tma (105 TFLOP/s) reads the K-major A it makes.
-  if (elem.isF32() && !match.transposeB)
+  if (operandElem.isF32() && !match.transposeB)
     lookThroughTransposes(match.lhs, match.transposeA, 2 + batch);
-  else if (match.transposeA && !elem.isF32())
+  else if (match.transposeA && !operandElem.isF32())
     return "it reads A transposed (K x M), which only the f32 kernel does";
   return "";
 }
@@ -307,7 +371,7 @@ private:
              "not absorbed into fuser.matmul: the left operand is a "
              "transposed copy (x.T) and the tensor-core kernels read K-major "
              "A only (" +
-                 Twine(curTy.getElementType().isF32()
+                 Twine(getElementTypeOrSelf(lhs.getType()).isF32()
                            ? "B is K-major, so the f32 split-precision "
                              "kernel applies after the copy"
                            : "16-bit types have no FFMA kernel") +

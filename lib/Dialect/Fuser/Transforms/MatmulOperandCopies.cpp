@@ -30,7 +30,8 @@ using namespace mlir::fuser;
 /// nn.Linear (dX = g * W, dW = g^T * x) are such products, and torch.bmm's
 /// B x K x N right operand: a batched product's copies and savings both
 /// scale with the batch, so the rule is per batch and the batch may be
-/// dynamic.
+/// dynamic. An f16/bf16 matmul with an N-major B (dW = g^T * x under
+/// autocast) likewise misses wgmma_tma, for mma.sync.
 static constexpr int64_t kKMajorCopyMinHarmonic = 512;
 
 /// `v` with its two innermost dimensions swapped, by a pointwise copy built
@@ -206,11 +207,15 @@ bool mlir::fuser::copyOperandsKMajor(MatmulOp op, const ChipInfo &chip, bool tma
   int64_t m = resTy.getDimSize(rank - 2), n = resTy.getDimSize(rank - 1);
   // A dynamic M (kDynamic < 0) never reaches the rule; kMajorCopyRefusal
   // refuses it below anyway.
-  bool kernelReadsB = wgmmaTmaReadsNMajorB(op);
+  // f16/bf16 operands: wgmma_tma reads them K-major only (and A is never
+  // M-major: fuser-fuse-matmul leaves an x.T of them a copy).
+  Type operandTy = lhsTy.getElementType();
+  bool half = isa<Float16Type, BFloat16Type>(operandTy);
+  bool kernelReadsB = !half && wgmmaTmaReadsNMajorB(op);
   bool copyB = !op.getTransposeB() && (!kernelReadsB || m >= kNMajorCopyMinM);
-  if (!chip.wgmma || !tmaAllowed || !resTy.getElementType().isF32() ||
-      !lhsTy.getElementType().isF32() || (!op.getTransposeA() && !copyB) ||
-      !kMajorCopyRefusal(op).empty())
+  if (!chip.wgmma || !tmaAllowed ||
+      !(half || (operandTy.isF32() && resTy.getElementType().isF32())) ||
+      (!op.getTransposeA() && !copyB) || !kMajorCopyRefusal(op).empty())
     return false;
   OpBuilder b(op);
   Location loc = op.getLoc();
@@ -231,8 +236,9 @@ bool mlir::fuser::copyOperandsKMajor(MatmulOp op, const ChipInfo &chip, bool tma
   if (report) {
     InFlightDiagnostic remark = op.emitRemark();
     remark << which
-           << " copied K-major by a transposing kernel so that 3xtf32 on "
-              "wgmma_tma applies (M * N / (M + N) = "
+           << " copied K-major by a transposing kernel so that "
+           << (!half ? "3xtf32" : operandTy.isBF16() ? "bf16" : "f16")
+           << " on wgmma_tma applies (M * N / (M + N) = "
            << m * n / (m + n) << ", at least " << kKMajorCopyMinHarmonic;
     if (copyB && kernelReadsB)
       remark << "; with M = " << m << ", at least " << kNMajorCopyMinM

@@ -3,7 +3,7 @@
 // (torch.bmm) gets wgmma_tma where its operands are K-major with a static
 // K, else mma.sync (fp64 tensor cores for f32), never wgmma.
 // RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="report=true" -verify-diagnostics | FileCheck %s
-// Other options (`not`: the last split is an error under every option).
+// Other options (`not`: one split is an error under every option).
 // RUN: not fuser-opt %s -split-input-file --fuser-configure-kernels="precision=tf32" 2>&1 | FileCheck %s --check-prefix=TF32
 // RUN: not fuser-opt %s -split-input-file --fuser-configure-kernels="precision=bf16 tensor-core-kernel=wgmma" 2>&1 | FileCheck %s --check-prefix=BF16
 
@@ -205,4 +205,21 @@ func.func @nn_in_kernel_1535(%x: tensor<1535x1024xf32>, %w: tensor<1024x4096xf32
     fuser.yield %acc : f32
   }
   return %y : tensor<1535x4096xf32>
+}
+
+// -----
+
+// dW = g^T x under autocast: bf16 operands, B (x) N-major. wgmma_tma reads
+// 16-bit operands K-major only, so B is copied K-major (a bf16 copy).
+// CHECK-LABEL: func.func @bf16_n_major_b
+// CHECK: fuser.pointwise {{.+}} -> tensor<4096x1024xbf16>
+// CHECK: fuser.matmul %{{.+}}, %{{.+}} transpose_b epilogue_maps [] {config = #fuser.config<strategy = "wgmma_tma"{{.+}}precision = "bf16"
+func.func @bf16_n_major_b(%g: tensor<4096x1024xbf16>, %x: tensor<1024x4096xbf16>) -> tensor<4096x4096xf32> {
+  // expected-remark @+2 {{B copied K-major by a transposing kernel so that bf16 on wgmma_tma applies (M * N / (M + N) = 2048, at least 512)}}
+  // expected-remark @+1 {{matmul kernel: wgmma_tma in bf16}}
+  %y = fuser.matmul %g, %x epilogue_maps [] : tensor<4096x1024xbf16>, tensor<1024x4096xbf16> -> tensor<4096x4096xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<4096x4096xf32>
 }

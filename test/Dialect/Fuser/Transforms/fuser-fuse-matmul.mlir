@@ -332,8 +332,10 @@ func.func @batched_transposed_copy(%x: tensor<2x16x4xf32>, %w: tensor<2x16x8xf32
 // -----
 
 // CHECK-LABEL: func.func @element_types
-// CHECK-COUNT-2: linalg.matmul
-// CHECK-NOT: fuser.matmul
+// CHECK: linalg.matmul
+// CHECK-NOT: linalg.matmul
+// CHECK: fuser.matmul %{{.+}}, %{{.+}} epilogue_maps [] : tensor<4x16xf16>, tensor<16x8xf16> -> tensor<4x8xf32>
+// CHECK-NEXT: ^bb0(%{{.+}}: f32):
 func.func @element_types(%a: tensor<4x16xi32>, %b: tensor<16x8xi32>, %h: tensor<4x16xf16>, %g: tensor<16x8xf16>) -> (tensor<4x8xi32>, tensor<4x8xf32>) {
   %zi = arith.constant 0 : i32
   %zf = arith.constant 0.0 : f32
@@ -341,11 +343,67 @@ func.func @element_types(%a: tensor<4x16xi32>, %b: tensor<16x8xi32>, %h: tensor<
   %ef = tensor.empty() : tensor<4x8xf32>
   %fi = linalg.fill ins(%zi : i32) outs(%ei : tensor<4x8xi32>) -> tensor<4x8xi32>
   %ff = linalg.fill ins(%zf : f32) outs(%ef : tensor<4x8xf32>) -> tensor<4x8xf32>
-  // expected-remark @+1 {{not fused into fuser.matmul: element types i32 x i32 -> i32 are not supported: fuser.matmul takes f32, f16 or bf16 operands of one type}}
+  // expected-remark @+1 {{not fused into fuser.matmul: element types i32 x i32 -> i32 are not supported: fuser.matmul takes f32, f16 or bf16 operands of one type, into a result of that type or (16-bit operands) f32}}
   %mi = linalg.matmul ins(%a, %b : tensor<4x16xi32>, tensor<16x8xi32>) outs(%fi : tensor<4x8xi32>) -> tensor<4x8xi32>
-  // expected-remark @+1 {{not fused into fuser.matmul: element types f16 x f16 -> f32 are not supported}}
+  // 16-bit operands summed in f32 (linalg.matmul extends them in its body):
+  // the tensor cores' own arithmetic.
+  // expected-remark @+1 {{fused matmul with 0 epilogue op(s)}}
   %mf = linalg.matmul ins(%h, %g : tensor<4x16xf16>, tensor<16x8xf16>) outs(%ff : tensor<4x8xf32>) -> tensor<4x8xf32>
   return %mi, %mf : tensor<4x8xi32>, tensor<4x8xf32>
+}
+
+// -----
+
+// torch-mlir's addmm under autocast: both operands bf16 values extended to
+// f32, an f32 product. The matmul reads the bf16 tensors (products of bf16
+// values are exact in f32, and the sum stays f32), W through transpose_b.
+// CHECK-LABEL: func.func @extended_bf16_operands
+// CHECK-SAME: (%[[X:.+]]: tensor<4x16xbf16>, %[[W:.+]]: tensor<8x16xbf16>)
+// CHECK-NOT: arith.extf
+// CHECK: fuser.matmul %[[X]], %[[W]] transpose_b epilogue_maps [] : tensor<4x16xbf16>, tensor<8x16xbf16> -> tensor<4x8xf32>
+func.func @extended_bf16_operands(%x: tensor<4x16xbf16>, %w: tensor<8x16xbf16>) -> tensor<4x8xf32> {
+  %zf = arith.constant 0.0 : f32
+  %ex = tensor.empty() : tensor<4x16xf32>
+  %xf = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x16xbf16>) outs(%ex : tensor<4x16xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %e = arith.extf %in : bf16 to f32
+    linalg.yield %e : f32
+  } -> tensor<4x16xf32>
+  %et = tensor.empty() : tensor<16x8xbf16>
+  %wt = linalg.transpose ins(%w : tensor<8x16xbf16>) outs(%et : tensor<16x8xbf16>) permutation = [1, 0]
+  %ew = tensor.empty() : tensor<16x8xf32>
+  %wf = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%wt : tensor<16x8xbf16>) outs(%ew : tensor<16x8xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %e = arith.extf %in : bf16 to f32
+    linalg.yield %e : f32
+  } -> tensor<16x8xf32>
+  %eo = tensor.empty() : tensor<4x8xf32>
+  %ff = linalg.fill ins(%zf : f32) outs(%eo : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{fused matmul with 0 epilogue op(s)}}
+  %mm = linalg.matmul ins(%xf, %wf : tensor<4x16xf32>, tensor<16x8xf32>) outs(%ff : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %mm : tensor<4x8xf32>
+}
+
+// -----
+
+// Only one operand extended (or the two from different types): the f32
+// product stays f32, on the extended values.
+// CHECK-LABEL: func.func @one_extended_operand
+// CHECK: arith.extf
+// CHECK: fuser.matmul %{{.+}}, %{{.+}} epilogue_maps [] : tensor<4x16xf32>, tensor<16x8xf32> -> tensor<4x8xf32>
+func.func @one_extended_operand(%x: tensor<4x16xbf16>, %w: tensor<16x8xf32>) -> tensor<4x8xf32> {
+  %zf = arith.constant 0.0 : f32
+  %ex = tensor.empty() : tensor<4x16xf32>
+  %xf = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x16xbf16>) outs(%ex : tensor<4x16xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %e = arith.extf %in : bf16 to f32
+    linalg.yield %e : f32
+  } -> tensor<4x16xf32>
+  %eo = tensor.empty() : tensor<4x8xf32>
+  %ff = linalg.fill ins(%zf : f32) outs(%eo : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @+1 {{fused matmul with 0 epilogue op(s)}}
+  %mm = linalg.matmul ins(%xf, %w : tensor<4x16xf32>, tensor<16x8xf32>) outs(%ff : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %mm : tensor<4x8xf32>
 }
 
 // -----

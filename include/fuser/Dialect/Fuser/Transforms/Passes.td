@@ -861,6 +861,46 @@ def FuserScaleSumTermsPass
                            "::mlir::linalg::LinalgDialect"];
 }
 
+def FuserWidenHalfSumsPass
+    : Pass<"fuser-widen-half-sums", "mlir::func::FuncOp"> {
+  let summary = "Sum f16 and bf16 tensors in f32, rounding once";
+  let description = [{
+    torch-mlir lowers the sum of a bf16 or f16 tensor (a bias gradient under
+    torch.autocast, say) to a `linalg.generic` reduction whose accumulator
+    has the tensor's type, so every term is rounded to 8 or 11 bits: over a
+    thousand terms the result is off by percents. PyTorch's kernels sum
+    such tensors in f32 and round the result once. This pass does the same:
+    a float sum (`addf`) into a 16-bit fill accumulates into an f32 fill of
+    the same constant, each term extended (`arith.extf`), and an elementwise
+    `arith.truncf` rounds the result to the original type. Max, min and
+    value-and-index reductions are exact in any type and are left alone.
+
+    ```mlir
+    %s = linalg.generic {... ["parallel", "reduction"]} ins(%x) outs(%zero) {
+      ^bb0(%in: bf16, %acc: bf16):
+        %a = arith.addf %in, %acc : bf16
+        linalg.yield %a : bf16 }
+    // becomes
+    %w = linalg.generic {... ["parallel", "reduction"]} ins(%x) outs(%zero32) {
+      ^bb0(%in: bf16, %acc: f32):
+        %e = arith.extf %in : bf16 to f32
+        %a = arith.addf %e, %acc : f32
+        linalg.yield %a : f32 }
+    %s = linalg.generic {... ["parallel"]} ins(%w) outs(%empty) {
+      ^bb0(%in: f32, %out: bf16):
+        %t = arith.truncf %in : f32 to bf16
+        linalg.yield %t : bf16 }
+    ```
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark for each sum widened">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def FuserReductionLoopsInnermostPass
     : Pass<"fuser-reduction-loops-innermost", "mlir::func::FuncOp"> {
   let summary = "Put the reduction loops of generic ops innermost for the fallback";

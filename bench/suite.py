@@ -43,6 +43,7 @@ interleaved rounds with this build's (a codegen change's A/B). Writes
 """
 
 import argparse
+import contextlib
 import copy
 import datetime
 import json
@@ -128,6 +129,12 @@ SUITE = [
          "dropout(0.1), Linear 4096 -> 4096 at batch 1024, training step, "
          "torch.compile(backend=\"fuser\") split at the dropout", "training",
          dict(split="dropout_mlp_large", input_grad=False, dynamo=True)),
+    Case("training", "train_w2_autocast", "W2 training step under torch.autocast "
+         "bf16, data without grad", "training",
+         dict(package="w2", input_grad=False, autocast=True)),
+    Case("training", "train_w3_autocast", "W3 training step under torch.autocast "
+         "bf16, data without grad", "training",
+         dict(package="w3", input_grad=False, autocast=True)),
     Case("training", "train_w2_dx", "W2 training step, x requires grad (dL/dx too)",
          "training", dict(package="w2", input_grad=True)),
     Case("training", "train_w3_dx", "W3 training step, x requires grad (dL/dx too)",
@@ -422,12 +429,20 @@ def run_training(case, args):
         nets = {"fuser": fused, "eager": eager,
                 "torch.compile": torch.compile(copy.deepcopy(model))}
         mse = torch.nn.functional.mse_loss
+        # Under autocast as users write it: forward and loss in the
+        # context, backward after it.
+        autocast = (torch.autocast("cuda", dtype=torch.bfloat16)
+                    if case.params.get("autocast") else contextlib.nullcontext())
+
+        def step(net):
+            with autocast:
+                loss = mse(net(x), target)
+            loss.backward()
         res, failed = {}, ""
         for label, net in nets.items():
             params = list(net.parameters()) + [x] * x.requires_grad
             try:
-                res[label] = time_steps(lambda net=net: mse(net(x), target).backward(),
-                                        params, args.iters)
+                res[label] = time_steps(lambda net=net: step(net), params, args.iters)
             except Exception as e:  # noqa: BLE001 - inductor may be absent
                 if label == "fuser":
                     raise
@@ -437,7 +452,9 @@ def run_training(case, args):
             kernels = [{v: len(k) for v, k in r["kernels"].items()} for r in graphs]
             assert all(r["loaded"] for r in graphs), "a graph compiled here"
         else:
-            ran = fused._fuser_training_variant(fused._fuser_tensors((x,), {}))
+            ran = fused._fuser_training_variant(
+                fused._fuser_tensors((x,), {}),
+                "bf16" if case.params.get("autocast") else None)
             back = fused._fuser_backward(ran)
             kernels = {v.name: len(v.kernels) for v in (ran, back)}
     finally:

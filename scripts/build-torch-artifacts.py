@@ -77,6 +77,12 @@ TRAINING = {
     "batchnorm_small": ("torch_models.LinearBatchNorm", [], [64, 256], None),
 }
 
+# Training packages that also get a pair for steps under
+# torch.autocast("cuda", dtype=torch.bfloat16) (test/gpu/test_torch_autocast.py,
+# bench/suite.py's autocast rows).
+AUTOCAST = ("w2_small", "w3_small", "w2_small_dynamic", "mlp_small_dynamic",
+            "w2", "w3")
+
 
 def require_fused(name, compiled):
     """Stops the build when a variant compiled unfused: fuser.torch retries
@@ -124,6 +130,9 @@ def build_training(out, chip, index):
             ft.add_variant(compiled,
                            torch.empty(shape, device="meta").requires_grad_(),
                            dynamic=dynamic)
+        if name in AUTOCAST:  # Steps under torch.autocast("cuda", bf16).
+            ft.add_variant(compiled, torch.empty(shape, device="meta"),
+                           dynamic=dynamic, autocast="bf16")
         seconds = time.perf_counter() - start
         require_fused(f"training/{name}", compiled)
         ft.save(compiled, out / "training" / f"{name}.fuser")

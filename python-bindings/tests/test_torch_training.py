@@ -555,25 +555,109 @@ def test_structured_outputs_buffers_and_frozen_weights(dynamic, cache):
         ref.zero_grad()
 
 
-def test_autocast_runs_the_module_eagerly(cache):
-    """Under torch.autocast (CUDA) the package's fp32 kernels would give
-    other dtypes than autocast does: the module runs eagerly, said once by a
-    warning and a remark. (No GPU here: autocast is switched on at the
-    level torch.autocast sets it.)"""
-    model = build("w2")
+def autocast_reference(name, model, x):
+    """What the model computes under torch.autocast("cuda", bfloat16),
+    written out: the Linear in bf16 (bf16 weight, bias and input; f32 sums),
+    W3's GroupNorm in f32 on the bf16 result."""
+    lin = model.gemm if name == "w2" else model.fc
+    h = torch.nn.functional.linear(x.bfloat16(), lin.weight.bfloat16(),
+                                   lin.bias.bfloat16())
+    if name == "w2":
+        return model.leaky_relu(h * model.multiplier)
+    y = model.leaky_relu(model.gn(h.float()))
+    return y + y
+
+
+@pytest.mark.parametrize("dynamic", DYNAMIC, ids=["static", "dynamic"])
+@pytest.mark.parametrize("name", ["w2", "w3"])
+def test_autocast_runs_a_pair_compiled_for_it(name, dynamic, cache):
+    """A call under torch.autocast("cuda", bfloat16) compiles (once) and
+    runs a pair of its own, autocast's casts among its ops: the products on
+    bf16 tensor cores in both directions, W3's GroupNorm in f32; outputs and
+    gradients as autocast computes them (the pair's fx graphs run in place
+    of the kernels: no GPU here; autocast is switched on the way
+    torch.autocast does, which refuses without CUDA). A call outside
+    autocast runs the fp32 pair again."""
+    from fuser.torch._export.autocast import cuda_autocast
+
+    model = build(name)
+    c = ft.compile(model, torch.randn(SHAPE), training=True, cache=cache,
+                   fallback=False, dynamic=dynamic)
+    calls = []
+    run_graphs(c, calls)
+    base = "dynamic" if dynamic else "static"
+    for batch in ([7, 3] if dynamic else [7]):
+        x = torch.rand(batch, 40) * 2 - 1
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)  # Not eager.
+            with cuda_autocast("bf16"):
+                y = c(x)
+        r = torch.randn(y.shape)
+        (y.float() * r).sum().backward()
+        assert calls[-2:] == [f"{base}-autocast-bf16",
+                              f"{base}-autocast-bf16-backward"]
+        grads = [p.grad.clone() for p in model.parameters()]
+        model.zero_grad()
+        ref = autocast_reference(name, model, x)
+        (ref.float() * r).sum().backward()
+        assert y.dtype == ref.dtype == (torch.bfloat16 if name == "w2"
+                                        else torch.float32)
+        torch.testing.assert_close(y, ref, atol=1e-2, rtol=1e-2)
+        for g, p in zip(grads, model.parameters()):
+            assert g.dtype == torch.float32
+            torch.testing.assert_close(g, p.grad, atol=1e-2, rtol=1e-2)
+        model.zero_grad()
+    by_name = {v.name: v for v in c.fuser_package.variants}
+    fw = by_name[f"{base}-autocast-bf16"]
+    bw = by_name[f"{base}-autocast-bf16-backward"]
+    assert fw.info["autocast"] == bw.info["autocast"] == "bf16"
+    assert len([v for v in by_name if "autocast" in v]) == 2  # Compiled once.
+    for v in (fw, bw):
+        assert any("matmul kernel:" in r.message and " in bf16" in r.message
+                   for r in v.remarks), [r.message for r in v.remarks]
+    # The bias gradient sums bf16 terms in f32.
+    assert any("16-bit sum accumulated in f32" in r.message
+               for r in bw.remarks)
+    calls.clear()
+    with torch.no_grad():
+        torch.testing.assert_close(c(x), model(x))
+    assert calls == [base]
+
+
+def test_autocast_pairs_saved_and_chosen(cache, tmp_path):
+    """fuser.torch.add_variant(..., autocast="bf16") compiles an autocast
+    pair without a GPU; a package holding one is version 3 and a loaded
+    module runs it for calls under autocast only."""
+    from fuser.torch._export.autocast import cuda_autocast
+
+    model = build("w3")
     c = ft.compile(model, torch.randn(SHAPE), training=True, cache=cache,
                    fallback=False)
+    with pytest.raises(fuser.FuserError, match="bf16, f16"):
+        ft.add_variant(c, torch.randn(SHAPE), autocast="fp8")
+    ft.add_variant(c, torch.randn(SHAPE), autocast="bf16")
+    path = ft.save(c, tmp_path / "w3.fuser")
+    spec = json.loads((path / "fuser-torch.json").read_text())
+    assert spec["version"] == 3
+    assert [v.get("autocast") for v in spec["variants"]] == \
+        [None, None, "bf16", "bf16"]
+    again = ft.load(path, module=model)
+    tensors = again._fuser_tensors((torch.randn(SHAPE),), {})
+    assert again._fuser_training_variant(tensors, "bf16").name == \
+        "static-autocast-bf16"
+    assert again._fuser_training_variant(tensors).name == "static"
+    # A loaded package without a pair for f16 autocast runs the module
+    # eagerly there, said once by a warning and a remark.
     x = torch.rand(SHAPE)
-    torch.set_autocast_enabled("cuda", True)
-    try:
-        with pytest.warns(RuntimeWarning, match="under torch.autocast"):
-            y = c(x)
+    with cuda_autocast("f16"):
+        with pytest.warns(RuntimeWarning, match="no variant compiled for "
+                          "f16 autocast"):
+            y = again(x)
         with warnings.catch_warnings():
             warnings.simplefilter("error", RuntimeWarning)
             y.sum().backward()
-            c(x)
-    finally:
-        torch.set_autocast_enabled("cuda", False)
+            again(x)
     torch.testing.assert_close(y, model(x))
-    assert model.gemm.weight.grad is not None
-    assert any("torch.autocast" in r.message for r in c.fuser_remarks)
+    assert model.fc.weight.grad is not None
+    assert any("torch.autocast" in r.message for r in again.fuser_remarks)
+

@@ -35,7 +35,9 @@ from ._conversion.forward import ForwardCompiler, variant_base
 from ._conversion.fuser_compile import short_error
 from ._conversion.training import TrainingCompiler
 from ._export.binding import DynamicSpec
-from ._package import PACKAGE_VERSION, Package, Variant
+from ._export.autocast import cuda_autocast
+from ._package import (AUTOCAST_DTYPES, TRAINING_PACKAGE_VERSION, Package,
+                       Variant, current_autocast)
 from ._remarks import Remark
 from ._runtime import CompiledModule, TrainingModule, VariantCompiler, \
     make_compiled
@@ -104,10 +106,13 @@ def compile(module: torch.nn.Module, example_inputs: Any, *,
     package = Package(compiler.spec)
     inputs = compiler.binding.example_tensors()
     compiler.dynamic_shapes(dynamic, inputs)  # A bad spec raises here.
+    # Compiled under torch.autocast: the first variant is for it.
+    autocast = current_autocast()
     return finish_compile(
         module, compiler.model_name, package,
-        lambda: [compiler.variant(variant_base(dynamic),
-                                  compiler.state_tensors(), inputs, dynamic)],
+        lambda: [compiler.variant(variant_base(dynamic, autocast),
+                                  compiler.state_tensors(), inputs, dynamic,
+                                  autocast)],
         compiler, fallback=fallback, report=report)
 
 
@@ -132,7 +137,7 @@ def compile_training(module: torch.nn.Module, example_inputs: Any, *,
                                options=options or {}, cache=make_cache(cache),
                                fallback=fallback, report=report,
                                retry_unfused=retry_unfused)
-    compiler.spec["version"] = PACKAGE_VERSION
+    compiler.spec["version"] = TRAINING_PACKAGE_VERSION
     if recompute not in ("policy", "all"):
         raise ValueError(f"recompute must be 'policy' or 'all', got "
                          f"{recompute!r}")
@@ -142,11 +147,14 @@ def compile_training(module: torch.nn.Module, example_inputs: Any, *,
     package = Package(compiler.spec)
     inputs = compiler.binding.example_tensors()
     compiler.dynamic_shapes(dynamic, inputs)  # A bad spec raises here.
+    # Compiled under torch.autocast: the first variant is for it.
+    autocast = current_autocast()
     training = TrainingCompiler(compiler)
     return finish_compile(
         module, compiler.model_name, package,
-        lambda: training.pair(variant_base(dynamic),
-                              compiler.state_tensors(), inputs, dynamic),
+        lambda: training.pair(variant_base(dynamic, autocast),
+                              compiler.state_tensors(), inputs, dynamic,
+                              autocast),
         training, fallback=fallback, report=report,
         doing="trains", stacklevel=4)
 
@@ -194,14 +202,27 @@ def finish_compile(module: torch.nn.Module, model_name: str,
 
 
 def add_variant(compiled: CompiledModule, example_inputs: Any, *,
-                dynamic: DynamicSpec = None, name: Optional[str] = None
-                ) -> Variant:
+                dynamic: DynamicSpec = None, name: Optional[str] = None,
+                autocast: Optional[str] = None) -> Variant:
     """Compiles one more variant of a module compiled here (for other
     shapes, or dynamic sizes) into its package, so fuser.torch.save and the
-    ModelNew converter carry it."""
+    ModelNew converter carry it.
+
+    `autocast` ("bf16" or "f16"): the variant is for calls under
+    `torch.autocast("cuda", dtype)`, with autocast's casts as ops of its
+    kernels; it needs no GPU to compile. By default the variant is for the
+    autocast this is called under (none outside torch.autocast)."""
     if not isinstance(compiled, CompiledModule):
         raise FuserError("add_variant needs a module compiled in this "
                          "process by fuser.torch.compile")
     if isinstance(example_inputs, torch.Tensor):
         example_inputs = (example_inputs,)
-    return compiled._fuser_add_variant(tuple(example_inputs), dynamic, name)
+    if autocast is None:
+        return compiled._fuser_add_variant(tuple(example_inputs), dynamic,
+                                           name)
+    if autocast not in AUTOCAST_DTYPES:
+        raise FuserError(f"add_variant: autocast must be one of "
+                         f"{', '.join(AUTOCAST_DTYPES)}; got {autocast!r}")
+    with cuda_autocast(autocast):
+        return compiled._fuser_add_variant(tuple(example_inputs), dynamic,
+                                           name)

@@ -41,14 +41,35 @@ PACKAGE_FORMAT = "fuser-torch-package"
 # The newest package version this reads. 2: training packages (a backward
 # variant beside each forward one, _conversion/training.py), which a
 # version 1 reader would run forward-only; forward-only packages are still
-# written as 1.
-PACKAGE_VERSION = 2
+# written as 1. 3: packages with autocast variants, which an older reader
+# would run for calls without autocast.
+PACKAGE_VERSION = 3
 FORWARD_PACKAGE_VERSION = 1
+TRAINING_PACKAGE_VERSION = 2
+AUTOCAST_PACKAGE_VERSION = 3
 SPEC = "fuser-torch.json"
 
 # Torch dtypes by manifest name and back (fuser._dtypes has the table).
 TORCH_DTYPES: Dict[str, torch.dtype] = _dtypes.torch_dtypes(torch)
 DTYPE_NAMES: Dict[torch.dtype, str] = {dt: n for n, dt in TORCH_DTYPES.items()}
+
+# CUDA autocast dtypes by the names variants record (info "autocast":
+# "bf16"): such a variant computes what the module does under
+# torch.autocast("cuda", dtype) and runs only calls under it.
+AUTOCAST_DTYPES: Dict[str, torch.dtype] = {"bf16": torch.bfloat16,
+                                           "f16": torch.float16}
+
+
+def current_autocast() -> Optional[str]:
+    """The CUDA autocast this thread runs under: "bf16", "f16", or None."""
+    if not torch.is_autocast_enabled("cuda"):
+        return None
+    dtype = torch.get_autocast_dtype("cuda")
+    for name, dt in AUTOCAST_DTYPES.items():
+        if dt == dtype:
+            return name
+    raise FuserError(f"torch.autocast to {dtype}: fuser compiles autocast "
+                     "to bfloat16 or float16")
 
 
 def jsonable(value: Any) -> Any:
@@ -159,6 +180,9 @@ class Package:
     # The spec with the variants' own entries, as saved.
     def to_json(self) -> str:
         spec = dict(self.spec)
+        if any(v.info.get("autocast") for v in self.variants):
+            spec["version"] = max(spec.get("version", 0),
+                                  AUTOCAST_PACKAGE_VERSION)
         spec["variants"] = [
             {"name": v.name, **v.info,
              "files": sorted(v.files())} for v in self.variants]

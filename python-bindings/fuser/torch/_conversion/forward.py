@@ -20,14 +20,17 @@ from .._export.mlir import import_program
 from .._export.program import (count_tensors, export_attempts, export_program,
                                output_tree)
 from .._package import (FORWARD_PACKAGE_VERSION, PACKAGE_FORMAT, Package,
-                        Variant, jsonable_or_none, manifest_function)
+                        Variant, current_autocast, jsonable_or_none,
+                        manifest_function)
 from .cache import CompileCache
 from .fuser_compile import compile_ir
 
 
-def variant_base(dynamic: DynamicSpec) -> str:
+def variant_base(dynamic: DynamicSpec, autocast: Optional[str] = None
+                 ) -> str:
     """A variant's name before unique_name numbers it."""
-    return "dynamic" if dynamic not in (None, False) else "static"
+    base = "dynamic" if dynamic not in (None, False) else "static"
+    return f"{base}-autocast-{autocast}" if autocast else base
 
 
 def unique_name(package: Package, base: str) -> str:
@@ -104,18 +107,21 @@ class ForwardCompiler:
     # 2. Export to linalg on tensors.
     def program(self, state: Sequence[torch.Tensor],
                 inputs: Sequence[torch.Tensor], dynamic_shapes,
-                device: str = "meta"):
+                device: str = "meta", autocast: Optional[str] = None):
         return export_program(self.binding, state, inputs, dynamic_shapes,
-                              device)
+                              device, autocast)
 
     def export(self, state: Sequence[torch.Tensor],
-               inputs: Sequence[torch.Tensor], dynamic_shapes
+               inputs: Sequence[torch.Tensor], dynamic_shapes,
+               autocast: Optional[str] = None
                ) -> Tuple[str, dict, List[int]]:
         """The module as linalg on tensors, its output tree, and the kernel
         arguments it updates in place (import_program): exported on meta
-        tensors, else on fake CPU ones (export_attempts)."""
+        tensors, else on fake CPU ones (export_attempts); under CUDA
+        autocast to `autocast` when given."""
         def attempt(device):
-            program = self.program(state, inputs, dynamic_shapes, device)
+            program = self.program(state, inputs, dynamic_shapes, device,
+                                   autocast)
             outputs = output_tree(program.call_spec.out_spec)
             text, mutated = import_program(program)
             return text, outputs, mutated
@@ -128,15 +134,19 @@ class ForwardCompiler:
                           cache=self.cache, retry_unfused=self.retry_unfused)
 
     def variant(self, name: str, state: Sequence[torch.Tensor],
-                inputs: Sequence[torch.Tensor], dynamic: DynamicSpec
-                ) -> Variant:
-        """Exports and compiles one variant; raises on failure."""
+                inputs: Sequence[torch.Tensor], dynamic: DynamicSpec,
+                autocast: Optional[str] = None) -> Variant:
+        """Exports and compiles one variant (for calls under CUDA autocast
+        to `autocast`, when given); raises on failure."""
         dynamic_shapes, described = self.dynamic_shapes(dynamic, inputs)
-        text, outputs, mutated = self.export(state, inputs, dynamic_shapes)
+        text, outputs, mutated = self.export(state, inputs, dynamic_shapes,
+                                             autocast)
         self.spec["outputs"] = outputs  # The same for every variant.
         art, info = self.compile_text(text)
         art = self.named_arguments(art)
         info["dynamic"] = described
+        if autocast:
+            info["autocast"] = autocast
         if mutated:
             # The kernels return these arguments' new values first; the
             # module writes them back (BatchNorm's running statistics).
@@ -175,11 +185,13 @@ class ForwardCompiler:
 
     # The compiler interface (_runtime/compiler_interface.py).
     def on_demand(self, compiled, tensors: Sequence[torch.Tensor],
-                  dynamic: DynamicSpec = None) -> Variant:
+                  dynamic: DynamicSpec = None,
+                  autocast: Optional[str] = None) -> Variant:
         n = len(self.state_names)
         package = compiled.fuser_package
-        name = unique_name(package, variant_base(dynamic))
-        variant = self.variant(name, tensors[:n], tensors[n:], dynamic)
+        name = unique_name(package, variant_base(dynamic, autocast))
+        variant = self.variant(name, tensors[:n], tensors[n:], dynamic,
+                               autocast)
         package.variants.append(variant)
         if self.report:
             print(compiled.fuser_report(), file=sys.stderr)
@@ -189,8 +201,9 @@ class ForwardCompiler:
                     dynamic: DynamicSpec, name: Optional[str]) -> Variant:
         inputs = self.tensor_inputs(example_inputs)
         package = compiled.fuser_package
+        autocast = current_autocast()  # Called under autocast: for it.
         variant = self.variant(
-            unique_name(package, name or variant_base(dynamic)),
-            compiled._fuser_state_tensors(), inputs, dynamic)
+            unique_name(package, name or variant_base(dynamic, autocast)),
+            compiled._fuser_state_tensors(), inputs, dynamic, autocast)
         package.variants.append(variant)
         return variant

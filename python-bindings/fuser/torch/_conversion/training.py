@@ -79,7 +79,7 @@ from .._lowering.fx_graph import output_node
 from .._lowering.partition import partitioned_graphs
 from .._lowering.plan import backward_arg_names, plan_graphs
 from .._lowering.rewrites import fold_permutes, inner_reductions
-from .._package import Variant, manifest_function
+from .._package import Variant, current_autocast, manifest_function
 from .forward import ForwardCompiler, unique_name, variant_base
 
 
@@ -91,17 +91,20 @@ class TrainingCompiler:
         self.compiler = compiler
 
     def pair(self, name: str, state: Sequence[torch.Tensor],
-             inputs: Sequence[torch.Tensor], dynamic: DynamicSpec
-             ) -> Tuple[Variant, Variant]:
+             inputs: Sequence[torch.Tensor], dynamic: DynamicSpec,
+             autocast: Optional[str] = None) -> Tuple[Variant, Variant]:
         """Exports, partitions, plans and compiles one forward/backward
         pair, whose backward computes the gradients of the tensors that
-        require grad (`requires_of`)."""
+        require grad (`requires_of`); for calls under CUDA autocast to
+        `autocast` when given (the casts are ops of the forward, their
+        gradients ops of the backward)."""
         compiler = self.compiler
         dynamic_shapes, described = compiler.dynamic_shapes(dynamic, inputs)
         requires = requires_of(compiler.spec["args"], [*state, *inputs])
 
         def attempt(device):
-            program = compiler.program(state, inputs, dynamic_shapes, device)
+            program = compiler.program(state, inputs, dynamic_shapes, device,
+                                       autocast)
             outputs = output_tree(program.call_spec.out_spec)
             fw, bw, differentiable, mutated = partitioned_graphs(
                 program, requires,
@@ -136,6 +139,8 @@ class TrainingCompiler:
 
         bw_name = f"{name}-backward"
         fw_info["dynamic"] = described
+        if autocast:
+            fw_info["autocast"] = bw_info["autocast"] = autocast
         fw_info["training"] = dict(plan, backward=bw_name,
                                    saved=fw_results[n_out:])
         if mutated:
@@ -158,11 +163,13 @@ class TrainingCompiler:
     # The compiler interface (_runtime/compiler_interface.py): the forward
     # of each pair is the variant calls run.
     def on_demand(self, compiled, tensors: Sequence[torch.Tensor],
-                  dynamic: DynamicSpec = None) -> Variant:
+                  dynamic: DynamicSpec = None,
+                  autocast: Optional[str] = None) -> Variant:
         n = len(self.compiler.state_names)
         package = compiled.fuser_package
-        name = unique_name(package, variant_base(dynamic))
-        forward, backward = self.pair(name, tensors[:n], tensors[n:], dynamic)
+        name = unique_name(package, variant_base(dynamic, autocast))
+        forward, backward = self.pair(name, tensors[:n], tensors[n:], dynamic,
+                                      autocast)
         package.variants += [forward, backward]
         if self.compiler.report:
             print(compiled.fuser_report(), file=sys.stderr)
@@ -172,9 +179,10 @@ class TrainingCompiler:
                     dynamic: DynamicSpec, name: Optional[str]) -> Variant:
         inputs = self.compiler.tensor_inputs(example_inputs)
         package = compiled.fuser_package
+        autocast = current_autocast()  # Called under autocast: for it.
         forward, backward = self.pair(
-            unique_name(package, name or variant_base(dynamic)),
-            compiled._fuser_state_tensors(), inputs, dynamic)
+            unique_name(package, name or variant_base(dynamic, autocast)),
+            compiled._fuser_state_tensors(), inputs, dynamic, autocast)
         package.variants += [forward, backward]
         return forward
 

@@ -19,6 +19,7 @@ from typing import Any, Callable, Optional, Sequence, TypeVar
 import torch
 
 from ..._native import FuserError
+from .autocast import with_autocast
 from .binding import ForwardBinding
 
 T = TypeVar("T")
@@ -119,15 +120,20 @@ class _Functional(torch.nn.Module):
 
 def export_program(binding: ForwardBinding, state: Sequence[torch.Tensor],
                    inputs: Sequence[torch.Tensor], dynamic_shapes,
-                   device: str = "meta"):
+                   device: str = "meta", autocast: Optional[str] = None):
     """torch.export of the functional wrapper on dataless tensors of
     `device` (EXPORT_DEVICES; before decompositions): (state..., tensor
-    inputs...) -> flat outputs."""
+    inputs...) -> flat outputs; under CUDA autocast to `autocast` ("bf16",
+    "f16": autocast.py) when given."""
     wrapper = _Functional(binding.module, binding.state_names,
                           binding.template, binding.positions,
                           binding.keywords)
     flat = _dataless([*state, *inputs], device)
-    return torch.export.export(wrapper, flat, dynamic_shapes=dynamic_shapes)
+    program = torch.export.export(wrapper, flat,
+                                  dynamic_shapes=dynamic_shapes)
+    if autocast is not None:
+        program = with_autocast(program, autocast, dynamic_shapes)
+    return program
 
 
 def output_tree(spec) -> dict:

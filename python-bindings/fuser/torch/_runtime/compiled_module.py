@@ -18,8 +18,8 @@ import torch
 
 from ..._native import FuserError
 from ...loader import TorchCall, release_at_exit
-from .._package import (DTYPE_NAMES, Package, Variant, describe_specs,
-                        jsonable_or_none)
+from .._package import (DTYPE_NAMES, Package, Variant, current_autocast,
+                        describe_specs, jsonable_or_none)
 from .._remarks import Remark
 from .compiler_interface import VariantCompiler
 
@@ -231,21 +231,30 @@ class CompiledModule(torch.nn.Module):
         return self._fuser_run(self._fuser_tensors(args, kwargs))
 
     def _fuser_autocast(self, args: tuple, kwargs: dict) -> Any:
-        """Under torch.autocast the module runs eagerly, with autocast's
-        casts and kernels: the package's kernels are compiled for the
-        dtypes the module was exported with, and fuser has no autocast
-        variants yet. Said once per module, by a warning and a remark."""
+        """A call under CUDA autocast runs the variants compiled for it:
+        autocast's casts are ops of their kernels (bf16 or f16 products
+        summed in f32, f32 norms), compiled on demand where the compiler
+        is. A loaded package without such a variant runs the module
+        eagerly, with autocast's kernels, said once by a warning and a
+        remark."""
         d = self.__dict__
-        if not d["_fuser_autocast_warned"]:
-            d["_fuser_autocast_warned"] = True
-            why = ("runs eagerly (PyTorch) under torch.autocast: fuser's "
-                   "kernels take the dtypes the module was compiled for, "
-                   "and it has no autocast (bf16/fp16) variants yet")
-            d["_fuser_notes"].append(Remark("", 0, "remark", why))
-            warnings.warn(f"fuser.torch: {self.fuser_package.spec.get('model', 'the module')} "
-                          f"{why}", RuntimeWarning,
-                          stacklevel=_user_stacklevel())
-        return d["_fuser_module"](*args, **kwargs)
+        autocast = current_autocast()
+        tensors = self._fuser_tensors(args, kwargs)
+        if d["_fuser_compiler"] is None and not self._fuser_matching(
+                tuple((t.dtype, t.shape) for t in tensors), autocast):
+            if not d["_fuser_autocast_warned"]:
+                d["_fuser_autocast_warned"] = True
+                why = ("runs eagerly (PyTorch) under torch.autocast: the "
+                       f"package has no variant compiled for {autocast} "
+                       "autocast and these shapes (compile under "
+                       "torch.autocast, or call fuser.torch.add_variant "
+                       "there)")
+                d["_fuser_notes"].append(Remark("", 0, "remark", why))
+                warnings.warn(f"fuser.torch: {self.fuser_package.spec.get('model', 'the module')} "
+                              f"{why}", RuntimeWarning,
+                              stacklevel=_user_stacklevel())
+            return d["_fuser_module"](*args, **kwargs)
+        return self._fuser_run(tensors, autocast)
 
     def _fuser_tensors(self, args: tuple, kwargs: dict) -> List[torch.Tensor]:
         """The kernels' tensor arguments for a call: the state, then the
@@ -274,7 +283,8 @@ class CompiledModule(torch.nn.Module):
             tensors.append(t)
         return tensors
 
-    def _fuser_run(self, tensors: List[torch.Tensor]) -> Any:
+    def _fuser_run(self, tensors: List[torch.Tensor],
+                   autocast: Optional[str] = None) -> Any:
         d = self.__dict__
         if not d["_fuser_grad_warned"] and torch.is_grad_enabled() and any(
                 t.requires_grad for t in tensors):
@@ -285,26 +295,31 @@ class CompiledModule(torch.nn.Module):
                 "fuser's backward; call under torch.no_grad() to silence "
                 "this)", RuntimeWarning,
                 stacklevel=_user_stacklevel())
-        # The native path: variant, checks, results and launch in one call.
-        results = d["_fuser_launch"](tensors)
-        if results is not NotImplemented:
-            return results if d["_fuser_flat"] else \
-                self._fuser_unflatten(results)
-        variant = self._fuser_variant(tensors)
+        # The native path: variant, checks, results and launch in one call
+        # (its choice runs the variants compiled without autocast).
+        if autocast is None:
+            results = d["_fuser_launch"](tensors)
+            if results is not NotImplemented:
+                return results if d["_fuser_flat"] else \
+                    self._fuser_unflatten(results)
+        variant = self._fuser_variant(tensors, autocast)
         dense = [t if t.is_contiguous() else t.contiguous() for t in tensors]
         results = variant.entry()(*dense)
         return self._fuser_unflatten(
             write_back(variant, tensors, results))
 
-    def _fuser_variant(self, tensors: Sequence[torch.Tensor]) -> Variant:
+    def _fuser_variant(self, tensors: Sequence[torch.Tensor],
+                       autocast: Optional[str] = None) -> Variant:
         """The variant that takes these kernel arguments (cached by shapes
-        and dtypes; compiled on demand where the compiler is)."""
+        and dtypes; compiled on demand where the compiler is), among those
+        compiled for CUDA autocast to `autocast` (None: without)."""
         d = self.__dict__
         key = tuple((t.dtype, t.shape) for t in tensors)
-        variant = d["_fuser_by_key"].get(key)
+        cache_key = (autocast, key) if autocast else key
+        variant = d["_fuser_by_key"].get(cache_key)
         if variant is None:
-            variant = self._fuser_select(key, tensors)
-            d["_fuser_by_key"][key] = variant
+            variant = self._fuser_select(key, tensors, autocast)
+            d["_fuser_by_key"][cache_key] = variant
         return variant
 
     def _fuser_callable_variants(self) -> List[Variant]:
@@ -312,21 +327,32 @@ class CompiledModule(torch.nn.Module):
         backward variants are not)."""
         return self.fuser_package.variants
 
-    def _fuser_matching(self, key) -> List[Variant]:
+    def _fuser_matching(self, key, autocast: Optional[str] = None
+                        ) -> List[Variant]:
         """The callable variants that take arguments of these (dtype,
-        shape) pairs."""
+        shape) pairs, compiled for CUDA autocast to `autocast` (None:
+        without)."""
         described = [(DTYPE_NAMES.get(dt, str(dt)), tuple(shape))
                      for dt, shape in key]
         return [v for v in self._fuser_callable_variants()
-                if v.matches(described)]
+                if v.info.get("autocast") == autocast and
+                v.matches(described)]
 
-    def _fuser_select(self, key, tensors) -> Variant:
-        candidates = self._fuser_matching(key)
+    def _fuser_select(self, key, tensors,
+                      autocast: Optional[str] = None) -> Variant:
+        candidates = self._fuser_matching(key, autocast)
         if candidates:
             return max(candidates, key=Variant.static_dims)
         compiler = self.__dict__["_fuser_compiler"]
         if compiler is not None:
-            return compiler.on_demand(self, tensors)
+            # A first call under autocast: the dynamic dims of the variant
+            # that takes these shapes without it (a new shape: static, as
+            # torch.compile recompiles).
+            like = self._fuser_matching(key) if autocast else []
+            dynamic = (dynamic_dims(max(like, key=Variant.static_dims))
+                       if like else None)
+            return compiler.on_demand(self, tensors, dynamic,
+                                      autocast=autocast)
         names = [a["name"] for a in self.fuser_package.spec["args"]]
         described = [(DTYPE_NAMES.get(dt, str(dt)), tuple(shape))
                      for dt, shape in key]
@@ -483,6 +509,13 @@ def _launch_choice(module: CompiledModule):
         return (entry._fn, tuple(variant.info.get("mutations") or ()),
                 entry.artifact, entry.name)
     return choose
+
+
+def dynamic_dims(variant: Variant) -> Optional[dict]:
+    """The variant's dynamic dims as compile() takes them ({input name:
+    {dim: name}}), or None for a static variant."""
+    return {name: {int(dim): label for dim, label in dims.items()}
+            for name, dims in variant.info.get("dynamic", {}).items()} or None
 
 
 def _flat_output(tree: dict) -> bool:

@@ -25,11 +25,14 @@ class VariantCompiler(Protocol):
 
     def on_demand(self, compiled: torch.nn.Module,
                   tensors: Sequence[torch.Tensor],
-                  dynamic: Any = None) -> Variant:
+                  dynamic: Any = None,
+                  autocast: Optional[str] = None) -> Variant:
         """A call whose kernel arguments (`tensors`: the state, then the
         tensor inputs) no variant takes: compiles a static variant for them
         (as torch.compile recompiles), adds it to compiled.fuser_package
-        and returns the one the call runs. A training module also calls it
+        and returns the one the call runs. Under CUDA autocast the variant
+        computes what autocast does (`autocast`: "bf16" or "f16"; recorded
+        in its info), and only such calls run it. A training module also calls it
         when a variant takes the shapes but no pair computes the gradients
         the tensors require (their requires_grad flags), with that
         variant's `dynamic` dims."""

@@ -14,14 +14,14 @@ extra gradients and drops those.
 
 from __future__ import annotations
 
-from typing import Any, List, Sequence
+from typing import Any, List, Optional, Sequence
 
 import torch
 
 from ..._native import FuserError
 from .._package import Variant, describe_specs, manifest_function
 from .autograd import _FuserStep, as_list, contiguous
-from .compiled_module import CompiledModule, write_back
+from .compiled_module import CompiledModule, dynamic_dims, write_back
 
 
 class TrainingModule(CompiledModule):
@@ -42,39 +42,41 @@ class TrainingModule(CompiledModule):
                 return v
         raise FuserError(f"the package has no backward variant '{name}'")
 
-    def _fuser_run(self, tensors: List[torch.Tensor]) -> Any:
+    def _fuser_run(self, tensors: List[torch.Tensor],
+                   autocast: Optional[str] = None) -> Any:
         if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
-            forward = self._fuser_training_variant(tensors)
+            forward = self._fuser_training_variant(tensors, autocast)
             outs = _FuserStep.apply(forward, self._fuser_backward(forward),
                                     *tensors)
             return self._fuser_unflatten(write_back(forward, tensors, outs))
-        forward = self._fuser_variant(tensors)
+        forward = self._fuser_variant(tensors, autocast)
         results = as_list(forward.entry()(*contiguous(tensors)))
         return self._fuser_unflatten(write_back(
             forward, tensors,
             tuple(results[:forward.info["training"]["outputs"]])))
 
-    def _fuser_training_variant(self, tensors: Sequence[torch.Tensor]
-                                ) -> Variant:
+    def _fuser_training_variant(self, tensors: Sequence[torch.Tensor],
+                                autocast: Optional[str] = None) -> Variant:
         """The forward variant whose backward computes the gradients these
-        tensors require (cached per shapes, dtypes and requires_grad
-        flags)."""
+        tensors require (cached per shapes, dtypes, requires_grad flags
+        and autocast)."""
         d = self.__dict__
         needed = tuple(t.requires_grad for t in tensors)
-        key = (tuple((t.dtype, t.shape) for t in tensors), needed)
+        key = (tuple((t.dtype, t.shape) for t in tensors), needed, autocast)
         variant = d["_fuser_by_key"].get(key)
         if variant is None:
-            variant = self._fuser_select_for_grads(tensors, needed)
+            variant = self._fuser_select_for_grads(tensors, needed, autocast)
             d["_fuser_by_key"][key] = variant
         return variant
 
     def _fuser_select_for_grads(self, tensors: Sequence[torch.Tensor],
-                                needed: Sequence[bool]) -> Variant:
+                                needed: Sequence[bool],
+                                autocast: Optional[str] = None) -> Variant:
         # A variant that takes the shapes (compiled on demand, or an error,
         # if none does); its dynamic dims are those of a pair compiled here.
-        takes = self._fuser_variant(tensors)
+        takes = self._fuser_variant(tensors, autocast)
         candidates = self._fuser_matching(
-            tuple((t.dtype, t.shape) for t in tensors))
+            tuple((t.dtype, t.shape) for t in tensors), autocast)
         exact = [v for v in candidates if extra_grads(v, needed) == 0 and
                  covers(v, needed)]
         if exact:
@@ -98,9 +100,8 @@ class TrainingModule(CompiledModule):
                 "\nCompile with these inputs requiring grad (fuser.torch."
                 "add_variant), where torch-mlir and fuser's compiler are "
                 "installed")
-        dynamic = {name: {int(dim): label for dim, label in dims.items()}
-                   for name, dims in takes.info.get("dynamic", {}).items()}
-        return compiler.on_demand(self, tensors, dynamic or None)
+        return compiler.on_demand(self, tensors, dynamic_dims(takes),
+                                  autocast=autocast)
 
     def fuser_report(self) -> str:
         text = super().fuser_report()

@@ -32,8 +32,11 @@ from gpu_util import ARTIFACTS
 TORCH_ARTIFACTS = ARTIFACTS / "torch"
 INDEX = TORCH_ARTIFACTS / "index.json"
 TOL = 1e-2
-# Outputs nearer 0 than this carry no loss weight in the gradient test.
-KINK = 1e-2
+# Outputs nearer 0 than this carry no loss weight in the gradient test:
+# W3's GroupNorm divides a bf16 rounding of its input (1e-3 of 0.3) by a
+# group's deviation, so its outputs differ by up to ~1e-2 between two
+# correct runs.
+KINK = 1e-1
 STEPS = 3
 LR = 0.05
 

@@ -11,10 +11,12 @@ Usage (on the GPU host, after bench/gpu-check.sh has built the runtime):
       python3 bench/training_profile.py [--names w2 w3] [--dx] [--steps 5]
 
 x does not require grad (parameter gradients only, the usual step) unless
---dx is given.
+--dx is given. --autocast runs the forward under torch.autocast("cuda",
+bfloat16) (the packages' autocast pairs).
 """
 
 import argparse
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -39,6 +41,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--names", nargs="+", default=["w2", "w3"])
     ap.add_argument("--dx", action="store_true", help="x requires grad (dL/dx too)")
+    ap.add_argument("--autocast", action="store_true",
+                    help="the forward under torch.autocast(\"cuda\", bfloat16)")
     ap.add_argument("--steps", type=int, default=5)
     ap.add_argument("--limit", type=int, default=40)
     args = ap.parse_args()
@@ -55,7 +59,10 @@ def main():
             for p in model.parameters():
                 p.grad = None
             x.grad = None
-            (m(x) * r).sum().backward()
+            with (torch.autocast("cuda", dtype=torch.bfloat16) if args.autocast
+                  else contextlib.nullcontext()):
+                y = m(x)
+            (y.float() * r).sum().backward()
 
         show(f"{name} fuser", kernel_times(lambda: step(compiled), args.steps), args.limit)
         show(f"{name} eager", kernel_times(lambda: step(model), args.steps), args.limit)

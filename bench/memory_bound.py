@@ -95,6 +95,11 @@ MODELS = {
                    [(16, 64, 256, 256)], "pooling"),
     "avg_pool1d": (lambda: torch.nn.AvgPool1d(4, stride=2, padding=1),
                    [(64, 256, 16384)], "pooling"),
+    # Matrix-vector products: sums over K (the reduction kernel), the
+    # matrix read once.
+    "matvec": (lambda: Fn(lambda a, x: a @ x), [(2048, 1 << 20), (1 << 20, 1)], "matvec"),
+    "linear_to_one": (lambda: torch.nn.Linear(8192, 1), [(65536, 8192)], "matvec"),
+    "vecmat": (lambda: Fn(lambda x, a: x @ a), [(1, 65536), (65536, 8192)], "matvec"),
     "huber_loss": (lambda: Fn(F.smooth_l1_loss), [(8192, 8192), (8192, 8192)], "loss"),
     "triplet_loss": (lambda: Fn(triplet), [(32768, 8192)] * 3, "loss"),
 }

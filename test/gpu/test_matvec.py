@@ -1,8 +1,14 @@
-"""Matrix-vector products (a static N of at most 8: fp64 tensor cores with
-an 8-column tile, fuser-configure-kernels' narrow-N rule) against float64:
-M and K dynamic and odd, epilogue inputs along m and n, NaN-poisoned
-outputs, the users' 1e-4 rule, and no more error than cuBLAS SGEMM on the
-same inputs (bench/experiments/gemv_tiles.py: 4x less on 8192 x 1 x 8192)."""
+"""Matrix-vector products against float64, NaN-poisoned outputs, the users'
+1e-4 rule:
+- fuser.matmul with a static N of at most 8 (fp64 tensor cores with an
+  8-column tile, fuser-configure-kernels' narrow-N rule): M and K dynamic
+  and odd, epilogue inputs along m and n, and no more error than cuBLAS
+  SGEMM on the same inputs (bench/experiments/gemv_tiles.py: 4x less on
+  8192 x 1 x 8192);
+- linalg.matmul with an M or N of 1, as torch-mlir writes A @ x, nn.Linear
+  (K, 1) and x @ A, through the whole pipeline: fuser-fuse-matmul leaves them
+  to the reduction kernel (Inputs/matvec_linalg.mlir), with no more error
+  than cuBLAS either."""
 
 import math
 
@@ -58,3 +64,70 @@ def test_vector_not_transposed(m, k, generator):
     out = poisoned((m, 1))
     mod.mv_nn(x, v, out=out)
     check(f"matvec nn {m}x1x{k}", out, x.double() @ v.double(), TOL)
+
+
+LINALG_SHAPES = [(1, 1), (7, 37), (1000, 4096), (8193, 8195), (3, 100003)]
+
+
+def no_worse_than_cublas(what, ours, cublas, ref):
+    # The fp32 rounding of the largest result is a coin flip for both.
+    floor = 2 * 2.0**-24 * float(ref.abs().max())
+    print(f"[gpu tests] {what}: cuBLAS SGEMM max abs error {cublas:.3e}")
+    assert ours <= max(2 * cublas, floor), (ours, cublas, floor)
+
+
+@pytest.mark.parametrize("m,k", LINALG_SHAPES)
+def test_linalg_matvec(m, k, generator):
+    mod = load("matvec_linalg")
+    x, v = uniform((m, k), generator), uniform((k, 1), generator, 1 / math.sqrt(k))
+    out = poisoned((m, 1))
+    mod.mv(x, v, out=out)
+    ref = x.double() @ v.double()
+    ours = check(f"linalg matvec {m}x1x{k}", out, ref, TOL)
+    no_worse_than_cublas(f"linalg matvec {m}x1x{k}", ours,
+                         float((x @ v).double().sub(ref).abs().max()), ref)
+
+
+@pytest.mark.parametrize("m,k", LINALG_SHAPES)
+def test_linalg_linear_to_one(m, k, generator):
+    mod = load("matvec_linalg")
+    x = uniform((m, k), generator)
+    w, b = uniform((1, k), generator, 1 / math.sqrt(k)), uniform((1,), generator)
+    out = poisoned((m, 1))
+    mod.linear_one(x, w, b, out=out)
+    ref = x.double() @ w.double().T + b.double()
+    ours = check(f"linalg Linear({k}, 1) batch {m}", out, ref, TOL)
+    no_worse_than_cublas(f"linalg Linear({k}, 1) batch {m}", ours,
+                         float(torch.nn.functional.linear(x, w, b).double()
+                               .sub(ref).abs().max()), ref)
+
+
+@pytest.mark.parametrize("n,k", LINALG_SHAPES)
+def test_linalg_vector_times_matrix(n, k, generator):
+    mod = load("matvec_linalg")
+    u, a = uniform((1, k), generator), uniform((k, n), generator, 1 / math.sqrt(k))
+    out = poisoned((1, n))
+    mod.vecmat(u, a, out=out)
+    ref = u.double() @ a.double()
+    ours = check(f"linalg vecmat 1x{n}x{k}", out, ref, TOL)
+    no_worse_than_cublas(f"linalg vecmat 1x{n}x{k}", ours,
+                         float((u @ a).double().sub(ref).abs().max()), ref)
+
+
+def test_linalg_matvec_nan_and_inf(generator):
+    """A NaN in a row of the matrix, an inf in another, an inf in the vector
+    times a 0: PyTorch's pattern (NaN, inf, NaN where inf meets 0)."""
+    mod = load("matvec_linalg")
+    m, k = 64, 1000
+    x, v = uniform((m, k), generator), uniform((k, 1), generator)
+    x[3, 10] = float("nan")
+    x[5, 20] = float("inf")
+    v[7, 0] = 0.0
+    x[9, 7] = float("inf")  # inf * 0: NaN
+    out = poisoned((m, 1))
+    mod.mv(x, v, out=out)
+    ref = x @ v
+    assert torch.equal(out.isnan(), ref.isnan())
+    assert torch.equal(out.isinf(), ref.isinf())
+    finite = ref.isfinite()
+    torch.testing.assert_close(out[finite], ref[finite], atol=TOL, rtol=TOL)

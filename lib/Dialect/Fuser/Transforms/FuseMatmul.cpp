@@ -129,6 +129,22 @@ static std::optional<Value> matchExtendedHalf(Value v) {
   return source;
 }
 
+/// Why a matrix-vector product is left to the reduction kernel (the pass
+/// generalizes it for that kernel).
+constexpr const char kVectorProductReason[] =
+    "it is a matrix-vector product (M or N of 1): a sum over K per output, "
+    "memory-bound on the matrix; the reduction kernel streams the matrix "
+    "with every SM busy, where a GEMM's tiles of 8 or more columns leave "
+    "most of them idle";
+
+/// A 2-D product with a static M or N of 1 (A @ x with x of K x 1, x^T @ A).
+static bool isVectorProduct(linalg::LinalgOp op,
+                            const linalg::ContractionDimensions &dims) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  return op.getNumLoops() == 3 && (ranges[dims.m[0]] == 1 ||
+                                   ranges[dims.n[0]] == 1);
+}
+
 /// A contraction fuser.matmul can take.
 struct MatmulMatch {
   Value lhs, rhs;
@@ -240,6 +256,10 @@ static std::string matchMatmul(linalg::LinalgOp op, MatmulMatch &match) {
   match.transposeB = bMap == map(n, k);
   // nn.Linear: B = transpose(W), so B[k, n] = W[n, k]; read W directly.
   lookThroughTransposes(match.rhs, match.transposeB, 2 + batch);
+  if (!batch && isVectorProduct(op, *dims)) {
+    lookThroughTransposes(match.lhs, match.transposeA, 2);
+    return kVectorProductReason;
+  }
   // x.T @ W likewise, but only the f32 FFMA kernel reads an M-major A: so
   // only where B is not K-major either (then no tensor-core kernel reads
   // both operands as they are: fp64 mma after the copy measured 52 TFLOP/s,
@@ -316,6 +336,11 @@ public:
         continue; // a dead producer of an earlier group
       MatmulMatch match;
       std::string why = matchMatmul(op, match);
+      if (why == kVectorProductReason) {
+        remark(rewriteAsReduction(op, match),
+               "not fused into fuser.matmul: " + why);
+        continue;
+      }
       if (!why.empty()) {
         remark(op, "not fused into fuser.matmul: " + why);
         continue;
@@ -331,6 +356,71 @@ private:
   void remark(Operation *op, const Twine &msg) {
     if (report)
       op->emitRemark() << msg;
+  }
+
+  /// Replaces the matrix-vector product `op` by the sum over K it is, for
+  /// the reduction kernel: a linalg.generic over (output, k) reading the
+  /// matrix as it is stored and the vector through a 1-D collapse_shape view
+  /// (so the kernel loads it 16 bytes at a time), into a +0.0 fill of the
+  /// outputs, expanded back to the product's shape. Returns the generic.
+  Operation *rewriteAsReduction(linalg::LinalgOp op,
+                                const MatmulMatch &match) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    Value result = op->getResult(0);
+    auto resTy = cast<RankedTensorType>(result.getType());
+    Type elem = resTy.getElementType();
+    // N of 1: y[m] = sum_k A[m, k] x[k]; else (M of 1) y[n] = sum_k x[k]
+    // B[k, n]. The matrix's map over (o, k): as stored.
+    bool columnVector = resTy.getDimSize(1) == 1;
+    Value matrix = columnVector ? match.lhs : match.rhs;
+    Value vector = columnVector ? match.rhs : match.lhs;
+    bool outputMajor = columnVector ? !match.transposeA : match.transposeB;
+    AffineExpr o = getAffineDimExpr(0, ctx), k = getAffineDimExpr(1, ctx);
+    AffineMap matrixMap = AffineMap::get(2, 0, outputMajor
+                                                   ? ArrayRef<AffineExpr>{o, k}
+                                                   : ArrayRef<AffineExpr>{k, o},
+                                         ctx);
+    SmallVector<ReassociationIndices> both{{0, 1}};
+    Value flat = tensor::CollapseShapeOp::create(b, loc, vector, both);
+    // The outputs' extent, from the matrix (the product's own dims are not
+    // available before it).
+    OpFoldResult outputs =
+        tensor::getMixedSize(b, loc, matrix, outputMajor ? 0 : 1);
+    SmallVector<OpFoldResult> sizes{outputs, b.getIndexAttr(1)};
+    if (!columnVector)
+      std::swap(sizes[0], sizes[1]);
+    Value empty =
+        tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{outputs}, elem);
+    Value zero = arith::ConstantOp::create(b, loc, elem, b.getZeroAttr(elem));
+    Value fill = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+    auto vectorMap = AffineMap::get(2, 0, {k}, ctx);
+    auto outMap = AffineMap::get(2, 0, {o}, ctx);
+    auto sum = linalg::GenericOp::create(
+        b, loc, TypeRange{fill.getType()}, ValueRange{matrix, flat},
+        ValueRange{fill}, ArrayRef<AffineMap>{matrixMap, vectorMap, outMap},
+        ArrayRef<utils::IteratorType>{utils::IteratorType::parallel,
+                                      utils::IteratorType::reduction},
+        [&](OpBuilder &nb, Location at, ValueRange args) {
+          auto widen = [&](Value v) {
+            return v.getType() == elem
+                       ? v
+                       : arith::ExtFOp::create(nb, at, elem, v).getResult();
+          };
+          // Separate statements: argument order is unspecified in C++.
+          Value m = widen(args[0]);
+          Value v = widen(args[1]);
+          Value p = arith::MulFOp::create(nb, at, m, v);
+          Value acc = arith::AddFOp::create(nb, at, args[2], p);
+          linalg::YieldOp::create(nb, at, acc);
+        });
+    Value expanded = tensor::ExpandShapeOp::create(
+        b, loc, resTy, sum.getResult(0), both, sizes);
+    result.replaceAllUsesWith(expanded);
+    SmallVector<Operation *> chain{op};
+    eraseChainAndDeadProducers(chain, erased);
+    return sum;
   }
 
   /// Replaces `op` and the elementwise DAG after it with one fuser.matmul.

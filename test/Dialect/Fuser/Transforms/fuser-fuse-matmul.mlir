@@ -1145,3 +1145,61 @@ func.func @transposed_a_k_major_b(%x: tensor<16x4xf32>, %w: tensor<8x16xf32>) ->
   %mm = linalg.matmul ins(%xt, %wt : tensor<4x16xf32>, tensor<16x8xf32>) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
   return %mm : tensor<4x8xf32>
 }
+
+// -----
+
+// nn.Linear(K, 1): a matrix-vector product. It is a sum over K per row for
+// the reduction kernel: the matrix read as stored, the weight's transposing
+// copy looked through and the weight read as a 1-D view, a +0.0 fill of
+// the outputs; the bias stays an elementwise op after it.
+// CHECK-LABEL: func.func @linear_to_one
+// CHECK-SAME: (%[[X:.+]]: tensor<?x4096xf32>, %[[W:.+]]: tensor<1x4096xf32>
+// CHECK-NOT: fuser.matmul
+// CHECK-NOT: linalg.transpose
+// CHECK: %[[V:.+]] = tensor.collapse_shape %[[W]] {{\[\[}}0, 1]] : tensor<1x4096xf32> into tensor<4096xf32>
+// CHECK: %[[E:.+]] = tensor.empty(%{{.+}}) : tensor<?xf32>
+// CHECK: %[[F:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%[[E]] : tensor<?xf32>)
+// (The operand shapes fix the maps: the verifier checks them against the
+// loops (outputs, K).)
+// CHECK: %[[S:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]} ins(%[[X]], %[[V]] : tensor<?x4096xf32>, tensor<4096xf32>) outs(%[[F]] : tensor<?xf32>)
+// CHECK-NEXT: ^bb0(%[[A:.+]]: f32, %[[B:.+]]: f32, %[[ACC:.+]]: f32):
+// CHECK-NEXT: %[[P:.+]] = arith.mulf %[[A]], %[[B]] : f32
+// CHECK-NEXT: %[[R:.+]] = arith.addf %[[ACC]], %[[P]] : f32
+// CHECK: tensor.expand_shape %[[S]] {{\[\[}}0, 1]] output_shape [%{{.+}}, 1] : tensor<?xf32> into tensor<?x1xf32>
+func.func @linear_to_one(%x: tensor<?x4096xf32>, %w: tensor<1x4096xf32>, %b: tensor<1xf32>) -> tensor<?x1xf32> {
+  %c0 = arith.constant 0 : index
+  %zf = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x4096xf32>
+  %et = tensor.empty() : tensor<4096x1xf32>
+  %wt = linalg.transpose ins(%w : tensor<1x4096xf32>) outs(%et : tensor<4096x1xf32>) permutation = [1, 0]
+  %eo = tensor.empty(%n) : tensor<?x1xf32>
+  %ff = linalg.fill ins(%zf : f32) outs(%eo : tensor<?x1xf32>) -> tensor<?x1xf32>
+  // expected-remark @+1 {{not fused into fuser.matmul: it is a matrix-vector product (M or N of 1): a sum over K per output, memory-bound on the matrix; the reduction kernel streams the matrix with every SM busy, where a GEMM's tiles of 8 or more columns leave most of them idle}}
+  %mm = linalg.matmul ins(%x, %wt : tensor<?x4096xf32>, tensor<4096x1xf32>) outs(%ff : tensor<?x1xf32>) -> tensor<?x1xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%mm, %b : tensor<?x1xf32>, tensor<1xf32>) outs(%eo : tensor<?x1xf32>) {
+  ^bb0(%in: f32, %bi: f32, %out: f32):
+    %s = arith.addf %in, %bi : f32
+    linalg.yield %s : f32
+  } -> tensor<?x1xf32>
+  return %y : tensor<?x1xf32>
+}
+
+// -----
+
+// x^T A (M of 1): a sum over K per column of A, read as stored (k, n).
+// bf16 operands summed into f32 extend each term.
+// CHECK-LABEL: func.func @vector_times_matrix
+// CHECK: linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]} ins(%{{.+}}, %{{.+}} : tensor<512x256xbf16>, tensor<512xbf16>) outs(%{{.+}} : tensor<256xf32>)
+// CHECK-NEXT: ^bb0(%[[A:.+]]: bf16, %[[B:.+]]: bf16, %[[ACC:.+]]: f32):
+// CHECK-NEXT: %[[EA:.+]] = arith.extf %[[A]] : bf16 to f32
+// CHECK-NEXT: %[[EB:.+]] = arith.extf %[[B]] : bf16 to f32
+// CHECK-NEXT: arith.mulf %[[EA]], %[[EB]] : f32
+// CHECK: tensor.expand_shape %{{.+}} {{\[\[}}0, 1]] output_shape [1, 256] : tensor<256xf32> into tensor<1x256xf32>
+func.func @vector_times_matrix(%v: tensor<1x512xbf16>, %a: tensor<512x256xbf16>) -> tensor<1x256xf32> {
+  %zf = arith.constant 0.0 : f32
+  %eo = tensor.empty() : tensor<1x256xf32>
+  %ff = linalg.fill ins(%zf : f32) outs(%eo : tensor<1x256xf32>) -> tensor<1x256xf32>
+  // expected-remark @+1 {{it is a matrix-vector product}}
+  %mm = linalg.matmul ins(%v, %a : tensor<1x512xbf16>, tensor<512x256xbf16>) outs(%ff : tensor<1x256xf32>) -> tensor<1x256xf32>
+  return %mm : tensor<1x256xf32>
+}

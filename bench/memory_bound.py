@@ -174,7 +174,12 @@ def run_one(name, iters, rounds, with_compile):
     with torch.no_grad():  # affines that matter: weights around 1, biases around 0
         for pname, p in model.named_parameters():
             p.copy_(torch.randn_like(p) * 0.5 + (1.0 if pname.endswith("weight") else 0.0))
-    xs = [torch.randn(s, device="cuda") for s in shapes]
+    # Both signs, except for matrix-vector products: their sums over K of a
+    # million terms of both signs cancel to near 0 in places, where two
+    # correct fp32 orders (cuBLAS's and any other) differ by more than
+    # 1e-4; users' inputs there are KernelBench's torch.rand.
+    make = torch.rand if kind == "matvec" else torch.randn
+    xs = [make(s, device="cuda") for s in shapes]
     fused = ft.load(path, module=model)
     with torch.no_grad():
         got = fused(*xs)

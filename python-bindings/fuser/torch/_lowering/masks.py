@@ -31,15 +31,39 @@ def _keeps_sign(u: torch.fx.Node, y: torch.fx.Node) -> bool:
     return False
 
 
+def _widened(y: torch.fx.Node) -> Optional[torch.fx.Node]:
+    """The value y converts exactly to a wider float type (bf16 or f16 to
+    f32, f32 to f64: the same value, the same sign), or None. Under
+    autocast leaky_relu's backward compares the f32 copy of its bf16
+    input."""
+    if y.target not in (torch.ops.prims.convert_element_type.default,
+                        torch.ops.aten._to_copy.default):
+        return None
+    x = y.args[0] if y.args else None
+    if not isinstance(x, torch.fx.Node):
+        return None
+    a, b = x.meta.get("val"), y.meta.get("val")
+    if not isinstance(a, torch.Tensor) or not isinstance(b, torch.Tensor):
+        return None
+    src, dst = a.dtype, b.dtype
+    exact = {(torch.bfloat16, torch.float32), (torch.float16, torch.float32),
+             (torch.bfloat16, torch.float64), (torch.float16, torch.float64),
+             (torch.float32, torch.float64)}
+    return x if (src, dst) in exact else None
+
+
 def sign_source(node: torch.fx.Node) -> Optional[torch.fx.Node]:
     """For `gt(y, 0)` (leaky_relu's backward mask), the last of a chain of
     y's sign-keeping users in the same graph (W2: leaky_relu(y); W3:
-    leaky_relu(y) + itself, the output), or None."""
+    leaky_relu(y) + itself, the output), or None; y may be an exact
+    widening of the value the chain starts from."""
     if node.target is not torch.ops.aten.gt.Scalar or node.args[1] != 0:
         return None
     y = node.args[0]
     if not isinstance(y, torch.fx.Node):
         return None
+    while (x := _widened(y)) is not None:
+        y = x
     found = None
     while True:
         nxt = next((u for u in y.users if u is not node and

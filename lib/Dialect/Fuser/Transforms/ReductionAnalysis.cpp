@@ -415,7 +415,9 @@ int64_t mlir::fuser::reductionVectorWidth(linalg::GenericOp op,
     Type t = cast<ShapedType>(in->get().getType()).getElementType();
     widest = std::max<int64_t>(widest, t.getIntOrFloatBitWidth() / 8);
   }
-  int64_t width = 16 / widest;
+  // 16-byte loads, at most 4 elements (the widest vector a config holds:
+  // f16 and bf16 inputs load 8 bytes).
+  int64_t width = std::min<int64_t>(4, 16 / widest);
   while (width > 1 && extent % width != 0)
     width /= 2;
   return width;

@@ -297,3 +297,22 @@ func.func @pool_windows(%x: tensor<16x64x256x256xf32>, %w: tensor<3x3xf32>, %ini
   } -> tensor<16x64x254x254xf32>
   return %r : tensor<16x64x254x254xf32>
 }
+
+// -----
+
+// f16 rows summed in f32 (fuser-widen-half-sums): the config's widest
+// vector is 4 elements, so 16-bit inputs load 8 bytes at a time.
+// CHECK-LABEL: func.func @half_rows
+// CHECK: fuser.config = #fuser.config<strategy = "reduction", block = [256, 1, 1], vector_width = 4
+func.func @half_rows(%x: tensor<4096x64xf16>, %init: tensor<4096xf32>) -> tensor<4096xf32> {
+  // expected-remark @+1 {{reduction kernel: 4096 outputs of 64 elements in 4-element vectors}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4096x64xf16>) outs(%init : tensor<4096xf32>) {
+  ^bb0(%a: f16, %acc: f32):
+    %e = arith.extf %a : f16 to f32
+    %s = arith.addf %e, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<4096xf32>
+  return %r : tensor<4096xf32>
+}

@@ -82,6 +82,7 @@ TRAINING = {
 # bench/suite.py's autocast rows).
 AUTOCAST = ("w2_small", "w3_small", "w2_small_dynamic", "mlp_small_dynamic",
             "w2", "w3")
+AUTOCAST_F16 = ("w2_small", "w3_small")
 
 
 def require_fused(name, compiled):
@@ -133,6 +134,9 @@ def build_training(out, chip, index):
         if name in AUTOCAST:  # Steps under torch.autocast("cuda", bf16).
             ft.add_variant(compiled, torch.empty(shape, device="meta"),
                            dynamic=dynamic, autocast="bf16")
+        if name in AUTOCAST_F16:  # And float16 (with GradScaler).
+            ft.add_variant(compiled, torch.empty(shape, device="meta"),
+                           dynamic=dynamic, autocast="f16")
         seconds = time.perf_counter() - start
         require_fused(f"training/{name}", compiled)
         ft.save(compiled, out / "training" / f"{name}.fuser")

@@ -13,7 +13,9 @@ the same models run eagerly under the same autocast:
 - 3 steps of forward (in the autocast context), MSE loss, backward and
   torch.optim.SGD: losses and parameters equal to eager autocast's at 1e-2
   after every step;
-- a dynamic batch (sizes 1 and 3 besides the compiled one).
+- a dynamic batch (sizes 1 and 3 besides the compiled one);
+- float16 autocast with torch.amp.GradScaler (the packages with an f16
+  pair): 3 steps equal to eager's at 1e-2.
 
 Needs torch and fuser's runtime only.
 """
@@ -211,3 +213,50 @@ def test_sgd_steps_match_eager_autocast(name):
     for (pname, _), a, b in zip(model.named_parameters(), pf, pe):
         err = check(f"{name} {pname} after {STEPS} steps", a, b)
         print(f"{name} {pname}: max error vs eager autocast {err:.3e}")
+
+
+F16_NAMES = sorted(n for n, e in TRAINING.items()
+                   if any("autocast-f16" in v for v in e["kernels"]))
+
+
+@pytest.mark.parametrize("name", F16_NAMES)
+def test_float16_steps_with_grad_scaler(name):
+    """fp16 as users train in it: torch.autocast("cuda", float16) around
+    forward and loss, torch.amp.GradScaler around backward and step. The
+    f16 pair runs (no eager fallback); 3 steps' losses and parameters equal
+    eager's at 1e-2."""
+    model, compiled, entry = build(name)
+    eager = copy.deepcopy(model)
+    g = torch.Generator(device="cuda")
+    g.manual_seed(99)
+    xs = [torch.rand(entry["shape"], device="cuda", generator=g)
+          for _ in range(STEPS)]
+    with torch.no_grad():
+        out_shape = eager(xs[0]).shape
+    targets = [torch.randn(out_shape, device="cuda", generator=g)
+               for _ in range(STEPS)]
+    runs = {}
+    for label, net in (("fuser", compiled), ("eager", eager)):
+        opt = torch.optim.SGD(net.parameters(), lr=LR)
+        scaler = torch.amp.GradScaler("cuda")
+        losses = []
+        for step in range(STEPS):
+            opt.zero_grad(set_to_none=True)
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")  # No eager fallback.
+                with torch.autocast("cuda", dtype=torch.float16):
+                    y = net(xs[step])
+                    loss = torch.nn.functional.mse_loss(y, targets[step])
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+            losses.append(loss.detach())
+        runs[label] = (losses, [p.detach().clone() for p in net.parameters()],
+                       y.dtype)
+    (lf, pf, tf), (le, pe, te) = runs["fuser"], runs["eager"]
+    assert tf == te, (tf, te)
+    for step, (a, b) in enumerate(zip(lf, le)):
+        check(f"{name} f16 loss after step {step}", a, b)
+    for (pname, _), a, b in zip(model.named_parameters(), pf, pe):
+        err = check(f"{name} f16 {pname} after {STEPS} steps", a, b)
+        print(f"{name} f16 {pname}: max error vs eager autocast {err:.3e}")

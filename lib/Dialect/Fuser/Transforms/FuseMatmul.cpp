@@ -130,7 +130,7 @@ static std::optional<Value> matchExtendedHalf(Value v) {
 }
 
 /// Why a matrix-vector product is left to the reduction kernel (the pass
-/// generalizes it for that kernel).
+/// rewrites it as a sum over K for that kernel: rewriteAsReduction).
 constexpr const char kVectorProductReason[] =
     "it is a matrix-vector product (M or N of 1): a sum over K per output, "
     "memory-bound on the matrix; the reduction kernel streams the matrix "
@@ -145,10 +145,12 @@ static bool isVectorProduct(linalg::LinalgOp op,
                                    ranges[dims.n[0]] == 1);
 }
 
-/// A contraction fuser.matmul can take.
+/// A contraction fuser.matmul can take, or a matrix-vector product
+/// (`vectorProduct`) the reduction kernel takes instead.
 struct MatmulMatch {
   Value lhs, rhs;
   bool transposeA = false, transposeB = false;
+  bool vectorProduct = false;
 };
 
 /// Replaces `operand` by the source of the transposing copies it is made
@@ -170,7 +172,8 @@ static void lookThroughTransposes(Value &operand, bool &transposed,
 }
 
 /// Matches a 2-D matmul accumulating into +0.0 and fills `match`. Returns why
-/// `op` is not one, or "" if it is.
+/// `op` is not one, or "" if it is (`match.vectorProduct` set for a
+/// matrix-vector product).
 static std::string matchMatmul(linalg::LinalgOp op, MatmulMatch &match) {
   if (!op.hasPureTensorSemantics())
     return "it operates on buffers, not tensors";
@@ -258,7 +261,8 @@ static std::string matchMatmul(linalg::LinalgOp op, MatmulMatch &match) {
   lookThroughTransposes(match.rhs, match.transposeB, 2 + batch);
   if (!batch && isVectorProduct(op, *dims)) {
     lookThroughTransposes(match.lhs, match.transposeA, 2);
-    return kVectorProductReason;
+    match.vectorProduct = true;
+    return "";
   }
   // x.T @ W likewise, but only the f32 FFMA kernel reads an M-major A: so
   // only where B is not K-major either (then no tensor-core kernel reads
@@ -336,9 +340,9 @@ public:
         continue; // a dead producer of an earlier group
       MatmulMatch match;
       std::string why = matchMatmul(op, match);
-      if (why == kVectorProductReason) {
+      if (match.vectorProduct) {
         remark(rewriteAsReduction(op, match),
-               "not fused into fuser.matmul: " + why);
+               Twine("not fused into fuser.matmul: ") + kVectorProductReason);
         continue;
       }
       if (!why.empty()) {

@@ -182,53 +182,14 @@ def test_gradients_match_eager_autocast(name):
     assert torch.allclose(ref, out, atol=1e-4, rtol=1e-4)
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_sgd_steps_match_eager_autocast(name):
+def compare_sgd_steps(name, dtype, seed, scaled=False):
+    """STEPS steps of SGD, forward and MSE loss under torch.autocast("cuda",
+    dtype), by the package's pair (no eager fallback) and eagerly: losses
+    and parameters equal at 1e-2. `scaled`: through torch.amp.GradScaler."""
     model, compiled, entry = build(name)
     eager = copy.deepcopy(model)
     g = torch.Generator(device="cuda")
-    g.manual_seed(1234)
-    xs = [torch.rand(entry["shape"], device="cuda", generator=g)
-          for _ in range(STEPS)]
-    with torch.no_grad(), autocast():
-        out_shape = eager(xs[0]).shape
-    targets = [torch.randn(out_shape, device="cuda", generator=g)
-               for _ in range(STEPS)]
-    runs = {}
-    for label, net in (("fuser", compiled), ("eager", eager)):
-        opt = torch.optim.SGD(net.parameters(), lr=LR)
-        losses = []
-        for step in range(STEPS):
-            opt.zero_grad(set_to_none=True)
-            with autocast():
-                loss = torch.nn.functional.mse_loss(net(xs[step]),
-                                                    targets[step])
-            loss.backward()
-            opt.step()
-            losses.append(loss.detach())
-        runs[label] = (losses, [p.detach().clone() for p in net.parameters()])
-    (lf, pf), (le, pe) = runs["fuser"], runs["eager"]
-    for step, (a, b) in enumerate(zip(lf, le)):
-        check(f"{name} loss after step {step}", a, b)
-    for (pname, _), a, b in zip(model.named_parameters(), pf, pe):
-        err = check(f"{name} {pname} after {STEPS} steps", a, b)
-        print(f"{name} {pname}: max error vs eager autocast {err:.3e}")
-
-
-F16_NAMES = sorted(n for n, e in TRAINING.items()
-                   if any("autocast-f16" in v for v in e["kernels"]))
-
-
-@pytest.mark.parametrize("name", F16_NAMES)
-def test_float16_steps_with_grad_scaler(name):
-    """fp16 as users train in it: torch.autocast("cuda", float16) around
-    forward and loss, torch.amp.GradScaler around backward and step. The
-    f16 pair runs (no eager fallback); 3 steps' losses and parameters equal
-    eager's at 1e-2."""
-    model, compiled, entry = build(name)
-    eager = copy.deepcopy(model)
-    g = torch.Generator(device="cuda")
-    g.manual_seed(99)
+    g.manual_seed(seed)
     xs = [torch.rand(entry["shape"], device="cuda", generator=g)
           for _ in range(STEPS)]
     with torch.no_grad():
@@ -238,13 +199,13 @@ def test_float16_steps_with_grad_scaler(name):
     runs = {}
     for label, net in (("fuser", compiled), ("eager", eager)):
         opt = torch.optim.SGD(net.parameters(), lr=LR)
-        scaler = torch.amp.GradScaler("cuda")
+        scaler = torch.amp.GradScaler("cuda", enabled=scaled)
         losses = []
         for step in range(STEPS):
             opt.zero_grad(set_to_none=True)
             with warnings.catch_warnings():
                 warnings.simplefilter("error")  # No eager fallback.
-                with torch.autocast("cuda", dtype=torch.float16):
+                with torch.autocast("cuda", dtype=dtype):
                     y = net(xs[step])
                     loss = torch.nn.functional.mse_loss(y, targets[step])
             scaler.scale(loss).backward()
@@ -256,7 +217,23 @@ def test_float16_steps_with_grad_scaler(name):
     (lf, pf, tf), (le, pe, te) = runs["fuser"], runs["eager"]
     assert tf == te, (tf, te)
     for step, (a, b) in enumerate(zip(lf, le)):
-        check(f"{name} f16 loss after step {step}", a, b)
+        check(f"{name} {dtype} loss after step {step}", a, b)
     for (pname, _), a, b in zip(model.named_parameters(), pf, pe):
-        err = check(f"{name} f16 {pname} after {STEPS} steps", a, b)
-        print(f"{name} f16 {pname}: max error vs eager autocast {err:.3e}")
+        err = check(f"{name} {dtype} {pname} after {STEPS} steps", a, b)
+        print(f"{name} {dtype} {pname}: max error vs eager autocast {err:.3e}")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_sgd_steps_match_eager_autocast(name):
+    compare_sgd_steps(name, torch.bfloat16, seed=1234)
+
+
+F16_NAMES = sorted(n for n, e in TRAINING.items()
+                   if any("autocast-f16" in v for v in e["kernels"]))
+
+
+@pytest.mark.parametrize("name", F16_NAMES)
+def test_float16_steps_with_grad_scaler(name):
+    """fp16 as users train in it: torch.autocast("cuda", float16) around
+    forward and loss, torch.amp.GradScaler around backward and step."""
+    compare_sgd_steps(name, torch.float16, seed=99, scaled=True)

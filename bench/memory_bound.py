@@ -52,6 +52,18 @@ def rms_norm(x):
     return x / torch.sqrt(torch.mean(x * x, dim=1, keepdim=True) + 1e-5)
 
 
+class RMSNorm(torch.nn.Module):
+    """RMSNorm over the last dimension with a weight, as LLMs write it."""
+
+    def __init__(self, dim, eps=1e-6):
+        super().__init__()
+        self.eps = eps
+        self.weight = torch.nn.Parameter(torch.rand(dim) + 0.5)
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
 def triplet(a, p, n):
     return F.triplet_margin_loss(a, p, n, margin=1.0)
 
@@ -74,6 +86,13 @@ MODELS = {
                       [(4096,), (4096, 4096)], "broadcast"),
     "softmax": (lambda: Fn(lambda x: torch.softmax(x, dim=1)), [ROWS], "softmax"),
     "log_softmax": (lambda: Fn(lambda x: torch.log_softmax(x, dim=1)), [ROWS], "softmax"),
+    # Rows that fit on chip: attention scores, LLM hidden states.
+    "softmax_1024": (lambda: Fn(lambda x: torch.softmax(x, dim=-1)), [(32768, 1024)],
+                     "softmax"),
+    "softmax_4096": (lambda: Fn(lambda x: torch.softmax(x, dim=-1)), [(8192, 4096)],
+                     "softmax"),
+    "log_softmax_1024": (lambda: Fn(lambda x: torch.log_softmax(x, dim=-1)),
+                         [(32768, 1024)], "softmax"),
     "sum_dim1": (lambda: Fn(lambda x: torch.sum(x, dim=1)), [MIDDLE], "reduction"),
     "mean_dim1": (lambda: Fn(lambda x: torch.mean(x, dim=1)), [MIDDLE], "reduction"),
     "amax_dim1": (lambda: Fn(lambda x: torch.amax(x, dim=1)), [MIDDLE], "reduction"),
@@ -85,6 +104,9 @@ MODELS = {
     "layer_norm": (lambda: torch.nn.LayerNorm((64, 256, 256)), [(16, 64, 256, 256)], "norm"),
     "group_norm": (lambda: torch.nn.GroupNorm(8, 64), [NCHW], "norm"),
     "rms_norm": (lambda: Fn(rms_norm), [NCHW], "norm"),
+    "rms_norm_rows": (lambda: RMSNorm(4096), [(16384, 4096)], "norm"),
+    "l2_normalize_rows": (lambda: Fn(lambda x: F.normalize(x, dim=-1)), [(32768, 1024)],
+                          "norm"),
     "frobenius_norm": (lambda: Fn(lambda x: x / torch.norm(x, p="fro")),
                        [(112, 64, 512, 512)], "norm"),
     "l2_norm_rows": (lambda: Fn(lambda x: x / torch.norm(x, p=2, dim=1, keepdim=True)),

@@ -261,6 +261,39 @@ class LinearFloatArg(torch.nn.Module):
         return F.linear(x, w, b) * scale
 
 
+class RMSNormRows(torch.nn.Module):
+    """RMSNorm over the last dimension with a weight, as LLMs write it."""
+
+    def __init__(self, dim=96, eps=1e-6):
+        super().__init__()
+        self.eps = eps
+        self.weight = torch.nn.Parameter(torch.ones(dim))
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+class RMSNormChannels(torch.nn.Module):
+    """x / sqrt(mean(x^2) + eps) over the channels of NCHW."""
+
+    def forward(self, x):
+        return x / torch.sqrt(torch.mean(x * x, dim=1, keepdim=True) + 1e-5)
+
+
+class Normalize(torch.nn.Module):
+    def forward(self, x):
+        return F.normalize(x, dim=-1)
+
+
+class SoftmaxRows(torch.nn.Module):
+    def __init__(self, log=False):
+        super().__init__()
+        self.log = log
+
+    def forward(self, x):
+        return (torch.log_softmax if self.log else torch.softmax)(x, dim=-1)
+
+
 def corpus_export(name, module, *inputs, dynamic=True):
     """A model with weights as arguments (WithParams); the first input's
     dim 0 is the dynamic batch when `dynamic`."""
@@ -269,7 +302,9 @@ def corpus_export(name, module, *inputs, dynamic=True):
     weights = wrapped.weights()
     spec = None
     if dynamic:
-        spec = {"x": {0: batch}, "weights": (None,) * len(weights)}
+        spec = {"x": {0: batch}}
+        if weights:
+            spec["weights"] = (None,) * len(weights)
     return (name, wrapped, (inputs[0], *weights), spec)
 
 
@@ -325,6 +360,14 @@ EXPORTS += [
      (torch.empty(320, 8), torch.empty(8, 320)), None),
     ("torch_linear_float_arg.mlir", LinearFloatArg(),
      (meta(8, 32), meta(64, 32), meta(64), 0.5), None),
+    # A reduction and its broadcast consumer: one kernel each.
+    corpus_export("torch_softmax_rows.mlir", SoftmaxRows, meta(8, 100)),
+    corpus_export("torch_log_softmax_rows.mlir", lambda: SoftmaxRows(True),
+                  meta(8, 100)),
+    corpus_export("torch_rms_norm_rows.mlir", RMSNormRows, meta(8, 96)),
+    corpus_export("torch_rms_norm_channels.mlir", RMSNormChannels,
+                  meta(2, 16, 5, 7)),
+    corpus_export("torch_normalize_rows.mlir", Normalize, meta(8, 100)),
 ]
 
 

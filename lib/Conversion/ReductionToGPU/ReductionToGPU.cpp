@@ -44,6 +44,15 @@
 // each, the same fixed-order tree) and applies the init as above. No
 // atomics: every run sums in the same order.
 //
+// A reduction epilogue (strategy "reduction_epilogue", one stage;
+// ReductionEpilogue.h): every thread of an output gets its result (the
+// whole butterfly, or its output's slot of shared memory), computes the
+// statistics from it once, then walks the elements it folded again (from
+// L2), four groups loaded per iteration, and stores the consumer's
+// elements. Parameters: (inputs read..., the consumer's element inputs...,
+// inits..., outs... (only when something else reads the results), the
+// consumer's results..., extents).
+//
 //===----------------------------------------------------------------------===//
 
 #include "fuser/Conversion/Passes.h"
@@ -51,6 +60,7 @@
 #include "fuser/Conversion/Common/KernelUtils.h"
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 #include "fuser/Dialect/Fuser/Transforms/ReductionAnalysis.h"
+#include "fuser/Dialect/Fuser/Transforms/ReductionEpilogue.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -129,9 +139,12 @@ class KernelEmitter {
 public:
   KernelEmitter(linalg::GenericOp op, const ReductionShape &shape,
                 KernelConfigAttr config, ArrayRef<unsigned> readInputs,
-                ArrayRef<TypedAttr> initConstants, Stage stage, int64_t slices)
+                ArrayRef<TypedAttr> initConstants, Stage stage, int64_t slices,
+                const ReductionEpilogue *epilogue = nullptr,
+                bool writeResults = true)
       : op(op), shape(shape), config(config), readInputs(readInputs),
         initConstants(initConstants), stage(stage), slices(slices),
+        epilogue(epilogue), writeResults(writeResults),
         loc(op.getLoc()), accTypes(accumulatorTypes(op)),
         vec(stage == Stage::Combine
                 ? 1
@@ -140,6 +153,10 @@ public:
                                                : shape.reductionLoops.back()) {
     for (unsigned i : readInputs)
       padded.push_back(paddedRead(op->getOperand(i)));
+    if (epilogue)
+      for (auto [i, statistic] : llvm::enumerate(epilogue->readsStatistic))
+        if (!statistic)
+          elementInputs.push_back(i);
   }
 
   void emit(gpu::GPUFuncOp kernel) {
@@ -157,14 +174,20 @@ public:
     else
       for (size_t k = 0; k < readInputs.size(); ++k)
         inputPtrs.push_back(entry.getArgument(argNo++));
+    for (size_t k = 0; k < elementInputs.size(); ++k)
+      elementPtrs.push_back(entry.getArgument(argNo++));
     if (stage == Stage::Partials) {
       takePointers(partialsPtrs);
     } else {
       for (unsigned k = 0; k < n; ++k)
         if (!initConstants[k])
           initPtrs[k] = entry.getArgument(argNo++);
-      takePointers(outPtrs);
+      if (writeResults)
+        takePointers(outPtrs);
     }
+    if (epilogue)
+      for (unsigned k = 0; k < epilogue->consumer->getNumResults(); ++k)
+        consumerPtrs.push_back(entry.getArgument(argNo++));
     SmallVector<int64_t> staticRanges = op.getStaticLoopRanges();
     for (unsigned d = 0; d < op.getNumLoops(); ++d) {
       Value arg = entry.getArgument(argNo++);
@@ -304,8 +327,27 @@ public:
           memref::StoreOp::create(tb, loc, both[k], smem[k], index(tb, tid));
         gpu::BarrierOp::create(b, loc);
       }
+      // The tree ends in the output's first slot; an epilogue needs the
+      // result in every thread of the output.
+      Value slot = tid;
+      if (epilogue)
+        slot = consecutive ? Value(arith::SubIOp::create(b, loc, tid, lane))
+                           : local;
       for (unsigned k = 0; k < n; ++k)
-        partial[k] = memref::LoadOp::create(b, loc, smem[k], index(b, tid));
+        partial[k] = memref::LoadOp::create(b, loc, smem[k], index(b, slot));
+    }
+    if (epilogue) {
+      auto ifValid = scf::IfOp::create(b, loc, valid, /*withElse=*/false);
+      OpBuilder vb = ifValid.getThenBodyBuilder();
+      SmallVector<Value> result = withInits(vb, partial, initPtrs);
+      if (writeResults) {
+        auto ifFirst = scf::IfOp::create(vb, loc, first, /*withElse=*/false);
+        OpBuilder fb = ifFirst.getThenBodyBuilder();
+        storeResults(fb, result, outPtrs);
+      }
+      emitEpilogue(vb, begin, end, shareV, result);
+      gpu::ReturnOp::create(b, loc);
+      return;
     }
     Value writes = arith::AndIOp::create(b, loc, first, valid);
     auto ifOp = scf::IfOp::create(b, loc, writes, /*withElse=*/false);
@@ -319,31 +361,245 @@ public:
             gepElement(tb, loc, partialsPtrs[k], accTypes[k], at),
             byteWidth(accTypes[k]));
     } else {
-      OpOperand *init = op.getDpsInitOperand(0);
-      Value at =
-          offset(tb, op.getMatchingIndexingMap(init), /*parallel=*/true,
-                 constI64(tb, loc, 0), operandType(init->getOperandNumber()));
-      SmallVector<Value> initValues;
-      for (unsigned k = 0; k < n; ++k) {
-        Type t = accTypes[k];
-        initValues.push_back(
-            initConstants[k]
-                ? Value(arith::ConstantOp::create(tb, loc, initConstants[k]))
-                : Value(LLVM::LoadOp::create(
-                      tb, loc, t, gepElement(tb, loc, initPtrs[k], t, at),
-                      byteWidth(t))));
-      }
-      SmallVector<Value> result =
-          combine(tb, initValues, partial, /*strictlyBetter=*/true);
-      for (unsigned k = 0; k < n; ++k)
-        LLVM::StoreOp::create(tb, loc, result[k],
-                              gepElement(tb, loc, outPtrs[k], accTypes[k], at),
-                              byteWidth(accTypes[k]));
+      storeResults(tb, withInits(tb, partial, initPtrs), outPtrs);
     }
     gpu::ReturnOp::create(b, loc);
   }
 
 private:
+  /// This thread's output's offset in the outputs.
+  Value outputOffset(OpBuilder &b) {
+    OpOperand *init = op.getDpsInitOperand(0);
+    return offset(b, op.getMatchingIndexingMap(init), /*parallel=*/true,
+                  constI64(b, loc, 0), operandType(init->getOperandNumber()));
+  }
+
+  /// The output's result: its init (a constant or loaded) combined with
+  /// the threads' `partial`.
+  SmallVector<Value> withInits(OpBuilder &b, ArrayRef<Value> partial,
+                               ArrayRef<Value> initPtrs) {
+    Value at = outputOffset(b);
+    SmallVector<Value> initValues;
+    for (unsigned k = 0; k < accTypes.size(); ++k) {
+      Type t = accTypes[k];
+      initValues.push_back(
+          initConstants[k]
+              ? Value(arith::ConstantOp::create(b, loc, initConstants[k]))
+              : Value(LLVM::LoadOp::create(
+                    b, loc, t, gepElement(b, loc, initPtrs[k], t, at),
+                    byteWidth(t))));
+    }
+    return combine(b, initValues, partial, /*strictlyBetter=*/true);
+  }
+
+  void storeResults(OpBuilder &b, ArrayRef<Value> result,
+                    ArrayRef<Value> outPtrs) {
+    Value at = outputOffset(b);
+    for (auto [k, t] : llvm::enumerate(accTypes))
+      LLVM::StoreOp::create(b, loc, result[k],
+                            gepElement(b, loc, outPtrs[k], t, at),
+                            byteWidth(t));
+  }
+
+  /// Where a loop taking kReductionUnroll iterations at a time over
+  /// `begin`, `begin + step`, ... < `end` stops: the first one it leaves.
+  Value unrolledEnd(OpBuilder &b, Value begin, Value end, Value step) {
+    Value zero = constI64(b, loc, 0);
+    Value unroll = constI64(b, loc, kReductionUnroll);
+    Value nonEmpty =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, end, begin);
+    Value count = arith::SelectOp::create(
+        b, loc, nonEmpty,
+        arith::CeilDivUIOp::create(
+            b, loc, arith::SubIOp::create(b, loc, end, begin), step),
+        zero);
+    Value whole = arith::MulIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, count, unroll), unroll);
+    return arith::AddIOp::create(b, loc, begin,
+                                 arith::MulIOp::create(b, loc, whole, step));
+  }
+
+  /// The consumer's statistic `v` for this thread's output: a result, a
+  /// reshape of a statistic, or a fuser.pointwise of statistics, computed
+  /// here once.
+  Value statistic(OpBuilder &b, Value v, IRMapping &known) {
+    if (Value s = known.lookupOrNull(v))
+      return s;
+    Value s;
+    if (auto pw = v.getDefiningOp<PointwiseOp>()) {
+      Block &body = pw.getBodyBlock();
+      IRMapping mapping;
+      for (auto [arg, in] : llvm::zip(body.getArguments(), pw.getInputs()))
+        mapping.map(arg, statistic(b, in, known));
+      for (Operation &inner : body.without_terminator())
+        b.clone(inner, mapping);
+      s = mapping.lookup(body.getTerminator()->getOperand(0));
+    } else { // a reshape
+      s = statistic(b, v.getDefiningOp()->getOperand(0), known);
+    }
+    known.map(v, s);
+    return s;
+  }
+
+  /// The consumer over this thread's elements: groups r = begin, begin +
+  /// step, ... < end of `vec` elements, kReductionUnroll groups loaded
+  /// before any is computed and stored, then the rest one at a time.
+  void emitEpilogue(OpBuilder &b, Value begin, Value end, Value step,
+                    ArrayRef<Value> result) {
+    PointwiseOp consumer = epilogue->consumer;
+    IRMapping known;
+    for (auto [r, v] : llvm::zip(op->getResults(), result))
+      known.map(r, v);
+    statistics.assign(consumer.getInputs().size(), Value());
+    for (auto [i, input] : llvm::enumerate(consumer.getInputs()))
+      if (epilogue->readsStatistic[i])
+        statistics[i] = statistic(b, input, known);
+    Value zero = constI64(b, loc, 0);
+    elementBases.clear();
+    for (unsigned i : elementInputs)
+      elementBases.push_back(offset(b, consumer.getIndexingMap(i),
+                                    /*parallel=*/true, zero,
+                                    consumerInputType(i)));
+    resultBase =
+        offset(b, AffineMap::getMultiDimIdentityMap(op.getNumLoops(),
+                                                    b.getContext()),
+               /*parallel=*/true, zero, consumer.getResultTensorType());
+
+    Value mainEnd = unrolledEnd(b, begin, end, step);
+    auto main = scf::ForOp::create(
+        b, loc, begin, mainEnd,
+        arith::MulIOp::create(b, loc, step,
+                              constI64(b, loc, kReductionUnroll)));
+    {
+      OpBuilder lb = OpBuilder::atBlockBegin(main.getBody());
+      SmallVector<Value> groups{main.getInductionVar()};
+      for (int64_t u = 1; u < kReductionUnroll; ++u)
+        groups.push_back(arith::AddIOp::create(lb, loc, groups.back(), step));
+      epilogueGroups(lb, groups);
+    }
+    auto rest = scf::ForOp::create(b, loc, mainEnd, end, step);
+    OpBuilder lb = OpBuilder::atBlockBegin(rest.getBody());
+    epilogueGroups(lb, {rest.getInductionVar()});
+  }
+
+  /// Loads the element inputs of groups `rs`, then computes and stores
+  /// each group's elements.
+  void epilogueGroups(OpBuilder &b, ArrayRef<Value> rs) {
+    SmallVector<SmallVector<Value>> groupCoords;
+    SmallVector<SmallVector<SmallVector<Value>>> loaded;
+    for (Value r : rs) {
+      delinearize(b, r, shape.reductionLoops, /*grouped=*/true);
+      groupCoords.push_back(coords);
+      loaded.push_back(loadElements(b));
+    }
+    for (auto [c, lanes] : llvm::zip(groupCoords, loaded)) {
+      coords = c;
+      storeElements(b, lanes);
+    }
+  }
+
+  /// Whether `map` reads loop `d` anywhere.
+  static bool readsLoop(AffineMap map, unsigned d) {
+    return llvm::any_of(map.getResults(),
+                        [&](AffineExpr e) { return e.isFunctionOfDim(d); });
+  }
+
+  /// Calls `fn` once per element j of the group, with coords[innerLoop]
+  /// moved to the element's, and restores it.
+  void forEachLane(OpBuilder &b, function_ref<void(int64_t)> fn) {
+    Value first = coords[innerLoop];
+    for (int64_t j = 0; j < vec; ++j) {
+      if (j > 0)
+        coords[innerLoop] =
+            arith::AddIOp::create(b, loc, first, constI64(b, loc, j));
+      fn(j);
+    }
+    coords[innerLoop] = first;
+  }
+
+  /// Per element input, its `vec` values of the group at coords: one
+  /// vector load where the input's innermost dimension is the innermost
+  /// reduction loop and 16 bytes hold the vector, one load for all where it
+  /// does not read that loop, else one load each.
+  SmallVector<SmallVector<Value>> loadElements(OpBuilder &b) {
+    PointwiseOp consumer = epilogue->consumer;
+    Block &body = consumer.getBodyBlock();
+    SmallVector<SmallVector<Value>> lanes;
+    for (auto [k, i] : llvm::enumerate(elementInputs)) {
+      AffineMap map = consumer.getIndexingMap(i);
+      Type t = body.getArgument(i).getType();
+      ShapedType type = consumerInputType(i);
+      Value ptr = elementPtrs[k], base = elementBases[k];
+      auto load = [&](Type loaded, int64_t align) {
+        Value at = offset(b, map, /*parallel=*/false, base, type);
+        return LLVM::LoadOp::create(b, loc, loaded,
+                                    gepElement(b, loc, ptr, t, at), align)
+            .getResult();
+      };
+      SmallVector<Value> values;
+      if (vec > 1 && readsInnerLoop(map) && byteWidth(t) * vec <= 16) {
+        Value v = load(VectorType::get({vec}, t), byteWidth(t) * vec);
+        for (int64_t j = 0; j < vec; ++j)
+          values.push_back(vector::ExtractOp::create(b, loc, v, j));
+      } else if (vec > 1 && readsLoop(map, innerLoop)) {
+        forEachLane(b, [&](int64_t) {
+          values.push_back(load(t, byteWidth(t)));
+        });
+      } else {
+        values.assign(vec, load(t, byteWidth(t)));
+      }
+      lanes.push_back(values);
+    }
+    return lanes;
+  }
+
+  /// The consumer's body for each element of the group, and its stores:
+  /// one vector store per result where its innermost dimension is the
+  /// innermost reduction loop and 16 bytes hold the vector.
+  void storeElements(OpBuilder &b, ArrayRef<SmallVector<Value>> lanes) {
+    PointwiseOp consumer = epilogue->consumer;
+    Block &body = consumer.getBodyBlock();
+    unsigned results = consumer->getNumResults();
+    SmallVector<SmallVector<Value>> values(results);
+    for (int64_t j = 0; j < vec; ++j) {
+      IRMapping mapping;
+      unsigned k = 0;
+      for (auto [i, arg] : llvm::enumerate(body.getArguments()))
+        mapping.map(arg, epilogue->readsStatistic[i] ? statistics[i]
+                                                     : lanes[k++][j]);
+      for (Operation &inner : body.without_terminator())
+        b.clone(inner, mapping);
+      for (auto [q, v] : llvm::enumerate(body.getTerminator()->getOperands()))
+        values[q].push_back(mapping.lookup(v));
+    }
+    AffineMap identity =
+        AffineMap::getMultiDimIdentityMap(op.getNumLoops(), b.getContext());
+    ShapedType type = consumer.getResultTensorType();
+    for (unsigned q = 0; q < results; ++q) {
+      Type t = values[q][0].getType();
+      auto at = [&] {
+        Value offsetValue =
+            offset(b, identity, /*parallel=*/false, resultBase, type);
+        return gepElement(b, loc, consumerPtrs[q], t, offsetValue);
+      };
+      if (vec > 1 && innerLoop + 1 == op.getNumLoops() &&
+          byteWidth(t) * vec <= 16) {
+        Value v = vector::FromElementsOp::create(
+            b, loc, VectorType::get({vec}, t), values[q]);
+        LLVM::StoreOp::create(b, loc, v, at(), byteWidth(t) * vec);
+        continue;
+      }
+      forEachLane(b, [&](int64_t j) {
+        LLVM::StoreOp::create(b, loc, values[q][j], at(), byteWidth(t));
+      });
+    }
+  }
+
+  ShapedType consumerInputType(unsigned i) {
+    PointwiseOp consumer = epilogue->consumer;
+    return cast<ShapedType>(consumer.getInputs()[i].getType());
+  }
+
   static unsigned byteWidth(Type t) { return t.getIntOrFloatBitWidth() / 8; }
 
   /// Each running value's start: the combiner's identity; an arg
@@ -377,19 +633,8 @@ private:
   SmallVector<Value> foldRange(OpBuilder &b, Value begin, Value end, Value step,
                                ValueRange acc, ArrayRef<Value> partialsPtrs,
                                ArrayRef<Value> bases) {
-    Value zero = constI64(b, loc, 0);
     Value unroll = constI64(b, loc, kReductionUnroll);
-    Value nonEmpty =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, end, begin);
-    Value count = arith::SelectOp::create(
-        b, loc, nonEmpty,
-        arith::CeilDivUIOp::create(
-            b, loc, arith::SubIOp::create(b, loc, end, begin), step),
-        zero);
-    Value whole = arith::MulIOp::create(
-        b, loc, arith::DivUIOp::create(b, loc, count, unroll), unroll);
-    Value mainEnd = arith::AddIOp::create(
-        b, loc, begin, arith::MulIOp::create(b, loc, whole, step));
+    Value mainEnd = unrolledEnd(b, begin, end, step);
     // kReductionUnroll accumulators, element i of an iteration folding
     // into accumulator i % kReductionUnroll: independent chains, a quarter
     // as long (less rounding, and the adds overlap).
@@ -792,6 +1037,11 @@ private:
   ArrayRef<TypedAttr> initConstants; // per result; null: read from memory
   Stage stage;
   int64_t slices;     // P: slices of the reduced extent (1: one stage)
+  const ReductionEpilogue *epilogue; // the consumer this kernel computes
+  bool writeResults;  // the results are stored (else only the consumer's)
+  SmallVector<unsigned> elementInputs; // the consumer's, not statistics
+  SmallVector<Value> elementPtrs, consumerPtrs, elementBases, statistics;
+  Value resultBase; // this output's offset in the consumer's results
   Value partialsBase; // Combine: o * P, where output o's partials start
   Location loc;
   SmallVector<Type> accTypes;
@@ -855,10 +1105,13 @@ private:
   LogicalResult lower(linalg::GenericOp op, SymbolTable &kernelSymbols) {
     auto config =
         dyn_cast<KernelConfigAttr>(op->getAttr(kReductionConfigAttrName));
-    if (!config || config.getStrategy() != "reduction")
+    bool withEpilogue =
+        config && config.getStrategy() == kReductionEpilogueStrategy;
+    if (!config || (config.getStrategy() != "reduction" && !withEpilogue))
       return op.emitOpError() << "has a '" << kReductionConfigAttrName
                               << "' that is no #fuser.config of strategy "
-                                 "'reduction'";
+                                 "'reduction' or '"
+                              << kReductionEpilogueStrategy << "'";
     std::string why;
     FailureOr<ReductionShape> shape = analyzeReduction(op, why);
     if (failed(shape))
@@ -885,6 +1138,25 @@ private:
              << ", but its inputs allow vectors of " << widest
              << " element(s) at most (a power of two dividing that)";
     bool twoStage = slices > 1;
+    std::optional<ReductionEpilogue> epilogue;
+    if (withEpilogue) {
+      if (twoStage)
+        return op.emitOpError()
+               << "has a '" << kReductionEpilogueStrategy
+               << "' config of two stages; its consumer runs in one";
+      FailureOr<ReductionEpilogue> found =
+          analyzeReductionEpilogue(op, *shape, why);
+      if (failed(found))
+        return op.emitOpError()
+               << "is configured to compute its consumer but " << why;
+      epilogue = *found;
+    }
+    bool writeResults = !epilogue || epilogue->resultsLive;
+    SmallVector<Value> elementInputs; // the consumer's, not statistics
+    if (epilogue)
+      for (auto [i, input] : llvm::enumerate(epilogue->consumer.getInputs()))
+        if (!epilogue->readsStatistic[i])
+          elementInputs.push_back(input);
 
     // The kernels.
     MLIRContext *ctx = op.getContext();
@@ -910,6 +1182,9 @@ private:
     auto paramTypes = [&](Stage stage) {
       size_t ptrs = stage == Stage::Combine ? n : readInputs.size();
       ptrs += stage == Stage::Partials ? n : loadedInits + n;
+      if (epilogue)
+        ptrs += elementInputs.size() - (writeResults ? 0 : n) +
+                epilogue->consumer->getNumResults();
       SmallVector<Type> params(ptrs, ptrTy);
       params.append(op.getNumLoops(), i64);
       return params;
@@ -931,7 +1206,8 @@ private:
     auto kernel =
         createKernel(kernelSymbols, op.getLoc(), name, paramTypes(first),
                      config.getBlock(), sharedBuffers(config));
-    KernelEmitter(op, *shape, config, readInputs, initConstants, first, slices)
+    KernelEmitter(op, *shape, config, readInputs, initConstants, first, slices,
+                  epilogue ? &*epilogue : nullptr, writeResults)
         .emit(kernel);
     // Kernel 2 of two: one thread per partial, consecutive, as a config.
     KernelConfigAttr combineConfig;
@@ -952,18 +1228,25 @@ private:
     Location loc = op.getLoc();
     SmallVector<Value> sizes = loopSizes(b, op, initConstants);
     AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-    SmallVector<Value> allocs;
-    for (Value r : op->getResults()) {
+    auto allocate = [&](Value r, AffineMap map) -> Value {
       auto resultTy = cast<RankedTensorType>(r.getType());
       SmallVector<Value> dynDims;
       for (int64_t p = 0; p < resultTy.getRank(); ++p)
         if (resultTy.isDynamicDim(p)) // a loop's: constants index size 1
-          dynDims.push_back(sizes[outMap.getDimPosition(p)]);
+          dynDims.push_back(sizes[map.getDimPosition(p)]);
       auto memrefTy =
           MemRefType::get(resultTy.getShape(), resultTy.getElementType());
-      allocs.push_back(memref::AllocOp::create(b, loc, memrefTy, dynDims,
-                                               b.getI64IntegerAttr(64)));
-    }
+      return memref::AllocOp::create(b, loc, memrefTy, dynDims,
+                                     b.getI64IntegerAttr(64));
+    };
+    SmallVector<Value> allocs, consumerAllocs;
+    if (writeResults)
+      for (Value r : op->getResults())
+        allocs.push_back(allocate(r, outMap));
+    if (epilogue)
+      for (Value r : epilogue->consumer->getResults())
+        consumerAllocs.push_back(allocate(
+            r, b.getMultiDimIdentityMap(op.getNumLoops())));
     SmallVector<Value> extentArgs;
     for (Value s : sizes)
       extentArgs.push_back(arith::IndexCastUIOp::create(b, loc, i64, s));
@@ -994,11 +1277,15 @@ private:
       }
       args.push_back(hostPointerToTensor(b, loc, input));
     }
-    SmallVector<Value> outArgs; // inits..., outs...
+    for (Value input : elementInputs)
+      args.push_back(hostPointerToTensor(b, loc, input));
+    SmallVector<Value> outArgs; // inits..., outs..., consumer results...
     for (unsigned k = 0; k < n; ++k)
       if (!initConstants[k])
         outArgs.push_back(hostPointerToTensor(b, loc, inits[k]));
     for (Value alloc : allocs)
+      outArgs.push_back(hostPointerToMemRef(b, loc, alloc));
+    for (Value alloc : consumerAllocs)
       outArgs.push_back(hostPointerToMemRef(b, loc, alloc));
     if (!twoStage) {
       llvm::append_range(args, outArgs);
@@ -1035,10 +1322,50 @@ private:
       llvm::append_range(combineArgs, extentArgs);
       launch(combineKernel, combineConfig, gridFor(combineConfig), combineArgs);
     }
-    for (auto [r, alloc] : llvm::zip(op->getResults(), allocs))
+    auto replace = [&](Value r, Value alloc) {
       r.replaceAllUsesWith(bufferization::ToTensorOp::create(
           b, loc, cast<RankedTensorType>(r.getType()), alloc,
           /*restrict=*/true, /*writable=*/true));
+    };
+    if (epilogue) {
+      // The consumer is computed; what only it read goes. The results'
+      // sizes are the loops'.
+      for (Value r : op->getResults())
+        for (Operation *user : llvm::make_early_inc_range(r.getUsers()))
+          if (auto dim = dyn_cast<tensor::DimOp>(user)) {
+            std::optional<int64_t> p = dim.getConstantIndex();
+            if (!p || *p < 0 || *p >= outMap.getNumResults())
+              continue;
+            AffineExpr e = outMap.getResult(*p);
+            OpBuilder db(dim);
+            dim.replaceAllUsesWith(
+                isa<AffineDimExpr>(e)
+                    ? sizes[cast<AffineDimExpr>(e).getPosition()]
+                    : Value(arith::ConstantIndexOp::create(db, loc, 1)));
+            dim.erase();
+          }
+      for (auto [r, alloc] :
+           llvm::zip(epilogue->consumer->getResults(), consumerAllocs))
+        replace(r, alloc);
+      epilogue->consumer->erase();
+      SmallVector<Operation *> between(epilogue->reshapes);
+      llvm::append_range(between, epilogue->statisticOps);
+      for (bool erased = true; erased;) {
+        erased = false;
+        for (Operation *&o : between)
+          if (o && o->use_empty()) {
+            o->erase();
+            o = nullptr;
+            erased = true;
+          }
+      }
+    }
+    for (auto [r, alloc] : llvm::zip(op->getResults(), allocs))
+      replace(r, alloc);
+    if (!op->use_empty())
+      return op.emitOpError()
+             << "computes its consumer, but something else still reads its "
+                "results";
     op->erase();
     for (Operation *pad : pads)
       if (pad->use_empty())

@@ -18,28 +18,32 @@ using namespace mlir::fuser;
 // 256 threads 4202 GB/s (1.003x eager), 512 4166, 1024 3991 (0.952x). H100
 // (2026-11-24): 1024 3060 GB/s, 512 3037, 256 3024. 256 is within 1.2% of the
 // best on both; 1024 loses 5% on the H200. One sm_90a binary runs on both.
+//
+// L2 bytes per SM: the published L2 size over the SM count of the chip's GPU
+// with the least (A100 40 MB / 108, A40 6 MB / 84, Orin 4 MB / 16, RTX 4090
+// 72 MB / 128, H100 SXM and H200 50 MB / 132); 0 where not recorded.
 static const ChipInfo kChips[] = {
-    {"sm_80", 80, 70, false, false, 163 * 1024, 0, "A100, A30 (Ampere)"},
-    {"sm_86", 86, 71, false, false, 99 * 1024, 0, "RTX 30xx, A10, A40 (Ampere)"},
-    {"sm_87", 87, 74, false, false, 163 * 1024, 0, "Jetson AGX Orin (Ampere)"},
-    {"sm_89", 89, 78, false, false, 99 * 1024, 0, "L4, L40, RTX 40xx (Ada)"},
-    {"sm_90", 90, 78, true, false, 227 * 1024, 256, "H100, H200, GH200 (Hopper), portable"},
-    {"sm_90a", 90, 80, true, true, 227 * 1024, 256, "H100, H200, GH200 (Hopper), with wgmma/TMA"},
-    {"sm_100", 100, 86, false, false, 227 * 1024, 0, "B200, GB200 (Blackwell)"},
-    {"sm_100a", 100, 86, false, false, 227 * 1024, 0, "B200, GB200 (Blackwell), arch-specific"},
-    {"sm_100f", 100, 88, false, false, 227 * 1024, 0, "B200, GB200 family (Blackwell)"},
-    {"sm_103", 103, 88, false, false, 227 * 1024, 0, "B300, GB300 (Blackwell Ultra)"},
-    {"sm_103a", 103, 88, false, false, 227 * 1024, 0, "B300, GB300, arch-specific"},
-    {"sm_103f", 103, 88, false, false, 227 * 1024, 0, "B300, GB300 family"},
-    {"sm_110", 110, 90, false, false, 227 * 1024, 0, "Jetson Thor (Blackwell)"},
-    {"sm_110a", 110, 90, false, false, 227 * 1024, 0, "Jetson Thor, arch-specific"},
-    {"sm_110f", 110, 90, false, false, 227 * 1024, 0, "Jetson Thor family"},
-    {"sm_120", 120, 87, false, false, 99 * 1024, 0, "RTX 50xx, RTX PRO 6000 (Blackwell)"},
-    {"sm_120a", 120, 87, false, false, 99 * 1024, 0, "RTX 50xx, arch-specific"},
-    {"sm_120f", 120, 88, false, false, 99 * 1024, 0, "RTX 50xx family"},
-    {"sm_121", 121, 88, false, false, 99 * 1024, 0, "DGX Spark GB10 (Blackwell)"},
-    {"sm_121a", 121, 88, false, false, 99 * 1024, 0, "DGX Spark GB10, arch-specific"},
-    {"sm_121f", 121, 88, false, false, 99 * 1024, 0, "DGX Spark GB10 family"},
+    {"sm_80", 80, 70, false, false, 163 * 1024, 0, 379 * 1024, "A100, A30 (Ampere)"},
+    {"sm_86", 86, 71, false, false, 99 * 1024, 0, 73 * 1024, "RTX 30xx, A10, A40 (Ampere)"},
+    {"sm_87", 87, 74, false, false, 163 * 1024, 0, 256 * 1024, "Jetson AGX Orin (Ampere)"},
+    {"sm_89", 89, 78, false, false, 99 * 1024, 0, 576 * 1024, "L4, L40, RTX 40xx (Ada)"},
+    {"sm_90", 90, 78, true, false, 227 * 1024, 256, 387 * 1024, "H100, H200, GH200 (Hopper), portable"},
+    {"sm_90a", 90, 80, true, true, 227 * 1024, 256, 387 * 1024, "H100, H200, GH200 (Hopper), with wgmma/TMA"},
+    {"sm_100", 100, 86, false, false, 227 * 1024, 0, 0, "B200, GB200 (Blackwell)"},
+    {"sm_100a", 100, 86, false, false, 227 * 1024, 0, 0, "B200, GB200 (Blackwell), arch-specific"},
+    {"sm_100f", 100, 88, false, false, 227 * 1024, 0, 0, "B200, GB200 family (Blackwell)"},
+    {"sm_103", 103, 88, false, false, 227 * 1024, 0, 0, "B300, GB300 (Blackwell Ultra)"},
+    {"sm_103a", 103, 88, false, false, 227 * 1024, 0, 0, "B300, GB300, arch-specific"},
+    {"sm_103f", 103, 88, false, false, 227 * 1024, 0, 0, "B300, GB300 family"},
+    {"sm_110", 110, 90, false, false, 227 * 1024, 0, 0, "Jetson Thor (Blackwell)"},
+    {"sm_110a", 110, 90, false, false, 227 * 1024, 0, 0, "Jetson Thor, arch-specific"},
+    {"sm_110f", 110, 90, false, false, 227 * 1024, 0, 0, "Jetson Thor family"},
+    {"sm_120", 120, 87, false, false, 99 * 1024, 0, 0, "RTX 50xx, RTX PRO 6000 (Blackwell)"},
+    {"sm_120a", 120, 87, false, false, 99 * 1024, 0, 0, "RTX 50xx, arch-specific"},
+    {"sm_120f", 120, 88, false, false, 99 * 1024, 0, 0, "RTX 50xx family"},
+    {"sm_121", 121, 88, false, false, 99 * 1024, 0, 0, "DGX Spark GB10 (Blackwell)"},
+    {"sm_121a", 121, 88, false, false, 99 * 1024, 0, 0, "DGX Spark GB10, arch-specific"},
+    {"sm_121f", 121, 88, false, false, 99 * 1024, 0, 0, "DGX Spark GB10 family"},
 };
 
 ArrayRef<ChipInfo> mlir::fuser::supportedChips() { return kChips; }

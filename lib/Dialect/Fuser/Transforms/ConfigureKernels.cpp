@@ -163,7 +163,7 @@ public:
         [&](GroupNormOp op) { configureNorm(op, "group_norm"); });
     getOperation().walk(
         [&](GroupNormGradOp op) { configureNorm(op, "group_norm_grad"); });
-    configureReductions(getOperation(), report);
+    configureReductions(getOperation(), *chipInfo, report);
     if (failedAny)
       signalPassFailure();
   }

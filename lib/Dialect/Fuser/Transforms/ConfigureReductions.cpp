@@ -2,8 +2,10 @@
 
 #include "ConfigureReductions.h"
 
+#include "fuser/Dialect/Fuser/IR/Chips.h"
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 #include "fuser/Dialect/Fuser/Transforms/ReductionAnalysis.h"
+#include "fuser/Dialect/Fuser/Transforms/ReductionEpilogue.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
@@ -48,6 +50,13 @@ constexpr int64_t kDynamicExtent = 1 << 12;
 /// stay small beside the reads. Only static extents: a dynamic one could be
 /// short, where a second kernel is waste.
 constexpr int64_t kMinSliceFolds = 16;
+/// A reduction epilogue's threads walk their output's elements again once
+/// the result is known, and should find them in L2: the elements the
+/// resident blocks re-read (2048 threads per SM, each output's share) stay
+/// within the chip's L2 per SM, more threads sharing each output while
+/// they do not. Where the chip table has no L2 size, this is assumed.
+constexpr int64_t kDefaultL2BytesPerSm = 64 * 1024;
+constexpr int64_t kResidentThreadsPerSm = 2048;
 
 int64_t product(linalg::GenericOp op, ArrayRef<unsigned> loops) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -62,7 +71,23 @@ int64_t product(linalg::GenericOp op, ArrayRef<unsigned> loops) {
 
 } // namespace
 
-void mlir::fuser::configureReductions(ModuleOp module, bool report) {
+/// The bytes of each output's elements that `epilogue` reads again: its
+/// inputs that the reduction reads too.
+static int64_t rereadBytesPerOutput(linalg::GenericOp op,
+                                    const ReductionEpilogue &epilogue,
+                                    int64_t elements) {
+  int64_t bytes = 0;
+  PointwiseOp consumer = epilogue.consumer;
+  for (auto [i, input] : llvm::enumerate(consumer.getInputs()))
+    if (!epilogue.readsStatistic[i] &&
+        llvm::is_contained(op.getDpsInputs(), input))
+      bytes += elements *
+               cast<ShapedType>(input.getType()).getElementTypeBitWidth() / 8;
+  return bytes;
+}
+
+void mlir::fuser::configureReductions(ModuleOp module, const ChipInfo &chip,
+                                      bool report) {
   module.walk([&](linalg::GenericOp op) {
     if (op->hasAttr(kReductionConfigAttrName) ||
         op->getParentOfType<gpu::GPUModuleOp>() ||
@@ -106,12 +131,51 @@ void mlir::fuser::configureReductions(ModuleOp module, bool report) {
     if (!op.hasDynamicShape())
       slices = std::min(kTargetThreads / (blocks * block),
                         length / (kMinSliceFolds * share));
+    // The broadcast consumer in the same kernel, when one stage suffices
+    // and the re-read elements fit in L2 (with more threads per output if
+    // that makes them fit).
+    std::string noEpilogue;
+    FailureOr<ReductionEpilogue> epilogue =
+        slices > 1 ? FailureOr<ReductionEpilogue>(failure())
+                   : analyzeReductionEpilogue(op, *shape, noEpilogue);
+    if (slices > 1)
+      noEpilogue = "it runs in two stages";
+    int64_t rereadPerSm = 0;
+    if (succeeded(epilogue)) {
+      int64_t budget =
+          chip.l2BytesPerSm ? chip.l2BytesPerSm : kDefaultL2BytesPerSm;
+      int64_t perOutput =
+          rereadBytesPerOutput(op, *epilogue, length * vector);
+      int64_t widest = shape->innermostReduces ? maxShare : block / 32;
+      auto perSm = [&](int64_t s) {
+        return kResidentThreadsPerSm / s * perOutput;
+      };
+      int64_t fits = share;
+      while (perSm(fits) > budget && fits < widest)
+        fits *= 2;
+      rereadPerSm = perSm(fits);
+      if (rereadPerSm > budget) {
+        noEpilogue = "the elements its blocks read again (" +
+                     std::to_string(rereadPerSm / 1024) +
+                     " KiB per SM) would not fit in " + chip.name.str() +
+                     "'s L2 (" + std::to_string(budget / 1024) +
+                     " KiB per SM)";
+        epilogue = failure();
+      } else if (fits != share) {
+        share = fits;
+        if (shape->innermostReduces)
+          block = std::max(block, share);
+        blocks = llvm::divideCeil(outputs, block / share);
+      }
+    }
     SmallVector<int64_t> tile{share,
                               shape->innermostReduces ? 1 : block / share};
     if (slices > 1)
       tile.push_back(slices);
     auto config = KernelConfigAttr::get(
-        op.getContext(), "reduction", {block, 1, 1}, vector,
+        op.getContext(),
+        succeeded(epilogue) ? kReductionEpilogueStrategy : "reduction",
+        {block, 1, 1}, vector,
         /*max_grid=*/0, tile, /*min_blocks_per_sm=*/0, "fp32",
         /*promote_every=*/0);
     op->setAttr(kReductionConfigAttrName, config);
@@ -137,6 +201,15 @@ void mlir::fuser::configureReductions(ModuleOp module, bool report) {
              << llvm::divideCeil(length, slices) * vector
              << " elements, and a second kernel combines each output's "
              << slices << " partial results in a fixed order";
+    if (succeeded(epilogue))
+      remark << "; its consumer runs in the same kernel, reading each "
+                "output's elements again from L2 ("
+             << rereadPerSm / 1024 << " KiB per SM)"
+             << (epilogue->resultsLive ? ", and the results are written too"
+                                       : "");
+    else if (!noEpilogue.empty() &&
+             noEpilogue.find("no fuser.pointwise") == std::string::npos)
+      remark << "; its consumer gets a kernel of its own: " << noEpilogue;
   });
 }
 

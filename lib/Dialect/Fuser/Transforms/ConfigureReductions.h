@@ -11,6 +11,8 @@
 
 namespace mlir::fuser {
 
+struct ChipInfo;
+
 /// Gives every linalg.generic reduction in `module` that analyzeReduction
 /// accepts a #fuser.config of strategy "reduction" (the discardable
 /// attribute kReductionConfigAttrName): `block = [B, 1, 1]`, `tile = [S,
@@ -19,9 +21,12 @@ namespace mlir::fuser {
 /// spans neighbouring outputs; `tile = [S, D, P]` with P > 1 for two
 /// stages, P blocks per output each reducing a slice of its extent and a
 /// second kernel combining their P partials (ConfigureReductions.cpp says
-/// when). With `report`, a remark on each reduction says which, or why it
-/// stays with the generic fallback.
-void configureReductions(ModuleOp module, bool report);
+/// when). A reduction whose broadcast consumer (ReductionEpilogue.h) its
+/// kernel computes too gets strategy kReductionEpilogueStrategy instead,
+/// when it runs in one stage and the elements it reads again fit in
+/// `chip`'s L2. With `report`, a remark on each reduction says which, or
+/// why it stays with the generic fallback.
+void configureReductions(ModuleOp module, const ChipInfo &chip, bool report);
 
 } // namespace mlir::fuser
 

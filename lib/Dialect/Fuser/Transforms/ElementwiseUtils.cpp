@@ -30,6 +30,13 @@ bool fuser::isBroadcastRead(AffineMap map, Type type) {
   return true;
 }
 
+SmallVector<OpFoldResult> fuser::destinationSizes(OpBuilder &b, Location loc,
+                                                 Value v) {
+  while (auto dps = v.getDefiningOp<DestinationStyleOpInterface>())
+    v = dps.getTiedOpOperand(cast<OpResult>(v))->get();
+  return tensor::getMixedSizes(b, loc, v);
+}
+
 std::pair<Value, AffineMap>
 fuser::dropUnitDimReads(OpBuilder &builder, Value value, AffineMap map) {
   auto type = dyn_cast<RankedTensorType>(value.getType());

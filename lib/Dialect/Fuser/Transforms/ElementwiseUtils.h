@@ -23,6 +23,13 @@ std::optional<APFloat> getFloatConstant(Value v);
 /// The float constant a linalg.fill wrote into `init`, if it did.
 std::optional<APFloat> getFillConstant(Value init);
 
+/// The sizes of tensor `v`, asked of the tensor that the destination-style
+/// ops producing it (a fill, say) write into: a new init shaped like a
+/// fill then reads nothing of it, and the fill can still fold into the
+/// kernel it initializes.
+SmallVector<OpFoldResult> destinationSizes(OpBuilder &b, Location loc,
+                                           Value v);
+
 /// True if a value of type `type` read through `map` (from an iteration
 /// space to the value's indices) is a broadcast, transpose or both: every
 /// result is a distinct dimension (a projected permutation) or the constant

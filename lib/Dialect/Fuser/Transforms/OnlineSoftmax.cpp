@@ -168,7 +168,7 @@ void fuse(RewriterBase &rewriter, const SoftmaxStatistics &st) {
   Value zero =
       arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0.0));
   Value empty = tensor::EmptyOp::create(
-      rewriter, loc, tensor::getMixedSizes(rewriter, loc, maxInit),
+      rewriter, loc, destinationSizes(rewriter, loc, maxInit),
       type.getElementType());
   Value sumInit =
       linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);

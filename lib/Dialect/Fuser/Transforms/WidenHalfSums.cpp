@@ -38,7 +38,7 @@ Value wideFill(RewriterBase &rewriter, Location loc, Value init,
   Value c = arith::ConstantOp::create(rewriter, loc, f32,
                                       rewriter.getFloatAttr(f32, wide));
   Value empty = tensor::EmptyOp::create(
-      rewriter, loc, tensor::getMixedSizes(rewriter, loc, init), f32);
+      rewriter, loc, destinationSizes(rewriter, loc, init), f32);
   return linalg::FillOp::create(rewriter, loc, c, empty).getResult(0);
 }
 
@@ -92,7 +92,7 @@ bool widen(RewriterBase &rewriter, linalg::GenericOp op) {
         linalg::YieldOp::create(b, at, map.lookup(yield.getOperand(0)));
       });
   Value empty = tensor::EmptyOp::create(
-      rewriter, loc, tensor::getMixedSizes(rewriter, loc, init),
+      rewriter, loc, destinationSizes(rewriter, loc, init),
       initTy.getElementType());
   AffineMap id = rewriter.getMultiDimIdentityMap(initTy.getRank());
   SmallVector<utils::IteratorType> parallel(initTy.getRank(),

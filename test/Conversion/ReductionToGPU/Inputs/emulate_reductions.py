@@ -100,6 +100,15 @@ def const_value(op):
     return float(v) if ('.' in v or 'e' in v or 'inf' in v or 'nan' in v) else int(v)
 
 
+def divide(x, y):
+    """x / y with IEEE division by zero."""
+    if y != 0 or math.isnan(y):
+        return x / y
+    if x == 0 or math.isnan(x):
+        return math.nan
+    return math.copysign(math.inf, x) * math.copysign(1.0, y)
+
+
 class Ptr:
     def __init__(self, buf, off):
         self.buf, self.off = buf, off
@@ -175,6 +184,8 @@ class Machine:
         if o == 'arith.negf': return -a[0]
         if o == 'math.absf': return abs(a[0])
         if o == 'math.exp': return math.exp(a[0])
+        if o == 'math.sqrt': return math.sqrt(a[0]) if a[0] >= 0 else math.nan
+        if o == 'arith.divf': return divide(a[0], a[1])
         if o == 'arith.mulf': return a[0] * a[1]
         if o == 'arith.maximumf':
             if any(map(math.isnan, a)): return math.nan
@@ -192,7 +203,11 @@ class Machine:
             if p == 14: return int(unordered)
             raise NotImplementedError(f'cmpf predicate {p}')
         if o in ('arith.extf', 'arith.sitofp', 'arith.uitofp'): return float(a[0])
-        if o == 'llvm.getelementptr': return Ptr(a[0].buf, a[0].off + a[1])
+        if o == 'llvm.getelementptr':
+            if len(a) == 1:  # a constant index, folded into the op
+                k = int(re.search(r'rawConstantIndices = array<i32: (-?\d+)>', op['rest']).group(1))
+                return Ptr(a[0].buf, a[0].off + k)
+            return Ptr(a[0].buf, a[0].off + a[1])
         raise NotImplementedError(o)
 
     def get(self, v, name):
@@ -256,13 +271,18 @@ class Machine:
             assert len(vals) == n and None not in vals, "read of an unwritten element"
             ctx['loads'].extend((id(p.buf), p.off + j) for j in range(n))
             v[op['res']] = vals if n > 1 else vals[0]; return None
+        if o == 'vector.from_elements':
+            v[op['res']] = [self.get(v, x) for x in op['args']]; return None
         if o == 'vector.extract':
             pos = int(re.search(r'static_position = array<i64: (\d+)>', op['rest']).group(1))
             v[op['res']] = self.get(v, op['args'][0])[pos]; return None
         if o == 'llvm.store':
             val, p = [self.get(v, x) for x in op['args']]
-            assert 0 <= p.off < len(p.buf), "store out of bounds"
-            p.buf[p.off] = val; return None
+            vals = val if isinstance(val, list) else [val]
+            if len(vals) > 1:  # a vector store: aligned to the whole vector
+                assert p.off % len(vals) == 0, "misaligned vector store"
+            assert 0 <= p.off and p.off + len(vals) <= len(p.buf), "store out of bounds"
+            p.buf[p.off:p.off + len(vals)] = vals; return None
         if o == 'memref.load':
             m, idx = [self.get(v, x) for x in op['args']]
             v[op['res']] = m[idx]; return None

@@ -40,6 +40,10 @@ struct ChipInfo {
   /// the chip's GPUs (W1's stream, bench/experiments/pointwise_sweep.py);
   /// 0 where it was not measured: ConfigurePointwise's default then.
   int64_t pointwiseBlock;
+  /// L2 cache per SM, in bytes, on the chip's GPU with the least; 0 where
+  /// not recorded. A reduction epilogue re-reads each block's rows and
+  /// wants them still in L2 (ConfigureReductions.cpp).
+  int64_t l2BytesPerSm;
   /// The GPUs it names, for messages and the README.
   StringLiteral gpus;
 };

@@ -1,0 +1,64 @@
+//===- ReductionEpilogue.h - a reduction's broadcast consumer ---*- C++ -*-===//
+//
+// A softmax's output pass, a norm's normalizing pass: a fuser.pointwise
+// over the reduction's whole iteration space that reads the reduction's
+// results broadcast along the reduced loops, next to the elements the
+// reduction read. fuser-configure-kernels may give such a reduction the
+// strategy kReductionEpilogueStrategy: its kernel then computes the consumer
+// too, each thread walking the elements of its output again once the
+// result is known (from cache, not memory), so the results never round-trip
+// through memory and the input is read from memory once. The rule is
+// written here once, for the configuration step and the lowering.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSER_DIALECT_FUSER_TRANSFORMS_REDUCTIONEPILOGUE_H
+#define FUSER_DIALECT_FUSER_TRANSFORMS_REDUCTIONEPILOGUE_H
+
+#include "fuser/Dialect/Fuser/IR/FuserOps.h"
+#include "fuser/Dialect/Fuser/Transforms/ReductionAnalysis.h"
+
+#include <string>
+
+namespace mlir::fuser {
+
+/// The strategy of a reduction whose kernel also computes its consumer.
+inline constexpr llvm::StringLiteral kReductionEpilogueStrategy =
+    "reduction_epilogue";
+
+/// The consumer of a reduction's results and how it reads them. A
+/// *statistic* is one value per output of the reduction: one of its
+/// results, a reshape of one that adds or drops unit dimensions, or a
+/// fuser.pointwise of statistics alone (a norm's `sqrt(s / n + eps)`),
+/// which the kernel computes once per output.
+struct ReductionEpilogue {
+  PointwiseOp consumer;
+  /// Per consumer input: whether it reads a statistic (else an element of
+  /// the iteration space: the consumer's loops are the reduction's).
+  SmallVector<bool> readsStatistic;
+  /// The fuser.pointwise ops of statistics alone, in block order.
+  SmallVector<PointwiseOp> statisticOps;
+  /// The tensor.expand_shape / collapse_shape ops between them.
+  SmallVector<Operation *> reshapes;
+  /// Something other than the consumer reads a statistic (a tensor.dim of
+  /// a result does not count): the kernel still writes the reduction's
+  /// results, and what reads them stays.
+  bool resultsLive = false;
+};
+
+/// The broadcast consumer of reduction `op` (of shape `shape`), or failure
+/// with `why` set. The consumer is the only fuser.pointwise of the
+/// reduction's rank reading its statistics; it reads each through the
+/// reduction's output map (its parallel loops, in order), and shares an
+/// input with the reduction, both reading it through the identity, so its
+/// loops are the reduction's. Its other inputs are tensors that exist
+/// before the reduction. The reduction reads plain tensors through
+/// projected permutations (no pooling windows), keeps no index, and has
+/// no dynamic loop its consumer does not share.
+FailureOr<ReductionEpilogue>
+analyzeReductionEpilogue(linalg::GenericOp op, const ReductionShape &shape,
+                         std::string &why);
+
+} // namespace mlir::fuser
+
+#endif // FUSER_DIALECT_FUSER_TRANSFORMS_REDUCTIONEPILOGUE_H

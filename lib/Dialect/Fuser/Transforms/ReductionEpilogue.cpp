@@ -1,0 +1,156 @@
+//===- ReductionEpilogue.cpp - a reduction's broadcast consumer -----------===//
+
+#include "fuser/Dialect/Fuser/Transforms/ReductionEpilogue.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+/// Whether a reshape only adds or drops unit dimensions: each group of its
+/// reassociation (of the higher-rank side's dimensions) holds at most one
+/// that may be other than 1, so one element per output stays one element
+/// per output, in the same order.
+static bool reshapesUnitDims(Operation *op) {
+  auto check = [](ArrayRef<ReassociationIndices> groups,
+                  ArrayRef<int64_t> shape) {
+    return llvm::all_of(groups, [&](const ReassociationIndices &group) {
+      return llvm::count_if(group, [&](int64_t d) { return shape[d] != 1; }) <=
+             1;
+    });
+  };
+  if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op))
+    return check(collapse.getReassociationIndices(),
+                 collapse.getSrcType().getShape());
+  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op))
+    return check(expand.getReassociationIndices(),
+                 expand.getResultType().getShape());
+  return false;
+}
+
+/// The loops `map` reads, in order, skipping constant results.
+static SmallVector<unsigned> loopsRead(AffineMap map) {
+  SmallVector<unsigned> loops;
+  for (AffineExpr e : map.getResults())
+    if (auto d = dyn_cast<AffineDimExpr>(e))
+      loops.push_back(d.getPosition());
+  return loops;
+}
+
+/// Whether `v` exists before `op` runs: an argument of an enclosing block,
+/// or the result of an op earlier in `op`'s block or outside it.
+static bool availableBefore(Value v, Operation *op) {
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return v.getParentRegion()->isAncestor(op->getParentRegion());
+  if (def->getBlock() == op->getBlock())
+    return def->isBeforeInBlock(op);
+  return def->getParentRegion()->isProperAncestor(op->getParentRegion());
+}
+
+FailureOr<ReductionEpilogue>
+mlir::fuser::analyzeReductionEpilogue(linalg::GenericOp op,
+                                      const ReductionShape &shape,
+                                      std::string &why) {
+  auto fail = [&](const Twine &reason) {
+    why = reason.str();
+    return failure();
+  };
+  if (shape.arg)
+    return fail("it keeps an index (a value-and-index reduction)");
+  for (OpOperand *in : op.getDpsInputOperands())
+    if (!op.getMatchingIndexingMap(in).isProjectedPermutation(
+            /*allowZeroInResults=*/true) ||
+        paddedRead(in->get()))
+      return fail("it reads windows or padding (pooling)");
+
+  // The statistics: the results and what computes on them alone.
+  ReductionEpilogue epilogue;
+  SetVector<Value> statistics;
+  for (Value r : op->getResults())
+    statistics.insert(r);
+  SetVector<Operation *> consumers;
+  for (size_t i = 0; i < statistics.size(); ++i) {
+    for (Operation *user : statistics[i].getUsers()) {
+      // The size of a result is known without it (the lowering
+      // replaces the tensor.dim).
+      if (isa<tensor::DimOp>(user) && i < op->getNumResults())
+        continue;
+      if (user->getBlock() != op->getBlock()) {
+        epilogue.resultsLive = true;
+        continue;
+      }
+      if (reshapesUnitDims(user)) {
+        if (statistics.insert(user->getResult(0)))
+          epilogue.reshapes.push_back(user);
+        continue;
+      }
+      auto pw = dyn_cast<PointwiseOp>(user);
+      if (pw && pw->getNumResults() == 1 &&
+          llvm::all_of(llvm::enumerate(pw.getInputs()), [&](auto in) {
+            return statistics.contains(in.value()) &&
+                   pw.isIdentityInput(in.index());
+          })) {
+        if (statistics.insert(pw.getResult(0)))
+          epilogue.statisticOps.push_back(pw);
+        continue;
+      }
+      if (pw && pw.getResultTensorType().getRank() ==
+                    static_cast<int64_t>(op.getNumLoops())) {
+        consumers.insert(pw);
+        continue;
+      }
+      epilogue.resultsLive = true;
+    }
+  }
+  if (consumers.empty())
+    return fail("no fuser.pointwise over its loops reads its results");
+  if (consumers.size() > 1)
+    return fail("several fuser.pointwise ops read its results");
+  auto consumer = cast<PointwiseOp>(consumers.front());
+  epilogue.consumer = consumer;
+  llvm::sort(epilogue.statisticOps, [](PointwiseOp a, PointwiseOp b) {
+    return a->isBeforeInBlock(b);
+  });
+  // A statistic read by something the kernel leaves alone keeps the
+  // results alive.
+  for (auto [i, s] : llvm::enumerate(statistics))
+    for (Operation *user : s.getUsers())
+      if (user != consumer &&
+          !(isa<tensor::DimOp>(user) && i < op->getNumResults()) &&
+          !llvm::is_contained(epilogue.reshapes, user) &&
+          !llvm::is_contained(epilogue.statisticOps, user))
+        epilogue.resultsLive = true;
+
+  // The consumer's inputs: statistics through the output map's loops,
+  // or tensors that exist before the reduction.
+  SmallVector<unsigned> outputLoops =
+      loopsRead(op.getMatchingIndexingMap(op.getDpsInitOperand(0)));
+  bool anchored = false;
+  for (auto [i, input] : llvm::enumerate(consumer.getInputs())) {
+    AffineMap map = consumer.getIndexingMap(i);
+    if (statistics.contains(input)) {
+      if (loopsRead(map) != outputLoops)
+        return fail("its consumer reads a result other than along the "
+                    "reduction's parallel loops");
+      epilogue.readsStatistic.push_back(true);
+      continue;
+    }
+    epilogue.readsStatistic.push_back(false);
+    if (!isa<RankedTensorType>(input.getType()))
+      return fail("its consumer reads a scalar operand");
+    if (!availableBefore(input, op))
+      return fail("its consumer reads a tensor computed after the reduction");
+    if (!consumer.isIdentityInput(i))
+      continue;
+    for (OpOperand *in : op.getDpsInputOperands())
+      if (in->get() == input && op.getMatchingIndexingMap(in).isIdentity() &&
+          !op.getRegion().front().getArgument(in->getOperandNumber())
+               .use_empty())
+        anchored = true;
+  }
+  if (!anchored)
+    return fail("its consumer reads none of its inputs as it does (the same "
+                "tensor through the identity)");
+  return epilogue;
+}

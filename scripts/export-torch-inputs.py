@@ -280,11 +280,6 @@ class RMSNormChannels(torch.nn.Module):
         return x / torch.sqrt(torch.mean(x * x, dim=1, keepdim=True) + 1e-5)
 
 
-class Normalize(torch.nn.Module):
-    def forward(self, x):
-        return F.normalize(x, dim=-1)
-
-
 class SoftmaxRows(torch.nn.Module):
     def __init__(self, log=False):
         super().__init__()
@@ -367,7 +362,6 @@ EXPORTS += [
     corpus_export("torch_rms_norm_rows.mlir", RMSNormRows, meta(8, 96)),
     corpus_export("torch_rms_norm_channels.mlir", RMSNormChannels,
                   meta(2, 16, 5, 7)),
-    corpus_export("torch_normalize_rows.mlir", Normalize, meta(8, 100)),
 ]
 
 

@@ -50,9 +50,8 @@
 //   log_softmax_rows                   1 (1)            log_softmax, the same
 //   rms_norm_rows                      1 (1)            x * rsqrt(mean(x^2, -1) + eps) * weight (LLM RMSNorm)
 //   rms_norm_channels                  1 (1)            x / sqrt(mean(x * x, dim=1) + eps) on NCHW
-//   normalize_rows                     4 (1)            F.normalize: torch-mlir broadcasts the dynamic norm through a tensor.extract generic
 //
-// 43 of 44 models at their ideal count.
+// 43 of 43 models at their ideal count.
 
 // RUN: fuser-opt %S/Inputs/torch_leaky_relu.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
 // RUN: fuser-opt %S/Inputs/torch_leaky_relu_dynamic.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE

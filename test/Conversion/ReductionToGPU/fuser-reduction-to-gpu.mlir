@@ -109,6 +109,43 @@ func.func @not_a_fold(%x: tensor<?x?xf32>, %init: tensor<?xf32>) -> tensor<?xf32
 
 // -----
 
+func.func @epilogue_without_consumer(%x: tensor<?x?xf32>, %init: tensor<?xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{is configured to compute its consumer but no fuser.pointwise over its loops reads its results}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x?xf32>) outs(%init : tensor<?xf32>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction_epilogue", block = [256, 1, 1], tile = [32, 1]>} {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+func.func @epilogue_two_stages(%x: tensor<4x100000xf32>, %init: tensor<4xf32>) -> tensor<4x100000xf32> {
+  // expected-error @+1 {{has a 'reduction_epilogue' config of two stages; its consumer runs in one}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x100000xf32>) outs(%init : tensor<4xf32>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction_epilogue", block = [256, 1, 1], tile = [256, 1, 8]>} {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  %y = fuser.pointwise ins(%x, %r : tensor<4x100000xf32>, tensor<4xf32>)
+      maps [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>]
+      -> tensor<4x100000xf32> {
+  ^bb0(%v: f32, %ss: f32):
+    %o = arith.subf %v, %ss : f32
+    fuser.yield %o : f32
+  }
+  return %y : tensor<4x100000xf32>
+}
+
+// -----
+
 func.func @wrong_strategy(%x: tensor<?x?xf32>, %init: tensor<?xf32>) -> tensor<?xf32> {
   // expected-error @+1 {{has a 'fuser.config' that is no #fuser.config of strategy 'reduction'}}
   %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],

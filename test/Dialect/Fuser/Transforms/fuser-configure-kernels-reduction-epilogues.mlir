@@ -1,0 +1,121 @@
+// RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="chip=sm_90a report=true" -verify-diagnostics | FileCheck %s
+
+// RMSNorm over the 64 channels of NCHW: one thread per output would re-read
+// 512 KiB per SM; threads a block-row apart share each output until the
+// re-read elements take a quarter of an H100's or H200's L2 per SM.
+// CHECK-LABEL: func.func @rms_channels
+// CHECK: strategy = "reduction_epilogue", block = [256, 1, 1], tile = [8, 32]
+func.func @rms_channels(%x: tensor<112x64x512x512xf32>) -> tensor<112x64x512x512xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<112x1x512x512xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<112x1x512x512xf32>) -> tensor<112x1x512x512xf32>
+  // expected-remark @+1 {{reduction kernel: 29360128 outputs of 64 elements, 8 threads a block-row apart per output, 256 threads per block; its consumer runs in the same kernel, reading each output's elements again from L2 (64 KiB per SM)}}
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, 0, d2, d3)>],
+                       iterator_types = ["parallel", "reduction", "parallel", "parallel"]}
+      ins(%x : tensor<112x64x512x512xf32>) outs(%init : tensor<112x1x512x512xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %sq = arith.mulf %a, %a : f32
+    %t = arith.addf %sq, %acc : f32
+    linalg.yield %t : f32
+  } -> tensor<112x1x512x512xf32>
+  %c = tensor.collapse_shape %s [[0, 1], [2], [3]] : tensor<112x1x512x512xf32> into tensor<112x512x512xf32>
+  %y = fuser.pointwise ins(%c, %x : tensor<112x512x512xf32>, tensor<112x64x512x512xf32>)
+      maps [affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>]
+      -> tensor<112x64x512x512xf32> {
+  ^bb0(%ss: f32, %v: f32):
+    %r = math.sqrt %ss : f32
+    %o = arith.divf %v, %r : f32
+    fuser.yield %o : f32
+  }
+  return %y : tensor<112x64x512x512xf32>
+}
+
+// -----
+
+// Rows of 393216 elements: even 1024 threads per row re-read 3 MiB per SM,
+// more than L2 holds; the consumer keeps its kernel.
+// CHECK-LABEL: func.func @long_rows
+// CHECK: strategy = "reduction",
+func.func @long_rows(%x: tensor<4096x393216xf32>) -> tensor<4096x393216xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4096xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<4096xf32>) -> tensor<4096xf32>
+  // expected-remark @+1 {{its consumer gets a kernel of its own: the elements its blocks read again (3072 KiB per SM) would not fit in sm_90a's L2 (387 KiB per SM)}}
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4096x393216xf32>) outs(%init : tensor<4096xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %t = arith.addf %a, %acc : f32
+    linalg.yield %t : f32
+  } -> tensor<4096xf32>
+  %y = fuser.pointwise ins(%x, %s : tensor<4096x393216xf32>, tensor<4096xf32>)
+      maps [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>]
+      -> tensor<4096x393216xf32> {
+  ^bb0(%v: f32, %ss: f32):
+    %o = arith.subf %v, %ss : f32
+    fuser.yield %o : f32
+  }
+  return %y : tensor<4096x393216xf32>
+}
+
+// -----
+
+// Two consumers of the sums: neither is taken in.
+// CHECK-LABEL: func.func @two_consumers
+// CHECK: strategy = "reduction",
+func.func @two_consumers(%x: tensor<64x1000xf32>) -> (tensor<64x1000xf32>, tensor<64x1000xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  // expected-remark @+1 {{its consumer gets a kernel of its own: several fuser.pointwise ops read its results}}
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<64x1000xf32>) outs(%init : tensor<64xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %t = arith.addf %a, %acc : f32
+    linalg.yield %t : f32
+  } -> tensor<64xf32>
+  %y = fuser.pointwise ins(%x, %s : tensor<64x1000xf32>, tensor<64xf32>)
+      maps [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>]
+      -> tensor<64x1000xf32> {
+  ^bb0(%v: f32, %ss: f32):
+    %o = arith.subf %v, %ss : f32
+    fuser.yield %o : f32
+  }
+  %z = fuser.pointwise ins(%x, %s : tensor<64x1000xf32>, tensor<64xf32>)
+      maps [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>]
+      -> tensor<64x1000xf32> {
+  ^bb0(%v: f32, %ss: f32):
+    %o = arith.mulf %v, %ss : f32
+    fuser.yield %o : f32
+  }
+  return %y, %z : tensor<64x1000xf32>, tensor<64x1000xf32>
+}
+
+// -----
+
+// The consumer reads the rows transposed: its loops are not the
+// reduction's.
+// CHECK-LABEL: func.func @transposed_consumer
+// CHECK: strategy = "reduction",
+func.func @transposed_consumer(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  // expected-remark @+1 {{its consumer gets a kernel of its own: its consumer reads none of its inputs as it does (the same tensor through the identity)}}
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<64x64xf32>) outs(%init : tensor<64xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %t = arith.addf %a, %acc : f32
+    linalg.yield %t : f32
+  } -> tensor<64xf32>
+  %y = fuser.pointwise ins(%x, %s : tensor<64x64xf32>, tensor<64xf32>)
+      maps [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>]
+      -> tensor<64x64xf32> {
+  ^bb0(%v: f32, %ss: f32):
+    %o = arith.subf %v, %ss : f32
+    fuser.yield %o : f32
+  }
+  return %y : tensor<64x64xf32>
+}

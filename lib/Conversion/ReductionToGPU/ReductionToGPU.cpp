@@ -153,10 +153,30 @@ public:
                                                : shape.reductionLoops.back()) {
     for (unsigned i : readInputs)
       padded.push_back(paddedRead(op->getOperand(i)));
-    if (epilogue)
-      for (auto [i, statistic] : llvm::enumerate(epilogue->readsStatistic))
-        if (!statistic)
-          elementInputs.push_back(i);
+    if (!epilogue)
+      return;
+    PointwiseOp consumer = epilogue->consumer;
+    for (auto [i, statistic] : llvm::enumerate(epilogue->readsStatistic)) {
+      if (statistic)
+        continue;
+      elementInputs.push_back(i);
+      // An element input the fold reads too, at the same coordinates.
+      int64_t source = -1;
+      for (auto [k, r] : llvm::enumerate(readInputs))
+        if (op->getOperand(r) == consumer.getInputs()[i] &&
+            consumer.isIdentityInput(i) &&
+            op.getIndexingMapsArray()[r].isIdentity())
+          source = k;
+      heldSource.push_back(source);
+    }
+    int64_t share = config.getTile()[0];
+    if (stage == Stage::Whole &&
+        epilogueHoldsElements(op, shape, share, vec)) {
+      int64_t elements = 1;
+      for (unsigned d : shape.reductionLoops)
+        elements *= op.getStaticLoopRanges()[d];
+      heldGroups = elements / (share * vec);
+    }
   }
 
   void emit(gpu::GPUFuncOp kernel) {
@@ -240,7 +260,9 @@ public:
                       llvm::none_of(shape.reductionLoops, [&](unsigned d) {
                         return ShapedType::isDynamic(staticRanges[d]);
                       });
-    if (staticFold)
+    // The same for an epilogue's threads holding their elements: their
+    // loads are unrolled, unguarded.
+    if (staticFold || heldGroups)
       o = arith::MinUIOp::create(
           b, loc, o,
           arith::SubIOp::create(b, loc, outputs, constI64(b, loc, 1)));
@@ -285,7 +307,9 @@ public:
                        ? Value(arith::MulIOp::create(b, loc, o, slicesV))
                        : Value();
     SmallVector<Value> partial =
-        foldRange(b, begin, end, shareV, identities(b), partialsPtrs, bases);
+        heldGroups ? foldHeld(b, begin, shareV, identities(b), bases)
+                   : foldRange(b, begin, end, shareV, identities(b),
+                               partialsPtrs, bases);
 
     // The S threads of an output combine their results.
     Value first =
@@ -465,6 +489,13 @@ private:
                                                     b.getContext()),
                /*parallel=*/true, zero, consumer.getResultTensorType());
 
+    if (heldGroups) { // no loads of the inputs the fold read
+      for (auto [c, lanes] : llvm::zip(heldCoords, heldLanes)) {
+        coords = c;
+        storeElements(b, loadElements(b, &lanes));
+      }
+      return;
+    }
     Value mainEnd = unrolledEnd(b, begin, end, step);
     auto main = scf::ForOp::create(
         b, loc, begin, mainEnd,
@@ -521,7 +552,10 @@ private:
   /// vector load where the input's innermost dimension is the innermost
   /// reduction loop and 16 bytes hold the vector, one load for all where it
   /// does not read that loop, else one load each.
-  SmallVector<SmallVector<Value>> loadElements(OpBuilder &b) {
+  /// With `held`, an input the fold read (heldSource) takes its values.
+  SmallVector<SmallVector<Value>>
+  loadElements(OpBuilder &b,
+               const SmallVector<SmallVector<Value>> *held = nullptr) {
     PointwiseOp consumer = epilogue->consumer;
     Block &body = consumer.getBodyBlock();
     SmallVector<SmallVector<Value>> lanes;
@@ -529,6 +563,10 @@ private:
       AffineMap map = consumer.getIndexingMap(i);
       Type t = body.getArgument(i).getType();
       ShapedType type = consumerInputType(i);
+      if (held && heldSource[k] >= 0) {
+        lanes.push_back((*held)[heldSource[k]]);
+        continue;
+      }
       Value ptr = elementPtrs[k], base = elementBases[k];
       auto load = [&](Type loaded, int64_t align) {
         Value at = offset(b, map, /*parallel=*/false, base, type);
@@ -686,15 +724,48 @@ private:
     return SmallVector<Value>(rest.getResults());
   }
 
+  /// foldRange's fold over this thread's heldGroups groups begin, begin +
+  /// step, ..., unrolled, keeping each group's coordinates and loaded
+  /// values for the epilogue.
+  SmallVector<Value> foldHeld(OpBuilder &b, Value begin, Value step,
+                              ValueRange acc, ArrayRef<Value> bases) {
+    SmallVector<SmallVector<Value>> accs(kReductionUnroll,
+                                         SmallVector<Value>(acc));
+    Value r = begin;
+    int64_t i = 0;
+    for (int64_t u = 0; u < heldGroups; ++u) {
+      if (u > 0)
+        r = arith::AddIOp::create(b, loc, r, step);
+      SmallVector<SmallVector<Value>> raw;
+      for (ArrayRef<Value> v : elementValues(b, r, {}, bases, &raw)) {
+        SmallVector<Value> &slot = accs[i++ % kReductionUnroll];
+        slot = combine(b, slot, v);
+      }
+      heldCoords.push_back(coords);
+      heldLanes.push_back(std::move(raw));
+    }
+    while (accs.size() > 1) {
+      SmallVector<SmallVector<Value>> next;
+      for (size_t k = 0; k + 1 < accs.size(); k += 2)
+        next.push_back(combine(b, accs[k], accs[k + 1]));
+      if (accs.size() % 2)
+        next.push_back(accs.back());
+      accs = std::move(next);
+    }
+    return accs[0];
+  }
+
   /// The values element r folds in: partial r of this thread's output
   /// (Combine), else the body's values at reduction index r (with r itself
   /// as an arg reduction's index); with `vec` > 1, those of the `vec`
   /// elements of group r, in order, from one vector load per input that
   /// walks the innermost reduction loop (inputs that do not read it load
   /// one value for all).
-  SmallVector<SmallVector<Value>> elementValues(OpBuilder &lb, Value r,
-                                                ArrayRef<Value> partialsPtrs,
-                                                ArrayRef<Value> bases) {
+  /// With `raw`, also each read input's loaded values (lanes[k][j]).
+  SmallVector<SmallVector<Value>>
+  elementValues(OpBuilder &lb, Value r, ArrayRef<Value> partialsPtrs,
+                ArrayRef<Value> bases,
+                SmallVector<SmallVector<Value>> *raw = nullptr) {
     if (stage == Stage::Combine) { // in the layout kernel 1 stored
       SmallVector<Value> values;
       Value at = arith::AddIOp::create(lb, loc, partialsBase, r);
@@ -728,6 +799,8 @@ private:
             vec, LLVM::LoadOp::create(lb, loc, t, p, byteWidth(t))));
       }
     }
+    if (raw)
+      *raw = lanes;
     SmallVector<SmallVector<Value>> all;
     for (int64_t j = 0; j < vec; ++j) {
       // The reduction coordinates of element j.
@@ -1040,6 +1113,10 @@ private:
   const ReductionEpilogue *epilogue; // the consumer this kernel computes
   bool writeResults;  // the results are stored (else only the consumer's)
   SmallVector<unsigned> elementInputs; // the consumer's, not statistics
+  SmallVector<int64_t> heldSource; // per element input: the read input, or -1
+  int64_t heldGroups = 0; // groups each thread holds (0: re-read them)
+  SmallVector<SmallVector<Value>> heldCoords;
+  SmallVector<SmallVector<SmallVector<Value>>> heldLanes;
   SmallVector<Value> elementPtrs, consumerPtrs, elementBases, statistics;
   Value resultBase; // this output's offset in the consumer's results
   Value partialsBase; // Combine: o * P, where output o's partials start

@@ -11,12 +11,17 @@
 // normalization whose norm is a fuser.pointwise of the sum alone (reached
 // through expand and collapse), with its sums also returned (the results
 // written too), and a scaled row norm whose weight is read per element
-// (scalar loads, one thread per output).
+// (scalar loads, one thread per output). Threads holding their elements in
+// registers (8 groups each: a softmax over rows of 256 in vectors, an RMS
+// norm over 32 channels) load each element once; a spare thread of the
+// softmax's last block reads the last row's elements and stores nothing.
 
 // CHECK: rms_channels OK
 // CHECK-NEXT: softmax_rows OK
 // CHECK-NEXT: l2_rows OK
 // CHECK-NEXT: weighted_rows OK
+// CHECK-NEXT: softmax_held OK
+// CHECK-NEXT: rms_channels_held OK
 // CHECK-NOT: MISMATCH
 
 func.func @rms_channels(%x: tensor<2x64x3x5xf32>) -> tensor<2x64x3x5xf32> {
@@ -149,4 +154,78 @@ func.func @weighted_rows(%x: tensor<64x13xf32>, %w: tensor<13xf32>) -> tensor<64
     fuser.yield %p : f32
   }
   return %y : tensor<64x13xf32>
+}
+
+func.func @softmax_held(%x: tensor<7x256xf32>) -> tensor<7x256xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %inf = arith.constant 0x7F800000 : f32
+  %nan = arith.constant 0x7FC00000 : f32
+  %e = tensor.empty() : tensor<7xf32>
+  %mi = linalg.fill ins(%ninf : f32) outs(%e : tensor<7xf32>) -> tensor<7xf32>
+  %si = linalg.fill ins(%zero : f32) outs(%e : tensor<7xf32>) -> tensor<7xf32>
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>],
+                         iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<7x256xf32>) outs(%mi, %si : tensor<7xf32>, tensor<7xf32>)
+      attrs = {fuser.online_softmax, fuser.config = #fuser.config<strategy = "reduction_epilogue", block = [64, 1, 1], vector_width = 4, tile = [8, 1]>} {
+  ^bb0(%in: f32, %m: f32, %s: f32):
+    %d = arith.subf %in, %m : f32
+    %a = math.absf %d : f32
+    %n = arith.negf %a : f32
+    %x0 = math.exp %n : f32
+    %isnan = arith.cmpf uno, %d, %d : f32
+    %ex = arith.select %isnan, %zero, %x0 : f32
+    %isinf = arith.cmpf oeq, %in, %inf : f32
+    %w = arith.select %isinf, %nan, %one : f32
+    %grows = arith.cmpf ogt, %in, %m : f32
+    %se = arith.mulf %s, %ex : f32
+    %up = arith.addf %se, %w : f32
+    %we = arith.mulf %w, %ex : f32
+    %keep = arith.addf %s, %we : f32
+    %s2 = arith.select %grows, %up, %keep : f32
+    %m2 = arith.maximumf %m, %in : f32
+    %mnan = arith.cmpf uno, %m2, %m2 : f32
+    %s3 = arith.select %mnan, %nan, %s2 : f32
+    linalg.yield %m2, %s3 : f32, f32
+  } -> (tensor<7xf32>, tensor<7xf32>)
+  %y = fuser.pointwise ins(%x, %r#0, %r#1 : tensor<7x256xf32>, tensor<7xf32>, tensor<7xf32>)
+      maps [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>]
+      -> tensor<7x256xf32> {
+  ^bb0(%v: f32, %m: f32, %s: f32):
+    %d = arith.subf %v, %m : f32
+    %ex = math.exp %d : f32
+    %o = arith.divf %ex, %s : f32
+    fuser.yield %o : f32
+  }
+  return %y : tensor<7x256xf32>
+}
+
+func.func @rms_channels_held(%x: tensor<2x32x2x4xf32>) -> tensor<2x32x2x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x1x2x4xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2x1x2x4xf32>) -> tensor<2x1x2x4xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, 0, d2, d3)>],
+                       iterator_types = ["parallel", "reduction", "parallel", "parallel"]}
+      ins(%x : tensor<2x32x2x4xf32>) outs(%init : tensor<2x1x2x4xf32>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction_epilogue", block = [64, 1, 1], tile = [4, 16]>} {
+  ^bb0(%a: f32, %acc: f32):
+    %sq = arith.mulf %a, %a : f32
+    %t = arith.addf %sq, %acc : f32
+    linalg.yield %t : f32
+  } -> tensor<2x1x2x4xf32>
+  %c = tensor.collapse_shape %s [[0, 1], [2], [3]] : tensor<2x1x2x4xf32> into tensor<2x2x4xf32>
+  %y = fuser.pointwise ins(%c, %x : tensor<2x2x4xf32>, tensor<2x32x2x4xf32>)
+      maps [affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>]
+      -> tensor<2x32x2x4xf32> {
+  ^bb0(%ss: f32, %v: f32):
+    %n = arith.constant 3.200000e+01 : f32
+    %eps = arith.constant 1.0e-05 : f32
+    %m = arith.divf %ss, %n : f32
+    %me = arith.addf %m, %eps : f32
+    %r = math.sqrt %me : f32
+    %o = arith.divf %v, %r : f32
+    fuser.yield %o : f32
+  }
+  return %y : tensor<2x32x2x4xf32>
 }

@@ -148,7 +148,22 @@ void mlir::fuser::configureReductions(ModuleOp module, const ChipInfo &chip,
     if (slices > 1)
       noEpilogue = "it runs in two stages";
     int64_t rereadPerSm = 0;
+    // Rows short enough for the threads of an output to hold them in
+    // registers (kEpilogueHeldGroups groups each) are read once: the
+    // fewest threads that do, if the block allows them.
+    bool held = false;
     if (succeeded(epilogue)) {
+      int64_t widest = shape->innermostReduces ? maxShare : block / 32;
+      for (int64_t s = share; s <= widest && !held; s *= 2)
+        if (epilogueHoldsElements(op, *shape, s, vector)) {
+          held = true;
+          share = s;
+          if (shape->innermostReduces)
+            block = std::max(block, share);
+          blocks = llvm::divideCeil(outputs, block / share);
+        }
+    }
+    if (succeeded(epilogue) && !held) {
       int64_t budget =
           chip.l2BytesPerSm ? chip.l2BytesPerSm : kDefaultL2BytesPerSm;
       int64_t perOutput =
@@ -209,9 +224,13 @@ void mlir::fuser::configureReductions(ModuleOp module, const ChipInfo &chip,
              << " elements, and a second kernel combines each output's "
              << slices << " partial results in a fixed order";
     if (succeeded(epilogue))
-      remark << "; its consumer runs in the same kernel, reading each "
-                "output's elements again from L2 ("
-             << rereadPerSm / 1024 << " KiB per SM)"
+      remark << "; its consumer runs in the same kernel, "
+             << (held ? "each thread holding its " +
+                            std::to_string(length * vector / share) +
+                            " elements in registers"
+                      : "reading each output's elements again from L2 (" +
+                            std::to_string(rereadPerSm / 1024) +
+                            " KiB per SM)")
              << (epilogue->resultsLive ? ", and the results are written too"
                                        : "");
     else if (!noEpilogue.empty() &&

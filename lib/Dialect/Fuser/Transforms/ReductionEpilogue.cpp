@@ -154,3 +154,18 @@ mlir::fuser::analyzeReductionEpilogue(linalg::GenericOp op,
                 "tensor through the identity)");
   return epilogue;
 }
+
+bool mlir::fuser::epilogueHoldsElements(linalg::GenericOp op,
+                                        const ReductionShape &shape,
+                                        int64_t share, int64_t vector) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t elements = 1;
+  for (unsigned d : shape.reductionLoops) {
+    if (ShapedType::isDynamic(ranges[d]))
+      return false;
+    elements *= ranges[d];
+  }
+  int64_t perThread = share * vector;
+  return elements > 0 && elements % perThread == 0 &&
+         elements / perThread <= kEpilogueHeldGroups;
+}

@@ -16,4 +16,12 @@
  'weighted_rows': lambda R: (lambda x, w: ([sum(x, []), w], [v / math.sqrt(sum(t * t for t in r)) * w[j] for r in x for j, v in enumerate(r)],
                                            [2] * (64 * 13)))(
      [[float(R.randint(1, 9)) for _ in range(13)] for _ in range(64)], [float(R.randint(-9, 9)) for _ in range(13)]),
+ 'softmax_held': lambda R: (lambda x: ([sum(x, [])], [divide(math.exp(v - m) if not math.isnan(v - m) else math.nan, s)
+                                                     for r in x for m, s in [softmax_stats(r)] for v in r],
+                                       [1] * (6 * 256) + [2] * 256))(
+     [softmax_row(R, 256, k) for k in range(7)]),
+ 'rms_channels_held': lambda R: (lambda x: ([x], [v / math.sqrt(sum(x[((n * 32 + k) * 2 + h) * 4 + w] ** 2 for k in range(32)) / 32.0 + 1e-05)
+                                                  for n in range(2) for c in range(32) for h in range(2) for w in range(4)
+                                                  for v in [x[((n * 32 + c) * 2 + h) * 4 + w]]]))(
+     [float(R.randint(-9, 9)) for _ in range(2 * 32 * 2 * 4)]),
 }

@@ -1,15 +1,15 @@
 // RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="chip=sm_90a report=true" -verify-diagnostics | FileCheck %s
 
-// RMSNorm over the 64 channels of NCHW: one thread per output would re-read
-// 512 KiB per SM; threads a block-row apart share each output until the
-// re-read elements take a quarter of an H100's or H200's L2 per SM.
+// RMSNorm over the 64 channels of NCHW: 8 threads a block-row apart per
+// output hold 8 channels each in registers, so the consumer reads nothing
+// again.
 // CHECK-LABEL: func.func @rms_channels
 // CHECK: strategy = "reduction_epilogue", block = [256, 1, 1], tile = [8, 32]
 func.func @rms_channels(%x: tensor<112x64x512x512xf32>) -> tensor<112x64x512x512xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<112x1x512x512xf32>
   %init = linalg.fill ins(%zero : f32) outs(%e : tensor<112x1x512x512xf32>) -> tensor<112x1x512x512xf32>
-  // expected-remark @+1 {{reduction kernel: 29360128 outputs of 64 elements, 8 threads a block-row apart per output, 256 threads per block; its consumer runs in the same kernel, reading each output's elements again from L2 (64 KiB per SM)}}
+  // expected-remark @+1 {{reduction kernel: 29360128 outputs of 64 elements, 8 threads a block-row apart per output, 256 threads per block; its consumer runs in the same kernel, each thread holding its 8 elements in registers}}
   %s = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, 0, d2, d3)>],
                        iterator_types = ["parallel", "reduction", "parallel", "parallel"]}
       ins(%x : tensor<112x64x512x512xf32>) outs(%init : tensor<112x1x512x512xf32>) {
@@ -28,6 +28,62 @@ func.func @rms_channels(%x: tensor<112x64x512x512xf32>) -> tensor<112x64x512x512
     fuser.yield %o : f32
   }
   return %y : tensor<112x64x512x512xf32>
+}
+
+// -----
+
+// Rows of 1000: 250 vectors split evenly over no power of two, so the
+// consumer's pass reads them again, from L2 (64 threads per row keep the
+// re-read to 125 KiB per SM).
+// CHECK-LABEL: func.func @rows_reread
+// CHECK: strategy = "reduction_epilogue", block = [256, 1, 1], vector_width = 4, tile = [64, 1]
+func.func @rows_reread(%x: tensor<32768x1000xf32>) -> tensor<32768x1000xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32768xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32768xf32>) -> tensor<32768xf32>
+  // expected-remark @+1 {{reduction kernel: 32768 outputs of 1000 elements in 4-element vectors, 64 consecutive threads per output, 256 threads per block; its consumer runs in the same kernel, reading each output's elements again from L2 (125 KiB per SM)}}
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<32768x1000xf32>) outs(%init : tensor<32768xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %t = arith.addf %a, %acc : f32
+    linalg.yield %t : f32
+  } -> tensor<32768xf32>
+  %y = fuser.pointwise ins(%x, %s : tensor<32768x1000xf32>, tensor<32768xf32>)
+      maps [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>]
+      -> tensor<32768x1000xf32> {
+  ^bb0(%v: f32, %ss: f32):
+    %o = arith.subf %v, %ss : f32
+    fuser.yield %o : f32
+  }
+  return %y : tensor<32768x1000xf32>
+}
+
+// -----
+
+// Rows of 4096: 128 threads per row hold 8 vectors each.
+// CHECK-LABEL: func.func @rows_held
+// CHECK: strategy = "reduction_epilogue", block = [256, 1, 1], vector_width = 4, tile = [128, 1]
+func.func @rows_held(%x: tensor<8192x4096xf32>) -> tensor<8192x4096xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8192xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<8192xf32>) -> tensor<8192xf32>
+  // expected-remark @+1 {{reduction kernel: 8192 outputs of 4096 elements in 4-element vectors, 128 consecutive threads per output, 256 threads per block; its consumer runs in the same kernel, each thread holding its 32 elements in registers}}
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8192x4096xf32>) outs(%init : tensor<8192xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %t = arith.addf %a, %acc : f32
+    linalg.yield %t : f32
+  } -> tensor<8192xf32>
+  %y = fuser.pointwise ins(%x, %s : tensor<8192x4096xf32>, tensor<8192xf32>)
+      maps [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>]
+      -> tensor<8192x4096xf32> {
+  ^bb0(%v: f32, %ss: f32):
+    %o = arith.subf %v, %ss : f32
+    fuser.yield %o : f32
+  }
+  return %y : tensor<8192x4096xf32>
 }
 
 // -----

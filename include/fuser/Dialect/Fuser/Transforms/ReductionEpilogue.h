@@ -46,6 +46,18 @@ struct ReductionEpilogue {
   bool resultsLive = false;
 };
 
+/// The most groups of `vector_width` elements a thread of a reduction
+/// epilogue holds in registers between the fold and the consumer's pass.
+inline constexpr int64_t kEpilogueHeldGroups = 8;
+
+/// Whether the threads of reduction `op`'s epilogue, `share` per output
+/// and `vector` elements per group, hold their elements in registers
+/// instead of reading them again: the reduced extent is static, a
+/// multiple of share x vector, with at most kEpilogueHeldGroups groups per
+/// thread. The configuration prefers such a share; the lowering follows.
+bool epilogueHoldsElements(linalg::GenericOp op, const ReductionShape &shape,
+                           int64_t share, int64_t vector);
+
 /// The broadcast consumer of reduction `op` (of shape `shape`), or failure
 /// with `why` set. The consumer is the only fuser.pointwise of the
 /// reduction's rank reading its statistics; it reads each through the

@@ -356,7 +356,7 @@ EXPORTS += [
     ("torch_linear_float_arg.mlir", LinearFloatArg(),
      (meta(8, 32), meta(64, 32), meta(64), 0.5), None),
     # A reduction and its broadcast consumer: one kernel each.
-    corpus_export("torch_softmax_rows.mlir", SoftmaxRows, meta(8, 100)),
+    corpus_export("torch_softmax_rows.mlir", SoftmaxRows, meta(8, 128)),
     corpus_export("torch_log_softmax_rows.mlir", lambda: SoftmaxRows(True),
                   meta(8, 100)),
     corpus_export("torch_rms_norm_rows.mlir", RMSNormRows, meta(8, 96)),

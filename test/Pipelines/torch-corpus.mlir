@@ -46,8 +46,8 @@
 //   matmul_tril                        1 (1)            torch.tril(a @ b, -1)
 //   matmul_triu_large                  1 (1)            torch.triu(a @ b) at 320 x 320: the mask computed in the epilogue from the index vectors
 //   linear_arange                      1 (1)            Linear + torch.arange * 0.01
-//   softmax_rows                       1 (1)            softmax over rows of 100, dynamic batch: online statistics, the output pass in their kernel
-//   log_softmax_rows                   1 (1)            log_softmax, the same
+//   softmax_rows                       1 (1)            softmax over rows of 128, dynamic batch: online statistics, the output pass in their kernel, the rows held in registers
+//   log_softmax_rows                   1 (1)            log_softmax over rows of 100: the output pass reads the rows again
 //   rms_norm_rows                      1 (1)            x * rsqrt(mean(x^2, -1) + eps) * weight (LLM RMSNorm)
 //   rms_norm_channels                  1 (1)            x / sqrt(mean(x * x, dim=1) + eps) on NCHW
 //

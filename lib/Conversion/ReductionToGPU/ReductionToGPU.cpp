@@ -733,17 +733,24 @@ private:
                                          SmallVector<Value>(acc));
     Value r = begin;
     int64_t i = 0;
+    SmallVector<SmallVector<Value>> all;
     for (int64_t u = 0; u < heldGroups; ++u) {
       if (u > 0)
         r = arith::AddIOp::create(b, loc, r, step);
       SmallVector<SmallVector<Value>> raw;
       for (ArrayRef<Value> v : elementValues(b, r, {}, bases, &raw)) {
+        if (shape.online) {
+          all.push_back(SmallVector<Value>(v));
+          continue;
+        }
         SmallVector<Value> &slot = accs[i++ % kReductionUnroll];
         slot = combine(b, slot, v);
       }
       heldCoords.push_back(coords);
       heldLanes.push_back(std::move(raw));
     }
+    if (shape.online)
+      return heldSoftmaxStatistics(b, all);
     while (accs.size() > 1) {
       SmallVector<SmallVector<Value>> next;
       for (size_t k = 0; k + 1 < accs.size(); k += 2)
@@ -753,6 +760,61 @@ private:
       accs = std::move(next);
     }
     return accs[0];
+  }
+
+  /// A softmax's statistics of a thread's held elements, each (x, w) as
+  /// elementValues gives them, in two passes instead of the online update:
+  /// m = max x (NaN wins), s = sum of w * exp(x - m), a NaN difference
+  /// (both -inf) counting 0, and NaN where m is. The same (m, s) the online
+  /// fold reaches, with a handful of operations per element instead of a
+  /// rescale each.
+  SmallVector<Value> heldSoftmaxStatistics(OpBuilder &b,
+                                           ArrayRef<SmallVector<Value>> all) {
+    unsigned mi = shape.online->maxResult, si = shape.online->sumResult;
+    Type t = accTypes[mi];
+    auto constant = [&](double v) {
+      return arith::ConstantOp::create(b, loc, b.getFloatAttr(t, v))
+          .getResult();
+    };
+    auto pairwise = [&](SmallVector<Value> v,
+                        function_ref<Value(Value, Value)> fn) {
+      while (v.size() > 1) {
+        SmallVector<Value> next;
+        for (size_t k = 0; k + 1 < v.size(); k += 2)
+          next.push_back(fn(v[k], v[k + 1]));
+        if (v.size() % 2)
+          next.push_back(v.back());
+        v = std::move(next);
+      }
+      return v[0];
+    };
+    SmallVector<Value> xs, terms;
+    for (ArrayRef<Value> e : all)
+      xs.push_back(e[mi]);
+    Value m = pairwise(xs, [&](Value x, Value y) {
+      return arith::MaximumFOp::create(b, loc, x, y).getResult();
+    });
+    for (ArrayRef<Value> e : all) {
+      Value d = arith::SubFOp::create(b, loc, e[mi], m);
+      Value ex = math::ExpOp::create(b, loc, d);
+      Value isNan =
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, d, d);
+      ex = arith::SelectOp::create(b, loc, isNan, constant(0.0), ex);
+      terms.push_back(arith::MulFOp::create(b, loc, ex, e[si]));
+    }
+    Value sum = pairwise(terms, [&](Value x, Value y) {
+      return arith::AddFOp::create(b, loc, x, y).getResult();
+    });
+    Value nan = arith::ConstantOp::create(
+        b, loc,
+        b.getFloatAttr(
+            t, APFloat::getQNaN(cast<FloatType>(t).getFloatSemantics())));
+    SmallVector<Value> result(2);
+    result[mi] = m;
+    result[si] = arith::SelectOp::create(
+        b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, m, m),
+        nan, sum);
+    return result;
   }
 
   /// The values element r folds in: partial r of this thread's output

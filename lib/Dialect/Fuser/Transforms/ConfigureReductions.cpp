@@ -154,7 +154,7 @@ void mlir::fuser::configureReductions(ModuleOp module, const ChipInfo &chip,
     bool held = false;
     if (succeeded(epilogue)) {
       int64_t widest = shape->innermostReduces ? maxShare : block / 32;
-      for (int64_t s = share; s <= widest && !held; s *= 2)
+      for (int64_t s = share; s <= std::max(share, widest) && !held; s *= 2)
         if (epilogueHoldsElements(op, *shape, s, vector)) {
           held = true;
           share = s;

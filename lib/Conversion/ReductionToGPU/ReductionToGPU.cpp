@@ -144,8 +144,8 @@ public:
                 bool writeResults = true)
       : op(op), shape(shape), config(config), readInputs(readInputs),
         initConstants(initConstants), stage(stage), slices(slices),
-        epilogue(epilogue), writeResults(writeResults),
-        loc(op.getLoc()), accTypes(accumulatorTypes(op)),
+        epilogue(epilogue), writeResults(writeResults), loc(op.getLoc()),
+        accTypes(accumulatorTypes(op)),
         vec(stage == Stage::Combine
                 ? 1
                 : std::max<int64_t>(1, config.getVectorWidth())),
@@ -170,8 +170,7 @@ public:
       heldSource.push_back(source);
     }
     int64_t share = config.getTile()[0];
-    if (stage == Stage::Whole &&
-        epilogueHoldsElements(op, shape, share, vec)) {
+    if (stage == Stage::Whole && epilogueHoldsElements(op, shape, share, vec)) {
       int64_t elements = 1;
       for (unsigned d : shape.reductionLoops)
         elements *= op.getStaticLoopRanges()[d];
@@ -484,10 +483,9 @@ private:
       elementBases.push_back(offset(b, consumer.getIndexingMap(i),
                                     /*parallel=*/true, zero,
                                     consumerInputType(i)));
-    resultBase =
-        offset(b, AffineMap::getMultiDimIdentityMap(op.getNumLoops(),
-                                                    b.getContext()),
-               /*parallel=*/true, zero, consumer.getResultTensorType());
+    resultBase = offset(
+        b, AffineMap::getMultiDimIdentityMap(op.getNumLoops(), b.getContext()),
+        /*parallel=*/true, zero, consumer.getResultTensorType());
 
     if (heldGroups) { // no loads of the inputs the fold read
       for (auto [c, lanes] : llvm::zip(heldCoords, heldLanes)) {
@@ -580,9 +578,8 @@ private:
         for (int64_t j = 0; j < vec; ++j)
           values.push_back(vector::ExtractOp::create(b, loc, v, j));
       } else if (vec > 1 && readsLoop(map, innerLoop)) {
-        forEachLane(b, [&](int64_t) {
-          values.push_back(load(t, byteWidth(t)));
-        });
+        forEachLane(b,
+                    [&](int64_t) { values.push_back(load(t, byteWidth(t))); });
       } else {
         values.assign(vec, load(t, byteWidth(t)));
       }
@@ -1171,16 +1168,16 @@ private:
   ArrayRef<unsigned> readInputs;
   ArrayRef<TypedAttr> initConstants; // per result; null: read from memory
   Stage stage;
-  int64_t slices;     // P: slices of the reduced extent (1: one stage)
+  int64_t slices; // P: slices of the reduced extent (1: one stage)
   const ReductionEpilogue *epilogue; // the consumer this kernel computes
-  bool writeResults;  // the results are stored (else only the consumer's)
+  bool writeResults; // the results are stored (else only the consumer's)
   SmallVector<unsigned> elementInputs; // the consumer's, not statistics
   SmallVector<int64_t> heldSource; // per element input: the read input, or -1
-  int64_t heldGroups = 0; // groups each thread holds (0: re-read them)
+  int64_t heldGroups = 0;          // groups each thread holds (0: re-read them)
   SmallVector<SmallVector<Value>> heldCoords;
   SmallVector<SmallVector<SmallVector<Value>>> heldLanes;
   SmallVector<Value> elementPtrs, consumerPtrs, elementBases, statistics;
-  Value resultBase; // this output's offset in the consumer's results
+  Value resultBase;   // this output's offset in the consumer's results
   Value partialsBase; // Combine: o * P, where output o's partials start
   Location loc;
   SmallVector<Type> accTypes;
@@ -1384,8 +1381,8 @@ private:
         allocs.push_back(allocate(r, outMap));
     if (epilogue)
       for (Value r : epilogue->consumer->getResults())
-        consumerAllocs.push_back(allocate(
-            r, b.getMultiDimIdentityMap(op.getNumLoops())));
+        consumerAllocs.push_back(
+            allocate(r, b.getMultiDimIdentityMap(op.getNumLoops())));
     SmallVector<Value> extentArgs;
     for (Value s : sizes)
       extentArgs.push_back(arith::IndexCastUIOp::create(b, loc, i64, s));

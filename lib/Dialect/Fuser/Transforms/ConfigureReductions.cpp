@@ -166,8 +166,7 @@ void mlir::fuser::configureReductions(ModuleOp module, const ChipInfo &chip,
     if (succeeded(epilogue) && !held) {
       int64_t budget =
           chip.l2BytesPerSm ? chip.l2BytesPerSm : kDefaultL2BytesPerSm;
-      int64_t perOutput =
-          rereadBytesPerOutput(op, *epilogue, length * vector);
+      int64_t perOutput = rereadBytesPerOutput(op, *epilogue, length * vector);
       int64_t widest = shape->innermostReduces ? maxShare : block / 32;
       auto perSm = [&](int64_t s) {
         return kResidentThreadsPerSm / s * perOutput;
@@ -180,8 +179,7 @@ void mlir::fuser::configureReductions(ModuleOp module, const ChipInfo &chip,
         noEpilogue = "the elements its blocks read again (" +
                      std::to_string(rereadPerSm / 1024) +
                      " KiB per SM) would not fit in " + chip.name.str() +
-                     "'s L2 (" + std::to_string(budget / 1024) +
-                     " KiB per SM)";
+                     "'s L2 (" + std::to_string(budget / 1024) + " KiB per SM)";
         epilogue = failure();
       } else if (fits != share) {
         share = fits;
@@ -229,8 +227,7 @@ void mlir::fuser::configureReductions(ModuleOp module, const ChipInfo &chip,
                             std::to_string(length * vector / share) +
                             " elements in registers"
                       : "reading each output's elements again from L2 (" +
-                            std::to_string(rereadPerSm / 1024) +
-                            " KiB per SM)")
+                            std::to_string(rereadPerSm / 1024) + " KiB per SM)")
              << (epilogue->resultsLive ? ", and the results are written too"
                                        : "");
     else if (!noEpilogue.empty() &&

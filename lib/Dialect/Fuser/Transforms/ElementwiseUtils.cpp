@@ -31,7 +31,7 @@ bool fuser::isBroadcastRead(AffineMap map, Type type) {
 }
 
 SmallVector<OpFoldResult> fuser::destinationSizes(OpBuilder &b, Location loc,
-                                                 Value v) {
+                                                  Value v) {
   while (auto dps = v.getDefiningOp<DestinationStyleOpInterface>())
     v = dps.getTiedOpOperand(cast<OpResult>(v))->get();
   return tensor::getMixedSizes(b, loc, v);

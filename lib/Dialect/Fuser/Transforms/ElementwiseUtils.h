@@ -27,8 +27,7 @@ std::optional<APFloat> getFillConstant(Value init);
 /// ops producing it (a fill, say) write into: a new init shaped like a
 /// fill then reads nothing of it, and the fill can still fold into the
 /// kernel it initializes.
-SmallVector<OpFoldResult> destinationSizes(OpBuilder &b, Location loc,
-                                           Value v);
+SmallVector<OpFoldResult> destinationSizes(OpBuilder &b, Location loc, Value v);
 
 /// True if a value of type `type` read through `map` (from an iteration
 /// space to the value's indices) is a broadcast, transpose or both: every

@@ -28,6 +28,20 @@ static bool reshapesUnitDims(Operation *op) {
   return false;
 }
 
+/// A tensor.dim of a constant dimension: the lowering answers it with the
+/// loop's size.
+static bool isSizeQuery(Operation *op) {
+  auto dim = dyn_cast<tensor::DimOp>(op);
+  return dim && dim.getConstantIndex();
+}
+
+/// Whether the kernel can load or store elements of `t` as they are:
+/// whole bytes (i1 masks are bytes in memory, index is 64 bits: the
+/// pointwise kernels convert them, the epilogue does not).
+static bool plainElementType(Type t) {
+  return t.isIntOrFloat() && t.getIntOrFloatBitWidth() % 8 == 0;
+}
+
 /// The loops `map` reads, in order, skipping constant results.
 static SmallVector<unsigned> loopsRead(AffineMap map) {
   SmallVector<unsigned> loops;
@@ -48,10 +62,8 @@ static bool availableBefore(Value v, Operation *op) {
   return def->getParentRegion()->isProperAncestor(op->getParentRegion());
 }
 
-FailureOr<ReductionEpilogue>
-mlir::fuser::analyzeReductionEpilogue(linalg::GenericOp op,
-                                      const ReductionShape &shape,
-                                      std::string &why) {
+FailureOr<ReductionEpilogue> mlir::fuser::analyzeReductionEpilogue(
+    linalg::GenericOp op, const ReductionShape &shape, std::string &why) {
   auto fail = [&](const Twine &reason) {
     why = reason.str();
     return failure();
@@ -74,7 +86,7 @@ mlir::fuser::analyzeReductionEpilogue(linalg::GenericOp op,
     for (Operation *user : statistics[i].getUsers()) {
       // The size of a result is known without it (the lowering
       // replaces the tensor.dim).
-      if (isa<tensor::DimOp>(user) && i < op->getNumResults())
+      if (isSizeQuery(user) && i < op->getNumResults())
         continue;
       if (user->getBlock() != op->getBlock()) {
         epilogue.resultsLive = true;
@@ -116,8 +128,7 @@ mlir::fuser::analyzeReductionEpilogue(linalg::GenericOp op,
   // results alive.
   for (auto [i, s] : llvm::enumerate(statistics))
     for (Operation *user : s.getUsers())
-      if (user != consumer &&
-          !(isa<tensor::DimOp>(user) && i < op->getNumResults()) &&
+      if (user != consumer && !(isSizeQuery(user) && i < op->getNumResults()) &&
           !llvm::is_contained(epilogue.reshapes, user) &&
           !llvm::is_contained(epilogue.statisticOps, user))
         epilogue.resultsLive = true;
@@ -139,16 +150,25 @@ mlir::fuser::analyzeReductionEpilogue(linalg::GenericOp op,
     epilogue.readsStatistic.push_back(false);
     if (!isa<RankedTensorType>(input.getType()))
       return fail("its consumer reads a scalar operand");
+    if (!plainElementType(cast<ShapedType>(input.getType()).getElementType()))
+      return fail("its consumer reads i1 or index elements, which the kernel "
+                  "does not load as bytes");
     if (!availableBefore(input, op))
       return fail("its consumer reads a tensor computed after the reduction");
     if (!consumer.isIdentityInput(i))
       continue;
     for (OpOperand *in : op.getDpsInputOperands())
       if (in->get() == input && op.getMatchingIndexingMap(in).isIdentity() &&
-          !op.getRegion().front().getArgument(in->getOperandNumber())
+          !op.getRegion()
+               .front()
+               .getArgument(in->getOperandNumber())
                .use_empty())
         anchored = true;
   }
+  for (Value v : consumer->getResults())
+    if (!plainElementType(cast<ShapedType>(v.getType()).getElementType()))
+      return fail("its consumer writes i1 or index elements, which the "
+                  "kernel does not store as bytes");
   if (!anchored)
     return fail("its consumer reads none of its inputs as it does (the same "
                 "tensor through the identity)");

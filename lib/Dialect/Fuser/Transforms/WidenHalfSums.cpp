@@ -91,9 +91,9 @@ bool widen(RewriterBase &rewriter, linalg::GenericOp op) {
         }
         linalg::YieldOp::create(b, at, map.lookup(yield.getOperand(0)));
       });
-  Value empty = tensor::EmptyOp::create(
-      rewriter, loc, destinationSizes(rewriter, loc, init),
-      initTy.getElementType());
+  Value empty = tensor::EmptyOp::create(rewriter, loc,
+                                        destinationSizes(rewriter, loc, init),
+                                        initTy.getElementType());
   AffineMap id = rewriter.getMultiDimIdentityMap(initTy.getRank());
   SmallVector<utils::IteratorType> parallel(initTy.getRank(),
                                             utils::IteratorType::parallel);

@@ -175,3 +175,31 @@ func.func @transposed_consumer(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
   }
   return %y : tensor<64x64xf32>
 }
+
+// -----
+
+// The consumer writes an i1 mask (x == max of its row): masks are bytes in
+// memory, which the pointwise kernel converts; the consumer keeps it.
+// CHECK-LABEL: func.func @mask_consumer
+// CHECK: strategy = "reduction",
+func.func @mask_consumer(%x: tensor<64x1024xf32>) -> tensor<64x1024xi1> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<64xf32>
+  %init = linalg.fill ins(%ninf : f32) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  // expected-remark @+1 {{its consumer gets a kernel of its own: its consumer writes i1 or index elements, which the kernel does not store as bytes}}
+  %m = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<64x1024xf32>) outs(%init : tensor<64xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %t = arith.maximumf %a, %acc : f32
+    linalg.yield %t : f32
+  } -> tensor<64xf32>
+  %y = fuser.pointwise ins(%x, %m : tensor<64x1024xf32>, tensor<64xf32>)
+      maps [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>]
+      -> tensor<64x1024xi1> {
+  ^bb0(%v: f32, %mm: f32):
+    %o = arith.cmpf oeq, %v, %mm : f32
+    fuser.yield %o : i1
+  }
+  return %y : tensor<64x1024xi1>
+}

@@ -41,8 +41,8 @@ struct ReductionEpilogue {
   /// The tensor.expand_shape / collapse_shape ops between them.
   SmallVector<Operation *> reshapes;
   /// Something other than the consumer reads a statistic (a tensor.dim of
-  /// a result does not count): the kernel still writes the reduction's
-  /// results, and what reads them stays.
+  /// a result's constant dimension does not count): the kernel still writes
+  /// the reduction's results, and what reads them stays.
   bool resultsLive = false;
 };
 
@@ -64,7 +64,8 @@ bool epilogueHoldsElements(linalg::GenericOp op, const ReductionShape &shape,
 /// reduction's output map (its parallel loops, in order), and shares an
 /// input with the reduction, both reading it through the identity, so its
 /// loops are the reduction's. Its other inputs are tensors that exist
-/// before the reduction. The reduction reads plain tensors through
+/// before the reduction, of whole-byte elements (an i1 mask is not: it
+/// keeps its pointwise kernel). The reduction reads plain tensors through
 /// projected permutations (no pooling windows), keeps no index, and has
 /// no dynamic loop its consumer does not share.
 FailureOr<ReductionEpilogue>

@@ -126,6 +126,22 @@ SmallVector<Type> accumulatorTypes(linalg::GenericOp op) {
   return types;
 }
 
+/// `values` (not empty) folded by `fn` as a balanced tree: neighbours
+/// first, in a fixed order, so the chains are short and the result the same
+/// on every run.
+template <typename T, typename Fn>
+T pairwiseTree(SmallVector<T> values, Fn fn) {
+  while (values.size() > 1) {
+    SmallVector<T> next;
+    for (size_t k = 0; k + 1 < values.size(); k += 2)
+      next.push_back(fn(values[k], values[k + 1]));
+    if (values.size() % 2)
+      next.push_back(values.back());
+    values = std::move(next);
+  }
+  return values[0];
+}
+
 /// Which kernel of a reduction: the whole of it, or the two stages.
 enum class Stage {
   Whole,    // inputs -> init (+) reduction -> out
@@ -697,19 +713,11 @@ private:
       }
       scf::YieldOp::create(lb, loc, a);
     }
-    // The accumulators combine pairwise, in a fixed order.
     SmallVector<SmallVector<Value>> partials;
     for (int64_t k = 0; k < kReductionUnroll; ++k)
       partials.push_back(SmallVector<Value>(main.getResults().slice(k * n, n)));
-    while (partials.size() > 1) {
-      SmallVector<SmallVector<Value>> next;
-      for (size_t k = 0; k + 1 < partials.size(); k += 2)
-        next.push_back(combine(b, partials[k], partials[k + 1]));
-      if (partials.size() % 2)
-        next.push_back(partials.back());
-      partials = std::move(next);
-    }
-    auto rest = scf::ForOp::create(b, loc, mainEnd, end, step, partials[0]);
+    auto rest = scf::ForOp::create(b, loc, mainEnd, end, step,
+                                   combinePairwise(b, std::move(partials)));
     {
       OpBuilder lb = OpBuilder::atBlockBegin(rest.getBody());
       SmallVector<Value> a(rest.getRegionIterArgs());
@@ -748,15 +756,15 @@ private:
     }
     if (shape.online)
       return heldSoftmaxStatistics(b, all);
-    while (accs.size() > 1) {
-      SmallVector<SmallVector<Value>> next;
-      for (size_t k = 0; k + 1 < accs.size(); k += 2)
-        next.push_back(combine(b, accs[k], accs[k + 1]));
-      if (accs.size() % 2)
-        next.push_back(accs.back());
-      accs = std::move(next);
-    }
-    return accs[0];
+    return combinePairwise(b, std::move(accs));
+  }
+
+  /// The accumulators `partials` combined pairwise, in a fixed order.
+  SmallVector<Value> combinePairwise(OpBuilder &b,
+                                     SmallVector<SmallVector<Value>> partials) {
+    return pairwiseTree(
+        std::move(partials),
+        [&](ArrayRef<Value> x, ArrayRef<Value> y) { return combine(b, x, y); });
   }
 
   /// A softmax's statistics of a thread's held elements, each (x, w) as
@@ -773,22 +781,10 @@ private:
       return arith::ConstantOp::create(b, loc, b.getFloatAttr(t, v))
           .getResult();
     };
-    auto pairwise = [&](SmallVector<Value> v,
-                        function_ref<Value(Value, Value)> fn) {
-      while (v.size() > 1) {
-        SmallVector<Value> next;
-        for (size_t k = 0; k + 1 < v.size(); k += 2)
-          next.push_back(fn(v[k], v[k + 1]));
-        if (v.size() % 2)
-          next.push_back(v.back());
-        v = std::move(next);
-      }
-      return v[0];
-    };
     SmallVector<Value> xs, terms;
     for (ArrayRef<Value> e : all)
       xs.push_back(e[mi]);
-    Value m = pairwise(xs, [&](Value x, Value y) {
+    Value m = pairwiseTree(xs, [&](Value x, Value y) {
       return arith::MaximumFOp::create(b, loc, x, y).getResult();
     });
     for (ArrayRef<Value> e : all) {
@@ -799,7 +795,7 @@ private:
       ex = arith::SelectOp::create(b, loc, isNan, constant(0.0), ex);
       terms.push_back(arith::MulFOp::create(b, loc, ex, e[si]));
     }
-    Value sum = pairwise(terms, [&](Value x, Value y) {
+    Value sum = pairwiseTree(terms, [&](Value x, Value y) {
       return arith::AddFOp::create(b, loc, x, y).getResult();
     });
     Value nan = arith::ConstantOp::create(

@@ -148,26 +148,26 @@ void mlir::fuser::configureReductions(ModuleOp module, const ChipInfo &chip,
     if (slices > 1)
       noEpilogue = "it runs in two stages";
     int64_t rereadPerSm = 0;
+    // More threads per output, up to `widest`, for the epilogue.
+    int64_t widest = shape->innermostReduces ? maxShare : block / 32;
+    auto widenShare = [&](int64_t s) {
+      share = s;
+      if (shape->innermostReduces)
+        block = std::max(block, share);
+      blocks = llvm::divideCeil(outputs, block / share);
+    };
     // Rows short enough for the threads of an output to hold them in
     // registers (kEpilogueHeldGroups groups each) are read once: the
     // fewest threads that do, if the block allows them.
     bool held = false;
-    if (succeeded(epilogue)) {
-      int64_t widest = shape->innermostReduces ? maxShare : block / 32;
+    if (succeeded(epilogue))
       for (int64_t s = share; s <= std::max(share, widest) && !held; s *= 2)
-        if (epilogueHoldsElements(op, *shape, s, vector)) {
-          held = true;
-          share = s;
-          if (shape->innermostReduces)
-            block = std::max(block, share);
-          blocks = llvm::divideCeil(outputs, block / share);
-        }
-    }
+        if ((held = epilogueHoldsElements(op, *shape, s, vector)))
+          widenShare(s);
     if (succeeded(epilogue) && !held) {
       int64_t budget =
           chip.l2BytesPerSm ? chip.l2BytesPerSm : kDefaultL2BytesPerSm;
       int64_t perOutput = rereadBytesPerOutput(op, *epilogue, length * vector);
-      int64_t widest = shape->innermostReduces ? maxShare : block / 32;
       auto perSm = [&](int64_t s) {
         return kResidentThreadsPerSm / s * perOutput;
       };
@@ -181,11 +181,8 @@ void mlir::fuser::configureReductions(ModuleOp module, const ChipInfo &chip,
                      " KiB per SM) would not fit in " + chip.name.str() +
                      "'s L2 (" + std::to_string(budget / 1024) + " KiB per SM)";
         epilogue = failure();
-      } else if (fits != share) {
-        share = fits;
-        if (shape->innermostReduces)
-          block = std::max(block, share);
-        blocks = llvm::divideCeil(outputs, block / share);
+      } else {
+        widenShare(fits);
       }
     }
     SmallVector<int64_t> tile{share,

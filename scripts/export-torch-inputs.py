@@ -280,6 +280,13 @@ class RMSNormChannels(torch.nn.Module):
         return x / torch.sqrt(torch.mean(x * x, dim=1, keepdim=True) + 1e-5)
 
 
+class L2NormalizeRows(torch.nn.Module):
+    """F.normalize over rows: the norm clamped, then broadcast (expand_as)."""
+
+    def forward(self, x):
+        return F.normalize(x, dim=-1)
+
+
 class SoftmaxRows(torch.nn.Module):
     def __init__(self, log=False):
         super().__init__()
@@ -360,6 +367,10 @@ EXPORTS += [
     corpus_export("torch_log_softmax_rows.mlir", lambda: SoftmaxRows(True),
                   meta(8, 100)),
     corpus_export("torch_rms_norm_rows.mlir", RMSNormRows, meta(8, 96)),
+    # A dynamic batch: torch-mlir broadcasts the norms with tensor.extract at
+    # a run-time select and asserts the batch is not negative.
+    corpus_export("torch_l2_normalize_rows.mlir", L2NormalizeRows,
+                  meta(8, 64)),
     corpus_export("torch_rms_norm_channels.mlir", RMSNormChannels,
                   meta(2, 16, 5, 7)),
 ]

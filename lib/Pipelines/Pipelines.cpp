@@ -8,6 +8,7 @@
 #include "fuser/Dialect/Fuser/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
@@ -50,8 +51,15 @@ static void addBufferization(OpPassManager &pm) {
 
 void mlir::fuser::buildFusionPipeline(OpPassManager &pm,
                                       const FuserPipelineOptions &opts) {
+  // Host comparisons that integer ranges decide fold, and their asserts go
+  // (torch-mlir asserts that a dynamic size is not negative, a comparison
+  // the kernel manifest cannot describe).
+  pm.addNestedPass<func::FuncOp>(arith::createArithIntRangeOpts());
   // Folds tensor.dim and constants so fusion sees the real producers.
   pm.addPass(createCanonicalizerPass());
+  // torch-mlir's run-time broadcasts (tensor.extract at a select of the
+  // index) read through indexing maps, which fusion takes.
+  pm.addNestedPass<func::FuncOp>(createFuserFoldBroadcastExtractsPass());
   // Divisions by constants and constant powers as PyTorch computes them.
   pm.addNestedPass<func::FuncOp>(createFuserDivideByReciprocalPass());
   pm.addNestedPass<func::FuncOp>(createFuserConstantPowersPass());

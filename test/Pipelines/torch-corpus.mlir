@@ -49,9 +49,10 @@
 //   softmax_rows                       1 (1)            softmax over rows of 128, dynamic batch: online statistics, the output pass in their kernel, the rows held in registers
 //   log_softmax_rows                   1 (1)            log_softmax over rows of 100: the output pass reads the rows again
 //   rms_norm_rows                      1 (1)            x * rsqrt(mean(x^2, -1) + eps) * weight (LLM RMSNorm)
+//   l2_normalize_rows                  1 (1)            F.normalize over rows of 64, dynamic batch: the broadcast's extracts read through maps
 //   rms_norm_channels                  1 (1)            x / sqrt(mean(x * x, dim=1) + eps) on NCHW
 //
-// 43 of 43 models at their ideal count.
+// 44 of 44 models at their ideal count.
 
 // RUN: fuser-opt %S/Inputs/torch_leaky_relu.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
 // RUN: fuser-opt %S/Inputs/torch_leaky_relu_dynamic.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
@@ -95,6 +96,7 @@
 // RUN: fuser-opt %S/Inputs/torch_softmax_rows.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
 // RUN: fuser-opt %S/Inputs/torch_log_softmax_rows.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
 // RUN: fuser-opt %S/Inputs/torch_rms_norm_rows.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
+// RUN: fuser-opt %S/Inputs/torch_l2_normalize_rows.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
 // RUN: fuser-opt %S/Inputs/torch_rms_norm_channels.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
 // ONE-COUNT-1: gpu.launch_func
 // ONE-NOT: gpu.launch_func
@@ -104,6 +106,14 @@
 // The remarks that say where a model ends up, or why it misses its ideal.
 // RUN: fuser-opt %S/Inputs/torch_rms_norm_rows.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=RMS-ROWS
 // RMS-ROWS: remark: reduction kernel: {{.*}}; its consumer runs in the same kernel, reading each output's elements again from L2
+// torch-mlir's assert that the dynamic batch is not negative folds away (the
+// manifest checks equalities only), and the broadcast joins the norm's kernel.
+// RUN: fuser-opt %S/Inputs/torch_l2_normalize_rows.mlir --fuser-gpu-pipeline | fuser-translate --fuser-to-manifest | FileCheck %s --check-prefix=L2-NORMALIZE-MANIFEST
+// L2-NORMALIZE-MANIFEST-NOT: dynamic negative broadcast sizes
+// L2-NORMALIZE-MANIFEST: "kernel":
+// L2-NORMALIZE-MANIFEST-NOT: "kernel":
+// RUN: fuser-opt %S/Inputs/torch_l2_normalize_rows.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=L2-NORMALIZE
+// L2-NORMALIZE: remark: reduction kernel: {{.*}}; its consumer runs in the same kernel
 // RUN: fuser-opt %S/Inputs/torch_instance_norm.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=INSTANCE-NORM
 // INSTANCE-NORM-DAG: torch_instance_norm.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: InstanceNorm: 12 groups of one channel over the (1, N * C) view are GroupNorm(6)
 // RUN: fuser-opt %S/Inputs/torch_linear_float_arg.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=LINEAR-FLOAT-ARG

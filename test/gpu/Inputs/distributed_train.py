@@ -19,8 +19,9 @@ fuser's kernels and eagerly, wrapped the same way:
 
 Rank 0 prints one JSON line per (model, form): the largest difference of
 the losses and of the full parameters after the steps between the two runs
-over every rank, and with --time the mean step time of each (CUDA events,
-the L2 flushed, after warm-up steps).
+over every rank, and with --time the mean step time of each: one step
+between CUDA events after an L2 flush and a barrier (after warm-up steps),
+and in steady state (the steps back to back, the host queueing ahead).
 
     torchrun --nproc-per-node 2 test/gpu/Inputs/distributed_train.py \\
         --names w2_small w3_small --forms ddp fsdp2 [--time]
@@ -121,6 +122,17 @@ def train(net, xs, targets, time_it):
             end.synchronize()
             times.append(start.elapsed_time(end))
         ms = statistics.fmean(times[3:])
+        # Steady state, as a training loop runs: the steps back to back
+        # between two events, the host queueing ahead (no flush, no sync).
+        dist.barrier()
+        start.record()
+        for i in range(time_it):
+            step_opt.zero_grad(set_to_none=True)
+            mse(net(xs[i % len(xs)]), targets[i % len(xs)]).backward()
+            step_opt.step()
+        end.record()
+        end.synchronize()
+        ms = (ms, start.elapsed_time(end) / time_it)
     params = [full(p).detach().clone() for p in net.parameters()]
     return torch.stack(losses), params, ms
 
@@ -170,10 +182,12 @@ def main():
                       "max_abs_diff": float(diff), "allclose_1e-4": bool(ok_t.item()),
                       "losses": [round(float(v), 6) for v in lf]}
             if args.time:
-                t = torch.tensor([tf, te], device="cuda")
+                t = torch.tensor([*tf, *te], device="cuda")
                 dist.all_reduce(t, op=dist.ReduceOp.MAX)
-                record.update(fuser_ms=float(t[0]), eager_ms=float(t[1]),
-                              speedup=float(t[1] / t[0]))
+                record.update(fuser_ms=float(t[0]), eager_ms=float(t[2]),
+                              speedup=float(t[2] / t[0]),
+                              fuser_steady_ms=float(t[1]), eager_steady_ms=float(t[3]),
+                              speedup_steady=float(t[3] / t[1]))
             if rank == 0:
                 print("[distributed] " + json.dumps(record), flush=True)
             del base, eager_model, runs, xs, targets

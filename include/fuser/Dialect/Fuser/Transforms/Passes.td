@@ -703,6 +703,47 @@ def FuserConstantPowersPass
                            "::mlir::math::MathDialect"];
 }
 
+def FuserFoldBroadcastExtractsPass
+    : Pass<"fuser-fold-broadcast-extracts", "mlir::func::FuncOp"> {
+  let summary = "Read torch-mlir's dynamic broadcasts through indexing maps";
+  let description = [{
+    torch-mlir broadcasts a tensor along a dimension of dynamic size (`expand`,
+    `expand_as`, `broadcast_to`: F.normalize's division by the row norms) with
+    a `linalg.generic` that extracts each element at computed indices: a
+    loop index, a constant, or `select(S == 1, 0, index)` (the broadcast of a
+    size-1 dimension decided at run time). fuser's groups read tensors
+    through indexing maps only, so such a generic fused with nothing and ran
+    in the generic fallback kernel.
+
+    This pass moves each such `tensor.extract` of a tensor defined outside
+    the body into a new input of the generic, read through the map the
+    indices describe: a loop index `k` is `dk`, a constant is the constant.
+    `select(S == 1, 0, index k)` is `dk` where `S` is the size of loop `k`
+    itself (the same SSA value, or `tensor.dim` of an operand along the
+    dimension that loop `k` indexes): when `S` is 1 the loop's index is 0
+    too. Anything else stays an extract.
+
+    ```mlir
+    %b = linalg.generic {indexing_maps = [(d0, d1) -> (d0, d1)], ...}
+        outs(%e : tensor<?x64xf32>) {
+      %i = linalg.index 0 : index
+      %one = arith.cmpi eq, %n, %c1 : index      // %e = tensor.empty(%n)
+      %r = arith.select %one, %c0, %i : index
+      %v = tensor.extract %s[%r, %c0] : tensor<?x1xf32>
+      linalg.yield %v : f32
+    }
+    // becomes
+    %b = linalg.generic {indexing_maps = [(d0, d1) -> (d0, 0),
+                                          (d0, d1) -> (d0, d1)], ...}
+        ins(%s : tensor<?x1xf32>) outs(%e : tensor<?x64xf32>) {
+    ^bb0(%v: f32, %out: f32):
+      linalg.yield %v : f32
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def FuserGeneralizePoolingPass
     : Pass<"fuser-generalize-pooling", "mlir::func::FuncOp"> {
   let summary = "Rewrite linalg's named pooling ops as reduction generics";

@@ -278,7 +278,10 @@ Value mlir::fuser::emitTmaSplitConsumer(OpBuilder &b, Location loc,
     kTile(rest.getInductionVar(), s, l, /*first=*/false);
     scf::YieldOp::create(b, loc, ValueRange{s, l});
   }
-  // Promotion: the chunk's tensor-core sums into the fp32 registers.
+  // Promotion: the chunk's tensor-core sums into the fp32 registers. Both
+  // warpgroups promote at the same k tiles: the second's intervals shifted
+  // by half ran W2 1.22x and square 4096 1.18x slower (H200, 2026-11-29,
+  // bench/results/H200-2026-11-29-staggered-promotion.md).
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
   releaseStage(b, loc, bars, leader, arith::AddIOp::create(b, loc, kBase, cEnd),
                1);

@@ -48,6 +48,24 @@ class Fn(torch.nn.Module):
         return self.fn(*xs)
 
 
+class Targets(tuple):
+    """An input of class indices (int64 in [0, classes)) of this shape."""
+
+    def __new__(cls, shape, classes):
+        self = super().__new__(cls, shape)
+        self.classes = classes
+        return self
+
+
+def example(s, device, make=torch.randn):
+    """The input of shape entry `s` on `device` ("meta": its type alone)."""
+    if isinstance(s, Targets):
+        if device == "meta":
+            return torch.empty(s, dtype=torch.long, device="meta")
+        return torch.randint(0, s.classes, s, device=device)
+    return torch.empty(s, device="meta") if device == "meta" else make(s, device=device)
+
+
 def rms_norm(x):
     return x / torch.sqrt(torch.mean(x * x, dim=1, keepdim=True) + 1e-5)
 
@@ -124,6 +142,9 @@ MODELS = {
     "vecmat": (lambda: Fn(lambda x, a: x @ a), [(1, 65536), (65536, 8192)], "matvec"),
     "huber_loss": (lambda: Fn(F.smooth_l1_loss), [(8192, 8192), (8192, 8192)], "loss"),
     "triplet_loss": (lambda: Fn(triplet), [(32768, 8192)] * 3, "loss"),
+    # The count of targets kept (ignore_index) sums an i1 mask.
+    "cross_entropy": (lambda: Fn(F.cross_entropy), [(32768, 1000), Targets((32768,), 1000)],
+                      "loss"),
 }
 
 
@@ -135,7 +156,7 @@ def build(names):
         failed = OUT / f"{name}.error.txt"
         failed.unlink(missing_ok=True)
         try:
-            c = ft.compile(factory(), tuple(torch.empty(s, device="meta") for s in shapes),
+            c = ft.compile(factory(), tuple(example(s, "meta") for s in shapes),
                            fallback=False, report=False)
             ft.save(c, OUT / f"{name}.fuser")
             print(f"[memory-bound] {name}: {c.fuser_kernels}", flush=True)
@@ -201,14 +222,14 @@ def run_one(name, iters, rounds, with_compile):
     # correct fp32 orders (cuBLAS's and any other) differ by more than
     # 1e-4; users' inputs there are KernelBench's torch.rand.
     make = torch.rand if kind == "matvec" else torch.randn
-    xs = [make(s, device="cuda") for s in shapes]
+    xs = [example(s, "cuda", make) for s in shapes]
     fused = ft.load(path, module=model)
     with torch.no_grad():
         got = fused(*xs)
         want = model(*xs)
         model64 = factory().cuda().double()
         model64.load_state_dict({k: v.double() for k, v in model.state_dict().items()})
-        want64 = model64(*[x.double() for x in xs])
+        want64 = model64(*[x.double() if x.is_floating_point() else x for x in xs])
         del model64
     ok, worst, worst_eager = check(got, want64, want)
     row.update(correct=ok, max_error=worst, eager_max_error=worst_eager,

@@ -72,6 +72,18 @@ Type mlir::fuser::elementTypeOf(Type t) {
   return t;
 }
 
+Type mlir::fuser::storageType(Type t) {
+  // index is 64 bits wide on the host and in the kernels (NVVM lowering
+  // with 64-bit indices).
+  if (t.isIndex())
+    return IntegerType::get(t.getContext(), 64);
+  return t.isInteger(1) ? IntegerType::get(t.getContext(), 8) : t;
+}
+
+unsigned mlir::fuser::storageBytes(Type t) {
+  return storageType(t).getIntOrFloatBitWidth() / 8;
+}
+
 LogicalResult mlir::fuser::checkLoadableElementType(Operation *op, Type t) {
   Type e = elementTypeOf(t);
   if (!e.isIntOrFloat() || e.getIntOrFloatBitWidth() % 8 != 0)

@@ -15,13 +15,6 @@
 
 namespace mlir::fuser::pointwise {
 
-/// The type an element of type `t` has in memory: i1 is a byte, index an
-/// i64.
-Type storageType(Type t);
-
-/// Bytes of one element of type `t` in memory.
-unsigned storageBytes(Type t);
-
 /// Loads `width` elements of type `elemTy` (a scalar when `width` is 0)
 /// from `ptr`; i1 from bytes, index from i64.
 Value loadElements(OpBuilder &b, Location loc, Type elemTy, int64_t width,

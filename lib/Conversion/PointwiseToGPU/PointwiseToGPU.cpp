@@ -43,18 +43,6 @@ using namespace mlir;
 using namespace mlir::fuser;
 using namespace mlir::fuser::pointwise;
 
-Type pointwise::storageType(Type t) {
-  // index is 64 bits wide on the host and in the kernels (NVVM lowering
-  // with 64-bit indices).
-  if (t.isIndex())
-    return IntegerType::get(t.getContext(), 64);
-  return t.isInteger(1) ? IntegerType::get(t.getContext(), 8) : t;
-}
-
-unsigned pointwise::storageBytes(Type t) {
-  return storageType(t).getIntOrFloatBitWidth() / 8;
-}
-
 Value pointwise::loadElements(OpBuilder &b, Location loc, Type elemTy,
                               int64_t width, Value ptr, unsigned align) {
   Type mem = storageType(elemTy);

@@ -653,6 +653,18 @@ private:
 
   static unsigned byteWidth(Type t) { return t.getIntOrFloatBitWidth() / 8; }
 
+  /// `n` elements of type `t` (a scalar when `n` is 0) loaded at `p` as
+  /// they are stored: an input's i1 (a mask) as bytes.
+  Value loadStored(OpBuilder &b, Type t, Value p, int64_t n) {
+    Type mem = storageType(t);
+    auto shaped = [&](Type e) -> Type {
+      return n ? Type(VectorType::get({n}, e)) : e;
+    };
+    Value v = LLVM::LoadOp::create(b, loc, shaped(mem), p,
+                                   storageBytes(t) * std::max<int64_t>(n, 1));
+    return mem == t ? v : arith::TruncIOp::create(b, loc, shaped(t), v);
+  }
+
   /// Each running value's start: the combiner's identity; an arg
   /// reduction's index starts at the largest index, which every real one
   /// beats on a tie.
@@ -841,17 +853,15 @@ private:
         continue;
       }
       Value at = offset(lb, map, /*parallel=*/false, bases[k], operandType(i));
-      Value p = gepElement(lb, loc, inputPtrs[k], t, at);
+      Value p = gepElement(lb, loc, inputPtrs[k], storageType(t), at);
       if (vec > 1 && readsInnerLoop(map)) {
-        Value v = LLVM::LoadOp::create(lb, loc, VectorType::get({vec}, t), p,
-                                       byteWidth(t) * vec);
+        Value v = loadStored(lb, t, p, vec);
         SmallVector<Value> elems;
         for (int64_t j = 0; j < vec; ++j)
           elems.push_back(vector::ExtractOp::create(lb, loc, v, j));
         lanes.push_back(elems);
       } else {
-        lanes.push_back(SmallVector<Value>(
-            vec, LLVM::LoadOp::create(lb, loc, t, p, byteWidth(t))));
+        lanes.push_back(SmallVector<Value>(vec, loadStored(lb, t, p, 0)));
       }
     }
     if (raw)
@@ -950,8 +960,8 @@ private:
       stride = arith::MulIOp::create(b, loc, stride, size);
     }
     at = arith::SelectOp::create(b, loc, inside, at, zero);
-    Value loaded = LLVM::LoadOp::create(
-        b, loc, t, gepElement(b, loc, ptr, t, at), byteWidth(t));
+    Value loaded =
+        loadStored(b, t, gepElement(b, loc, ptr, storageType(t), at), 0);
     Value padding = b.clone(*pad.padding.getDefiningOp())->getResult(0);
     return arith::SelectOp::create(b, loc, inside, loaded, padding);
   }

@@ -13,7 +13,8 @@
 // sibling reductions (a sum and a max over one read, in two stages; a
 // column sum and min through shared memory); online softmax statistics
 // (NaN, +-inf, ties, a maximum that grows at every element; sums to 1e-12
-// relative, the emulation being in f64).
+// relative, the emulation being in f64); i1 inputs (masks: a cross
+// entropy's count of targets kept) loaded as bytes, in vectors and alone.
 
 // CHECK: rows OK
 // CHECK-NEXT: onestage OK
@@ -35,6 +36,8 @@
 // CHECK-NEXT: siblings_cols OK
 // CHECK-NEXT: online_softmax OK
 // CHECK-NEXT: online_softmax_vector OK
+// CHECK-NEXT: mask_count OK
+// CHECK-NEXT: mask_count_scalar OK
 // CHECK-NOT: MISMATCH
 
 func.func @rows(%x: tensor<7x1000xf32>, %init: tensor<7xf32>) -> tensor<7xf32> {
@@ -434,4 +437,36 @@ func.func @siblings_cols(%x: tensor<301x5xf32>) -> (tensor<5xf32>, tensor<5xf32>
     linalg.yield %s2, %m2 : f32, f32
   } -> (tensor<5xf32>, tensor<5xf32>)
   return %r#0, %r#1 : tensor<5xf32>, tensor<5xf32>
+}
+
+func.func @mask_count(%m: tensor<7x300xi1>) -> tensor<7xi64> {
+  %c0 = arith.constant 0 : i64
+  %e = tensor.empty() : tensor<7xi64>
+  %init = linalg.fill ins(%c0 : i64) outs(%e : tensor<7xi64>) -> tensor<7xi64>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%m : tensor<7x300xi1>) outs(%init : tensor<7xi64>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction", block = [64, 1, 1], vector_width = 4, tile = [16, 1]>} {
+  ^bb0(%a: i1, %acc: i64):
+    %w = arith.extui %a : i1 to i64
+    %s = arith.addi %w, %acc : i64
+    linalg.yield %s : i64
+  } -> tensor<7xi64>
+  return %r : tensor<7xi64>
+}
+
+func.func @mask_count_scalar(%m: tensor<5x33xi1>) -> tensor<5xi64> {
+  %c0 = arith.constant 0 : i64
+  %e = tensor.empty() : tensor<5xi64>
+  %init = linalg.fill ins(%c0 : i64) outs(%e : tensor<5xi64>) -> tensor<5xi64>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%m : tensor<5x33xi1>) outs(%init : tensor<5xi64>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction", block = [64, 1, 1], tile = [8, 1]>} {
+  ^bb0(%a: i1, %acc: i64):
+    %w = arith.extui %a : i1 to i64
+    %s = arith.addi %w, %acc : i64
+    linalg.yield %s : i64
+  } -> tensor<5xi64>
+  return %r : tensor<5xi64>
 }

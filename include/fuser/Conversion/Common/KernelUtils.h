@@ -59,6 +59,13 @@ gpu::GPUFuncOp createKernel(SymbolTable &kernelSymbols, Location loc,
 /// The element type of a shaped type, or the type itself.
 Type elementTypeOf(Type t);
 
+/// The type an element of type `t` has in memory: i1 is a byte (PyTorch's
+/// bool), index an i64.
+Type storageType(Type t);
+
+/// Bytes of one element of type `t` in memory.
+unsigned storageBytes(Type t);
+
 /// Fails with a diagnostic on `op` unless `t` (or its element type) is an
 /// int or float of whole bytes, which the lowerings load and store.
 LogicalResult checkLoadableElementType(Operation *op, Type t);

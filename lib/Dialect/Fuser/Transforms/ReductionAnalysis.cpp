@@ -231,14 +231,16 @@ FailureOr<ReductionShape> mlir::fuser::analyzeReduction(linalg::GenericOp op,
     return fail("not a reduction");
   if (op.getNumLoops() != op.getNumParallelLoops() + op.getNumReductionLoops())
     return fail("only parallel and reduction loops");
-  // Operands: whole-byte elements (the kernel loads them as they are)
-  // read through loops or constant 0s on size-1 dimensions.
+  // Operands: whole-byte elements, or i1 inputs (masks, a byte each in
+  // memory, as PyTorch's bool), read through loops or constant 0s on size-1
+  // dimensions.
   for (OpOperand &operand : op->getOpOperands()) {
     auto t = dyn_cast<RankedTensorType>(operand.get().getType());
     if (!t)
       return fail("a scalar input");
     Type e = t.getElementType();
-    if (!e.isIntOrFloat() || e.getIntOrFloatBitWidth() % 8 != 0)
+    bool mask = e.isInteger(1) && op.isDpsInput(&operand);
+    if (!e.isIntOrFloat() || (e.getIntOrFloatBitWidth() % 8 != 0 && !mask))
       return fail("an element type of fewer than 8 bits");
     AffineMap map = op.getMatchingIndexingMap(&operand);
     if (!map.isProjectedPermutation(/*allowZeroInResults=*/true) &&
@@ -413,7 +415,8 @@ int64_t mlir::fuser::reductionVectorWidth(linalg::GenericOp op,
         return 1;
     }
     Type t = cast<ShapedType>(in->get().getType()).getElementType();
-    widest = std::max<int64_t>(widest, t.getIntOrFloatBitWidth() / 8);
+    widest = std::max<int64_t>(
+        widest, std::max(1u, t.getIntOrFloatBitWidth() / 8)); // i1: a byte
   }
   // 16-byte loads, at most 4 elements (the widest vector a config holds:
   // f16 and bf16 inputs load 8 bytes).

@@ -71,7 +71,7 @@ def attr(op, name):
 
 
 def width(op):
-    m = re.search(r'-> i(\d+)\s*$', op['rest'])
+    m = re.search(r'-> (?:vector<\d+x)?i(\d+)>?\s*$', op['rest'])
     return int(m.group(1)) if m else 64
 
 
@@ -164,7 +164,8 @@ class Machine:
                 x = signed(x, int(src[1:]))
             return struct.unpack('<' + f[dst], struct.pack('<' + f[src], x))[0]
         w = width(op)
-        if o == 'arith.trunci': return signed(a[0], w)
+        if o == 'arith.trunci':  # a scalar or a vector (masks loaded as bytes)
+            return [signed(x, w) for x in a[0]] if isinstance(a[0], list) else signed(a[0], w)
         if o == 'arith.extui': return a[0] & ((1 << width_in(op)) - 1)
         if o == 'arith.extsi': return a[0]
         if o == 'arith.shli': return signed(a[0] << a[1], w)

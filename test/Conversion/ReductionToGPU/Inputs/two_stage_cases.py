@@ -44,4 +44,8 @@
      [softmax_row(R, 300, k) for k in range(7)]),
  'online_softmax_vector': lambda R: (lambda x: ([sum(x, [])], tuple(map(list, zip(*map(softmax_stats, x))))))(
      [softmax_row(R, 300, k) for k in range(7)]),
+ 'mask_count': lambda R: (lambda m: ([sum(m, [])], [sum(r) for r in m]))(
+     [[R.randint(0, 1) for _ in range(300)] for _ in range(7)]),
+ 'mask_count_scalar': lambda R: (lambda m: ([sum(m, [])], [sum(r) for r in m]))(
+     [[R.randint(0, 1) for _ in range(33)] for _ in range(5)]),
 }

@@ -162,6 +162,7 @@ void mlir::fuser::buildKernelPipeline(OpPassManager &pm,
   // elements of row-major tensors (outermost-first put a warp's 16 lanes 16
   // rows apart: one sector per lane).
   pm.addNestedPass<func::FuncOp>(createFuserCopiesToLinalgPass());
+  pm.addNestedPass<func::FuncOp>(createFuserUnitParallelLoopPass());
   pm.addNestedPass<func::FuncOp>(createFuserReductionLoopsInnermostPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(

@@ -2,7 +2,8 @@
 fuser-configure-kernels) against float64: row and column sums, torch-mlir's
 keepdim GroupNorm sum in f64, a maximum over a broadcast product, short rows
 combined by warp shuffles, an init read from memory, i64 sums and i32
-maxima, an index-weighted total into one element, and torch.max / min with
+maxima, an index-weighted total into one element, counts of an i1 mask and
+torch.any of a whole mask (the generic fallback in one thread), torch.max / min with
 their indices (ties, NaN, infinities: PyTorch's answers exactly). Dynamic, odd sizes (not multiples
 of the threads that share an output), empty reductions, NaN-poisoned
 outputs, fresh inputs of both signs; sums within fp32 rounding of their
@@ -123,6 +124,19 @@ def test_integer_reductions(m, generator):
     out32 = torch.full((33,), 7, dtype=torch.int32, device="cuda")
     mod.col_max_i32(y, out=out32)
     assert torch.equal(out32, y.amax(0)), "i32 column maxima differ"
+
+
+@pytest.mark.parametrize("m,n", [(1, 1), (7, 33), (1000, 4097), (3, 0)])
+def test_mask_reductions(m, n, generator):
+    mod = load("reductions")
+    x = torch.rand((m, n), device="cuda", generator=generator) < 0.3
+    out = torch.full((m,), -7, dtype=torch.int64, device="cuda")
+    mod.mask_row_count(x, out=out)
+    assert torch.equal(out, x.sum(1)), "mask row counts differ"
+    for mask in (x, torch.zeros_like(x)):
+        got = torch.ones((), dtype=torch.bool, device="cuda") ^ mask.any()  # poisoned
+        mod.mask_any(mask, out=got)
+        assert bool(got) == bool(mask.any()), "torch.any of the mask differs"
 
 
 def tied_special(shape, dim, generator):

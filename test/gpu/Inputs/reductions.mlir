@@ -162,6 +162,40 @@ func.func @col_max_i32(%x: tensor<?x?xi32>) -> tensor<?xi32> {
   return %r : tensor<?xi32>
 }
 
+// Masks (i1 arguments, a byte each): a row count of true elements in the
+// reduction kernel (cross_entropy's count of kept targets), and torch.any
+// of a whole mask (an i1 result: the generic fallback, in one thread).
+func.func @mask_row_count(%m: tensor<?x?xi1>) -> tensor<?xi64> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0 : i64
+  %r0 = tensor.dim %m, %c0 : tensor<?x?xi1>
+  %e = tensor.empty(%r0) : tensor<?xi64>
+  %init = linalg.fill ins(%zero : i64) outs(%e : tensor<?xi64>) -> tensor<?xi64>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%m : tensor<?x?xi1>) outs(%init : tensor<?xi64>) {
+  ^bb0(%a: i1, %acc: i64):
+    %w = arith.extui %a : i1 to i64
+    %s = arith.addi %w, %acc : i64
+    linalg.yield %s : i64
+  } -> tensor<?xi64>
+  return %r : tensor<?xi64>
+}
+
+func.func @mask_any(%m: tensor<?x?xi1>) -> tensor<i1> {
+  %false = arith.constant false
+  %e = tensor.empty() : tensor<i1>
+  %init = linalg.fill ins(%false : i1) outs(%e : tensor<i1>) -> tensor<i1>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>],
+                       iterator_types = ["reduction", "reduction"]}
+      ins(%m : tensor<?x?xi1>) outs(%init : tensor<i1>) {
+  ^bb0(%a: i1, %acc: i1):
+    %o = arith.ori %a, %acc : i1
+    linalg.yield %o : i1
+  } -> tensor<i1>
+  return %r : tensor<i1>
+}
+
 // torch.max(x, dim=1) as torch-mlir lowers it: the value and its index,
 // over the middle dimension (threads a block-row apart).
 func.func @max_middle(%x: tensor<?x?x?xf32>) -> (tensor<?x?xf32>, tensor<?x?xi64>) {

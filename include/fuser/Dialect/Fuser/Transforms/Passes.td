@@ -942,6 +942,23 @@ def FuserWidenHalfSumsPass
                            "::mlir::tensor::TensorDialect"];
 }
 
+def FuserUnitParallelLoopPass
+    : Pass<"fuser-unit-parallel-loop", "mlir::func::FuncOp"> {
+  let summary = "Give a generic without parallel loops one of extent 1 for the fallback";
+  let description = [{
+    The generic fallback makes a linalg op's parallel loops a grid of
+    threads. An op on buffers with none, such as a reduction of a whole
+    tensor to a scalar that no reduction kernel takes (`torch.any` of a
+    mask: an i1 result), stayed a loop on the host, which the kernel
+    manifest cannot describe, and the module failed to compile. This pass
+    gives such a `linalg.generic` a leading parallel loop of extent 1 that
+    indexes a new unit dimension of each output (a `memref.expand_shape`
+    view), so that it runs in a kernel of one thread: correct, not fast.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def FuserReductionLoopsInnermostPass
     : Pass<"fuser-reduction-loops-innermost", "mlir::func::FuncOp"> {
   let summary = "Put the reduction loops of generic ops innermost for the fallback";

@@ -60,6 +60,9 @@ void mlir::fuser::buildFusionPipeline(OpPassManager &pm,
   // torch-mlir's run-time broadcasts (tensor.extract at a select of the
   // index) read through indexing maps, which fusion takes.
   pm.addNestedPass<func::FuncOp>(createFuserFoldBroadcastExtractsPass());
+  // A gather's elements from its elementwise producer's inputs: the
+  // producer (cross_entropy's log_softmax) is no longer computed in full.
+  pm.addNestedPass<func::FuncOp>(createFuserSinkIntoExtractsPass());
   // Divisions by constants and constant powers as PyTorch computes them.
   pm.addNestedPass<func::FuncOp>(createFuserDivideByReciprocalPass());
   pm.addNestedPass<func::FuncOp>(createFuserConstantPowersPass());

@@ -744,6 +744,39 @@ def FuserFoldBroadcastExtractsPass
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def FuserSinkIntoExtractsPass
+    : Pass<"fuser-sink-into-extracts", "mlir::func::FuncOp"> {
+  let summary = "Compute a gathered element from its elementwise producer's inputs";
+  let description = [{
+    A gather (`linalg.generic` whose body extracts an element at a computed
+    index: cross_entropy's and nll_loss's pick of each row's target) reads
+    a tensor that an elementwise generic computed in full: the whole
+    log_softmax, of which it takes one element per row. This pass rewrites
+    each `tensor.extract` in a generic's body whose tensor an elementwise
+    `linalg.generic` produced (parallel loops, an identity output map,
+    inputs read through projected permutations or constants) into extracts
+    of that producer's inputs at the corresponding indices and a copy of
+    its body. Applied until nothing changes, the gather reads the logits
+    and the row statistics, and the full log_softmax, no longer read, is
+    never computed or written. It applies where the gather takes at most as
+    many elements as the producer computes (or either is dynamic).
+
+    ```mlir
+    %l = linalg.generic ... ins(%x, %s : tensor<8x10xf32>, tensor<8x1xf32>)  // (i, j), (i, 0)
+        { %d = arith.subf %a, %b : f32 ... }
+    %g = linalg.generic ... { %v = tensor.extract %l[%i, %t] ... }
+    // becomes
+    %g = linalg.generic ... {
+      %a = tensor.extract %x[%i, %t] : tensor<8x10xf32>
+      %b = tensor.extract %s[%i, %c0] : tensor<8x1xf32>
+      %v = arith.subf %a, %b : f32 ...
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def FuserGeneralizePoolingPass
     : Pass<"fuser-generalize-pooling", "mlir::func::FuncOp"> {
   let summary = "Rewrite linalg's named pooling ops as reduction generics";

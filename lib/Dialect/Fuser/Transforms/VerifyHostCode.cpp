@@ -10,6 +10,7 @@
 #include "fuser/Dialect/Fuser/Transforms/Passes.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 namespace mlir::fuser {
 #define GEN_PASS_DEF_FUSERVERIFYHOSTCODEPASS
@@ -25,6 +26,13 @@ using namespace mlir::fuser;
 static bool isLeftoverComputation(Operation *op) {
   return isa_and_nonnull<linalg::LinalgDialect>(op->getDialect()) ||
          isa<memref::CopyOp>(op);
+}
+
+/// Loops and element accesses of buffers: the host computes sizes,
+/// allocates and launches; it never touches a buffer's elements.
+static bool isHostLoopOrElementAccess(Operation *op) {
+  return isa<scf::ForOp, scf::WhileOp, scf::ParallelOp, memref::LoadOp,
+             memref::StoreOp>(op);
 }
 
 /// Views with offsets or strides: the runtime passes only dense buffers to
@@ -65,6 +73,13 @@ public:
                              "yet";
           failedAny = true;
           return WalkResult::advance();
+        }
+        if (isHostLoopOrElementAccess(op)) {
+          op->emitError() << "'" << op->getName()
+                          << "' would run on the host: no fuser lowering "
+                             "turned this computation into a GPU kernel";
+          failedAny = true;
+          return WalkResult::skip();
         }
         if (!isLeftoverComputation(op))
           return WalkResult::advance();

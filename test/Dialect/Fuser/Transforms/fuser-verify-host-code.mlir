@@ -65,3 +65,24 @@ func.func @dim_out_of_range(%x: memref<?xf32>) -> memref<?xf32> {
   %y = memref.alloc(%n) : memref<?xf32>
   return %y : memref<?xf32>
 }
+
+// -----
+
+// A loop over a buffer's elements on the host (what the parallel-loop
+// fallback leaves of a loop nest it cannot map) is reported at the loop,
+// not later by the manifest.
+func.func @host_loop(%m: memref<8xi1>) -> memref<i64> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %acc = memref.alloc() : memref<i64>
+  // expected-error @+1 {{'scf.for' would run on the host: no fuser lowering turned this computation into a GPU kernel}}
+  scf.for %i = %c0 to %c8 step %c1 {
+    %b = memref.load %m[%i] : memref<8xi1>
+    %a = memref.load %acc[] : memref<i64>
+    %w = arith.extui %b : i1 to i64
+    %s = arith.addi %w, %a : i64
+    memref.store %s, %acc[] : memref<i64>
+  }
+  return %acc : memref<i64>
+}

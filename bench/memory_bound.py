@@ -145,6 +145,11 @@ MODELS = {
     # The count of targets kept (ignore_index) sums an i1 mask.
     "cross_entropy": (lambda: Fn(F.cross_entropy), [(32768, 1000), Targets((32768,), 1000)],
                       "loss"),
+    "cross_entropy_smooth": (lambda: Fn(lambda x, t: F.cross_entropy(x, t, label_smoothing=0.1,
+                                                                      ignore_index=7)),
+                             [(32768, 1000), Targets((32768,), 1000)], "loss"),
+    "nll_loss": (lambda: Fn(lambda x, t: F.nll_loss(F.log_softmax(x, 1), t)),
+                 [(32768, 1000), Targets((32768,), 1000)], "loss"),
 }
 
 

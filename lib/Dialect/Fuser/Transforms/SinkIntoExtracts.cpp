@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -57,6 +58,28 @@ static bool isSinkableProducer(linalg::GenericOp producer) {
   return true;
 }
 
+/// An extract of `tensor` at `indices` before `at` in its block: the one
+/// already there, else a new one. Reusing them keeps a producer that reads
+/// a tensor twice (x * x) from doubling the extracts at every level.
+static Value extractBefore(PatternRewriter &rewriter, Operation *at,
+                           Value tensor, ArrayRef<Value> indices) {
+  for (Operation &op : *at->getBlock()) {
+    if (&op == at)
+      break;
+    auto extract = dyn_cast<tensor::ExtractOp>(op);
+    auto sameIndex = [](Value a, Value b) {
+      APInt x, y;
+      return a == b || (matchPattern(a, m_ConstantInt(&x)) &&
+                        matchPattern(b, m_ConstantInt(&y)) && x == y);
+    };
+    if (extract && extract.getTensor() == tensor &&
+        llvm::equal(extract.getIndices(), indices, sameIndex))
+      return extract.getResult();
+  }
+  return tensor::ExtractOp::create(rewriter, at->getLoc(), tensor, indices)
+      .getResult();
+}
+
 struct SinkIntoExtract : OpRewritePattern<tensor::ExtractOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -92,8 +115,7 @@ struct SinkIntoExtract : OpRewritePattern<tensor::ExtractOp> {
           indices.push_back(arith::ConstantIndexOp::create(
               rewriter, loc, cast<AffineConstantExpr>(e).getValue()));
       }
-      map.map(arg, tensor::ExtractOp::create(rewriter, loc, in->get(), indices)
-                       .getResult());
+      map.map(arg, extractBefore(rewriter, extract, in->get(), indices));
     }
     Block *body = producer.getBody();
     for (Operation &inner : body->without_terminator()) {

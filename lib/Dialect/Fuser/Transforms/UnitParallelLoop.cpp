@@ -11,6 +11,7 @@
 #include "fuser/Dialect/Fuser/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -72,13 +73,27 @@ class UnitParallelLoopPass
     : public fuser::impl::FuserUnitParallelLoopPassBase<UnitParallelLoopPass> {
 public:
   void runOnOperation() override {
-    SmallVector<linalg::GenericOp> ops;
-    getOperation().walk([&](linalg::GenericOp op) {
+    SmallVector<linalg::LinalgOp> ops;
+    getOperation().walk([&](linalg::LinalgOp op) {
       if (op.hasPureBufferSemantics() && op.getNumParallelLoops() == 0)
         ops.push_back(op);
     });
     IRRewriter rewriter(&getContext());
-    for (linalg::GenericOp op : ops) {
+    for (linalg::LinalgOp linalgOp : ops) {
+      // Named ops (a 1-D linalg.dot, a linalg.reduce to a scalar) as the
+      // generic they stand for.
+      rewriter.setInsertionPoint(linalgOp);
+      auto op = dyn_cast<linalg::GenericOp>(linalgOp.getOperation());
+      if (!op) {
+        FailureOr<linalg::GenericOp> generic =
+            linalg::generalizeNamedOp(rewriter, linalgOp);
+        if (failed(generic)) {
+          linalgOp.emitError("cannot run this op without parallel loops in "
+                             "the generic fallback");
+          return signalPassFailure();
+        }
+        op = *generic;
+      }
       rewriter.setInsertionPoint(op);
       if (failed(addUnitParallelLoop(rewriter, op))) {
         op.emitError("cannot give this loop nest a parallel loop for the "

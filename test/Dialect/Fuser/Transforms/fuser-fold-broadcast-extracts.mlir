@@ -6,16 +6,20 @@
 // (d0, d1) -> (d0, 0).
 // CHECK-DAG: #[[$BCAST:.+]] = affine_map<(d0, d1) -> (d0, 0)>
 // CHECK-DAG: #[[$ID:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// The norms' tensor is sized from the same dimension (a fill of a
+// tensor.empty of it), so it has the loop's extent.
 // CHECK-LABEL: func.func @expand_rows
-// CHECK-SAME:    (%[[X:.+]]: tensor<?x64xf32>, %[[S:.+]]: tensor<?x1xf32>)
+// CHECK:         %[[S:.+]] = linalg.fill
 // CHECK:         linalg.generic {indexing_maps = [#[[$BCAST]], #[[$ID]]]
 // CHECK-SAME:      ins(%[[S]] : tensor<?x1xf32>)
 // CHECK-NEXT:    ^bb0(%[[IN:.+]]: f32, %{{.+}}: f32):
 // CHECK-NEXT:      linalg.yield %[[IN]] : f32
-func.func @expand_rows(%x: tensor<?x64xf32>, %s: tensor<?x1xf32>) -> tensor<?x64xf32> {
+func.func @expand_rows(%x: tensor<?x64xf32>, %norm: f32) -> tensor<?x64xf32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %n = tensor.dim %x, %c0 : tensor<?x64xf32>
+  %es = tensor.empty(%n) : tensor<?x1xf32>
+  %s = linalg.fill ins(%norm : f32) outs(%es : tensor<?x1xf32>) -> tensor<?x1xf32>
   %e = tensor.empty(%n) : tensor<?x64xf32>
   %b = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>],
                        iterator_types = ["parallel", "parallel"]}
@@ -35,16 +39,19 @@ func.func @expand_rows(%x: tensor<?x64xf32>, %s: tensor<?x1xf32>) -> tensor<?x64
 // The size is a tensor.dim of an input along the dimension loop 1 indexes;
 // the new input goes after the existing one and the body's other ops stay.
 // CHECK-LABEL: func.func @dim_of_input
-// CHECK-SAME:    (%[[X:.+]]: tensor<4x?xf32>, %[[S:.+]]: tensor<?xf32>)
+// CHECK-SAME:    (%[[X:.+]]: tensor<4x?xf32>, %{{.+}}: f32)
+// CHECK:         %[[S:.+]] = linalg.fill
 // CHECK:         linalg.generic {indexing_maps = [#{{.+}}, #[[COL:.+]], #{{.+}}]
 // CHECK-SAME:      ins(%[[X]], %[[S]] : tensor<4x?xf32>, tensor<?xf32>)
 // CHECK-NEXT:    ^bb0(%[[A:.+]]: f32, %[[B:.+]]: f32, %{{.+}}: f32):
 // CHECK-NEXT:      %[[D:.+]] = arith.subf %[[A]], %[[B]] : f32
 // CHECK-NEXT:      linalg.yield %[[D]] : f32
-func.func @dim_of_input(%x: tensor<4x?xf32>, %s: tensor<?xf32>) -> tensor<4x?xf32> {
+func.func @dim_of_input(%x: tensor<4x?xf32>, %fillv: f32) -> tensor<4x?xf32> {
   %c1 = arith.constant 1 : index
   %c0 = arith.constant 0 : index
   %n = tensor.dim %x, %c1 : tensor<4x?xf32>
+  %es = tensor.empty(%n) : tensor<?xf32>
+  %s = linalg.fill ins(%fillv : f32) outs(%es : tensor<?xf32>) -> tensor<?xf32>
   %e = tensor.empty(%n) : tensor<4x?xf32>
   %b = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
                                         affine_map<(d0, d1) -> (d0, d1)>],
@@ -116,4 +123,44 @@ func.func @static_extent(%s: tensor<3x5xf32>) -> tensor<4x5xf32> {
     linalg.yield %v : f32
   } -> tensor<4x5xf32>
   return %b : tensor<4x5xf32>
+}
+
+// -----
+
+// Left alone: a read of a prefix of a larger tensor (as an input it would
+// set the loop's extent: 8 instead of 4), and an extract at the index of an
+// enclosing generic's loop, which is no loop of the generic it sits in.
+// CHECK-LABEL: func.func @prefix_and_nested
+// CHECK:         tensor.extract %{{.+}}[%{{.+}}] : tensor<8xf32>
+// CHECK:         tensor.extract %{{.+}}[%{{.+}}] : tensor<4xf32>
+func.func @prefix_and_nested(%s: tensor<8xf32>, %r: tensor<4xf32>, %t: tensor<8xf32>) -> (tensor<4xf32>, tensor<4x8xf32>) {
+  %e = tensor.empty() : tensor<4xf32>
+  %p = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]}
+      outs(%e : tensor<4xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %v = tensor.extract %s[%i] : tensor<8xf32>
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  %e2 = tensor.empty() : tensor<4x8xf32>
+  %e1 = tensor.empty() : tensor<8xf32>
+  %b = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>],
+                       iterator_types = ["parallel", "parallel"]}
+      outs(%e2 : tensor<4x8xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %inner = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                             iterator_types = ["parallel"]}
+        ins(%t : tensor<8xf32>) outs(%e1 : tensor<8xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %v = tensor.extract %r[%i] : tensor<4xf32>
+      %w = arith.addf %a, %v : f32
+      linalg.yield %w : f32
+    } -> tensor<8xf32>
+    %x = tensor.extract %inner[%j] : tensor<8xf32>
+    linalg.yield %x : f32
+  } -> tensor<4x8xf32>
+  return %p, %b : tensor<4xf32>, tensor<4x8xf32>
 }

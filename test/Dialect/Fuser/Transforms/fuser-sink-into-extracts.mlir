@@ -111,3 +111,46 @@ func.func @left_alone(%table: tensor<4xf32>, %ids: tensor<64xindex>, %k: index, 
   %p = tensor.extract %picks[%c0] : tensor<1xf32>
   return %rows, %top, %p, %p : tensor<64xf32>, f32, f32, f32
 }
+
+// -----
+
+// A chain of producers that each read their input twice (x * x): the
+// inputs' extracts at the same indices are shared, one per level, not
+// doubled at every level.
+// CHECK-LABEL: func.func @squares
+// CHECK:         linalg.generic
+// CHECK-COUNT-1:   tensor.extract %arg0
+// CHECK-NOT:       tensor.extract
+// CHECK-COUNT-3:   arith.mulf
+func.func @squares(%x: tensor<1024xf32>, %t: tensor<8xindex>) -> tensor<8xf32> {
+  %t1 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                        iterator_types = ["parallel"]}
+      ins(%x, %x : tensor<1024xf32>, tensor<1024xf32>) outs(%x : tensor<1024xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.mulf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<1024xf32>
+  %t2 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                        iterator_types = ["parallel"]}
+      ins(%t1, %t1 : tensor<1024xf32>, tensor<1024xf32>) outs(%x : tensor<1024xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.mulf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<1024xf32>
+  %t3 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                        iterator_types = ["parallel"]}
+      ins(%t2, %t2 : tensor<1024xf32>, tensor<1024xf32>) outs(%x : tensor<1024xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.mulf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<1024xf32>
+  %e = tensor.empty() : tensor<8xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]}
+      ins(%t : tensor<8xindex>) outs(%e : tensor<8xf32>) {
+  ^bb0(%i: index, %o: f32):
+    %v = tensor.extract %t3[%i] : tensor<1024xf32>
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  return %g : tensor<8xf32>
+}

@@ -65,3 +65,16 @@ func.func @left_alone(%x: memref<4x8xf32>, %r: memref<4xf32>, %t: tensor<8xf32>,
   } -> tensor<f32>
   return %s : tensor<f32>
 }
+
+// -----
+
+// A named op without parallel loops (a 1-D dot product into a scalar) runs
+// as the generic it stands for, with the unit loop.
+// CHECK-LABEL: func.func @dot
+// CHECK:         memref.expand_shape %{{.+}} [] output_shape [1] : memref<f32> into memref<1xf32>
+// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK-NOT:     linalg.dot
+func.func @dot(%a: memref<100xf32>, %b: memref<100xf32>, %r: memref<f32>) {
+  linalg.dot ins(%a, %b : memref<100xf32>, memref<100xf32>) outs(%r : memref<f32>)
+  return
+}

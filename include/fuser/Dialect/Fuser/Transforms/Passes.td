@@ -717,11 +717,14 @@ def FuserFoldBroadcastExtractsPass
 
     This pass moves each such `tensor.extract` of a tensor defined outside
     the body into a new input of the generic, read through the map the
-    indices describe: a loop index `k` is `dk`, a constant is the constant.
-    `select(S == 1, 0, index k)` is `dk` where `S` is the size of loop `k`
-    itself (the same SSA value, or `tensor.dim` of an operand along the
-    dimension that loop `k` indexes): when `S` is 1 the loop's index is 0
-    too. Anything else stays an extract.
+    indices describe: a loop index `k` (a `linalg.index` of this generic)
+    is `dk`, a constant is the constant. `select(S == 1, 0, index k)` is
+    `dk` where `S` is the size of loop `k` itself (the same size value,
+    followed through `tensor.dim`, `tensor.empty` and destination-style
+    results): when `S` is 1 the loop's index is 0 too. The tensor must have
+    each such loop's size along the dimension the loop reads (linalg takes
+    loop extents from its operands), so a read of part of a larger tensor
+    stays an extract, as does anything else.
 
     ```mlir
     %b = linalg.generic {indexing_maps = [(d0, d1) -> (d0, d1)], ...}
@@ -982,9 +985,10 @@ def FuserUnitParallelLoopPass
     The generic fallback makes a linalg op's parallel loops a grid of
     threads. An op on buffers with none, such as a reduction of a whole
     tensor to a scalar that no reduction kernel takes (`torch.any` of a
-    mask: an i1 result), stayed a loop on the host, which the kernel
-    manifest cannot describe, and the module failed to compile. This pass
-    gives such a `linalg.generic` a leading parallel loop of extent 1 that
+    mask: an i1 result; a 1-D `linalg.dot`), stayed a loop on the host,
+    which the kernel manifest cannot describe, and the module failed to
+    compile. This pass gives such an op (a named op as the generic it
+    stands for) a leading parallel loop of extent 1 that
     indexes a new unit dimension of each output (a `memref.expand_shape`
     view), so that it runs in a kernel of one thread: correct, not fast.
   }];
@@ -1120,7 +1124,8 @@ def FuserVerifyHostCodePass : Pass<"fuser-verify-host-code", "mlir::ModuleOp"> {
     neither fusion nor the generic loop fallback lowered (`linalg.softmax`,
     the buffer copy of a `tensor.pad`, ...) would be left on the host, where
     the runtime cannot run it. Each such op gets an error at its source
-    location.
+    location, and so does a loop or an element access of a buffer on the
+    host (`scf.for`, `memref.load`, ...), which a lowering left behind.
 
     ```mlir
     // error: 'linalg.softmax' is not supported: no fuser lowering turns it

@@ -284,29 +284,34 @@ private:
                             : scalarMap;
         mapping.map(arg, groupInput(v, map));
       }
-      for (Operation &inner : body.without_terminator()) {
-        // Values captured from above: constants are cloned in, other scalars
-        // become scalar inputs of the group.
-        for (Value operand : inner.getOperands()) {
-          if (mapping.contains(operand) ||
-              operand.getParentRegion() == &member.getRegion())
-            continue;
-          if (Value h = hoisted.lookup(operand)) {
-            mapping.map(operand, h);
-            continue;
-          }
-          Value replacement;
-          if (Operation *def = operand.getDefiningOp();
-              def && matchPattern(operand, m_Constant()))
-            replacement = bodyBuilder.clone(*def)->getResult(0);
-          else
-            replacement = groupInput(operand, scalarMap);
-          hoisted[operand] = replacement;
-          mapping.map(operand, replacement);
+      // Values captured from above, by the body's ops or yielded as they
+      // are (a fill folded into a generic yields its scalar): constants are
+      // cloned in, other scalars become scalar inputs of the group.
+      auto capture = [&](Value operand) {
+        if (mapping.contains(operand) ||
+            operand.getParentRegion() == &member.getRegion())
+          return;
+        if (Value h = hoisted.lookup(operand)) {
+          mapping.map(operand, h);
+          return;
         }
+        Value replacement;
+        if (Operation *def = operand.getDefiningOp();
+            def && matchPattern(operand, m_Constant()))
+          replacement = bodyBuilder.clone(*def)->getResult(0);
+        else
+          replacement = groupInput(operand, scalarMap);
+        hoisted[operand] = replacement;
+        mapping.map(operand, replacement);
+      };
+      for (Operation &inner : body.without_terminator()) {
+        for (Value operand : inner.getOperands())
+          capture(operand);
         bodyBuilder.clone(inner, mapping);
       }
       auto yield = cast<linalg::YieldOp>(body.getTerminator());
+      for (Value yielded : yield.getValues())
+        capture(yielded);
       for (auto [res, yielded] :
            llvm::zip(member->getResults(), yield.getValues()))
         scalarOf[res] = mapping.lookupOrDefault(yielded);

@@ -140,6 +140,19 @@ MODELS = {
     "matvec": (lambda: Fn(lambda a, x: a @ x), [(2048, 1 << 20), (1 << 20, 1)], "matvec"),
     "linear_to_one": (lambda: torch.nn.Linear(8192, 1), [(65536, 8192)], "matvec"),
     "vecmat": (lambda: Fn(lambda x, a: x @ a), [(1, 65536), (65536, 8192)], "matvec"),
+    # Scans (torch-mlir's tm_tensor.scan): KernelBench's cumsum rows, long
+    # rows, many short ones, a column scan, masked and reversed forms.
+    "cumsum": (lambda: Fn(lambda x: torch.cumsum(x, dim=1)), [(128, 4000)], "scan"),
+    "cumsum_long_rows": (lambda: Fn(lambda x: torch.cumsum(x, dim=1)), [(4096, 32768)],
+                         "scan"),
+    "cumsum_short_rows": (lambda: Fn(lambda x: torch.cumsum(x, dim=-1)), [(1 << 20, 64)],
+                          "scan"),
+    "cumsum_cols": (lambda: Fn(lambda x: torch.cumsum(x, dim=0)), [(4096, 32768)], "scan"),
+    "cumprod": (lambda: Fn(lambda x: torch.cumprod(x, dim=1)), [(4096, 32768)], "scan"),
+    "masked_cumsum": (lambda: Fn(lambda x, m: torch.cumsum(x * (m > 0), dim=1)),
+                      [(4096, 32768), (4096, 32768)], "scan"),
+    "reverse_cumsum": (lambda: Fn(lambda x: torch.cumsum(x.flip(1), dim=1).flip(1)),
+                       [(4096, 32768)], "scan"),
     "huber_loss": (lambda: Fn(F.smooth_l1_loss), [(8192, 8192), (8192, 8192)], "loss"),
     "triplet_loss": (lambda: Fn(triplet), [(32768, 8192)] * 3, "loss"),
     # The count of targets kept (ignore_index) sums an i1 mask.

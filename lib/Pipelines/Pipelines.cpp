@@ -57,6 +57,8 @@ void mlir::fuser::buildFusionPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(arith::createArithIntRangeOpts());
   // Folds tensor.dim and constants so fusion sees the real producers.
   pm.addPass(createCanonicalizerPass());
+  // A reversed cumsum (flip, scan, flip) as one reversed scan.
+  pm.addNestedPass<func::FuncOp>(createFuserFoldScanFlipsPass());
   // torch-mlir's run-time broadcasts (tensor.extract at a select of the
   // index) read through indexing maps, which fusion takes.
   pm.addNestedPass<func::FuncOp>(createFuserFoldBroadcastExtractsPass());
@@ -156,6 +158,7 @@ void mlir::fuser::buildKernelPipeline(OpPassManager &pm,
   // Reductions before pointwise groups: a fill that only inits a
   // reduction becomes a constant of its kernel, not a kernel of its own.
   pm.addPass(createConvertReductionToGPUPass());
+  pm.addPass(createConvertScanToGPUPass());
   pm.addPass(createConvertPointwiseToGPUPass());
   addBufferization(pm);
   // The generic fallback: whatever linalg is left becomes parallel loops

@@ -477,3 +477,32 @@ def test_structseq_outputs(cache):
         assert isinstance(got, torch.return_types.max)
         assert torch.equal(got.values, want.values)
         assert torch.equal(got.indices, want.indices)
+
+
+class Cumulative(nn.Module):
+    def forward(self, x):
+        return torch.cumsum(x, dim=1) + torch.cumprod(x, dim=0)
+
+
+@pytest.mark.parametrize("training", [False, True], ids=["forward", "training"])
+def test_scans_compile(training, cache):
+    """torch.cumsum and torch.cumprod come from torch-mlir as tm_tensor.scan,
+    which the front end imports as fuser.scan: each a scan kernel (the
+    backward's reversed scans too), nothing left to PyTorch."""
+    from fuser.torch._export.mlir import import_scans
+
+    c = ft.compile(Cumulative(), torch.randn(8, 40), cache=cache,
+                   fallback=False, training=training)
+    assert c.fuser_fallback is None
+    kernels = [launch["kernel"] for v in c.fuser_package.variants
+               for f in v.artifact.manifest_dict["functions"]
+               for launch in f["launches"]]
+    assert sum("_scan" in k for k in kernels) >= (4 if training else 2), kernels
+    # Another TMTensor op keeps its name, and its yields theirs, so that
+    # fuser-opt's error names it.
+    text = ("%0:2 = tm_tensor.scan dimension(0) inclusive(true) ins(%a) {\n"
+            "  tm_tensor.yield %s : f32\n}\n%1 = tm_tensor.sort dimension(0)")
+    renamed = import_scans(text)
+    assert "fuser.scan" in renamed and "tm_tensor.yield" in renamed
+    assert "tm_tensor.sort" in renamed
+    assert "fuser.yield" in import_scans(text.rsplit("\n", 1)[0])

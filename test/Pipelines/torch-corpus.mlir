@@ -51,8 +51,12 @@
 //   rms_norm_rows                      1 (1)            x * rsqrt(mean(x^2, -1) + eps) * weight (LLM RMSNorm)
 //   l2_normalize_rows                  1 (1)            F.normalize over rows of 64, dynamic batch: the broadcast's extracts read through maps
 //   rms_norm_channels                  1 (1)            x / sqrt(mean(x * x, dim=1) + eps) on NCHW
+//   cumsum_rows                        1 (1)            torch.cumsum over rows of 100: tm_tensor.scan as fuser.scan
+//   cumprod_batch                      1 (1)            torch.cumprod down the dynamic batch: a thread per column
+//   masked_cumsum                      1 (1)            cumsum(x * (x > 0)): the mask computed in the scan's loads
+//   reverse_cumsum                     1 (1)            x.flip(-1).cumsum(-1).flip(-1): one reversed scan
 //
-// 44 of 44 models at their ideal count.
+// 48 of 48 models at their ideal count.
 
 // RUN: fuser-opt %S/Inputs/torch_leaky_relu.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
 // RUN: fuser-opt %S/Inputs/torch_leaky_relu_dynamic.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
@@ -98,12 +102,20 @@
 // RUN: fuser-opt %S/Inputs/torch_rms_norm_rows.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
 // RUN: fuser-opt %S/Inputs/torch_l2_normalize_rows.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
 // RUN: fuser-opt %S/Inputs/torch_rms_norm_channels.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
+// RUN: fuser-opt %S/Inputs/torch_cumsum_rows.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
+// RUN: fuser-opt %S/Inputs/torch_cumprod_batch.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
+// RUN: fuser-opt %S/Inputs/torch_masked_cumsum.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
+// RUN: fuser-opt %S/Inputs/torch_reverse_cumsum.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
 // ONE-COUNT-1: gpu.launch_func
 // ONE-NOT: gpu.launch_func
 // TWO-COUNT-2: gpu.launch_func
 // TWO-NOT: gpu.launch_func
 
 // The remarks that say where a model ends up, or why it misses its ideal.
+// RUN: fuser-opt %S/Inputs/torch_cumsum_rows.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=CUMSUM-ROWS
+// CUMSUM-ROWS: remark: scan kernel: 4096 line(s) of 100 elements, 32 threads per row, 4 consecutive elements each
+// RUN: fuser-opt %S/Inputs/torch_cumprod_batch.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=CUMPROD-BATCH
+// CUMPROD-BATCH: remark: scan kernel: 6 line(s) of 4096 elements, one thread per line (a warp reads 32 neighbouring lines); 6 threads, each a chain of 1024 steps, leave most of sm_90a's GPU idle
 // RUN: fuser-opt %S/Inputs/torch_rms_norm_rows.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=RMS-ROWS
 // RMS-ROWS: remark: reduction kernel: {{.*}}; its consumer runs in the same kernel, reading each output's elements again from L2
 // torch-mlir's assert that the dynamic batch is not negative folds away (the

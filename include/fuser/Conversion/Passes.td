@@ -66,6 +66,36 @@ def ConvertReductionToGPUPass : Pass<"fuser-reduction-to-gpu", "mlir::ModuleOp">
                            "::mlir::vector::VectorDialect"];
 }
 
+def ConvertScanToGPUPass : Pass<"fuser-scan-to-gpu", "mlir::ModuleOp"> {
+  let summary = "Lower each configured fuser.scan to one GPU kernel and its launch";
+  let description = [{
+    A `fuser.scan` that `fuser-configure-kernels` configured becomes a
+    `gpu.func` in `@fuser_kernels` and, in its place, host code on tensors
+    like `fuser-pointwise-to-gpu`'s: the output (and the accumulator, when
+    something reads it) allocated once and a `gpu.launch_func`. The input is
+    viewed as [O, L, I]: the dimensions before the scanned one, its extent,
+    the dimensions after it. Kernel parameters: (input, accumulator_init
+    (exclusive scans, unless a constant fill made it), output, accumulator
+    (when read), O, L, I as i64).
+
+    - `scan_rows` (the scanned dimension innermost, 32- or 64-bit elements):
+      `tile = [T, R]`, T threads (whole warps) per row and R rows per block.
+      Each thread takes V = `vector_width` consecutive elements of a chunk
+      of T x V, scans them, and the row's threads combine their totals in
+      order: warp shuffles, then shared memory across warps. A running
+      carry joins the chunks.
+    - `scan_serial`: one thread per line of L elements (O x I threads; a
+      warp reads 32 neighbouring lines, coalesced when I > 1), four
+      elements loaded ahead.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::bufferization::BufferizationDialect"];
+}
+
 def ConvertMatmulToGPUPass : Pass<"fuser-matmul-to-gpu", "mlir::ModuleOp"> {
   let summary = "Lower each fuser.matmul group to one GEMM kernel (FFMA, mma.sync, wgmma or TMA-fed wgmma) and its launch";
   let description = [{
@@ -210,6 +240,7 @@ def ConvertFuserToLinalgPass : Pass<"fuser-to-linalg", "mlir::ModuleOp"> {
     rsqrt) and a `linalg.generic` for its epilogue.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect",
                            "::mlir::math::MathDialect",
                            "::mlir::tensor::TensorDialect"];
 }

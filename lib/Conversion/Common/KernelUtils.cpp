@@ -8,9 +8,11 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlir::fuser;
@@ -126,26 +128,50 @@ Value mlir::fuser::constI64(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
 }
 
-Value mlir::fuser::shuffleXor(OpBuilder &b, Location loc, Value v,
-                              int64_t offset) {
-  auto shuffle = [&](Value x) {
+Value mlir::fuser::shuffle(OpBuilder &b, Location loc, Value v, int64_t offset,
+                           gpu::ShuffleMode mode) {
+  auto shuffleBits = [&](Value x) {
     return gpu::ShuffleOp::create(b, loc, x, static_cast<int32_t>(offset),
-                                  /*width=*/32, gpu::ShuffleMode::XOR)
+                                  /*width=*/32, mode)
         .getShuffleResult();
   };
   Type t = v.getType();
   if (t.getIntOrFloatBitWidth() == 32)
-    return shuffle(v);
+    return shuffleBits(v);
   auto i32 = b.getI32Type(), i64 = b.getI64Type();
   Value bits = t == i64 ? v : arith::BitcastOp::create(b, loc, i64, v);
-  Value lo = shuffle(arith::TruncIOp::create(b, loc, i32, bits));
-  Value hi = shuffle(arith::TruncIOp::create(
+  Value lo = shuffleBits(arith::TruncIOp::create(b, loc, i32, bits));
+  Value hi = shuffleBits(arith::TruncIOp::create(
       b, loc, i32, arith::ShRUIOp::create(b, loc, bits, constI64(b, loc, 32))));
   Value joined = arith::OrIOp::create(
       b, loc, arith::ExtUIOp::create(b, loc, i64, lo),
       arith::ShLIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i64, hi),
                             constI64(b, loc, 32)));
   return t == i64 ? joined : arith::BitcastOp::create(b, loc, t, joined);
+}
+
+Value mlir::fuser::shuffleXor(OpBuilder &b, Location loc, Value v,
+                              int64_t offset) {
+  return shuffle(b, loc, v, offset, gpu::ShuffleMode::XOR);
+}
+
+TypedAttr mlir::fuser::constantFillValue(Value init) {
+  Attribute value;
+  if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
+    if (matchPattern(fill.getInputs()[0], m_Constant(&value)))
+      return dyn_cast<TypedAttr>(value);
+    return {};
+  }
+  auto group = init.getDefiningOp<PointwiseOp>();
+  if (!group || group->getNumResults() != 1 ||
+      !llvm::all_of(group.getBodyBlock().getArguments(),
+                    [](BlockArgument a) { return a.use_empty(); }))
+    return {};
+  Value yielded =
+      cast<YieldOp>(group.getBodyBlock().getTerminator()).getValues()[0];
+  if (matchPattern(yielded, m_Constant(&value)))
+    return dyn_cast<TypedAttr>(value);
+  return {};
 }
 
 FailureOr<SmallVector<Value>>

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
@@ -504,6 +505,98 @@ LogicalResult lowerGroupNormGrad(GroupNormGradOp op) {
   return success();
 }
 
+/// A scan as a loop over its dimension: slice i of the input (rank-reduced)
+/// folds into the running slice by a linalg.generic of the body.
+LogicalResult lowerScan(ScanOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value input = op.getInput();
+  RankedTensorType inputTy = op.getInputType();
+  int64_t rank = inputTy.getRank(), dim = op.getDimension();
+  Type element = inputTy.getElementType();
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, input);
+  Value out = tensor::EmptyOp::create(b, loc, sizes, element);
+  Value length = getValueOrCreateConstantIndexOp(b, loc, sizes[dim]);
+  SmallVector<OpFoldResult> sliceSizes(sizes), sliceSizesReduced(sizes);
+  sliceSizes[dim] = b.getIndexAttr(1);
+  sliceSizesReduced.erase(sliceSizesReduced.begin() + dim);
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  auto accTy = cast<RankedTensorType>(op.getAccumulator().getType());
+  bool reverse = op.getReverse();
+  // The fold's i-th slice: from the end when reversed.
+  auto offsetsAt = [&](OpBuilder &lb, Value i) {
+    SmallVector<OpFoldResult> offsets(rank, lb.getIndexAttr(0));
+    offsets[dim] = i;
+    if (reverse) {
+      Value last = arith::SubIOp::create(
+          lb, loc, length, arith::ConstantIndexOp::create(lb, loc, 1));
+      offsets[dim] = arith::SubIOp::create(lb, loc, last, i).getResult();
+    }
+    return offsets;
+  };
+  auto slice = [&](OpBuilder &lb, Value source, Value i) -> Value {
+    return tensor::ExtractSliceOp::create(
+        lb, loc, accTy, source, offsetsAt(lb, i), sliceSizes, strides);
+  };
+  auto insert = [&](OpBuilder &lb, Value v, Value dest, Value i) -> Value {
+    return tensor::InsertSliceOp::create(lb, loc, v, dest, offsetsAt(lb, i),
+                                         sliceSizes, strides);
+  };
+  auto identity = AffineMap::getMultiDimIdentityMap(rank - 1, op.getContext());
+  auto combine = [&](OpBuilder &lb, Value earlier, Value later) -> Value {
+    Value init = tensor::EmptyOp::create(lb, loc, sliceSizesReduced, element);
+    return linalg::GenericOp::create(
+               lb, loc, TypeRange{accTy}, ValueRange{earlier, later},
+               ValueRange{init}, SmallVector<AffineMap>(3, identity),
+               SmallVector<utils::IteratorType>(rank - 1,
+                                                utils::IteratorType::parallel),
+               [&](OpBuilder &nb, Location nloc, ValueRange args) {
+                 cloneBody(nb, nloc, op.getBodyBlock(), args);
+               })
+        .getResult(0);
+  };
+  // Iteration i writes output slice i from slice i - 1 (only the output
+  // is carried: it bufferizes in place).
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value init = op.getAccumulatorInit();
+  bool inclusive = op.getInclusive();
+  auto loop = scf::ForOp::create(
+      b, loc, zero, length, one, ValueRange{out},
+      [&](OpBuilder &lb, Location, Value i, ValueRange iter) {
+        Value first =
+            arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::eq, i, zero);
+        auto ifFirst = scf::IfOp::create(
+            lb, loc, first,
+            [&](OpBuilder &tb, Location) {
+              scf::YieldOp::create(tb, loc,
+                                   inclusive ? slice(tb, input, i) : init);
+            },
+            [&](OpBuilder &eb, Location) {
+              Value before = arith::SubIOp::create(eb, loc, i, one);
+              Value x = slice(eb, input, inclusive ? i : before);
+              scf::YieldOp::create(eb, loc,
+                                   combine(eb, slice(eb, iter[0], before), x));
+            });
+        scf::YieldOp::create(lb, loc,
+                             insert(lb, ifFirst.getResult(0), iter[0], i));
+      });
+  // The accumulator: the last output slice, or the init of an empty scan.
+  Value empty =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, length, zero);
+  auto accumulator = scf::IfOp::create(
+      b, loc, empty,
+      [&](OpBuilder &tb, Location) { scf::YieldOp::create(tb, loc, init); },
+      [&](OpBuilder &eb, Location) {
+        Value last = arith::SubIOp::create(eb, loc, length, one);
+        scf::YieldOp::create(eb, loc, slice(eb, loop.getResult(0), last));
+      });
+  op.getOutput().replaceAllUsesWith(loop.getResult(0));
+  op.getAccumulator().replaceAllUsesWith(accumulator.getResult(0));
+  op->erase();
+  return success();
+}
+
 class ConvertFuserToLinalgPass
     : public fuser::impl::ConvertFuserToLinalgPassBase<
           ConvertFuserToLinalgPass> {
@@ -521,7 +614,7 @@ public:
       splitGroupNorm(op);
     SmallVector<Operation *> groups;
     getOperation().walk([&](Operation *op) {
-      if (isa<PointwiseOp, MatmulOp, GroupNormOp, GroupNormGradOp>(op))
+      if (isa<PointwiseOp, MatmulOp, GroupNormOp, GroupNormGradOp, ScanOp>(op))
         groups.push_back(op);
     });
     for (Operation *op : groups) {
@@ -531,6 +624,7 @@ public:
               .Case([](fuser::MatmulOp mm) { return lowerMatmul(mm); })
               .Case([](GroupNormOp gn) { return lowerGroupNorm(gn); })
               .Case([](GroupNormGradOp gn) { return lowerGroupNormGrad(gn); })
+              .Case([](ScanOp scan) { return lowerScan(scan); })
               .Default([](Operation *other) {
                 return other->emitOpError()
                        << "has no CPU reference lowering yet";

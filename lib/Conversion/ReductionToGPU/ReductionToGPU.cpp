@@ -86,28 +86,6 @@ using namespace mlir::fuser;
 
 namespace {
 
-/// The value every element of `init` holds when a fill made it (a
-/// linalg.fill of a constant, or the fuser.pointwise that reads none of its
-/// inputs that fuser-fuse-pointwise makes of one), else null.
-TypedAttr constantInit(Value init) {
-  Attribute value;
-  if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
-    if (matchPattern(fill.getInputs()[0], m_Constant(&value)))
-      return dyn_cast<TypedAttr>(value);
-    return {};
-  }
-  auto group = init.getDefiningOp<PointwiseOp>();
-  if (!group || group->getNumResults() != 1 ||
-      !llvm::all_of(group.getBodyBlock().getArguments(),
-                    [](BlockArgument a) { return a.use_empty(); }))
-    return {};
-  Value yielded =
-      cast<YieldOp>(group.getBodyBlock().getTerminator()).getValues()[0];
-  if (matchPattern(yielded, m_Constant(&value)))
-    return dyn_cast<TypedAttr>(value);
-  return {};
-}
-
 /// Whether the threads of an output combine by warp shuffles: they are
 /// consecutive, at most a warp, and every running value is 32 or 64 bits.
 bool usesShuffles(KernelConfigAttr config, TypeRange types) {
@@ -1313,7 +1291,7 @@ private:
     SmallVector<TypedAttr> initConstants;
     for (unsigned k = 0; k < n; ++k) {
       inits.push_back(op.getDpsInitOperand(k)->get());
-      initConstants.push_back(constantInit(inits.back()));
+      initConstants.push_back(constantFillValue(inits.back()));
     }
     unsigned loadedInits = llvm::count(initConstants, TypedAttr());
     auto ptrTy = LLVM::LLVMPointerType::get(ctx, kGlobalAddressSpace);

@@ -199,7 +199,7 @@ func.func @yield_type(%x: tensor<4xf32>) {
 // -----
 
 func.func @yield_outside() {
-  // expected-error @+1 {{expects parent op to be one of 'fuser.pointwise, fuser.matmul, fuser.group_norm, fuser.group_norm_grad'}}
+  // expected-error @+1 {{expects parent op to be one of 'fuser.pointwise, fuser.matmul, fuser.group_norm, fuser.group_norm_grad, fuser.scan'}}
   fuser.yield
 }
 
@@ -755,5 +755,64 @@ func.func @gn_grad_prologue(%x: tensor<2x8xf32>, %g: tensor<8xf32>) {
   ^bb0(%v: f32, %w: f32):
     fuser.yield %v : f32
   }
+  return
+}
+
+// -----
+
+func.func @scan_dimension(%x: tensor<4x5xf32>, %acc: tensor<4xf32>) {
+  // expected-error @+1 {{dimension 2 is not a dimension of 'tensor<4x5xf32>'}}
+  %o, %a = fuser.scan dimension(2) inclusive(true) ins(%x : tensor<4x5xf32>) outs(%x, %acc : tensor<4x5xf32>, tensor<4xf32>) {
+  ^bb0(%p: f32, %q: f32):
+    %s = arith.addf %p, %q : f32
+    fuser.yield %s : f32
+  } -> tensor<4x5xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @scan_output_type(%x: tensor<4x5xf32>, %e: tensor<4x6xf32>, %acc: tensor<4xf32>) {
+  // expected-error @+1 {{output and output_init must have the type of the input}}
+  %o, %a = fuser.scan dimension(1) inclusive(true) ins(%x : tensor<4x5xf32>) outs(%e, %acc : tensor<4x6xf32>, tensor<4xf32>) {
+  ^bb0(%p: f32, %q: f32):
+    %s = arith.addf %p, %q : f32
+    fuser.yield %s : f32
+  } -> tensor<4x6xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @scan_accumulator_shape(%x: tensor<4x5xf32>, %acc: tensor<5xf32>) {
+  // expected-error @+1 {{accumulator and accumulator_init must have the input's shape without dimension 1}}
+  %o, %a = fuser.scan dimension(1) inclusive(true) ins(%x : tensor<4x5xf32>) outs(%x, %acc : tensor<4x5xf32>, tensor<5xf32>) {
+  ^bb0(%p: f32, %q: f32):
+    %s = arith.addf %p, %q : f32
+    fuser.yield %s : f32
+  } -> tensor<4x5xf32>, tensor<5xf32>
+  return
+}
+
+// -----
+
+func.func @scan_body_arguments(%x: tensor<4x5xf32>, %acc: tensor<4xf32>) {
+  // expected-error @+1 {{body must take two 'f32' arguments}}
+  %o, %a = fuser.scan dimension(1) inclusive(true) ins(%x : tensor<4x5xf32>) outs(%x, %acc : tensor<4x5xf32>, tensor<4xf32>) {
+  ^bb0(%p: f32):
+    fuser.yield %p : f32
+  } -> tensor<4x5xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @scan_body_yield(%x: tensor<4x5xf32>, %acc: tensor<4xf32>) {
+  %o, %a = fuser.scan dimension(1) inclusive(true) ins(%x : tensor<4x5xf32>) outs(%x, %acc : tensor<4x5xf32>, tensor<4xf32>) {
+  ^bb0(%p: f32, %q: f32):
+    %s = arith.cmpf olt, %p, %q : f32
+    // expected-error @+1 {{value #0 has type 'i1' but result #0 has element type 'f32'}}
+    fuser.yield %s : i1
+  } -> tensor<4x5xf32>, tensor<4xf32>
   return
 }

@@ -203,3 +203,22 @@ func.func @matmul_prologue(%dy: tensor<?x8xf32>, %y: tensor<?x8xf32>, %w: tensor
   }
   return %r : tensor<?x4xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @scan
+// CHECK: %[[OUT:.+]], %[[ACC:.+]] = fuser.scan dimension(1) inclusive(false) ins(%{{.+}} : tensor<?x100xf32>) outs(%{{.+}}, %{{.+}} : tensor<?x100xf32>, tensor<?xf32>) {
+// CHECK: ^bb0(%[[A:.+]]: f32, %[[B:.+]]: f32):
+// CHECK:   %[[S:.+]] = arith.mulf %[[A]], %[[B]] : f32
+// CHECK:   fuser.yield %[[S]] : f32
+// CHECK: } -> tensor<?x100xf32>, tensor<?xf32>
+// CHECK: return %[[OUT]], %[[ACC]]
+func.func @scan(%x: tensor<?x100xf32>, %e: tensor<?x100xf32>, %init: tensor<?xf32>) -> (tensor<?x100xf32>, tensor<?xf32>) {
+  %out, %acc = fuser.scan dimension(1) inclusive(false)
+      ins(%x : tensor<?x100xf32>) outs(%e, %init : tensor<?x100xf32>, tensor<?xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.mulf %a, %b : f32
+    fuser.yield %s : f32
+  } -> tensor<?x100xf32>, tensor<?xf32>
+  return %out, %acc : tensor<?x100xf32>, tensor<?xf32>
+}

@@ -86,9 +86,20 @@ Value gepElement(OpBuilder &b, Location loc, Value ptr, Type elemTy,
 /// Kernel side: an i64 constant.
 Value constI64(OpBuilder &b, Location loc, int64_t v);
 
-/// Kernel side: `v` from the lane `offset` away (xor) in the warp; 32-bit
-/// values in one shuffle, 64-bit ones as two 32-bit halves.
+/// Kernel side: `v` from another lane of the warp (`mode` and `offset` as in
+/// gpu.shuffle, width 32); 32-bit values in one shuffle, 64-bit ones as two
+/// 32-bit halves.
+Value shuffle(OpBuilder &b, Location loc, Value v, int64_t offset,
+              gpu::ShuffleMode mode);
+
+/// Kernel side: `v` from the lane `offset` away (xor) in the warp.
 Value shuffleXor(OpBuilder &b, Location loc, Value v, int64_t offset);
+
+/// The value every element of `init` holds when a fill made it (a
+/// linalg.fill of a constant, or the fuser.pointwise that reads none of its
+/// inputs that fuser-fuse-pointwise makes of one), else null: a kernel uses
+/// the constant and the fill needs no kernel.
+TypedAttr constantFillValue(Value init);
 
 /// Clones the scalar ops of a fusion group body so they compute on
 /// vector<width x T> (width 1: plain scalars). `mapping` must map every

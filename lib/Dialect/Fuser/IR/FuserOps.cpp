@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 using namespace mlir::fuser;
@@ -160,6 +161,44 @@ LogicalResult PointwiseOp::verify() {
                                       resultTy)))
     return failure();
   return verifyScalarBody(*this, getBodyBlock(), elemTypes);
+}
+
+//===----------------------------------------------------------------------===//
+// ScanOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ScanOp::verify() {
+  RankedTensorType inputTy = getInputType();
+  int64_t rank = inputTy.getRank();
+  int64_t dim = getDimension();
+  if (rank == 0 || dim < 0 || dim >= rank)
+    return emitOpError() << "dimension " << dim << " is not a dimension of "
+                         << inputTy;
+  Type element = inputTy.getElementType();
+  auto outputTy = cast<RankedTensorType>(getOutput().getType());
+  if (getOutputInit().getType() != outputTy ||
+      failed(verifyCompatibleShape(inputTy.getShape(), outputTy.getShape())) ||
+      outputTy.getElementType() != element)
+    return emitOpError() << "output and output_init must have the type of "
+                            "the input (shape and element type), got "
+                         << getOutputInit().getType() << " and " << outputTy;
+  SmallVector<int64_t> accShape(inputTy.getShape());
+  accShape.erase(accShape.begin() + dim);
+  auto accTy = cast<RankedTensorType>(getAccumulator().getType());
+  if (getAccumulatorInit().getType() != accTy ||
+      failed(verifyCompatibleShape(accShape, accTy.getShape())) ||
+      accTy.getElementType() != element)
+    return emitOpError() << "accumulator and accumulator_init must have the "
+                            "input's shape without dimension "
+                         << dim << " and its element type, got "
+                         << getAccumulatorInit().getType() << " and " << accTy;
+  Block &body = getBodyBlock();
+  if (body.getNumArguments() != 2 ||
+      llvm::any_of(body.getArgumentTypes(),
+                   [&](Type t) { return t != element; }))
+    return emitOpError() << "body must take two " << element
+                         << " arguments (the running value, an element)";
+  return verifyScalarBody(*this, body, {element});
 }
 
 SmallVector<unsigned> PointwiseOp::getTransposedTileInputs() {

@@ -4,7 +4,7 @@
 // #fuser.config this pass attaches and never choose sizes themselves. This
 // file holds the pass: the options, the chip, and the order in which the
 // kernel families are configured (ConfigurePointwise, ConfigureMatmul,
-// ConfigureNorms, ConfigureReductions).
+// ConfigureNorms, ConfigureReductions, ConfigureScans).
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +17,7 @@
 #include "ConfigureNorms.h"
 #include "ConfigurePointwise.h"
 #include "ConfigureReductions.h"
+#include "ConfigureScans.h"
 #include "MatmulOperandCopies.h"
 
 namespace mlir::fuser {
@@ -164,6 +165,7 @@ public:
     getOperation().walk(
         [&](GroupNormGradOp op) { configureNorm(op, "group_norm_grad"); });
     configureReductions(getOperation(), *chipInfo, report);
+    configureScans(getOperation(), *chipInfo, report);
     if (failedAny)
       signalPassFailure();
   }

@@ -15,6 +15,13 @@ from typing import List, Tuple
 
 import torch
 
+# torch-mlir writes torch.cumsum and torch.cumprod as `tm_tensor.scan` (its
+# TMTensor dialect, which fuser-opt does not load); fuser.scan has the same
+# form and semantics (FuserOps.td), so a rename imports it.
+_TM_SCAN = re.compile(r"\btm_tensor\.scan\b")
+_TM_YIELD = re.compile(r"\btm_tensor\.yield\b")
+_TM_OTHER = re.compile(r"\btm_tensor\.(?!scan\b|yield\b)\w+")
+
 _FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
 # fuser's own directory (this file is fuser/torch/_export/mlir.py): frames
 # there (the functional wrapper, say) are not the user's.
@@ -52,6 +59,16 @@ def locate_in_user_code(graph) -> None:
         node.meta["stack_trace"] = f'  File "{file}", line {line}, in {fn}\n'
 
 
+def import_scans(asm: str) -> str:
+    """torch-mlir's scans (`tm_tensor.scan`) as fuser.scan ops. Another
+    TMTensor op (scatter, sort, attention) is left as it is, and its yields
+    too, so that fuser-opt's error names it."""
+    asm = _TM_SCAN.sub("fuser.scan", asm)
+    if not _TM_OTHER.search(asm):
+        asm = _TM_YIELD.sub("fuser.yield", asm)
+    return asm
+
+
 def import_program(program) -> Tuple[str, List[int]]:
     """An ExportedProgram (export_program's) as linalg on tensors, after
     torch-mlir's decompositions, and the inputs the program updates in
@@ -70,7 +87,8 @@ def import_program(program) -> Tuple[str, List[int]]:
     locate_in_user_code(program.graph_module.graph)
     module = fx.export_and_import(program, output_type="linalg-on-tensors",
                                   decomposition_table={})
-    return module.operation.get_asm(enable_debug_info=True), mutated
+    asm = module.operation.get_asm(enable_debug_info=True)
+    return import_scans(asm), mutated
 
 
 def import_graph(gm: "torch.fx.GraphModule") -> str:
@@ -93,4 +111,4 @@ def import_graph(gm: "torch.fx.GraphModule") -> str:
     if changed:
         gm.recompile()
     module = fx.stateless_fx_import(gm, output_type="linalg-on-tensors")
-    return module.operation.get_asm(enable_debug_info=True)
+    return import_scans(module.operation.get_asm(enable_debug_info=True))

@@ -257,10 +257,13 @@ class Machine:
             return None
         if o == 'scf.if':
             c = self.get(v, op['args'][0])
+            r = []
             if c:
-                self.run_ops(op['regions'][0], v, ctx)
+                r = self.run_ops(op['regions'][0], v, ctx)
             elif len(op['regions']) > 1:
-                self.run_ops(op['regions'][1], v, ctx)
+                r = self.run_ops(op['regions'][1], v, ctx)
+            if op['res']:
+                v[op['res']] = r if op['n'] > 1 else r[0]
             return None
         if o == 'llvm.load':
             p = self.get(v, op['args'][0])
@@ -299,6 +302,7 @@ class Machine:
         body = self.kernels[name]
         params = body[0][1]
         nparams = len(args)
+        self.block = block
         for b in range(grid):
             # One buffer per workgroup attribution, shared by the block.
             smem = {w: [None] * 4096 for w in params[nparams:]}
@@ -308,20 +312,81 @@ class Machine:
                 v.update(smem)
                 vs.append(v)
             ctx = [dict(tid=t, bid=b, loads=self.loads) for t in range(block)]
-            for op in body[1:]:
-                if isinstance(op, tuple):
-                    continue
-                if op['op'] == 'gpu.shuffle':
-                    vals = [self.get(v, op['args'][0]) for v in vs]
-                    for t, v in enumerate(vs):
-                        off = self.get(v, op['args'][1])
-                        width = self.get(v, op['args'][2])
-                        src = t ^ off
-                        assert width == 32
-                        v[op['res']] = [vals[src], 1]
-                    continue
-                for t, v in enumerate(vs):
-                    self.step(op, v, ctx[t])
+            self.lockstep(body[1:], vs, ctx)
+
+    def collective(self, op):
+        """Whether op is, or holds, a barrier or a shuffle."""
+        if op['op'] in ('gpu.shuffle', 'gpu.barrier'):
+            return True
+        return any(self.collective(x) for r in op['regions'] for x in r
+                   if not isinstance(x, tuple))
+
+    def lockstep(self, ops, vs, ctxs):
+        """Runs ops for the threads `vs` one op at a time for all of them
+        (loops and branches around barriers and shuffles too: a loop's
+        bounds must be the same in every thread, a barrier must be reached
+        by the whole block); returns what each thread yields."""
+        yields = [[] for _ in vs]
+        for op in ops:
+            if isinstance(op, tuple):
+                continue
+            o = op['op']
+            if o == 'gpu.shuffle':
+                vals = {c['tid']: self.get(v, op['args'][0]) for v, c in zip(vs, ctxs)}
+                mode = re.search(r'shuffle_mode (\w+)', op['rest']).group(1)
+                for v, c in zip(vs, ctxs):
+                    off = self.get(v, op['args'][1])
+                    assert self.get(v, op['args'][2]) == 32
+                    t = c['tid']
+                    lane = t % 32
+                    src = {'xor': t ^ off, 'up': t - off if lane >= off else t,
+                           'down': t + off if lane + off < 32 else t,
+                           'idx': t - lane + off}[mode]
+                    assert src in vals, "shuffle from a lane not taking part"
+                    v[op['res']] = [vals[src], 1]
+                continue
+            if o == 'gpu.barrier':
+                assert len(vs) == self.block, "barrier in divergent code"
+                continue
+            if o == 'scf.yield':
+                yields = [[self.get(v, x) for x in op['args']] for v in vs]
+                continue
+            if o == 'scf.for' and self.collective(op):
+                bounds = [[self.get(v, x) for x in op['args'][:3]] for v in vs]
+                assert all(bd == bounds[0] for bd in bounds), "divergent loop"
+                lb, ub, st = bounds[0]
+                accs = [[self.get(v, x) for x in op['args'][3:]] for v in vs]
+                body = op['regions'][0]
+                names = body[0][1]
+                i = lb
+                while i < ub:
+                    for v, acc in zip(vs, accs):
+                        v[names[0]] = i
+                        for n, x in zip(names[1:], acc):
+                            v[n] = x
+                    accs = self.lockstep(body[1:], vs, ctxs)
+                    i += st
+                if op['res']:
+                    for v, acc in zip(vs, accs):
+                        v[op['res']] = acc if op['n'] > 1 else acc[0]
+                continue
+            if o == 'scf.if' and self.collective(op):
+                conds = [self.get(v, op['args'][0]) for v in vs]
+                res = [[] for _ in vs]
+                for k, region in enumerate(op['regions'][:2]):
+                    sel = [j for j, c in enumerate(conds) if bool(c) == (k == 0)]
+                    if sel and region:
+                        ys = self.lockstep(region, [vs[j] for j in sel],
+                                           [ctxs[j] for j in sel])
+                        for j, y in zip(sel, ys):
+                            res[j] = y
+                if op['res']:
+                    for v, r in zip(vs, res):
+                        v[op['res']] = r if op['n'] > 1 else r[0]
+                continue
+            for v, c in zip(vs, ctxs):
+                self.step(op, v, c)
+        return yields
 
 
 def run_host(m, fname, inputs):

@@ -375,13 +375,76 @@ def Fuser_TensorMapOp : Fuser_Op<"tensor_map", [Pure]> {
 }
 
 //===----------------------------------------------------------------------===//
+// fuser.scan
+//===----------------------------------------------------------------------===//
+
+def Fuser_ScanOp : Fuser_Op<"scan", [Pure, IsolatedFromAbove, SingleBlock]> {
+  let summary = "A cumulative fold (scan) along one dimension";
+  let description = [{
+    Folds `input` along `dimension` with the binary body, keeping every
+    partial result: with `f` the body (its first argument the running value,
+    its second an element of `input`) and `i` the index along `dimension`,
+
+    - inclusive: `output[0] = input[0]`, `output[i] = f(output[i-1], input[i])`;
+    - exclusive: `output[0] = init`, `output[i] = f(output[i-1], input[i-1])`,
+      where `init` is the element of `accumulator_init` at the other indices.
+
+    With `reverse`, the fold runs from the end of the dimension: index `i`
+    above counts from the last element (a reversed cumsum, torch-mlir's
+    flip, scan, flip; `fuser-fold-scan-flips`).
+
+    The `accumulator` result holds the last element of `output` in the
+    fold's order (`accumulator_init` where the dimension is empty). The body
+    must be associative (sums, products, max, min): kernels combine partial
+    results in a tree, in order (`f` is never applied to its arguments
+    swapped). `output_init` gives only the result's shape.
+
+    The form is that of torch-mlir's `tm_tensor.scan`, which the front end
+    renames to this op (torch.cumsum, torch.cumprod).
+
+    ```mlir
+    %out, %acc = fuser.scan dimension(1) inclusive(true)
+        ins(%x : tensor<8x100xf32>)
+        outs(%empty, %zeros : tensor<8x100xf32>, tensor<8xf32>) {
+    ^bb0(%running: f32, %element: f32):
+      %s = arith.addf %running, %element : f32
+      fuser.yield %s : f32
+    } -> tensor<8x100xf32>, tensor<8xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input,
+                       AnyRankedTensor:$output_init,
+                       AnyRankedTensor:$accumulator_init,
+                       I64Attr:$dimension,
+                       BoolAttr:$inclusive,
+                       UnitAttr:$reverse,
+                       OptionalAttr<Fuser_KernelConfigAttr>:$config);
+  let results = (outs AnyRankedTensor:$output, AnyRankedTensor:$accumulator);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    `dimension` `(` $dimension `)` `inclusive` `(` $inclusive `)`
+    `ins` `(` $input `:` type($input) `)`
+    `outs` `(` $output_init `,` $accumulator_init `:` type($output_init) `,`
+        type($accumulator_init) `)`
+    $body attr-dict `->` type($output) `,` type($accumulator)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::RankedTensorType getInputType() {
+      return ::llvm::cast<::mlir::RankedTensorType>(getInput().getType());
+    }
+    ::mlir::Block &getBodyBlock() { return getBody().front(); }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // fuser.yield
 //===----------------------------------------------------------------------===//
 
 def Fuser_YieldOp : Fuser_Op<"yield", [
     Pure, Terminator, ReturnLike,
     ParentOneOf<["PointwiseOp", "MatmulOp", "GroupNormOp",
-                "GroupNormGradOp"]>]> {
+                "GroupNormGradOp", "ScanOp"]>]> {
   let summary = "Yields the elements computed by a fusion group body";
   let arguments = (ins Variadic<AnyType>:$values);
   let assemblyFormat = "($values^ `:` type($values))? attr-dict";

@@ -703,6 +703,22 @@ def FuserConstantPowersPass
                            "::mlir::math::MathDialect"];
 }
 
+def FuserFoldScanFlipsPass
+    : Pass<"fuser-fold-scan-flips", "mlir::func::FuncOp"> {
+  let summary = "A flip, a scan and a flip back as one reversed fuser.scan";
+  let description = [{
+    torch-mlir writes a reversed cumsum (`x.flip(d).cumsum(d).flip(d)`, and
+    cumsum's backward) as a flip of the input, a scan along `d` and a flip of
+    its result, each flip a `linalg.generic` that extracts
+    `source[..., last - i, ...]`, which no fusion group takes (three kernels,
+    two of them the generic fallback). Where a scan's input is such a flip
+    along its dimension and its output's only user is one, the three become
+    one `fuser.scan` with `reverse` set over the flip's source. The scan's
+    accumulator (the last result in the fold's order) is unchanged.
+  }];
+  let dependentDialects = ["::mlir::fuser::FuserDialect"];
+}
+
 def FuserFoldBroadcastExtractsPass
     : Pass<"fuser-fold-broadcast-extracts", "mlir::func::FuncOp"> {
   let summary = "Read torch-mlir's dynamic broadcasts through indexing maps";

@@ -1,0 +1,101 @@
+//===- ConfigureScans.cpp - configs of scan kernels -----------------------===//
+
+#include "ConfigureScans.h"
+
+#include "fuser/Dialect/Fuser/IR/Chips.h"
+#include "fuser/Dialect/Fuser/IR/FuserOps.h"
+
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::fuser;
+
+namespace {
+
+/// Consecutive elements per thread of a row scan: its loads in flight, and
+/// the in-register part of the scan before the threads combine.
+constexpr int64_t kRowVector = 4;
+/// Threads per block of either kernel unless a row takes more.
+constexpr int64_t kBlock = 256;
+/// An unknown (dynamic) extent counts as this large.
+constexpr int64_t kDynamicExtent = 1 << 12;
+/// Below this many threads in all (half a wave on an H100: 132 SMs x
+/// 2048), each a chain of at least kLongChain dependent steps (chunks of a
+/// row, or groups of four loads of a line), a remark says the scan leaves
+/// most of the GPU idle.
+constexpr int64_t kBusyThreads = 1 << 17;
+constexpr int64_t kLongChain = 64;
+
+int64_t product(ArrayRef<int64_t> dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) // saturating: only the order of magnitude counts
+    n = std::min<int64_t>(int64_t(1) << 40,
+                          n * (ShapedType::isDynamic(d) ? kDynamicExtent : d));
+  return n;
+}
+
+} // namespace
+
+void mlir::fuser::configureScans(ModuleOp module, const ChipInfo &chip,
+                                 bool report) {
+  module.walk([&](ScanOp op) {
+    if (op.getConfigAttr())
+      return; // chosen by the user
+    RankedTensorType type = op.getInputType();
+    ArrayRef<int64_t> shape = type.getShape();
+    int64_t dim = op.getDimension();
+    int64_t outer = product(shape.take_front(dim));
+    int64_t length = product(shape.slice(dim, 1));
+    int64_t inner = product(shape.drop_front(dim + 1));
+    Type element = type.getElementType();
+    unsigned bits =
+        element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 0;
+    bool rows = dim == type.getRank() - 1 && (bits == 32 || bits == 64);
+    KernelConfigAttr config;
+    int64_t threads, steps;
+    if (rows) {
+      // The fewest whole warps that take a row in one chunk, at most 1024;
+      // short rows share a block.
+      int64_t vec = std::clamp<int64_t>(
+          llvm::PowerOf2Ceil(llvm::divideCeil(length, 32)), 1, kRowVector);
+      int64_t perRow = std::clamp<int64_t>(
+          llvm::PowerOf2Ceil(llvm::divideCeil(length, vec)), 32, 1024);
+      int64_t block = std::max(kBlock, perRow);
+      config =
+          KernelConfigAttr::get(op.getContext(), "scan_rows", {block, 1, 1},
+                                vec, /*max_grid=*/0, {perRow, block / perRow},
+                                /*min_blocks_per_sm=*/0, "fp32",
+                                /*promote_every=*/0);
+      threads = outer * perRow;
+      steps = llvm::divideCeil(length, perRow * vec);
+    } else {
+      config = KernelConfigAttr::get(op.getContext(), "scan_serial",
+                                     {kBlock, 1, 1}, 1, /*max_grid=*/0, {},
+                                     /*min_blocks_per_sm=*/0, "fp32",
+                                     /*promote_every=*/0);
+      threads = outer * inner;
+      steps = llvm::divideCeil(length, 4);
+    }
+    op.setConfigAttr(config);
+    if (!report)
+      return;
+    InFlightDiagnostic remark = op.emitRemark();
+    remark << "scan kernel: " << outer * inner << " line(s) of " << length
+           << " elements, ";
+    if (rows)
+      remark << config.getTile()[0] << " threads per row, "
+             << config.getVectorWidth() << " consecutive elements each";
+    else
+      remark << "one thread per line"
+             << (inner > 1 ? " (a warp reads 32 neighbouring lines)"
+                           : (dim == type.getRank() - 1
+                                  ? " (its " + std::to_string(bits) +
+                                        "-bit elements take no warp "
+                                        "shuffles)"
+                                  : std::string()));
+    if (threads < kBusyThreads && steps >= kLongChain)
+      remark << "; " << threads << " threads, each a chain of " << steps
+             << " steps, leave most of " << chip.name
+             << "'s GPU idle: slower than a device-wide scan";
+  });
+}

@@ -113,9 +113,9 @@
 
 // The remarks that say where a model ends up, or why it misses its ideal.
 // RUN: fuser-opt %S/Inputs/torch_cumsum_rows.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=CUMSUM-ROWS
-// CUMSUM-ROWS: remark: scan kernel: 4096 line(s) of 100 elements, 32 threads per row, 4 consecutive elements each
+// CUMSUM-ROWS: remark: scan kernel: 4096 line(s) of 100 elements, 32 threads per row, 4 consecutive elements each in 4-element vectors
 // RUN: fuser-opt %S/Inputs/torch_cumprod_batch.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=CUMPROD-BATCH
-// CUMPROD-BATCH: remark: scan kernel: 6 line(s) of 4096 elements, one thread per line (a warp reads 32 neighbouring lines); 6 threads, each a chain of 1024 steps, leave most of sm_90a's GPU idle
+// CUMPROD-BATCH: remark: scan kernel: 6 line(s) of 4096 elements, one thread per line (a warp reads 32 neighbouring lines); 6 threads, each a chain of 256 steps, leave most of sm_90a's GPU idle
 // RUN: fuser-opt %S/Inputs/torch_rms_norm_rows.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=RMS-ROWS
 // RMS-ROWS: remark: reduction kernel: {{.*}}; its consumer runs in the same kernel, reading each output's elements again from L2
 // torch-mlir's assert that the dynamic batch is not negative folds away (the

@@ -79,21 +79,28 @@ def ConvertScanToGPUPass : Pass<"fuser-scan-to-gpu", "mlir::ModuleOp"> {
     (when read), O, L, I as i64).
 
     - `scan_rows` (the scanned dimension innermost, 32- or 64-bit elements):
-      `tile = [T, R]`, T threads (whole warps) per row and R rows per block.
-      Each thread takes V = `vector_width` consecutive elements of a chunk
-      of T x V, scans them, and the row's threads combine their totals in
-      order: warp shuffles, then shared memory across warps. A running
-      carry joins the chunks.
-    - `scan_serial`: one thread per line of L elements (O x I threads; a
-      warp reads 32 neighbouring lines, coalesced when I > 1), four
+      `tile = [T, R, A]`, T threads per row (a power of two; fewer than 32
+      share a warp) and R rows per block. Each thread takes V =
+      `vector_width` consecutive elements of a chunk of T x V in accesses of
+      A elements (16-byte vectors where rows are whole vectors), scans them,
+      and the row's threads combine their totals in order: warp shuffles,
+      then shared memory across warps. A running carry joins the chunks.
+    - `scan_serial`: `tile = [U]`, one thread per line of L elements (O x I
+      threads; a warp reads 32 neighbouring lines, coalesced when I > 1), U
       elements loaded ahead.
+
+    A pointwise producer of the input that only the scan reads, over the
+    input's shape through identity maps (a masked cumsum's `x * mask`),
+    runs in the scan's loads; a reversed scan reads and writes its lines
+    from their ends.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::LLVM::LLVMDialect",
                            "::mlir::math::MathDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect",
-                           "::mlir::bufferization::BufferizationDialect"];
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def ConvertMatmulToGPUPass : Pass<"fuser-matmul-to-gpu", "mlir::ModuleOp"> {

@@ -129,10 +129,10 @@ Value mlir::fuser::constI64(OpBuilder &b, Location loc, int64_t v) {
 }
 
 Value mlir::fuser::shuffle(OpBuilder &b, Location loc, Value v, int64_t offset,
-                           gpu::ShuffleMode mode) {
+                           gpu::ShuffleMode mode, int64_t width) {
   auto shuffleBits = [&](Value x) {
     return gpu::ShuffleOp::create(b, loc, x, static_cast<int32_t>(offset),
-                                  /*width=*/32, mode)
+                                  static_cast<int32_t>(width), mode)
         .getShuffleResult();
   };
   Type t = v.getType();

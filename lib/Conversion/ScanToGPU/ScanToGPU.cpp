@@ -15,17 +15,19 @@
 // scan's start, or the accumulator of an empty dimension) and no constant fill
 // made it; the accumulator when something reads it.
 //
-// scan_rows, tile = [T, R], vector_width = V, block = T * R (I is 1):
+// scan_rows, tile = [T, R, A], vector_width = V, block = T * R (I is 1),
+// the V elements moved in accesses of A (vectors when A > 1):
 //   row = block * R + tid / T, t = tid % T, carry = (exclusive ? init : none)
 //   for c = 0; c < L; c += T * V:
 //     s[k] = x[c + t*V + 0] (+) ... (+) x[c + t*V + k]       (k < V)
 //     the row's T totals s[V-1] scanned in order: shuffles up within each
-//     warp, then (T > 32) warp 0 scans the warps' totals in shared memory
+//     warp (within segments of T lanes when T < 32), then (T > 32) warp 0
+//     scans the warps' totals in shared memory
 //     prefix = carry (+) earlier warps (+) earlier lanes  (each if any)
 //     out[c + t*V + k] = prefix (+) s[k]     (exclusive: prefix (+) s[k-1])
 //     carry = carry (+) the chunk's total
-// scan_serial, block = [B]: thread g = block * B + tid walks line
-// (o, i) = (g / I, g % I) in order, four elements loaded ahead.
+// scan_serial, block = [B], tile = [U]: thread g = block * B + tid walks
+// line (o, i) = (g / I, g % I) in order, U elements loaded ahead.
 // `(+)` is the body, applied as f(earlier, later): never swapped. A reversed
 // scan's i-th element in fold order is the line's (L - 1 - i)-th.
 //
@@ -42,6 +44,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::fuser {
@@ -154,28 +157,63 @@ private:
     LLVM::StoreOp::create(tb, loc, v, gepElement(tb, loc, ptr, element, at),
                           bytes());
   }
-  /// The scanned input's element at `at` where `valid`, else zero: loaded,
-  /// or computed by the prologue from its inputs' elements there.
-  Value loadInput(OpBuilder &b, Value valid, Value at) {
-    if (!prologue)
-      return loadIf(b, valid, inPtr, at);
-    auto ifOp = scf::IfOp::create(b, loc, element, valid, /*withElse=*/true);
+  /// The scanned input's `width` consecutive elements from `at` where
+  /// `valid`, else zeros: loaded (one vector access when `width` > 1), or
+  /// computed by the prologue from its inputs' elements there.
+  SmallVector<Value> loadInputs(OpBuilder &b, Value valid, Value at,
+                                int64_t width) {
+    auto ifOp = scf::IfOp::create(b, loc, SmallVector<Type>(width, element),
+                                  valid, /*withElse=*/true);
     OpBuilder tb = ifOp.getThenBodyBuilder();
-    Block &body = prologue.getBodyBlock();
-    IRMapping mapping;
-    for (auto [k, i] : llvm::enumerate(prologueInputs)) {
-      Type t = body.getArgument(i).getType();
+    auto loadAt = [&](Value ptr, Type t) -> Value {
       Type mem = storageType(t);
-      Value v = LLVM::LoadOp::create(
-          tb, loc, mem, gepElement(tb, loc, prologuePtrs[k], mem, at),
-          storageBytes(t));
-      mapping.map(body.getArgument(i),
-                  mem == t ? v : arith::TruncIOp::create(tb, loc, t, v));
+      Type type = width > 1 ? Type(VectorType::get({width}, mem)) : mem;
+      Value v = LLVM::LoadOp::create(tb, loc, type,
+                                     gepElement(tb, loc, ptr, mem, at),
+                                     storageBytes(t) * width);
+      if (mem == t)
+        return v;
+      return arith::TruncIOp::create(
+          tb, loc, width > 1 ? Type(VectorType::get({width}, t)) : t, v);
+    };
+    Value loaded;
+    if (!prologue) {
+      loaded = loadAt(inPtr, element);
+    } else {
+      Block &body = prologue.getBodyBlock();
+      IRMapping mapping;
+      for (auto [k, i] : llvm::enumerate(prologueInputs))
+        mapping.map(body.getArgument(i),
+                    loadAt(prologuePtrs[k], body.getArgument(i).getType()));
+      loaded = (*emitBodyWidened(tb, body, mapping, width))[0];
     }
-    scf::YieldOp::create(tb, loc, (*emitBodyWidened(tb, body, mapping, 1))[0]);
+    SmallVector<Value> values;
+    for (int64_t j = 0; j < width; ++j)
+      values.push_back(width > 1 ? Value(vector::ExtractOp::create(
+                                       tb, loc, loaded, j))
+                                 : loaded);
+    scf::YieldOp::create(tb, loc, values);
     OpBuilder eb = ifOp.getElseBodyBuilder();
-    scf::YieldOp::create(eb, loc, zero);
-    return ifOp.getResult(0);
+    scf::YieldOp::create(eb, loc, SmallVector<Value>(width, zero));
+    return SmallVector<Value>(ifOp.getResults());
+  }
+  Value loadInput(OpBuilder &b, Value valid, Value at) {
+    return loadInputs(b, valid, at, 1)[0];
+  }
+  /// Stores `values` consecutively from `at` (one vector access when there
+  /// are several) where `valid`.
+  void storeAll(OpBuilder &b, Value valid, ArrayRef<Value> values, Value ptr,
+                Value at) {
+    auto ifOp = scf::IfOp::create(b, loc, valid, /*withElse=*/false);
+    OpBuilder tb = ifOp.getThenBodyBuilder();
+    Value v = values.size() > 1
+                  ? Value(vector::FromElementsOp::create(
+                        tb, loc,
+                        VectorType::get({int64_t(values.size())}, element),
+                        values))
+                  : values[0];
+    LLVM::StoreOp::create(tb, loc, v, gepElement(tb, loc, ptr, element, at),
+                          bytes() * values.size());
   }
 
   /// The accumulator's start for line `line` (read only where `valid`).
@@ -185,10 +223,11 @@ private:
     return loadIf(b, valid, initPtr, line);
   }
 
-  /// In-order inclusive scan of `v` over the lanes of each warp.
-  Value warpScan(OpBuilder &b, Value v, Value lane) {
-    for (int64_t off = 1; off < 32; off *= 2) {
-      Value from = shuffle(b, loc, v, off, gpu::ShuffleMode::UP);
+  /// In-order inclusive scan of `v` over the lanes of each segment of
+  /// `width` lanes (a warp, or a row's threads when fewer).
+  Value warpScan(OpBuilder &b, Value v, Value lane, int64_t width = 32) {
+    for (int64_t off = 1; off < width; off *= 2) {
+      Value from = shuffle(b, loc, v, off, gpu::ShuffleMode::UP, width);
       v = select(b, cmp(b, arith::CmpIPredicate::uge, lane, i64(b, off)),
                  combine(b, from, v), v);
     }
@@ -197,13 +236,16 @@ private:
 
   void emitRows(OpBuilder &b, gpu::GPUFuncOp kernel) {
     int64_t threads = config.getTile()[0], rows = config.getTile()[1];
+    int64_t access = config.getTile()[2];
     int64_t vec = config.getVectorWidth(), warps = threads / 32;
+    // A row of fewer than 32 threads scans within its segment of the warp.
+    int64_t segment = std::min<int64_t>(threads, 32);
     bool inclusive = op.getInclusive();
     Value tid = toI64(b, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
     Value bid = toI64(b, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
     Value rowInBlock = arith::DivUIOp::create(b, loc, tid, i64(b, threads));
     Value t = arith::RemUIOp::create(b, loc, tid, i64(b, threads));
-    Value lane = arith::RemUIOp::create(b, loc, tid, i64(b, 32));
+    Value lane = arith::RemUIOp::create(b, loc, tid, i64(b, segment));
     Value warp = arith::DivUIOp::create(b, loc, t, i64(b, 32));
     Value row = add(b, mul(b, bid, i64(b, rows)), rowInBlock);
     Value active = cmp(b, arith::CmpIPredicate::ult, row, outer);
@@ -222,23 +264,38 @@ private:
       Value c = loop.getInductionVar();
       Maybe running{loop.getRegionIterArg(0), loop.getRegionIterArg(1)};
       Value start = add(lb, c, mul(lb, t, i64(lb, vec)));
-      SmallVector<Value> idx, valid, s;
-      for (int64_t k = 0; k < vec; ++k) {
-        idx.push_back(add(lb, start, i64(lb, k)));
-        valid.push_back(arith::AndIOp::create(
-            lb, loc, active,
-            cmp(lb, arith::CmpIPredicate::ult, idx.back(), length)));
-        Value x = loadInput(lb, valid.back(),
-                            add(lb, rowBase, along(lb, idx.back())));
-        s.push_back(k ? combine(lb, s.back(), x) : x);
+      // Groups of `access` elements, each one access (all or none valid:
+      // `access` divides the line's length); a reversed line's group is
+      // read from its far end, its elements in reverse.
+      SmallVector<Value> idx, valid, s, groupAt, groupValid;
+      for (int64_t g = 0; g < vec / access; ++g) {
+        Value first = add(lb, start, i64(lb, g * access));
+        Value ok = arith::AndIOp::create(
+            lb, loc, active, cmp(lb, arith::CmpIPredicate::ult, first, length));
+        Value at = add(lb, rowBase,
+                       along(lb, op.getReverse()
+                                     ? add(lb, first, i64(lb, access - 1))
+                                     : first));
+        SmallVector<Value> xs = loadInputs(lb, ok, at, access);
+        if (op.getReverse())
+          std::reverse(xs.begin(), xs.end());
+        groupAt.push_back(at);
+        groupValid.push_back(ok);
+        for (int64_t j = 0; j < access; ++j) {
+          idx.push_back(add(lb, first, i64(lb, j)));
+          valid.push_back(ok);
+          s.push_back(s.empty() ? xs[j] : combine(lb, s.back(), xs[j]));
+        }
       }
-      Value scanned = warpScan(lb, s.back(), lane);
-      Maybe earlierLanes{shuffle(lb, loc, scanned, 1, gpu::ShuffleMode::UP),
+      Value scanned = warpScan(lb, s.back(), lane, segment);
+      Maybe earlierLanes{shuffle(lb, loc, scanned, 1, gpu::ShuffleMode::UP,
+                                 segment),
                          cmp(lb, arith::CmpIPredicate::ugt, lane, i64(lb, 0))};
       Maybe prefix = running;
       Value chunkTotal;
-      if (warps == 1) {
-        chunkTotal = shuffle(lb, loc, scanned, 31, gpu::ShuffleMode::IDX);
+      if (warps <= 1) {
+        chunkTotal = shuffle(lb, loc, scanned, segment - 1,
+                             gpu::ShuffleMode::IDX, segment);
       } else {
         // Warp totals, then their in-order scan by warp 0, in shared memory.
         ArrayRef<BlockArgument> smem = kernel.getWorkgroupAttributions();
@@ -287,13 +344,21 @@ private:
         prefix = combine(lb, prefix, earlierWarps);
       }
       prefix = combine(lb, prefix, earlierLanes);
+      SmallVector<Value> outs;
       for (int64_t k = 0; k < vec; ++k) {
         Value out;
         if (inclusive)
           out = combine(lb, prefix, Maybe{s[k], yes}).value;
         else
           out = k ? combine(lb, prefix.value, s[k - 1]) : prefix.value;
-        storeIf(lb, valid[k], out, outPtr, add(lb, rowBase, along(lb, idx[k])));
+        outs.push_back(out);
+        if (k % access == access - 1) {
+          SmallVector<Value> group(outs.end() - access, outs.end());
+          if (op.getReverse())
+            std::reverse(group.begin(), group.end());
+          storeAll(lb, groupValid[k / access], group, outPtr,
+                   groupAt[k / access]);
+        }
         if (writesAccumulator) {
           Value last = cmp(lb, arith::CmpIPredicate::eq, idx[k],
                            arith::SubIOp::create(lb, loc, length, i64(lb, 1)));
@@ -318,7 +383,7 @@ private:
   }
 
   void emitSerial(OpBuilder &b) {
-    constexpr int64_t kAhead = 4;
+    int64_t kAhead = config.getTile()[0];
     bool inclusive = op.getInclusive();
     int64_t block = config.getBlock()[0];
     Value tid = toI64(b, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
@@ -412,18 +477,32 @@ private:
       return failure();
     int64_t dim = op.getDimension();
     int64_t block = config.getBlock()[0];
+    ArrayRef<int64_t> tile = config.getTile();
     if (strategy == "scan_rows") {
-      ArrayRef<int64_t> tile = config.getTile();
       unsigned bits = element.getIntOrFloatBitWidth();
-      if (dim != inputTy.getRank() - 1 || (bits != 32 && bits != 64) ||
-          tile.size() != 2 || tile[0] % 32 != 0 || tile[0] > 1024 ||
-          tile[0] * tile[1] != block || config.getVectorWidth() < 1)
+      int64_t vec = config.getVectorWidth();
+      bool ok = dim == inputTy.getRank() - 1 && (bits == 32 || bits == 64) &&
+                tile.size() == 3 && llvm::isPowerOf2_64(tile[0]) &&
+                tile[0] <= 1024 && tile[0] * tile[1] == block && vec >= 1 &&
+                tile[2] >= 1 && vec % tile[2] == 0;
+      // Vector accesses need lines of whole vectors.
+      if (ok && tile[2] > 1)
+        ok = !inputTy.isDynamicDim(dim) &&
+             inputTy.getDimSize(dim) % tile[2] == 0;
+      if (!ok)
         return op.emitOpError()
-               << "needs a scan_rows config with tile = [T, R] (T a "
-                  "multiple of 32 up to 1024, block = T * R) over its "
-                  "innermost dimension, of 32- or 64-bit elements";
-    } else if (strategy != "scan_serial") {
-      return op.emitOpError() << "has a #fuser.config of strategy '" << strategy
+               << "needs a scan_rows config over its innermost dimension, of "
+                  "32- or 64-bit elements, with tile = [T, R, A]: T threads "
+                  "per row (a power of two up to 1024), R rows per block "
+                  "(block = T * R), accesses of A elements dividing "
+                  "vector_width and the static row length";
+    } else if (strategy == "scan_serial") {
+      if (tile.size() != 1 || tile[0] < 1)
+        return op.emitOpError() << "needs a scan_serial config with tile = "
+                                   "[elements loaded ahead]";
+    } else {
+      return op.emitOpError() << "has a #fuser.config of strategy '"
+                              << strategy
                               << "'; fuser.scan takes scan_rows or "
                                  "scan_serial";
     }
@@ -462,7 +541,7 @@ private:
       params.push_back(ptrTy);
     params.append(3, i64);
     SmallVector<Type> smem;
-    if (strategy == "scan_rows" && config.getTile()[0] > 32)
+    if (strategy == "scan_rows" && tile[0] > 32)
       smem.append(2, MemRefType::get({block / 32}, element,
                                      MemRefLayoutAttrInterface{},
                                      gpu::AddressSpaceAttr::get(

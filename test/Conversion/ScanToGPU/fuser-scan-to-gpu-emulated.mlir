@@ -11,7 +11,9 @@
 // dimension (the accumulator is the init); one thread per line along a
 // middle dimension, dimension 0 exclusive, and i32 rows; reversed scans
 // (from the end of each line) of both kinds; a masked scan whose
-// pointwise producer runs in the scan's loads (x and the mask read once).
+// pointwise producer runs in the scan's loads (x and the mask read once);
+// rows of 8 threads sharing warps (shuffles within segments). Vector
+// accesses of 4 f32 and 2 i64, forward and reversed.
 
 // CHECK: rows_one_chunk OK
 // CHECK-NEXT: rows_chunks OK
@@ -27,6 +29,7 @@
 // CHECK-NEXT: serial_reverse_exclusive OK
 // CHECK-NEXT: masked_prologue OK
 // CHECK-NEXT: serial_rows_i32 OK
+// CHECK-NEXT: rows_sub_warp OK
 // CHECK-NOT: MISMATCH
 
 func.func @rows_one_chunk(%x: tensor<3x100xf32>) -> (tensor<3x100xf32>, tensor<3xf32>) {
@@ -39,7 +42,7 @@ func.func @rows_one_chunk(%x: tensor<3x100xf32>) -> (tensor<3x100xf32>, tensor<3
   ^bb0(%a: f32, %b: f32):
     %s = arith.addf %a, %b : f32
     fuser.yield %s : f32
-  } {config = #fuser.config<strategy = "scan_rows", block = [256, 1, 1], vector_width = 4, tile = [32, 8]>} -> tensor<3x100xf32>, tensor<3xf32>
+  } {config = #fuser.config<strategy = "scan_rows", block = [256, 1, 1], vector_width = 4, tile = [32, 8, 4]>} -> tensor<3x100xf32>, tensor<3xf32>
   return %out, %acc : tensor<3x100xf32>, tensor<3xf32>
 }
 
@@ -53,7 +56,7 @@ func.func @rows_chunks(%x: tensor<2x300xf32>) -> (tensor<2x300xf32>) {
   ^bb0(%a: f32, %b: f32):
     %s = arith.addf %a, %b : f32
     fuser.yield %s : f32
-  } {config = #fuser.config<strategy = "scan_rows", block = [256, 1, 1], vector_width = 2, tile = [32, 8]>} -> tensor<2x300xf32>, tensor<2xf32>
+  } {config = #fuser.config<strategy = "scan_rows", block = [256, 1, 1], vector_width = 2, tile = [32, 8, 2]>} -> tensor<2x300xf32>, tensor<2xf32>
   return %out : tensor<2x300xf32>
 }
 
@@ -67,7 +70,7 @@ func.func @rows_warps(%x: tensor<2x1000xf32>) -> (tensor<2x1000xf32>, tensor<2xf
   ^bb0(%a: f32, %b: f32):
     %s = arith.addf %a, %b : f32
     fuser.yield %s : f32
-  } {config = #fuser.config<strategy = "scan_rows", block = [256, 1, 1], vector_width = 4, tile = [128, 2]>} -> tensor<2x1000xf32>, tensor<2xf32>
+  } {config = #fuser.config<strategy = "scan_rows", block = [256, 1, 1], vector_width = 4, tile = [128, 2, 4]>} -> tensor<2x1000xf32>, tensor<2xf32>
   return %out, %acc : tensor<2x1000xf32>, tensor<2xf32>
 }
 
@@ -81,7 +84,7 @@ func.func @rows_block(%x: tensor<5x2050xf64>) -> (tensor<5x2050xf64>) {
   ^bb0(%a: f64, %b: f64):
     %s = arith.addf %a, %b : f64
     fuser.yield %s : f64
-  } {config = #fuser.config<strategy = "scan_rows", block = [1024, 1, 1], vector_width = 1, tile = [1024, 1]>} -> tensor<5x2050xf64>, tensor<5xf64>
+  } {config = #fuser.config<strategy = "scan_rows", block = [1024, 1, 1], vector_width = 1, tile = [1024, 1, 1]>} -> tensor<5x2050xf64>, tensor<5xf64>
   return %out : tensor<5x2050xf64>
 }
 
@@ -92,7 +95,7 @@ func.func @rows_exclusive(%x: tensor<3x70xf32>, %init: tensor<3xf32>) -> (tensor
   ^bb0(%a: f32, %b: f32):
     %s = arith.addf %a, %b : f32
     fuser.yield %s : f32
-  } {config = #fuser.config<strategy = "scan_rows", block = [256, 1, 1], vector_width = 4, tile = [64, 4]>} -> tensor<3x70xf32>, tensor<3xf32>
+  } {config = #fuser.config<strategy = "scan_rows", block = [256, 1, 1], vector_width = 4, tile = [64, 4, 2]>} -> tensor<3x70xf32>, tensor<3xf32>
   return %out, %acc : tensor<3x70xf32>, tensor<3xf32>
 }
 
@@ -106,7 +109,7 @@ func.func @rows_prod(%x: tensor<4x77xf32>) -> (tensor<4x77xf32>) {
   ^bb0(%a: f32, %b: f32):
     %s = arith.mulf %a, %b : f32
     fuser.yield %s : f32
-  } {config = #fuser.config<strategy = "scan_rows", block = [256, 1, 1], vector_width = 1, tile = [64, 4]>} -> tensor<4x77xf32>, tensor<4xf32>
+  } {config = #fuser.config<strategy = "scan_rows", block = [256, 1, 1], vector_width = 1, tile = [64, 4, 1]>} -> tensor<4x77xf32>, tensor<4xf32>
   return %out : tensor<4x77xf32>
 }
 
@@ -120,7 +123,7 @@ func.func @rows_max_i64(%x: tensor<3x200xi64>) -> (tensor<3x200xi64>, tensor<3xi
   ^bb0(%a: i64, %b: i64):
     %s = arith.maxsi %a, %b : i64
     fuser.yield %s : i64
-  } {config = #fuser.config<strategy = "scan_rows", block = [256, 1, 1], vector_width = 4, tile = [32, 8]>} -> tensor<3x200xi64>, tensor<3xi64>
+  } {config = #fuser.config<strategy = "scan_rows", block = [256, 1, 1], vector_width = 4, tile = [32, 8, 2]>} -> tensor<3x200xi64>, tensor<3xi64>
   return %out, %acc : tensor<3x200xi64>, tensor<3xi64>
 }
 
@@ -131,7 +134,7 @@ func.func @rows_empty(%x: tensor<3x0xf32>, %init: tensor<3xf32>) -> (tensor<3x0x
   ^bb0(%a: f32, %b: f32):
     %s = arith.addf %a, %b : f32
     fuser.yield %s : f32
-  } {config = #fuser.config<strategy = "scan_rows", block = [256, 1, 1], vector_width = 1, tile = [32, 8]>} -> tensor<3x0xf32>, tensor<3xf32>
+  } {config = #fuser.config<strategy = "scan_rows", block = [256, 1, 1], vector_width = 1, tile = [32, 8, 1]>} -> tensor<3x0xf32>, tensor<3xf32>
   return %out, %acc : tensor<3x0xf32>, tensor<3xf32>
 }
 
@@ -145,7 +148,7 @@ func.func @serial_middle(%x: tensor<4x50x3xf32>) -> (tensor<4x50x3xf32>, tensor<
   ^bb0(%a: f32, %b: f32):
     %s = arith.addf %a, %b : f32
     fuser.yield %s : f32
-  } {config = #fuser.config<strategy = "scan_serial", block = [64, 1, 1]>} -> tensor<4x50x3xf32>, tensor<4x3xf32>
+  } {config = #fuser.config<strategy = "scan_serial", block = [64, 1, 1], tile = [16]>} -> tensor<4x50x3xf32>, tensor<4x3xf32>
   return %out, %acc : tensor<4x50x3xf32>, tensor<4x3xf32>
 }
 
@@ -156,7 +159,7 @@ func.func @serial_exclusive(%x: tensor<7x5xf32>, %init: tensor<5xf32>) -> (tenso
   ^bb0(%a: f32, %b: f32):
     %s = arith.addf %a, %b : f32
     fuser.yield %s : f32
-  } {config = #fuser.config<strategy = "scan_serial", block = [32, 1, 1]>} -> tensor<7x5xf32>, tensor<5xf32>
+  } {config = #fuser.config<strategy = "scan_serial", block = [32, 1, 1], tile = [4]>} -> tensor<7x5xf32>, tensor<5xf32>
   return %out, %acc : tensor<7x5xf32>, tensor<5xf32>
 }
 
@@ -170,7 +173,7 @@ func.func @serial_rows_i32(%x: tensor<3x2x9xi32>) -> (tensor<3x2x9xi32>) {
   ^bb0(%a: i32, %b: i32):
     %s = arith.addi %a, %b : i32
     fuser.yield %s : i32
-  } {config = #fuser.config<strategy = "scan_serial", block = [32, 1, 1]>} -> tensor<3x2x9xi32>, tensor<3x2xi32>
+  } {config = #fuser.config<strategy = "scan_serial", block = [32, 1, 1], tile = [3]>} -> tensor<3x2x9xi32>, tensor<3x2xi32>
   return %out : tensor<3x2x9xi32>
 }
 
@@ -184,7 +187,7 @@ func.func @rows_reverse(%x: tensor<3x300xf32>) -> (tensor<3x300xf32>, tensor<3xf
   ^bb0(%a: f32, %b: f32):
     %s = arith.addf %a, %b : f32
     fuser.yield %s : f32
-  } {reverse, config = #fuser.config<strategy = "scan_rows", block = [256, 1, 1], vector_width = 4, tile = [64, 4]>} -> tensor<3x300xf32>, tensor<3xf32>
+  } {reverse, config = #fuser.config<strategy = "scan_rows", block = [256, 1, 1], vector_width = 4, tile = [64, 4, 4]>} -> tensor<3x300xf32>, tensor<3xf32>
   return %out, %acc : tensor<3x300xf32>, tensor<3xf32>
 }
 
@@ -195,7 +198,7 @@ func.func @serial_reverse_exclusive(%x: tensor<5x20x3xf32>, %init: tensor<5x3xf3
   ^bb0(%a: f32, %b: f32):
     %s = arith.addf %a, %b : f32
     fuser.yield %s : f32
-  } {reverse, config = #fuser.config<strategy = "scan_serial", block = [32, 1, 1]>} -> tensor<5x20x3xf32>, tensor<5x3xf32>
+  } {reverse, config = #fuser.config<strategy = "scan_serial", block = [32, 1, 1], tile = [5]>} -> tensor<5x20x3xf32>, tensor<5x3xf32>
   return %out, %acc : tensor<5x20x3xf32>, tensor<5x3xf32>
 }
 
@@ -217,6 +220,20 @@ func.func @masked_prologue(%x: tensor<4x130xf32>, %m: tensor<4x130xf32>) -> tens
   ^bb0(%a: f32, %b: f32):
     %s = arith.addf %a, %b : f32
     fuser.yield %s : f32
-  } {config = #fuser.config<strategy = "scan_rows", block = [256, 1, 1], vector_width = 4, tile = [64, 4]>} -> tensor<4x130xf32>, tensor<4xf32>
+  } {config = #fuser.config<strategy = "scan_rows", block = [256, 1, 1], vector_width = 4, tile = [64, 4, 1]>} -> tensor<4x130xf32>, tensor<4xf32>
   return %out : tensor<4x130xf32>
+}
+
+func.func @rows_sub_warp(%x: tensor<40x20xf32>) -> (tensor<40x20xf32>, tensor<40xf32>) {
+  %e = tensor.empty() : tensor<40x20xf32>
+  %c = arith.constant 0.0 : f32
+  %ea = tensor.empty() : tensor<40xf32>
+  %init = linalg.fill ins(%c : f32) outs(%ea : tensor<40xf32>) -> tensor<40xf32>
+  %out, %acc = fuser.scan dimension(1) inclusive(true)
+      ins(%x : tensor<40x20xf32>) outs(%e, %init : tensor<40x20xf32>, tensor<40xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    fuser.yield %s : f32
+  } {config = #fuser.config<strategy = "scan_rows", block = [256, 1, 1], vector_width = 4, tile = [8, 32, 4]>} -> tensor<40x20xf32>, tensor<40xf32>
+  return %out, %acc : tensor<40x20xf32>, tensor<40xf32>
 }

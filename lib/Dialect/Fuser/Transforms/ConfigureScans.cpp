@@ -13,8 +13,13 @@ using namespace mlir::fuser;
 namespace {
 
 /// Consecutive elements per thread of a row scan: its loads in flight, and
-/// the in-register part of the scan before the threads combine.
+/// the in-register part of the scan before the threads combine; rows longer
+/// than kLongRow take kLongRowVector.
 constexpr int64_t kRowVector = 4;
+constexpr int64_t kLongRow = 4096;
+constexpr int64_t kLongRowVector = 16;
+/// Elements a serial scan's thread loads before it folds them.
+constexpr int64_t kSerialAhead = 16;
 /// Threads per block of either kernel unless a row takes more.
 constexpr int64_t kBlock = 256;
 /// An unknown (dynamic) extent counts as this large.
@@ -54,27 +59,38 @@ void mlir::fuser::configureScans(ModuleOp module, const ChipInfo &chip,
     KernelConfigAttr config;
     int64_t threads, steps;
     if (rows) {
-      // The fewest whole warps that take a row in one chunk, at most 1024;
-      // short rows share a block.
-      int64_t vec = std::clamp<int64_t>(
-          llvm::PowerOf2Ceil(llvm::divideCeil(length, 32)), 1, kRowVector);
+      // Consecutive elements per thread: 4, or 16 on long rows (more loads
+      // in flight, fewer chunks); the fewest threads that take a row in one
+      // chunk, up to 1024, and rows shorter than a block share it. Each
+      // thread's elements move in 16-byte accesses where the rows are
+      // whole vectors.
+      int64_t vec = length > kLongRow
+                        ? kLongRowVector
+                        : std::min<int64_t>(
+                              kRowVector,
+                              llvm::PowerOf2Ceil(std::max<int64_t>(length, 1)));
       int64_t perRow = std::clamp<int64_t>(
-          llvm::PowerOf2Ceil(llvm::divideCeil(length, vec)), 32, 1024);
+          llvm::PowerOf2Ceil(llvm::divideCeil(length, vec)), 1, 1024);
+      int64_t access = 128 / bits;
+      while (access > 1 && (ShapedType::isDynamic(shape[dim]) ||
+                            length % access != 0 || vec % access != 0))
+        access /= 2;
       int64_t block = std::max(kBlock, perRow);
-      config =
-          KernelConfigAttr::get(op.getContext(), "scan_rows", {block, 1, 1},
-                                vec, /*max_grid=*/0, {perRow, block / perRow},
-                                /*min_blocks_per_sm=*/0, "fp32",
-                                /*promote_every=*/0);
+      config = KernelConfigAttr::get(op.getContext(), "scan_rows",
+                                     {block, 1, 1}, vec, /*max_grid=*/0,
+                                     {perRow, block / perRow, access},
+                                     /*min_blocks_per_sm=*/0, "fp32",
+                                     /*promote_every=*/0);
       threads = outer * perRow;
       steps = llvm::divideCeil(length, perRow * vec);
     } else {
       config = KernelConfigAttr::get(op.getContext(), "scan_serial",
-                                     {kBlock, 1, 1}, 1, /*max_grid=*/0, {},
+                                     {kBlock, 1, 1}, 1, /*max_grid=*/0,
+                                     {kSerialAhead},
                                      /*min_blocks_per_sm=*/0, "fp32",
                                      /*promote_every=*/0);
       threads = outer * inner;
-      steps = llvm::divideCeil(length, 4);
+      steps = llvm::divideCeil(length, kSerialAhead);
     }
     op.setConfigAttr(config);
     if (!report)
@@ -84,7 +100,11 @@ void mlir::fuser::configureScans(ModuleOp module, const ChipInfo &chip,
            << " elements, ";
     if (rows)
       remark << config.getTile()[0] << " threads per row, "
-             << config.getVectorWidth() << " consecutive elements each";
+             << config.getVectorWidth() << " consecutive elements each"
+             << (config.getTile()[2] > 1
+                     ? " in " + std::to_string(config.getTile()[2]) +
+                           "-element vectors"
+                     : std::string());
     else
       remark << "one thread per line"
              << (inner > 1 ? " (a warp reads 32 neighbouring lines)"

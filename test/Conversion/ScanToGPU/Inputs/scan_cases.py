@@ -24,6 +24,7 @@
      ints(R, 520), ints(R, 520)),
  'serial_rows_i32': lambda R: (lambda x: ([x], scan(x, 6, 9, 1, lambda a, b: a + b, True, [0] * 6)[0]))(
      [R.randint(-1000, 1000) for _ in range(54)]),
+ 'rows_sub_warp': lambda R: (lambda x: ([x], scan(x, 40, 20, 1, lambda a, b: a + b, True, [0.0] * 40)))(ints(R, 800)),
 })(
  lambda x, O, L, I, f, inclusive, init: (lambda out, acc: (
      [v for v in out], acc))(*(lambda res: (

@@ -128,11 +128,11 @@ Value mlir::fuser::constI64(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
 }
 
-Value mlir::fuser::shuffle(OpBuilder &b, Location loc, Value v, int64_t offset,
-                           gpu::ShuffleMode mode, int64_t width) {
+Value mlir::fuser::shuffle(OpBuilder &b, Location loc, Value v, Value offset,
+                           gpu::ShuffleMode mode) {
+  Value width = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 32);
   auto shuffleBits = [&](Value x) {
-    return gpu::ShuffleOp::create(b, loc, x, static_cast<int32_t>(offset),
-                                  static_cast<int32_t>(width), mode)
+    return gpu::ShuffleOp::create(b, loc, x, offset, width, mode)
         .getShuffleResult();
   };
   Type t = v.getType();
@@ -148,6 +148,14 @@ Value mlir::fuser::shuffle(OpBuilder &b, Location loc, Value v, int64_t offset,
       arith::ShLIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i64, hi),
                             constI64(b, loc, 32)));
   return t == i64 ? joined : arith::BitcastOp::create(b, loc, t, joined);
+}
+
+Value mlir::fuser::shuffle(OpBuilder &b, Location loc, Value v, int64_t offset,
+                           gpu::ShuffleMode mode) {
+  return shuffle(
+      b, loc, v,
+      arith::ConstantIntOp::create(b, loc, b.getI32Type(), offset).getResult(),
+      mode);
 }
 
 Value mlir::fuser::shuffleXor(OpBuilder &b, Location loc, Value v,

@@ -224,10 +224,13 @@ private:
   }
 
   /// In-order inclusive scan of `v` over the lanes of each segment of
-  /// `width` lanes (a warp, or a row's threads when fewer).
-  Value warpScan(OpBuilder &b, Value v, Value lane, int64_t width = 32) {
+  /// `width` lanes (a warp, or a row's threads when fewer), `lane` the
+  /// lane's index in its segment. Whole-warp shuffles (gpu.shuffle's width
+  /// is the lanes taking part, not segments): a lane reads its segment's
+  /// lanes only.
+  Value warpScan(OpBuilder &b, Value v, Value lane, int64_t width) {
     for (int64_t off = 1; off < width; off *= 2) {
-      Value from = shuffle(b, loc, v, off, gpu::ShuffleMode::UP, width);
+      Value from = shuffle(b, loc, v, off, gpu::ShuffleMode::UP);
       v = select(b, cmp(b, arith::CmpIPredicate::uge, lane, i64(b, off)),
                  combine(b, from, v), v);
     }
@@ -288,14 +291,20 @@ private:
         }
       }
       Value scanned = warpScan(lb, s.back(), lane, segment);
-      Maybe earlierLanes{shuffle(lb, loc, scanned, 1, gpu::ShuffleMode::UP,
-                                 segment),
+      Maybe earlierLanes{shuffle(lb, loc, scanned, 1, gpu::ShuffleMode::UP),
                          cmp(lb, arith::CmpIPredicate::ugt, lane, i64(lb, 0))};
       Maybe prefix = running;
       Value chunkTotal;
       if (warps <= 1) {
-        chunkTotal = shuffle(lb, loc, scanned, segment - 1,
-                             gpu::ShuffleMode::IDX, segment);
+        // The segment's last lane: its first's (the warp lane minus the
+        // segment lane) plus segment - 1.
+        Value warpLane = arith::RemUIOp::create(lb, loc, tid, i64(lb, 32));
+        Value source = add(lb, arith::SubIOp::create(lb, loc, warpLane, lane),
+                           i64(lb, segment - 1));
+        chunkTotal = shuffle(
+            lb, loc, scanned,
+            arith::TruncIOp::create(lb, loc, lb.getI32Type(), source),
+            gpu::ShuffleMode::IDX);
       } else {
         // Warp totals, then their in-order scan by warp 0, in shared memory.
         ArrayRef<BlockArgument> smem = kernel.getWorkgroupAttributions();
@@ -324,7 +333,7 @@ private:
               memref::LoadOp::create(rb, loc, smem[0], slot).getResult());
           OpBuilder eb = read.getElseBodyBuilder();
           scf::YieldOp::create(eb, loc, zero);
-          Value warpsScanned = warpScan(tb, read.getResult(0), lane);
+          Value warpsScanned = warpScan(tb, read.getResult(0), lane, 32);
           auto write = scf::IfOp::create(tb, loc, has, false);
           OpBuilder wb = write.getThenBodyBuilder();
           memref::StoreOp::create(wb, loc, warpsScanned, smem[1], slot);

@@ -86,11 +86,13 @@ Value gepElement(OpBuilder &b, Location loc, Value ptr, Type elemTy,
 /// Kernel side: an i64 constant.
 Value constI64(OpBuilder &b, Location loc, int64_t v);
 
-/// Kernel side: `v` from another lane of the warp (`mode`, `offset` and
-/// `width`, the lanes of each segment, as in gpu.shuffle); 32-bit values in
-/// one shuffle, 64-bit ones as two 32-bit halves.
+/// Kernel side: `v` from another lane of the whole warp (`mode` and
+/// `offset`, an i32, as in gpu.shuffle of width 32); 32-bit values in one
+/// shuffle, 64-bit ones as two 32-bit halves.
+Value shuffle(OpBuilder &b, Location loc, Value v, Value offset,
+              gpu::ShuffleMode mode);
 Value shuffle(OpBuilder &b, Location loc, Value v, int64_t offset,
-              gpu::ShuffleMode mode, int64_t width = 32);
+              gpu::ShuffleMode mode);
 
 /// Kernel side: `v` from the lane `offset` away (xor) in the warp.
 Value shuffleXor(OpBuilder &b, Location loc, Value v, int64_t offset);

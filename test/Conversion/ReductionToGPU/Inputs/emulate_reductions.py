@@ -336,12 +336,14 @@ class Machine:
                 mode = re.search(r'shuffle_mode (\w+)', op['rest']).group(1)
                 for v, c in zip(vs, ctxs):
                     off = self.get(v, op['args'][1])
-                    width = self.get(v, op['args'][2])  # lanes per segment
-                    assert 32 % width == 0
+                    # gpu.shuffle's width is the lanes taking part (the
+                    # first ones), which NVVM lowers as a mask: only whole
+                    # warps here.
+                    assert self.get(v, op['args'][2]) == 32
                     t = c['tid']
-                    lane = t % width
+                    lane = t % 32
                     src = {'xor': t ^ off, 'up': t - off if lane >= off else t,
-                           'down': t + off if lane + off < width else t,
+                           'down': t + off if lane + off < 32 else t,
                            'idx': t - lane + off}[mode]
                     assert src in vals, "shuffle from a lane not taking part"
                     v[op['res']] = [vals[src], 1]

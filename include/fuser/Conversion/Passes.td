@@ -79,10 +79,10 @@ def ConvertScanToGPUPass : Pass<"fuser-scan-to-gpu", "mlir::ModuleOp"> {
     (when read), O, L, I as i64).
 
     - `scan_rows` (the scanned dimension innermost, 32- or 64-bit elements):
-      `tile = [T, R, A]`, T threads per row (a power of two; fewer than 32
-      share a warp) and R rows per block. Each thread takes V =
-      `vector_width` consecutive elements of a chunk of T x V in accesses of
-      A elements (16-byte vectors where rows are whole vectors), scans them,
+      `tile = [T, R, V]`, T threads per row (a power of two; fewer than 32
+      share a warp) and R rows per block. Each thread takes V consecutive
+      elements of a chunk of T x V in accesses of `vector_width` elements
+      (16-byte vectors where rows are whole vectors), scans them,
       and the row's threads combine their totals in order: warp shuffles,
       then shared memory across warps. A running carry joins the chunks.
     - `scan_serial`: `tile = [U]`, one thread per line of L elements (O x I

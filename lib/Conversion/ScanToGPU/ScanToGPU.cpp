@@ -15,8 +15,8 @@
 // scan's start, or the accumulator of an empty dimension) and no constant fill
 // made it; the accumulator when something reads it.
 //
-// scan_rows, tile = [T, R, A], vector_width = V, block = T * R (I is 1),
-// the V elements moved in accesses of A (vectors when A > 1):
+// scan_rows, tile = [T, R, V], block = T * R (I is 1), the V elements
+// moved in accesses of A = vector_width (vectors when A > 1):
 //   row = block * R + tid / T, t = tid % T, carry = (exclusive ? init : none)
 //   for c = 0; c < L; c += T * V:
 //     s[k] = x[c + t*V + 0] (+) ... (+) x[c + t*V + k]       (k < V)
@@ -239,8 +239,8 @@ private:
 
   void emitRows(OpBuilder &b, gpu::GPUFuncOp kernel) {
     int64_t threads = config.getTile()[0], rows = config.getTile()[1];
-    int64_t access = config.getTile()[2];
-    int64_t vec = config.getVectorWidth(), warps = threads / 32;
+    int64_t vec = config.getTile()[2], access = config.getVectorWidth();
+    int64_t warps = threads / 32;
     // A row of fewer than 32 threads scans within its segment of the warp.
     int64_t segment = std::min<int64_t>(threads, 32);
     bool inclusive = op.getInclusive();
@@ -489,22 +489,23 @@ private:
     ArrayRef<int64_t> tile = config.getTile();
     if (strategy == "scan_rows") {
       unsigned bits = element.getIntOrFloatBitWidth();
-      int64_t vec = config.getVectorWidth();
+      int64_t access = config.getVectorWidth();
       bool ok = dim == inputTy.getRank() - 1 && (bits == 32 || bits == 64) &&
                 tile.size() == 3 && llvm::isPowerOf2_64(tile[0]) &&
-                tile[0] <= 1024 && tile[0] * tile[1] == block && vec >= 1 &&
-                tile[2] >= 1 && vec % tile[2] == 0;
+                tile[0] <= 1024 && tile[0] * tile[1] == block &&
+                tile[2] >= 1 && tile[2] % access == 0;
       // Vector accesses need lines of whole vectors.
-      if (ok && tile[2] > 1)
+      if (ok && access > 1)
         ok = !inputTy.isDynamicDim(dim) &&
-             inputTy.getDimSize(dim) % tile[2] == 0;
+             inputTy.getDimSize(dim) % access == 0;
       if (!ok)
         return op.emitOpError()
                << "needs a scan_rows config over its innermost dimension, of "
-                  "32- or 64-bit elements, with tile = [T, R, A]: T threads "
+                  "32- or 64-bit elements, with tile = [T, R, V]: T threads "
                   "per row (a power of two up to 1024), R rows per block "
-                  "(block = T * R), accesses of A elements dividing "
-                  "vector_width and the static row length";
+                  "(block = T * R), V elements per thread, in accesses of "
+                  "vector_width elements dividing V and the static row "
+                  "length";
     } else if (strategy == "scan_serial") {
       if (tile.size() != 1 || tile[0] < 1)
         return op.emitOpError() << "needs a scan_serial config with tile = "

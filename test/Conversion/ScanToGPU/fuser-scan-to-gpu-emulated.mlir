@@ -95,7 +95,7 @@ func.func @rows_exclusive(%x: tensor<3x70xf32>, %init: tensor<3xf32>) -> (tensor
   ^bb0(%a: f32, %b: f32):
     %s = arith.addf %a, %b : f32
     fuser.yield %s : f32
-  } {config = #fuser.config<strategy = "scan_rows", block = [256, 1, 1], vector_width = 4, tile = [64, 4, 2]>} -> tensor<3x70xf32>, tensor<3xf32>
+  } {config = #fuser.config<strategy = "scan_rows", block = [256, 1, 1], vector_width = 2, tile = [64, 4, 4]>} -> tensor<3x70xf32>, tensor<3xf32>
   return %out, %acc : tensor<3x70xf32>, tensor<3xf32>
 }
 
@@ -123,7 +123,7 @@ func.func @rows_max_i64(%x: tensor<3x200xi64>) -> (tensor<3x200xi64>, tensor<3xi
   ^bb0(%a: i64, %b: i64):
     %s = arith.maxsi %a, %b : i64
     fuser.yield %s : i64
-  } {config = #fuser.config<strategy = "scan_rows", block = [256, 1, 1], vector_width = 4, tile = [32, 8, 2]>} -> tensor<3x200xi64>, tensor<3xi64>
+  } {config = #fuser.config<strategy = "scan_rows", block = [256, 1, 1], vector_width = 2, tile = [32, 8, 4]>} -> tensor<3x200xi64>, tensor<3xi64>
   return %out, %acc : tensor<3x200xi64>, tensor<3xi64>
 }
 
@@ -220,7 +220,7 @@ func.func @masked_prologue(%x: tensor<4x130xf32>, %m: tensor<4x130xf32>) -> tens
   ^bb0(%a: f32, %b: f32):
     %s = arith.addf %a, %b : f32
     fuser.yield %s : f32
-  } {config = #fuser.config<strategy = "scan_rows", block = [256, 1, 1], vector_width = 4, tile = [64, 4, 1]>} -> tensor<4x130xf32>, tensor<4xf32>
+  } {config = #fuser.config<strategy = "scan_rows", block = [256, 1, 1], vector_width = 1, tile = [64, 4, 4]>} -> tensor<4x130xf32>, tensor<4xf32>
   return %out : tensor<4x130xf32>
 }
 

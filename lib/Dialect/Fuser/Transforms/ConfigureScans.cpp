@@ -77,8 +77,8 @@ void mlir::fuser::configureScans(ModuleOp module, const ChipInfo &chip,
         access /= 2;
       int64_t block = std::max(kBlock, perRow);
       config = KernelConfigAttr::get(op.getContext(), "scan_rows",
-                                     {block, 1, 1}, vec, /*max_grid=*/0,
-                                     {perRow, block / perRow, access},
+                                     {block, 1, 1}, access, /*max_grid=*/0,
+                                     {perRow, block / perRow, vec},
                                      /*min_blocks_per_sm=*/0, "fp32",
                                      /*promote_every=*/0);
       threads = outer * perRow;
@@ -100,9 +100,9 @@ void mlir::fuser::configureScans(ModuleOp module, const ChipInfo &chip,
            << " elements, ";
     if (rows)
       remark << config.getTile()[0] << " threads per row, "
-             << config.getVectorWidth() << " consecutive elements each"
-             << (config.getTile()[2] > 1
-                     ? " in " + std::to_string(config.getTile()[2]) +
+             << config.getTile()[2] << " consecutive elements each"
+             << (config.getVectorWidth() > 1
+                     ? " in " + std::to_string(config.getVectorWidth()) +
                            "-element vectors"
                      : std::string());
     else

@@ -18,7 +18,7 @@
 // scan_rows, tile = [T, R, V], block = T * R (I is 1), the V elements
 // moved in accesses of A = vector_width (vectors when A > 1):
 //   row = block * R + tid / T, t = tid % T, carry = (exclusive ? init : none)
-//   for c = 0; c < L; c += T * V:
+//   for c = 0; c < L; c += T * V:      (chunk c + T * V loaded first)
 //     s[k] = x[c + t*V + 0] (+) ... (+) x[c + t*V + k]       (k < V)
 //     the row's T totals s[V-1] scanned in order: shuffles up within each
 //     warp (within segments of T lanes when T < 32), then (T > 32) warp 0
@@ -259,35 +259,58 @@ private:
     if (!inclusive)
       carry = {initValue(b, active, row), yes};
     Value chunk = i64(b, threads * vec);
+    // Groups of `access` elements, each one access (all or none valid:
+    // `access` divides the line's length); a reversed line's group is read
+    // from its far end, its elements in reverse.
+    struct Group {
+      Value first, valid, at;
+    };
+    auto groupsOf = [&](OpBuilder &gb, Value c) {
+      Value start = add(gb, c, mul(gb, t, i64(gb, vec)));
+      SmallVector<Group> groups;
+      for (int64_t g = 0; g < vec / access; ++g) {
+        Value first = add(gb, start, i64(gb, g * access));
+        Value ok = arith::AndIOp::create(
+            gb, loc, active, cmp(gb, arith::CmpIPredicate::ult, first, length));
+        Value at = add(gb, rowBase,
+                       along(gb, op.getReverse()
+                                     ? add(gb, first, i64(gb, access - 1))
+                                     : first));
+        groups.push_back({first, ok, at});
+      }
+      return groups;
+    };
+    auto loadChunk = [&](OpBuilder &gb, Value c) {
+      SmallVector<Value> xs;
+      for (Group g : groupsOf(gb, c)) {
+        SmallVector<Value> values = loadInputs(gb, g.valid, g.at, access);
+        if (op.getReverse())
+          std::reverse(values.begin(), values.end());
+        llvm::append_range(xs, values);
+      }
+      return xs;
+    };
+    // Each chunk's loads are issued before the previous chunk's threads
+    // combine (its barriers and shuffles): they are in flight meanwhile.
+    SmallVector<Value> inits{carry.value, carry.has};
+    llvm::append_range(inits, loadChunk(b, i64(b, 0)));
     // Every row of the block runs every chunk: the barriers are uniform.
-    auto loop = scf::ForOp::create(b, loc, i64(b, 0), length, chunk,
-                                   ValueRange{carry.value, carry.has});
+    auto loop = scf::ForOp::create(b, loc, i64(b, 0), length, chunk, inits);
     {
       OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
       Value c = loop.getInductionVar();
       Maybe running{loop.getRegionIterArg(0), loop.getRegionIterArg(1)};
-      Value start = add(lb, c, mul(lb, t, i64(lb, vec)));
-      // Groups of `access` elements, each one access (all or none valid:
-      // `access` divides the line's length); a reversed line's group is
-      // read from its far end, its elements in reverse.
+      SmallVector<Value> xs(loop.getRegionIterArgs().drop_front(2));
+      SmallVector<Value> next = loadChunk(lb, add(lb, c, chunk));
       SmallVector<Value> idx, valid, s, groupAt, groupValid;
-      for (int64_t g = 0; g < vec / access; ++g) {
-        Value first = add(lb, start, i64(lb, g * access));
-        Value ok = arith::AndIOp::create(
-            lb, loc, active, cmp(lb, arith::CmpIPredicate::ult, first, length));
-        Value at = add(lb, rowBase,
-                       along(lb, op.getReverse()
-                                     ? add(lb, first, i64(lb, access - 1))
-                                     : first));
-        SmallVector<Value> xs = loadInputs(lb, ok, at, access);
-        if (op.getReverse())
-          std::reverse(xs.begin(), xs.end());
-        groupAt.push_back(at);
-        groupValid.push_back(ok);
+      for (auto [g, group] : llvm::enumerate(groupsOf(lb, c))) {
+        groupAt.push_back(group.at);
+        groupValid.push_back(group.valid);
         for (int64_t j = 0; j < access; ++j) {
-          idx.push_back(add(lb, first, i64(lb, j)));
-          valid.push_back(ok);
-          s.push_back(s.empty() ? xs[j] : combine(lb, s.back(), xs[j]));
+          Value x = xs[g * access + j];
+          idx.push_back(add(lb, group.first, i64(lb, j)));
+          valid.push_back(group.valid);
+          s.push_back(s.empty() ? x : combine(lb, s.back(), x));
         }
       }
       Value scanned = warpScan(lb, s.back(), lane, segment);
@@ -375,8 +398,10 @@ private:
                   accPtr, row);
         }
       }
-      Maybe next = combine(lb, running, Maybe{chunkTotal, yes});
-      scf::YieldOp::create(lb, loc, ValueRange{next.value, next.has});
+      Maybe carried = combine(lb, running, Maybe{chunkTotal, yes});
+      SmallVector<Value> yielded{carried.value, carried.has};
+      llvm::append_range(yielded, next);
+      scf::YieldOp::create(lb, loc, yielded);
     }
     if (writesAccumulator) // An empty row's accumulator is its init.
       storeEmptyAccumulator(b, active, row,

@@ -134,7 +134,7 @@ def test_views_only_run_is_not_compiled():
         return torch.cumsum(x, 0).view(-1)
 
     split = graph_split.split(torch.fx.symbolic_trace(f))
-    assert split.parts[0][1] == ["cumsum: fuser has no scan kernel yet"]
+    assert split.parts[0][1] == ["cumsum: the dynamo backend leaves scans to PyTorch for now"]
     assert split.parts[1][1] == []  # Views alone: PyTorch, nothing to say.
 
 

@@ -12,17 +12,15 @@ using namespace mlir::fuser;
 
 namespace {
 
-/// Consecutive elements per thread of a row scan: its loads in flight, and
-/// the in-register part of the scan before the threads combine; rows longer
-/// than kLongRow take kLongRowVector.
+/// Consecutive elements per thread of a row scan (its loads in flight, and
+/// the in-register part of the scan before the threads combine), and at
+/// most this many threads per row. H200, 2026-11-29
+/// (bench/experiments/scan_sweep.py, cumsum along rows of 32768 floats,
+/// each chunk's loads issued before the previous chunk combines): 1024
+/// threads of 4 elements 0.270 ms (3.98 TB/s), 512 of 4 0.275, 1024 of 8
+/// 0.345, 512 of 16 0.423 (eager 0.664).
 constexpr int64_t kRowVector = 4;
-constexpr int64_t kLongRow = 4096;
-constexpr int64_t kLongRowVector = 8;
-/// At most this many threads per row. H200, 2026-11-29
-/// (bench/experiments/scan_sweep.py, cumsum along rows of 32768): 512
-/// threads of 8 elements 0.375 ms, 1024 of 8 0.386, 1024 of 16 0.412, 256
-/// of 32 0.771 (eager 0.674).
-constexpr int64_t kMaxRowThreads = 512;
+constexpr int64_t kMaxRowThreads = 1024;
 /// Elements a serial scan's thread loads before it folds them.
 constexpr int64_t kSerialAhead = 16;
 /// Threads per block of either kernel unless a row takes more.
@@ -64,16 +62,12 @@ void mlir::fuser::configureScans(ModuleOp module, const ChipInfo &chip,
     KernelConfigAttr config;
     int64_t threads, steps;
     if (rows) {
-      // Consecutive elements per thread: 4, or 8 on long rows (more loads
-      // in flight, fewer chunks); the fewest threads that take a row in one
-      // chunk, up to kMaxRowThreads, and rows shorter than a block share it. Each
+      // The fewest threads that take a row in one chunk, up to
+      // kMaxRowThreads, and rows shorter than a block share it. Each
       // thread's elements move in 16-byte accesses where the rows are
       // whole vectors.
-      int64_t vec = length > kLongRow
-                        ? kLongRowVector
-                        : std::min<int64_t>(
-                              kRowVector,
-                              llvm::PowerOf2Ceil(std::max<int64_t>(length, 1)));
+      int64_t vec = std::min<int64_t>(
+          kRowVector, llvm::PowerOf2Ceil(std::max<int64_t>(length, 1)));
       int64_t perRow = std::clamp<int64_t>(
           llvm::PowerOf2Ceil(llvm::divideCeil(length, vec)), 1, kMaxRowThreads);
       int64_t access = 128 / bits;

@@ -17,7 +17,9 @@ import torch
 from torch.fx.passes.split_module import split_module
 
 _RANDOM = "its random numbers come from PyTorch's generator"
-_SCAN = "fuser has no scan kernel yet"
+# fuser.torch.compile compiles cumsum and cumprod (scan kernels); the
+# dynamo backend's split graphs have not been run with them on a GPU yet.
+_SCAN = "the dynamo backend leaves scans to PyTorch for now"
 # fuser.torch.compile runs avg and max pooling forward through fuser's
 # reduction kernels; a dynamo graph may need their backward or indices.
 _POOL = "fuser's pooling kernels have no backward or indices yet"

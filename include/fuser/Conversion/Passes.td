@@ -100,7 +100,8 @@ def ConvertScanToGPUPass : Pass<"fuser-scan-to-gpu", "mlir::ModuleOp"> {
                            "::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::bufferization::BufferizationDialect",
-                           "::mlir::vector::VectorDialect"];
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::cf::ControlFlowDialect"];
 }
 
 def ConvertMatmulToGPUPass : Pass<"fuser-matmul-to-gpu", "mlir::ModuleOp"> {

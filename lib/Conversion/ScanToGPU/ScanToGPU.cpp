@@ -173,8 +173,13 @@ private:
                                      storageBytes(t) * width);
       if (mem == t)
         return v;
-      return arith::TruncIOp::create(
-          tb, loc, width > 1 ? Type(VectorType::get({width}, t)) : t, v);
+      Type wide = width > 1 ? Type(VectorType::get({width}, t)) : t;
+      if (t.isIndex())
+        return arith::IndexCastOp::create(tb, loc, wide, v);
+      // A bool byte is true when it is not zero, as in pointwise kernels.
+      Value zeros = arith::ConstantOp::create(tb, loc, tb.getZeroAttr(type));
+      return arith::CmpIOp::create(tb, loc, arith::CmpIPredicate::ne, v,
+                                   zeros);
     };
     Value loaded;
     if (!prologue) {
@@ -511,14 +516,17 @@ private:
       return failure();
     int64_t dim = op.getDimension();
     int64_t block = config.getBlock()[0];
+    if (config.getBlock()[1] != 1 || config.getBlock()[2] != 1)
+      return op.emitOpError() << "needs a scan config with block = [B, 1, 1]";
     ArrayRef<int64_t> tile = config.getTile();
     if (strategy == "scan_rows") {
       unsigned bits = element.getIntOrFloatBitWidth();
       int64_t access = config.getVectorWidth();
+      // Whole warps: the shuffles take every lane.
       bool ok = dim == inputTy.getRank() - 1 && (bits == 32 || bits == 64) &&
                 tile.size() == 3 && llvm::isPowerOf2_64(tile[0]) &&
                 tile[0] <= 1024 && tile[0] * tile[1] == block &&
-                tile[2] >= 1 && tile[2] % access == 0;
+                block % 32 == 0 && tile[2] >= 1 && tile[2] % access == 0;
       // Vector accesses need lines of whole vectors.
       if (ok && access > 1)
         ok = !inputTy.isDynamicDim(dim) &&
@@ -528,7 +536,8 @@ private:
                << "needs a scan_rows config over its innermost dimension, of "
                   "32- or 64-bit elements, with tile = [T, R, V]: T threads "
                   "per row (a power of two up to 1024), R rows per block "
-                  "(block = T * R), V elements per thread, in accesses of "
+                  "(block = T * R, whole warps), V elements per thread, in "
+                  "accesses of "
                   "vector_width elements dividing V and the static row "
                   "length";
     } else if (strategy == "scan_serial") {

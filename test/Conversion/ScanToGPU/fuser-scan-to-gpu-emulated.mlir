@@ -12,7 +12,9 @@
 // middle dimension, dimension 0 exclusive, and i32 rows; reversed scans
 // (from the end of each line) of both kinds; a masked scan whose
 // pointwise producer runs in the scan's loads (x and the mask read once);
-// rows of 8 threads sharing warps (shuffles within segments). Vector
+// rows of 8 threads sharing warps (shuffles within segments); bodies that
+// are associative but not commutative (the first value, the last one: any
+// swapped combine shows), exclusive and reversed on rows of 8 threads. Vector
 // accesses of 4 f32 and 2 i64, forward and reversed.
 
 // CHECK: rows_one_chunk OK
@@ -30,6 +32,8 @@
 // CHECK-NEXT: masked_prologue OK
 // CHECK-NEXT: serial_rows_i32 OK
 // CHECK-NEXT: rows_sub_warp OK
+// CHECK-NEXT: rows_first_value OK
+// CHECK-NEXT: rows_last_exclusive_reverse OK
 // CHECK-NOT: MISMATCH
 
 func.func @rows_one_chunk(%x: tensor<3x100xf32>) -> (tensor<3x100xf32>, tensor<3xf32>) {
@@ -235,5 +239,28 @@ func.func @rows_sub_warp(%x: tensor<40x20xf32>) -> (tensor<40x20xf32>, tensor<40
     %s = arith.addf %a, %b : f32
     fuser.yield %s : f32
   } {config = #fuser.config<strategy = "scan_rows", block = [256, 1, 1], vector_width = 4, tile = [8, 32, 4]>} -> tensor<40x20xf32>, tensor<40xf32>
+  return %out, %acc : tensor<40x20xf32>, tensor<40xf32>
+}
+
+func.func @rows_first_value(%x: tensor<3x1000xf32>) -> (tensor<3x1000xf32>, tensor<3xf32>) {
+  %e = tensor.empty() : tensor<3x1000xf32>
+  %c = arith.constant 0.0 : f32
+  %ea = tensor.empty() : tensor<3xf32>
+  %init = linalg.fill ins(%c : f32) outs(%ea : tensor<3xf32>) -> tensor<3xf32>
+  %out, %acc = fuser.scan dimension(1) inclusive(true)
+      ins(%x : tensor<3x1000xf32>) outs(%e, %init : tensor<3x1000xf32>, tensor<3xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    fuser.yield %a : f32
+  } {config = #fuser.config<strategy = "scan_rows", block = [256, 1, 1], vector_width = 4, tile = [128, 2, 4]>} -> tensor<3x1000xf32>, tensor<3xf32>
+  return %out, %acc : tensor<3x1000xf32>, tensor<3xf32>
+}
+
+func.func @rows_last_exclusive_reverse(%x: tensor<40x20xf32>, %init: tensor<40xf32>) -> (tensor<40x20xf32>, tensor<40xf32>) {
+  %e = tensor.empty() : tensor<40x20xf32>
+  %out, %acc = fuser.scan dimension(1) inclusive(false)
+      ins(%x : tensor<40x20xf32>) outs(%e, %init : tensor<40x20xf32>, tensor<40xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    fuser.yield %b : f32
+  } {reverse, config = #fuser.config<strategy = "scan_rows", block = [256, 1, 1], vector_width = 4, tile = [8, 32, 4]>} -> tensor<40x20xf32>, tensor<40xf32>
   return %out, %acc : tensor<40x20xf32>, tensor<40xf32>
 }

@@ -9,7 +9,6 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
-#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 using namespace mlir::fuser;
@@ -176,9 +175,7 @@ LogicalResult ScanOp::verify() {
                          << inputTy;
   Type element = inputTy.getElementType();
   auto outputTy = cast<RankedTensorType>(getOutput().getType());
-  if (getOutputInit().getType() != outputTy ||
-      failed(verifyCompatibleShape(inputTy.getShape(), outputTy.getShape())) ||
-      outputTy.getElementType() != element)
+  if (getOutputInit().getType() != outputTy || outputTy != inputTy)
     return emitOpError() << "output and output_init must have the type of "
                             "the input (shape and element type), got "
                          << getOutputInit().getType() << " and " << outputTy;
@@ -186,7 +183,7 @@ LogicalResult ScanOp::verify() {
   accShape.erase(accShape.begin() + dim);
   auto accTy = cast<RankedTensorType>(getAccumulator().getType());
   if (getAccumulatorInit().getType() != accTy ||
-      failed(verifyCompatibleShape(accShape, accTy.getShape())) ||
+      accTy.getShape() != ArrayRef<int64_t>(accShape) ||
       accTy.getElementType() != element)
     return emitOpError() << "accumulator and accumulator_init must have the "
                             "input's shape without dimension "

@@ -17,7 +17,9 @@ import torch
 
 # torch-mlir writes torch.cumsum and torch.cumprod as `tm_tensor.scan` (its
 # TMTensor dialect, which fuser-opt does not load); fuser.scan has the same
-# form and semantics (FuserOps.td), so a rename imports it.
+# form and output (FuserOps.td), so a rename imports it. (Its accumulator
+# of an inclusive scan of length 1 is the element, where torch-mlir's stays
+# the init; torch-mlir's cumsum and cumprod never read it.)
 _TM_SCAN = re.compile(r"\btm_tensor\.scan\b")
 _TM_YIELD = re.compile(r"\btm_tensor\.yield\b")
 _TM_OTHER = re.compile(r"\btm_tensor\.(?!scan\b|yield\b)\w+")

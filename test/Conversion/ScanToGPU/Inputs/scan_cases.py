@@ -25,6 +25,9 @@
  'serial_rows_i32': lambda R: (lambda x: ([x], scan(x, 6, 9, 1, lambda a, b: a + b, True, [0] * 6)[0]))(
      [R.randint(-1000, 1000) for _ in range(54)]),
  'rows_sub_warp': lambda R: (lambda x: ([x], scan(x, 40, 20, 1, lambda a, b: a + b, True, [0.0] * 40)))(ints(R, 800)),
+ 'rows_first_value': lambda R: (lambda x: ([x], scan(x, 3, 1000, 1, lambda a, b: a, True, [0.0] * 3)))(ints(R, 3000)),
+ 'rows_last_exclusive_reverse': lambda R: (lambda x, i: ([x, i], flip(scan(flip(x, 40, 20, 1), 40, 20, 1, lambda a, b: b, False, i), 40, 20, 1)))(
+     ints(R, 800), ints(R, 40)),
 })(
  lambda x, O, L, I, f, inclusive, init: (lambda out, acc: (
      [v for v in out], acc))(*(lambda res: (

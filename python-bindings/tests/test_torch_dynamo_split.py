@@ -95,8 +95,8 @@ def test_dropout_in_eval_is_not_split(graphs_for_kernels):
     assert [(r["kind"], r["eager"]) for r in fd.COMPILED] == [("inference", None)]
 
 
-@pytest.mark.parametrize("cls, op", [(CumsumLinear, "cumsum: fuser has no "
-                                      "scan kernel yet"),
+@pytest.mark.parametrize("cls, op", [(CumsumLinear, "cumsum: the dynamo "
+                                      "backend leaves scans to PyTorch"),
                                      (PoolLinear, "avg_pool1d: fuser's pooling "
                                       "kernels have no backward")])
 def test_scans_and_pooling_run_in_pytorch(graphs_for_kernels, cls, op):

@@ -566,6 +566,14 @@ private:
                                         .getShape() == inputTy.getShape();
                        })))
       prologue = {};
+    // Its body runs on vectors of the loads: elementwise ops only.
+    if (prologue &&
+        !llvm::all_of(prologue.getBodyBlock().without_terminator(),
+                      [](Operation &inner) {
+                        return isa<arith::ConstantOp>(inner) ||
+                               OpTrait::hasElementwiseMappableTraits(&inner);
+                      }))
+      prologue = {};
     if (prologue)
       for (unsigned i = 0; i < prologue.getInputs().size(); ++i)
         if (!prologue.getBodyBlock().getArgument(i).use_empty())

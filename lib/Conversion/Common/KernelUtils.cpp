@@ -12,6 +12,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
 
 using namespace mlir;
@@ -115,6 +116,20 @@ Value mlir::fuser::hostBufferOfTensor(OpBuilder &b, Location loc,
 Value mlir::fuser::hostPointerToTensor(OpBuilder &b, Location loc,
                                        Value tensor) {
   return hostPointerToMemRef(b, loc, hostBufferOfTensor(b, loc, tensor));
+}
+
+Value mlir::fuser::loadElements(OpBuilder &b, Location loc, Type elemTy,
+                                int64_t width, Value ptr, unsigned align) {
+  Type mem = storageType(elemTy);
+  Type memTy = width ? Type(VectorType::get({width}, mem)) : mem;
+  Value v = LLVM::LoadOp::create(b, loc, memTy, ptr, align);
+  if (mem == elemTy)
+    return v;
+  if (elemTy.isIndex())
+    return arith::IndexCastOp::create(
+        b, loc, width ? Type(VectorType::get({width}, elemTy)) : elemTy, v);
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(memTy));
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero);
 }
 
 Value mlir::fuser::gepElement(OpBuilder &b, Location loc, Value ptr,

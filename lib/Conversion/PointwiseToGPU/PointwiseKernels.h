@@ -10,15 +10,14 @@
 
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
 
+#include "fuser/Conversion/Common/KernelUtils.h"
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
 
 namespace mlir::fuser::pointwise {
 
-/// Loads `width` elements of type `elemTy` (a scalar when `width` is 0)
-/// from `ptr`; i1 from bytes, index from i64.
-Value loadElements(OpBuilder &b, Location loc, Type elemTy, int64_t width,
-                   Value ptr, unsigned align);
+using ::mlir::fuser::loadElements; // KernelUtils.h
 
 /// loadElements through `ld.global.L2::<prefetch>B` (the L2 fetches
 /// `prefetch` bytes around the access) for 4, 8 or 16-byte accesses of

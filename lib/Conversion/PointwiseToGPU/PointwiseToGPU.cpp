@@ -43,20 +43,6 @@ using namespace mlir;
 using namespace mlir::fuser;
 using namespace mlir::fuser::pointwise;
 
-Value pointwise::loadElements(OpBuilder &b, Location loc, Type elemTy,
-                              int64_t width, Value ptr, unsigned align) {
-  Type mem = storageType(elemTy);
-  Type memTy = width ? Type(VectorType::get({width}, mem)) : mem;
-  Value v = LLVM::LoadOp::create(b, loc, memTy, ptr, align);
-  if (mem == elemTy)
-    return v;
-  if (elemTy.isIndex())
-    return arith::IndexCastOp::create(
-        b, loc, width ? Type(VectorType::get({width}, elemTy)) : elemTy, v);
-  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(memTy));
-  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero);
-}
-
 Value pointwise::loadStreamed(OpBuilder &b, Location loc, Type elemTy,
                               int64_t width, Value ptr, int64_t prefetch) {
   unsigned bytes = storageBytes(elemTy) * std::max<int64_t>(width, 1);

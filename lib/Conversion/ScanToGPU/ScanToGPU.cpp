@@ -166,20 +166,9 @@ private:
                                   valid, /*withElse=*/true);
     OpBuilder tb = ifOp.getThenBodyBuilder();
     auto loadAt = [&](Value ptr, Type t) -> Value {
-      Type mem = storageType(t);
-      Type type = width > 1 ? Type(VectorType::get({width}, mem)) : mem;
-      Value v = LLVM::LoadOp::create(tb, loc, type,
-                                     gepElement(tb, loc, ptr, mem, at),
-                                     storageBytes(t) * width);
-      if (mem == t)
-        return v;
-      Type wide = width > 1 ? Type(VectorType::get({width}, t)) : t;
-      if (t.isIndex())
-        return arith::IndexCastOp::create(tb, loc, wide, v);
-      // A bool byte is true when it is not zero, as in pointwise kernels.
-      Value zeros = arith::ConstantOp::create(tb, loc, tb.getZeroAttr(type));
-      return arith::CmpIOp::create(tb, loc, arith::CmpIPredicate::ne, v,
-                                   zeros);
+      return loadElements(tb, loc, t, width > 1 ? width : 0,
+                          gepElement(tb, loc, ptr, storageType(t), at),
+                          storageBytes(t) * width);
     };
     Value loaded;
     if (!prologue) {

@@ -79,6 +79,12 @@ Value hostPointerToTensor(OpBuilder &b, Location loc, Value tensor);
 /// Host side: the `!llvm.ptr<1>` device address of a memref.
 Value hostPointerToMemRef(OpBuilder &b, Location loc, Value memref);
 
+/// Kernel side: loads `width` elements of type `elemTy` (a scalar when
+/// `width` is 0) from `ptr`: i1 from bytes (true where not zero), index from
+/// i64.
+Value loadElements(OpBuilder &b, Location loc, Type elemTy, int64_t width,
+                   Value ptr, unsigned align);
+
 /// Kernel side: `&ptr[idx]` for elements of `elemTy`.
 Value gepElement(OpBuilder &b, Location loc, Value ptr, Type elemTy,
                  Value idx);

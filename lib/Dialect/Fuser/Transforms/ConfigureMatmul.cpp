@@ -214,7 +214,7 @@ bool configureMma(MatmulOp op, StringRef mma, StringRef why,
       cast<ShapedType>(op.getLhs().getType()).getDimSize(op.getLhsMDim());
   int64_t band = rec.tileGroupM ? rec.tileGroupM(mma) : 0;
   int64_t groupM = band > 0 && (ShapedType::isDynamic(mSize) ||
-                                llvm::divideCeil(mSize, tile[0]) > band)
+                                int64_t(llvm::divideCeil(mSize, tile[0])) > band)
                        ? band
                        : 0;
   auto config = KernelConfigAttr::getChecked(

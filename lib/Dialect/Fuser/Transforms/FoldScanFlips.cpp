@@ -59,12 +59,13 @@ Value flippedSource(linalg::GenericOp op, int64_t d) {
   Value source = extract.getTensor();
   if (source.getParentBlock() == &body)
     return {};
-  for (auto [k, index] : llvm::enumerate(extract.getIndices())) {
+  for (auto [dim, index] : llvm::enumerate(extract.getIndices())) {
+    int64_t k = dim; // C++17 lambdas cannot capture structured bindings.
     auto loop = [&](Value v) {
       auto i = v.getDefiningOp<linalg::IndexOp>();
-      return i && i->getBlock() == &body && i.getDim() == k;
+      return i && i->getBlock() == &body && int64_t(i.getDim()) == k;
     };
-    if (int64_t(k) != d) {
+    if (k != d) {
       if (!loop(index))
         return {};
       continue;

@@ -166,17 +166,20 @@ MODELS = {
 }
 
 
-def build(names):
+def build(names, models=None, out=OUT):
+    """Compiles models[name] (MODELS by default) into <out>/<name>.fuser,
+    or records its error in <out>/<name>.error.txt."""
     import fuser.torch as ft
-    OUT.mkdir(parents=True, exist_ok=True)
+    models = models or MODELS
+    out.mkdir(parents=True, exist_ok=True)
     for name in names:
-        factory, shapes, _ = MODELS[name]
-        failed = OUT / f"{name}.error.txt"
+        factory, shapes, _ = models[name]
+        failed = out / f"{name}.error.txt"
         failed.unlink(missing_ok=True)
         try:
             c = ft.compile(factory(), tuple(example(s, "meta") for s in shapes),
                            fallback=False, report=False)
-            ft.save(c, OUT / f"{name}.fuser")
+            ft.save(c, out / f"{name}.fuser")
             print(f"[memory-bound] {name}: {c.fuser_kernels}", flush=True)
         except Exception as e:  # recorded: the GPU run reports it
             failed.write_text(f"{type(e).__name__}: {e}\n")
@@ -218,12 +221,12 @@ def copy_tbps(nbytes_total, iters):
     return 2 * n * 8 / (t["mean_ms"] * 1e-3) / 1e12
 
 
-def run_one(name, iters, rounds, with_compile):
+def run_one(name, iters, rounds, with_compile, models=None, out=OUT):
     import fuser.torch as ft
-    factory, shapes, kind = MODELS[name]
+    factory, shapes, kind = (models or MODELS)[name]
     row = {"name": name, "kind": kind, "shapes": shapes}
-    err = OUT / f"{name}.error.txt"
-    path = OUT / f"{name}.fuser"
+    err = out / f"{name}.error.txt"
+    path = out / f"{name}.fuser"
     if err.exists():
         row["error"] = err.read_text().strip().splitlines()[0]
         return row
@@ -232,8 +235,10 @@ def run_one(name, iters, rounds, with_compile):
         return row
     torch.manual_seed(sum(map(ord, name)))
     model = factory().cuda()
-    with torch.no_grad():  # affines that matter: weights around 1, biases around 0
-        for pname, p in model.named_parameters():
+    # Affines that matter: weights around 1, biases around 0 (a block of a
+    # real model keeps its own initialisation).
+    with torch.no_grad():
+        for pname, p in model.named_parameters() if kind != "block" else ():
             p.copy_(torch.randn_like(p) * 0.5 + (1.0 if pname.endswith("weight") else 0.0))
     # Both signs, except for matrix-vector products: their sums over K of a
     # million terms of both signs cancel to near 0 in places, where two
@@ -278,8 +283,8 @@ def run_one(name, iters, rounds, with_compile):
     return row
 
 
-def markdown(rows, device):
-    lines = [f"# Memory-bound models ({device})", "",
+def markdown(rows, device, title="Memory-bound models"):
+    lines = [f"# {title} ({device})", "",
              "fuser, eager and torch.compile timed interleaved (CUDA events, L2 flushed, mean). "
              "Floor: inputs read once, outputs written once; TB/s = floor / fuser's time; "
              "copy: a device copy of the floor's bytes in the same run.", "",

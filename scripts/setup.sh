@@ -6,10 +6,11 @@ PY=${PYTHON:-python3}
 # `setup.sh --venv DIR` (make venv, part of make test): the front end's venv
 # for fuser.torch and its tests, made from $PY, the interpreter the
 # _fuser_runtime extension is built for (the torch-mlir wheel is cp311 only).
-# PyPI's torch is the CUDA build: ~5.7 GB, about two minutes.
+# PyPI's torch is the CUDA build: ~5.7 GB, about two minutes. transformers and
+# timm build the real-model corpus's blocks (test/gpu/Inputs/real_models.py).
 if [ "${1:-}" = "--venv" ]; then
   VENV=${2:?usage: setup.sh --venv DIR}
-  TORCH_PKGS=(torch==2.14.1 torch-mlir==20261001 pytest numpy)
+  TORCH_PKGS=(torch==2.14.1 torch-mlir==20261001 pytest numpy transformers==5.24.0 timm==1.0.31)
   want="$($PY -c 'import sys; print("python%d.%d" % sys.version_info[:2])') ${TORCH_PKGS[*]}"
   if [ -x "$VENV/bin/python" ] && [ "$(cat "$VENV/.fuser-packages" 2>/dev/null)" = "$want" ]; then
     echo "[setup] venv $VENV present"

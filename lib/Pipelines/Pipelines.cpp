@@ -160,6 +160,11 @@ void mlir::fuser::buildKernelPipeline(OpPassManager &pm,
   pm.addPass(createConvertReductionToGPUPass());
   pm.addPass(createConvertScanToGPUPass());
   pm.addPass(createConvertPointwiseToGPUPass());
+  // Slices, concatenations and pads left in host code would bufferize to
+  // strided views, which kernels cannot take: they become gathers.
+  FuserSlicesToGathersPassOptions gatherOpts;
+  gatherOpts.report = opts.report;
+  pm.addNestedPass<func::FuncOp>(createFuserSlicesToGathersPass(gatherOpts));
   addBufferization(pm);
   // The generic fallback: whatever linalg is left becomes parallel loops
   // (its reduction loops innermost: every output element a thread), 16x16

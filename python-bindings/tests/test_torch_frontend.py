@@ -506,3 +506,52 @@ def test_scans_compile(training, cache):
     assert "fuser.scan" in renamed and "tm_tensor.yield" in renamed
     assert "tm_tensor.sort" in renamed
     assert "fuser.yield" in import_scans(text.rsplit("\n", 1)[0])
+
+
+class SwiGLU(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.up = nn.Linear(16, 48)
+        self.down = nn.Linear(24, 16)
+
+    def forward(self, x):
+        a, b = self.up(x).chunk(2, dim=-1)
+        return self.down(F.silu(a) * b)
+
+
+class QKVAttention(nn.Module):
+    def __init__(self, dim=32, heads=4):
+        super().__init__()
+        self.heads = heads
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, x):
+        b, n, c = x.shape
+        qkv = self.qkv(x).reshape(b, n, 3, self.heads, c // self.heads)
+        q, k, v = qkv.permute(2, 0, 3, 1, 4).unbind(0)
+        y = F.scaled_dot_product_attention(q, k, v)
+        return self.proj(y.transpose(1, 2).reshape(b, n, c))
+
+
+class RotaryPad(nn.Module):
+    def forward(self, x):
+        half = x.shape[-1] // 2
+        rotated = torch.cat([-x[..., half:], x[..., :half]], dim=-1)
+        return F.pad(x * 0.5 + rotated, (1, 2), value=-1.0)
+
+
+@pytest.mark.parametrize("model, shape", [
+    (SwiGLU, (5, 16)), (QKVAttention, (2, 9, 32)), (RotaryPad, (3, 7, 10))],
+    ids=["chunk", "unbind", "cat_pad"])
+@pytest.mark.parametrize("training", [False, True], ids=["forward", "training"])
+def test_slices_cats_and_pads_compile(model, shape, training, cache):
+    """Slices (chunk, unbind, x[..., :h]), concatenations and pads that no
+    fused kernel reads in place compile to gather kernels, with a remark,
+    instead of failing on a strided view (the backward's pads and
+    insertions too)."""
+    c = ft.compile(model(), torch.randn(*shape), cache=cache,
+                   fallback=False, training=training)
+    assert c.fuser_fallback is None
+    messages = [r.message for r in c.fuser_remarks]
+    assert any("computed by a gather kernel" in m for m in messages), messages

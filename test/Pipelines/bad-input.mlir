@@ -27,6 +27,8 @@
 // Ops that no lowering turns into a kernel are named at their source line.
 // RUN: not fuser-opt %t/softmax.mlir --fuser-gpu-pipeline 2>&1 | FileCheck %s %{nocrash} --check-prefix=SOFTMAX
 // SOFTMAX: softmax.mlir:3:8: error: 'linalg.softmax' is not supported: no fuser lowering turns it into a GPU kernel
+// A pad whose value depends on the indices is no gather
+// (fuser-slices-to-gathers): it would be a strided view.
 // RUN: not fuser-opt %t/pad.mlir --fuser-gpu-pipeline 2>&1 | FileCheck %s %{nocrash} --check-prefix=PAD
 // PAD: pad.mlir:3:8: error: this op bufferizes to a strided view of a buffer ('memref.subview'), which the runtime cannot pass to kernels yet
 
@@ -75,7 +77,9 @@ func.func @pad(%x: tensor<4x8xf32>) -> tensor<6x10xf32> {
   %z = arith.constant 0.0 : f32
   %r = tensor.pad %x low[1, 1] high[1, 1] {
   ^bb0(%i: index, %j: index):
-    tensor.yield %z : f32
+    %k = arith.index_cast %i : index to i32
+    %v = arith.sitofp %k : i32 to f32
+    tensor.yield %v : f32
   } : tensor<4x8xf32> to tensor<6x10xf32>
   return %r : tensor<6x10xf32>
 }

@@ -143,6 +143,67 @@ class LinearSoftmax(nn.Module):
         return torch.softmax(F.gelu(self.lin(x)) * 0.5, dim=1)
 
 
+class SwiGLU(nn.Module):
+    """LLaMA's feed-forward in one projection: chunk(2) takes both halves
+    of its output (two slices), SiLU gates one by the other."""
+
+    def __init__(self, dim=256, hidden=512):
+        super().__init__()
+        self.up = nn.Linear(dim, 2 * hidden)
+        self.down = nn.Linear(hidden, dim)
+
+    def forward(self, x):
+        a, b = self.up(x).chunk(2, dim=-1)
+        return self.down(F.silu(a) * b)
+
+
+class QKVAttention(nn.Module):
+    """timm's ViT attention: one qkv projection unbound into q, k and v
+    (slices of a permuted tensor), scaled dot-product attention, and the
+    output projection."""
+
+    def __init__(self, dim=128, heads=4):
+        super().__init__()
+        self.heads = heads
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, x):
+        b, n, c = x.shape
+        qkv = self.qkv(x).reshape(b, n, 3, self.heads, c // self.heads)
+        q, k, v = qkv.permute(2, 0, 3, 1, 4).unbind(0)
+        y = F.scaled_dot_product_attention(q, k, v)
+        return self.proj(y.transpose(1, 2).reshape(b, n, c))
+
+
+class RotaryCat(nn.Module):
+    """Rotary embeddings as LLaMA writes them: rotate_half slices the
+    features in two halves and concatenates them swapped, one negated."""
+
+    def __init__(self, dim=64, positions=33):
+        super().__init__()
+        angle = torch.arange(positions)[:, None] * torch.arange(dim // 2) / dim
+        angle = torch.cat([angle, angle], dim=-1)
+        self.register_buffer("cos", angle.cos())
+        self.register_buffer("sin", angle.sin())
+
+    def forward(self, x):
+        half = x.shape[-1] // 2
+        rotated = torch.cat([-x[..., half:], x[..., :half]], dim=-1)
+        return x * self.cos + rotated * self.sin
+
+
+class PadLinear(nn.Module):
+    """A constant pad of the features before a linear layer."""
+
+    def __init__(self, n_in=125, n_out=64):
+        super().__init__()
+        self.lin = nn.Linear(n_in + 3, n_out)
+
+    def forward(self, x):
+        return self.lin(F.pad(x, (1, 2), value=0.5))
+
+
 # Small models, where the host decides the time (bench/host_overhead.py):
 # name -> (model class, constructor args, input shape, the ops eager runs).
 HOST = {
@@ -205,6 +266,11 @@ PACKAGES = {
     "linear_logsumexp_static": (LinearLogSumExp, (), (64, 256), None),
     "triu_matmul_static": (TriuMatmul, (), (64, 64), None),
     "linear_batchnorm_static": (LinearBatchNorm, (), (64, 256), None),
+    # Slices, concatenations and pads (gather kernels).
+    "swiglu_static": (SwiGLU, (), (64, 256), None),
+    "qkv_attention_static": (QKVAttention, (), (8, 33, 128), None),
+    "rotary_cat_static": (RotaryCat, (), (8, 33, 64), None),
+    "pad_linear_static": (PadLinear, (), (64, 125), None),
 }
 
 # A package saved with its weights (save(weights=True)), loaded without a

@@ -646,6 +646,59 @@ def FuserConfigureKernelsPass : Pass<"fuser-configure-kernels", "mlir::ModuleOp"
   let dependentDialects = ["::mlir::fuser::FuserDialect"];
 }
 
+def FuserSlicesToGathersPass
+    : Pass<"fuser-slices-to-gathers", "mlir::func::FuncOp"> {
+  let summary = "Slices, concatenations and pads no kernel absorbed as gather kernels";
+  let description = [{
+    Bufferization makes a `tensor.extract_slice` (a chunk, a slice `x[:, 1:5]`,
+    the q, k and v of an unbound qkv projection) a strided view of its
+    source's buffer, and a `tensor.insert_slice`, `tensor.concat` or
+    `tensor.pad` a copy into views of a new buffer. The runtime passes only
+    dense buffers to kernels, so such a view in the host code is an error of
+    `fuser-verify-host-code`. Run after the fusion groups became kernels and
+    before bufferization, this pass rewrites each of these ops still in a
+    function's body (used, and not read in place by a kernel, as reductions
+    read pooling's pads) into a `linalg.generic` that computes every element
+    of the result from its indices, which the generic fallback makes a
+    kernel:
+
+    - a slice reads `source[offset + stride * i]` (at the offset along the
+      dimensions it drops);
+    - an insertion reads the source where `i` falls on the slice, else the
+      destination;
+    - a concatenation reads the input whose range holds `i` along the
+      dimension, at `i` less the sizes of those before it;
+    - a pad reads `source[i - low]` where that is in bounds, else its
+      padding value (a padding computed from the indices is left alone).
+
+    Each element is read from one tensor (an `scf.if` picks it), so a
+    concatenation reads its inputs once. With `report`, a remark names each
+    op so computed.
+
+    ```mlir
+    %s = tensor.extract_slice %x[0, 8] [4, 8] [1, 1]
+        : tensor<4x16xf32> to tensor<4x8xf32>
+    // becomes
+    %s = linalg.generic {indexing_maps = [(d0, d1) -> (d0, d1)], ...}
+        outs(%e : tensor<4x8xf32>) {
+      %i = linalg.index 0 : index
+      %j = linalg.index 1 : index
+      %jj = arith.addi %c8, %j : index  // the offset plus stride * j
+      %v = tensor.extract %x[%i, %jj] : tensor<4x16xf32>
+      linalg.yield %v : f32
+    }
+    ```
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark on each op computed by a gather kernel">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def FuserCopiesToLinalgPass : Pass<"fuser-copies-to-linalg", "mlir::func::FuncOp"> {
   let summary = "Rewrite buffer copies as linalg.copy so the fallback makes them kernels";
   let description = [{

@@ -1,0 +1,108 @@
+"""The real-model corpus on the CPU: blocks of transformers and timm models
+(test/gpu/Inputs/real_models.py: BERT, GPT-2, LLaMA, ViT layers, timm's
+ViT block and MLPs, from configs with random weights).
+
+Each block
+- compiles through fuser.torch.compile, forward and training, with no
+  fallback (every op in fuser's kernels);
+- exported by torch-mlir with its weights as arguments, its slices,
+  concatenations and pads as gathers (fuser-slices-to-gathers), runs on
+  the CPU reference lowering (mlir-runner) and matches eager at
+  atol = rtol = 1e-4.
+
+test/gpu/test_torch_real_models.py runs the compiled kernels on the GPU.
+Skipped without torch, torch-mlir, transformers, timm or the tools;
+`make test` runs it under the project venv."""
+
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+from torch_frontend_util import require_front_end
+
+torch = require_front_end()
+pytest.importorskip("transformers")
+pytest.importorskip("timm")
+
+import fuser.torch as ft  # noqa: E402
+from fuser.compiler import find_tools  # noqa: E402
+from test_torch_corpus import RUNNER, RUNNER_LIBS, _driver, _printed, \
+    exports  # noqa: E402
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "test/gpu/Inputs"))
+import real_models  # noqa: E402
+
+NAMES = real_models.small()
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("fuser-cache")
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("training", [False, True], ids=["forward", "training"])
+def test_compiles_without_fallback(name, training, cache):
+    model = real_models.build(name)
+    if training:
+        model.train()
+    shape = real_models.shape(name)
+    compiled = ft.compile(model, torch.randn(*shape), cache=cache,
+                          fallback=False, training=training)
+    assert compiled.fuser_fallback is None
+    kernels = [launch["kernel"] for v in compiled.fuser_package.variants
+               for f in v.artifact.manifest_dict["functions"]
+               for launch in f["launches"]]
+    assert kernels
+    # The report says what fused: every remark names a line of the model.
+    assert all(r.file for r in compiled.fuser_remarks)
+
+
+def _run_with_gathers(name, text):
+    """The export's slices, concatenations and pads as gathers, then the
+    CPU reference lowering, run on mlir-runner."""
+    opt, _ = find_tools()
+    gathers = subprocess.run(
+        [opt, "-", "--pass-pipeline=builtin.module(func.func("
+         "fuser-slices-to-gathers))"], input=text, capture_output=True,
+        text=True, check=False)
+    assert gathers.returncode == 0, f"{name}: {gathers.stderr[-2000:]}"
+    assert "tensor.extract_slice" not in gathers.stdout
+    lowered = subprocess.run(
+        [opt, "-", "--fuser-cpu-reference-pipeline"], input=gathers.stdout,
+        capture_output=True, text=True, check=False)
+    assert lowered.returncode == 0, f"{name}: {lowered.stderr[-2000:]}"
+    ran = subprocess.run(
+        [RUNNER, "-e", "fuser_driver", "-entry-point-result=void",
+         f"-shared-libs={RUNNER_LIBS}"], input=lowered.stdout,
+        capture_output=True, text=True, check=False)
+    assert ran.returncode == 0, f"{name}: {ran.stderr[-2000:]}"
+    return _printed(ran.stdout)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_cpu_reference_matches_eager(name):
+    from torch_mlir import fx
+
+    from fuser.torch._export.mlir import import_scans
+
+    model = exports.WithParams(real_models.build(name))
+    shape = real_models.shape(name)
+    gen = torch.Generator().manual_seed(sum(map(ord, name)))
+    inputs = [torch.randn(*shape, generator=gen)] + model.weights()
+    inputs = [t.detach() for t in inputs]
+    with torch.no_grad():
+        expected = model(*inputs)
+    module = fx.export_and_import(model, *inputs,
+                                  output_type="linalg-on-tensors")
+    got = _run_with_gathers(name, _driver(import_scans(str(module)), inputs))
+    assert len(got) == 1
+    values_shape, values = got[0]
+    assert values_shape == list(expected.shape)
+    have = torch.tensor(values, dtype=torch.float64).reshape(expected.shape)
+    # printMemrefF32 prints 6 significant digits.
+    torch.testing.assert_close(have, expected.double(), atol=1e-4, rtol=1e-4,
+                               msg=lambda m: f"{name}: {m}")

@@ -1,0 +1,170 @@
+"""Blocks of real models from the packages users have (transformers, timm),
+built from a config with random weights (nothing is downloaded) and
+PyTorch's attention (sdpa), as from_config builds them, for the
+real-model corpus:
+
+- python-bindings/tests/test_torch_real_models.py compiles each through
+  fuser.torch.compile (forward and training) and runs its export on the
+  CPU reference lowering against eager;
+- scripts/build-torch-artifacts.py saves each compiled forward with its
+  weights into .artifacts/torch/real/, with inputs and eager's outputs;
+- test/gpu/test_torch_real_models.py runs those packages on the GPU.
+
+MODELS names each block at each size. A block is wrapped so that forward
+takes one tensor and returns one tensor.
+"""
+
+import torch
+import torch.nn as nn
+
+
+class _Block(nn.Module):
+    """forward(x) = block(x, **kwargs), its first output where it returns a
+    tuple (transformers' layers return (hidden_states, ...))."""
+
+    def __init__(self, block, **kwargs):
+        super().__init__()
+        self.block = block
+        self.kwargs = kwargs
+
+    def forward(self, x):
+        out = self.block(x, **self.kwargs)
+        return out[0] if isinstance(out, (tuple, list)) else out
+
+
+class _LlamaLayer(nn.Module):
+    """A LLaMA decoder layer with its rotary embeddings (cos and sin of the
+    positions, computed in forward as LlamaModel does)."""
+
+    def __init__(self, config):
+        super().__init__()
+        from transformers.models.llama.modeling_llama import (
+            LlamaDecoderLayer, LlamaRotaryEmbedding)
+        self.rotary = LlamaRotaryEmbedding(config)
+        self.layer = LlamaDecoderLayer(config, layer_idx=0)
+
+    def forward(self, x):
+        positions = torch.arange(x.shape[1], device=x.device)[None]
+        cos, sin = self.rotary(x, positions)
+        out = self.layer(x, position_embeddings=(cos, sin))
+        return out[0] if isinstance(out, (tuple, list)) else out
+
+
+def _bert_layer(d, h):
+    from transformers import BertConfig
+    from transformers.models.bert.modeling_bert import BertLayer
+    config = BertConfig(hidden_size=d, num_attention_heads=h,
+                        intermediate_size=4 * d, hidden_dropout_prob=0.0,
+                        attention_probs_dropout_prob=0.0,
+                        attn_implementation="sdpa")
+    return _Block(BertLayer(config))
+
+
+def _gpt2_block(d, h):
+    from transformers import GPT2Config
+    from transformers.models.gpt2.modeling_gpt2 import GPT2Block
+    config = GPT2Config(n_embd=d, n_head=h, n_inner=4 * d, resid_pdrop=0.0,
+                        attn_pdrop=0.0, embd_pdrop=0.0,
+                        attn_implementation="sdpa")
+    return _Block(GPT2Block(config, layer_idx=0))
+
+
+def _llama_config(d, h):
+    from transformers import LlamaConfig
+    return LlamaConfig(hidden_size=d, intermediate_size=d * 11 // 4,
+                       num_attention_heads=h, num_key_value_heads=h // 2,
+                       max_position_embeddings=256,
+                       attn_implementation="sdpa")
+
+
+def _llama_mlp(d, h):
+    from transformers.models.llama.modeling_llama import LlamaMLP
+    return _Block(LlamaMLP(_llama_config(d, h)))
+
+
+def _llama_layer(d, h):
+    return _LlamaLayer(_llama_config(d, h))
+
+
+def _vit_layer(d, h):
+    from transformers import ViTConfig
+    from transformers.models.vit.modeling_vit import ViTLayer
+    config = ViTConfig(hidden_size=d, num_attention_heads=h,
+                       intermediate_size=4 * d, hidden_dropout_prob=0.0,
+                       attention_probs_dropout_prob=0.0,
+                        attn_implementation="sdpa")
+    return _Block(ViTLayer(config))
+
+
+def _timm_vit_block(d, h):
+    from timm.models.vision_transformer import Block
+    return _Block(Block(d, h))
+
+
+def _timm_mlp(d, h):
+    from timm.layers import Mlp
+    return _Block(Mlp(d, 4 * d))
+
+
+def _timm_swiglu(d, h):
+    from timm.layers import SwiGLUPacked
+    return _Block(SwiGLUPacked(d, 8 * d // 3))
+
+
+# name -> (builder(width, heads), tokens per sequence: a language model's
+# or a ViT's 196 patches and the class token).
+BLOCKS = {
+    "bert_layer": (_bert_layer, 128),
+    "gpt2_block": (_gpt2_block, 128),
+    "llama_mlp": (_llama_mlp, 128),
+    "llama_decoder_layer": (_llama_layer, 128),
+    "vit_layer": (_vit_layer, 197),
+    "timm_vit_block": (_timm_vit_block, 197),
+    "timm_mlp": (_timm_mlp, 197),
+    "timm_swiglu_packed": (_timm_swiglu, 197),
+}
+
+# Sizes: (batch, tokens or None for the block's own, width, heads). "small"
+# runs on the CPU reference in a moment; "base" is BERT-base's and ViT-B's
+# width at a batch of 8.
+SIZES = {
+    "small": (2, 16, 64, 4),
+    "base": (8, None, 768, 12),
+}
+
+# "<block>_<size>" -> (block, size, example input shape)
+MODELS = {
+    f"{block}_{size}": (block, size,
+                        (batch, tokens or BLOCKS[block][1], width))
+    for size, (batch, tokens, width, _) in SIZES.items()
+    for block in BLOCKS
+}
+
+
+def available():
+    """Whether transformers and timm import here."""
+    try:
+        import timm  # noqa: F401
+        import transformers  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def build(name, seed=0, device="cpu"):
+    """MODELS[name]'s block in eval mode, its weights drawn after
+    manual_seed(seed)."""
+    block, size, _ = MODELS[name]
+    _, _, width, heads = SIZES[size]
+    torch.manual_seed(seed)
+    return BLOCKS[block][0](width, heads).eval().to(device)
+
+
+def shape(name):
+    """The example input shape of MODELS[name]."""
+    return MODELS[name][2]
+
+
+def small():
+    """The names of the small models (the CPU tests')."""
+    return sorted(n for n, (_, size, _) in MODELS.items() if size == "small")

@@ -71,6 +71,21 @@ def import_scans(asm: str) -> str:
     return asm
 
 
+def drop_devices(gm: "torch.fx.GraphModule") -> None:
+    """Factory ops (arange, empty_strided, scalar_tensor: sdpa's causal
+    mask, a relu's backward) name the tracing device, `meta` included,
+    which torch-mlir's lowering refuses; fuser's kernels decide where they
+    run, so the device goes."""
+    changed = False
+    for node in gm.graph.nodes:
+        if node.op == "call_function" and "device" in node.kwargs:
+            node.kwargs = {k: v for k, v in node.kwargs.items()
+                           if k != "device"}
+            changed = True
+    if changed:
+        gm.recompile()
+
+
 def import_program(program) -> Tuple[str, List[int]]:
     """An ExportedProgram (export_program's) as linalg on tensors, after
     torch-mlir's decompositions, and the inputs the program updates in
@@ -87,6 +102,7 @@ def import_program(program) -> Tuple[str, List[int]]:
     mutated = [inputs.index(spec.target) for spec in signature.output_specs
                if spec.kind == OutputKind.USER_INPUT_MUTATION]
     locate_in_user_code(program.graph_module.graph)
+    drop_devices(program.graph_module)
     module = fx.export_and_import(program, output_type="linalg-on-tensors",
                                   decomposition_table={})
     asm = module.operation.get_asm(enable_debug_info=True)
@@ -101,16 +117,6 @@ def import_graph(gm: "torch.fx.GraphModule") -> str:
     from torch_mlir import fx
 
     locate_in_user_code(gm.graph)
-    # Factory ops (scalar_tensor in a relu's backward, say) name the
-    # tracing device, which torch-mlir's lowering refuses; fuser's kernels
-    # decide where they run.
-    changed = False
-    for node in gm.graph.nodes:
-        if node.op == "call_function" and "device" in node.kwargs:
-            node.kwargs = {k: v for k, v in node.kwargs.items()
-                           if k != "device"}
-            changed = True
-    if changed:
-        gm.recompile()
+    drop_devices(gm)
     module = fx.stateless_fx_import(gm, output_type="linalg-on-tensors")
     return import_scans(module.operation.get_asm(enable_debug_info=True))

@@ -180,10 +180,10 @@ def build(names, models=None, out=OUT):
             c = ft.compile(factory(), tuple(example(s, "meta") for s in shapes),
                            fallback=False, report=False)
             ft.save(c, out / f"{name}.fuser")
-            print(f"[memory-bound] {name}: {c.fuser_kernels}", flush=True)
+            print(f"[{out.name}] {name}: {c.fuser_kernels}", flush=True)
         except Exception as e:  # recorded: the GPU run reports it
             failed.write_text(f"{type(e).__name__}: {e}\n")
-            print(f"[memory-bound] {name}: FAILED {type(e).__name__}: "
+            print(f"[{out.name}] {name}: FAILED {type(e).__name__}: "
                   f"{str(e).splitlines()[0] if str(e) else ''}", flush=True)
 
 

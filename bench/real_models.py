@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Blocks of real models (transformers' BERT, GPT-2, LLaMA and ViT layers,
-timm's ViT block and MLPs; test/gpu/Inputs/real_models.py) at a small size
+timm's ViT block and MLPs; test/gpu/Inputs/model_blocks.py) at a small size
 and at BERT-base's width: fuser against eager and torch.compile, by
 memory_bound.py's protocol (allclose to eager at 1e-4, errors against a
 float64 run, CUDA events with L2 flushed, mean), with each fuser kernel's
 device time: every op of a block runs in fuser's kernels (compiled with
 fallback=False), so the kernels' times are the block's whole device time.
 
-    PYTHONPATH=build/python_packages .venv/bin/python bench/real_models.py --build
-    FUSER_ARTIFACTS=.artifacts python3 bench/real_models.py [--only a,b] [--out DIR]
+    PYTHONPATH=build/python_packages .venv/bin/python bench/model_blocks.py --build
+    FUSER_ARTIFACTS=.artifacts python3 bench/model_blocks.py [--only a,b] [--out DIR]
 
 Both machines need transformers and timm (the GPU machine builds the eager
 blocks from the same configs, with the package's weights).
@@ -25,19 +25,19 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "test" / "gpu" / "Inputs"))
 import memory_bound  # noqa: E402
-import real_models  # noqa: E402
+import model_blocks  # noqa: E402
 from bench import ARTIFACTS  # noqa: E402
 
 OUT = ARTIFACTS / "real_models"
 
 
 def _factory(name):
-    return lambda: real_models.build(name)
+    return lambda: model_blocks.build(name)
 
 
 # memory_bound's table form: name -> (factory, input shapes, kind).
-MODELS = {name: (_factory(name), [real_models.shape(name)], "block")
-          for name in real_models.MODELS}
+MODELS = {name: (_factory(name), [model_blocks.shape(name)], "block")
+          for name in model_blocks.MODELS}
 
 
 def main():

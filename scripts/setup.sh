@@ -7,7 +7,7 @@ PY=${PYTHON:-python3}
 # for fuser.torch and its tests, made from $PY, the interpreter the
 # _fuser_runtime extension is built for (the torch-mlir wheel is cp311 only).
 # PyPI's torch is the CUDA build: ~5.7 GB, about two minutes. transformers and
-# timm build the real-model corpus's blocks (test/gpu/Inputs/real_models.py).
+# timm build the real-model corpus's blocks (test/gpu/Inputs/model_blocks.py).
 if [ "${1:-}" = "--venv" ]; then
   VENV=${2:?usage: setup.sh --venv DIR}
   TORCH_PKGS=(torch==2.14.1 torch-mlir==20261001 pytest numpy transformers==5.24.0 timm==1.0.31)

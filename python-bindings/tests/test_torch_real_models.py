@@ -1,5 +1,5 @@
 """The real-model corpus on the CPU: blocks of transformers and timm models
-(test/gpu/Inputs/real_models.py: BERT, GPT-2, LLaMA, ViT layers, timm's
+(test/gpu/Inputs/model_blocks.py: BERT, GPT-2, LLaMA, ViT layers, timm's
 ViT block and MLPs, from configs with random weights).
 
 Each block
@@ -10,7 +10,7 @@ Each block
   the CPU reference lowering (mlir-runner) and matches eager at
   atol = rtol = 1e-4.
 
-test/gpu/test_torch_real_models.py runs the compiled kernels on the GPU.
+bench/real_models.py runs the compiled kernels on the GPU against eager.
 Skipped without torch, torch-mlir, transformers, timm or the tools;
 `make test` runs it under the project venv."""
 
@@ -33,9 +33,9 @@ from test_torch_corpus import RUNNER, RUNNER_LIBS, _driver, _printed, \
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "test/gpu/Inputs"))
-import real_models  # noqa: E402
+import model_blocks  # noqa: E402
 
-NAMES = real_models.small()
+NAMES = model_blocks.small()
 
 
 @pytest.fixture(scope="module")
@@ -46,10 +46,10 @@ def cache(tmp_path_factory):
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("training", [False, True], ids=["forward", "training"])
 def test_compiles_without_fallback(name, training, cache):
-    model = real_models.build(name)
+    model = model_blocks.build(name)
     if training:
         model.train()
-    shape = real_models.shape(name)
+    shape = model_blocks.shape(name)
     compiled = ft.compile(model, torch.randn(*shape), cache=cache,
                           fallback=False, training=training)
     assert compiled.fuser_fallback is None
@@ -98,8 +98,8 @@ class _WeightsAsArguments(exports.WithParams):
 def test_cpu_reference_matches_eager(name):
     from fuser.torch._export.mlir import import_program
 
-    model = _WeightsAsArguments(real_models.build(name))
-    shape = real_models.shape(name)
+    model = _WeightsAsArguments(model_blocks.build(name))
+    shape = model_blocks.shape(name)
     gen = torch.Generator().manual_seed(sum(map(ord, name)))
     inputs = [torch.randn(*shape, generator=gen)] + model.weights()
     inputs = [t.detach() for t in inputs]

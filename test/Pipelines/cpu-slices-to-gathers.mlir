@@ -41,6 +41,12 @@
 // CHECK-NEXT: [7,   7,   7,   7,   7]
 // CHECK-NEXT: [0,   1,   2,   7,   7]
 // CHECK-NEXT: [10,   11,   12,   7,   7]
+// x[:, 1:, 1:] (rank 3: one loop over the leading dims, delinearized).
+// CHECK: sizes = [2, 2, 3]
+// CHECK-NEXT: {{\[}}[11,    12,    13],
+// CHECK-NEXT: [21,    22,    23]],
+// CHECK-NEXT: {{\[}}[111,    112,    113],
+// CHECK-NEXT: [121,    122,    123]]
 
 func.func @strided(%x: tensor<2x3x4xf32>) -> tensor<2x2xf32> {
   %s = tensor.extract_slice %x[1, 0, 1] [1, 2, 2] [1, 2, 2]
@@ -77,6 +83,12 @@ func.func @pad(%x: tensor<?x3xf32>) -> tensor<?x5xf32> {
     tensor.yield %c7 : f32
   } : tensor<?x3xf32> to tensor<?x5xf32>
   return %p : tensor<?x5xf32>
+}
+
+func.func @rank3(%x: tensor<2x3x4xf32>) -> tensor<2x2x3xf32> {
+  %s = tensor.extract_slice %x[0, 1, 1] [2, 2, 3] [1, 1, 1]
+      : tensor<2x3x4xf32> to tensor<2x2x3xf32>
+  return %s : tensor<2x2x3xf32>
 }
 
 func.func private @printMemrefF32(memref<*xf32>)
@@ -127,5 +139,10 @@ func.func @main() {
   %p = func.call @pad(%topd) : (tensor<?x3xf32>) -> tensor<?x5xf32>
   %pd = tensor.cast %p : tensor<?x5xf32> to tensor<?x?xf32>
   func.call @print(%pd) : (tensor<?x?xf32>) -> ()
+
+  %r3 = func.call @rank3(%x) : (tensor<2x3x4xf32>) -> tensor<2x2x3xf32>
+  %r3m = bufferization.to_buffer %r3 : tensor<2x2x3xf32> to memref<2x2x3xf32>
+  %r3u = memref.cast %r3m : memref<2x2x3xf32> to memref<*xf32>
+  func.call @printMemrefF32(%r3u) : (memref<*xf32>) -> ()
   return
 }

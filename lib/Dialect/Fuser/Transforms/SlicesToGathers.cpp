@@ -33,32 +33,87 @@ namespace {
 using ElementFn =
     llvm::function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)>;
 
+static Value indexValue(OpBuilder &b, Location loc, OpFoldResult v) {
+  return getValueOrCreateConstantIndexOp(b, loc, v);
+}
+
 /// A linalg.generic with `op`'s result type and sizes whose body computes
 /// each element with `element` from its indices (linalg.index).
+///
+/// The generic fallback gives two loops to threads and runs any others in
+/// each thread, so above rank 2 the generic runs over [leading dims, last
+/// dim], delinearizes the first index in its body, and its result is
+/// expanded to the full shape: every element gets a thread.
 static FailureOr<Value> buildGather(OpBuilder &b, Operation *op,
                                     ElementFn element) {
-  ReifiedRankedShapedTypeDims sizes;
-  if (failed(reifyResultShapes(b, op, sizes)))
+  ReifiedRankedShapedTypeDims reified;
+  if (failed(reifyResultShapes(b, op, reified)))
     return failure();
   Location loc = op->getLoc();
   auto type = cast<RankedTensorType>(op->getResult(0).getType());
-  Value init = tensor::EmptyOp::create(b, loc, sizes[0], type.getElementType());
-  // A static size the reified one could not see keeps the result's type.
-  if (init.getType() != type)
-    init = tensor::CastOp::create(b, loc, type, init);
   int64_t rank = type.getRank();
-  SmallVector<utils::IteratorType> iterators(rank,
+  // Each size: the type's where static (reification may not see it).
+  SmallVector<OpFoldResult> sizes;
+  SmallVector<Value> sizeValues, dynamicSizes;
+  for (int64_t d = 0; d < rank; ++d) {
+    sizes.push_back(type.isDynamicDim(d)
+                        ? reified[0][d]
+                        : OpFoldResult(b.getIndexAttr(type.getDimSize(d))));
+    sizeValues.push_back(indexValue(b, loc, sizes.back()));
+    if (type.isDynamicDim(d))
+      dynamicSizes.push_back(sizeValues.back());
+  }
+  int64_t loops = std::min<int64_t>(rank, 2);
+  RankedTensorType loopType = type;
+  if (rank > 2) {
+    // [product of the leading sizes, last size]
+    int64_t outer = 1;
+    Value outerValue = arith::ConstantIndexOp::create(b, loc, 1);
+    for (int64_t d = 0; d + 1 < rank; ++d) {
+      outer = ShapedType::isDynamic(outer) || type.isDynamicDim(d)
+                  ? ShapedType::kDynamic
+                  : outer * type.getDimSize(d);
+      outerValue = arith::MulIOp::create(b, loc, outerValue, sizeValues[d]);
+    }
+    loopType = RankedTensorType::get({outer, type.getDimSize(rank - 1)},
+                                     type.getElementType());
+    dynamicSizes.clear();
+    if (ShapedType::isDynamic(outer))
+      dynamicSizes.push_back(outerValue);
+    if (type.isDynamicDim(rank - 1))
+      dynamicSizes.push_back(sizeValues.back());
+  }
+  Value init = tensor::EmptyOp::create(b, loc, loopType, dynamicSizes);
+  SmallVector<utils::IteratorType> iterators(loops,
                                              utils::IteratorType::parallel);
   auto gather = linalg::GenericOp::create(
-      b, loc, TypeRange{type}, ValueRange{}, ValueRange{init},
-      ArrayRef<AffineMap>{b.getMultiDimIdentityMap(rank)}, iterators,
+      b, loc, TypeRange{loopType}, ValueRange{}, ValueRange{init},
+      ArrayRef<AffineMap>{b.getMultiDimIdentityMap(loops)}, iterators,
       [&](OpBuilder &nb, Location nl, ValueRange) {
-        SmallVector<Value> indices;
-        for (int64_t d = 0; d < rank; ++d)
-          indices.push_back(linalg::IndexOp::create(nb, nl, d));
+        SmallVector<Value> indices(rank);
+        if (rank <= 2) {
+          for (int64_t d = 0; d < rank; ++d)
+            indices[d] = linalg::IndexOp::create(nb, nl, d);
+        } else {
+          indices[rank - 1] = linalg::IndexOp::create(nb, nl, 1);
+          Value rest = linalg::IndexOp::create(nb, nl, 0);
+          for (int64_t d = rank - 2; d > 0; --d) {
+            indices[d] = arith::RemUIOp::create(nb, nl, rest, sizeValues[d]);
+            rest = arith::DivUIOp::create(nb, nl, rest, sizeValues[d]);
+          }
+          indices[0] = rest;
+        }
         linalg::YieldOp::create(nb, nl, element(nb, nl, indices));
       });
-  return gather.getResult(0);
+  if (rank <= 2)
+    return gather.getResult(0);
+  SmallVector<ReassociationIndices> groups(2);
+  for (int64_t d = 0; d + 1 < rank; ++d)
+    groups[0].push_back(d);
+  groups[1].push_back(rank - 1);
+  return tensor::ExpandShapeOp::create(b, loc, type, gather.getResult(0),
+                                       groups, sizes)
+      .getResult();
 }
 
 /// `then` where `cond` holds, else `otherwise`, each built in its branch so
@@ -75,10 +130,6 @@ ifElse(OpBuilder &b, Location loc, Value cond, Type type,
   b.setInsertionPointToStart(ifOp.elseBlock());
   scf::YieldOp::create(b, loc, otherwise(b, loc));
   return ifOp.getResult(0);
-}
-
-static Value indexValue(OpBuilder &b, Location loc, OpFoldResult v) {
-  return getValueOrCreateConstantIndexOp(b, loc, v);
 }
 
 /// source[offset + stride * i] along the dims the slice keeps, source[offset]

@@ -105,6 +105,30 @@ func.func @pad(%x: tensor<4x8xf32>) -> tensor<4x11xf32> {
 
 // -----
 
+// Above rank 2 the gather runs over [leading dims, last dim] (the fallback
+// gives each element a thread), delinearizes its first index, and its
+// result is expanded: q of an unbound qkv.
+// CHECK-LABEL: func.func @unbind
+// CHECK-SAME: (%[[X:.+]]: tensor<3x2x4x5x8xf32>)
+// CHECK: %[[E:.+]] = tensor.empty() : tensor<40x8xf32>
+// CHECK: %[[G:.+]] = linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "parallel"]
+// CHECK-SAME: outs(%[[E]] : tensor<40x8xf32>)
+// CHECK: %[[L:.+]] = linalg.index 1
+// CHECK: %[[O:.+]] = linalg.index 0
+// CHECK: arith.remui %[[O]]
+// CHECK: arith.divui %[[O]]
+// CHECK: tensor.extract %[[X]]
+// CHECK: tensor.expand_shape %[[G]] {{\[}}[0, 1, 2], [3]] output_shape [2, 4, 5, 8]
+func.func @unbind(%x: tensor<3x2x4x5x8xf32>) -> tensor<2x4x5x8xf32> {
+  // expected-remark @below {{computed by a gather kernel}}
+  %q = tensor.extract_slice %x[1, 0, 0, 0, 0] [1, 2, 4, 5, 8] [1, 1, 1, 1, 1]
+      : tensor<3x2x4x5x8xf32> to tensor<2x4x5x8xf32>
+  return %q : tensor<2x4x5x8xf32>
+}
+
+// -----
+
 // Left alone: a padding computed from the indices, and a view nobody uses.
 // CHECK-LABEL: func.func @left
 // CHECK: tensor.pad

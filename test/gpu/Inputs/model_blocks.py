@@ -3,12 +3,11 @@ built from a config with random weights (nothing is downloaded) and
 PyTorch's attention (sdpa), as from_config builds them, for the
 real-model corpus:
 
-- python-bindings/tests/test_torch_real_models.py compiles each through
-  fuser.torch.compile (forward and training) and runs its export on the
-  CPU reference lowering against eager;
-- scripts/build-torch-artifacts.py saves each compiled forward with its
-  weights into .artifacts/torch/real/, with inputs and eager's outputs;
-- test/gpu/test_torch_real_models.py runs those packages on the GPU.
+- python-bindings/tests/test_torch_real_models.py compiles each small one
+  through fuser.torch.compile (forward and training) and runs its export on
+  the CPU reference lowering against eager;
+- bench/real_models.py compiles each (--build) and, on the GPU, checks and
+  times it against eager and torch.compile.
 
 MODELS names each block at each size. A block is wrapped so that forward
 takes one tensor and returns one tensor.

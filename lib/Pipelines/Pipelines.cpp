@@ -105,6 +105,11 @@ void mlir::fuser::buildFusionPipeline(OpPassManager &pm,
     FuserWidenHalfSumsPassOptions widenOpts;
     widenOpts.report = opts.report;
     pm.addNestedPass<func::FuncOp>(createFuserWidenHalfSumsPass(widenOpts));
+    // i1 all/any reductions accumulate in i32, for the reduction kernel.
+    FuserWidenBoolReductionsPassOptions boolOpts;
+    boolOpts.report = opts.report;
+    pm.addNestedPass<func::FuncOp>(
+        createFuserWidenBoolReductionsPass(boolOpts));
     // Reductions read their elementwise producers' inputs directly.
     FuserFuseReductionProloguesPassOptions prologueOpts;
     prologueOpts.report = opts.report;

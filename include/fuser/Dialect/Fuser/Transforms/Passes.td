@@ -1047,6 +1047,31 @@ def FuserWidenHalfSumsPass
                            "::mlir::tensor::TensorDialect"];
 }
 
+def FuserWidenBoolReductionsPass
+    : Pass<"fuser-widen-bool-reductions", "mlir::func::FuncOp"> {
+  let summary = "Accumulate i1 all/any reductions in i32 for the reduction kernel";
+  let description = [{
+    torch-mlir's scaled_dot_product_attention asks, for each row of scores,
+    whether all are -inf (to give such a row zeros): a `linalg.generic`
+    reducing an i1 comparison with `arith.andi` into an i1 fill. The
+    reduction kernel takes accumulators of whole bytes, so the reduction
+    went to the generic fallback, a thread per row: a tenth or more of an
+    attention block's time. This pass rewrites an i1 reduction whose body
+    combines the accumulator once, with `andi`, `ori` or `xori`, with a term
+    computed from the inputs, to accumulate in i32 (each term extended to 0
+    or 1, the init extended, a fill staying a fill) and truncates the result
+    with an elementwise `arith.trunci`. Bitwise ops on 0 and 1 give the i1
+    results, so the result is the same.
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark for each reduction widened">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def FuserUnitParallelLoopPass
     : Pass<"fuser-unit-parallel-loop", "mlir::func::FuncOp"> {
   let summary = "Give a generic without parallel loops one of extent 1 for the fallback";

@@ -7,8 +7,8 @@ float64 run, CUDA events with L2 flushed, mean), with each fuser kernel's
 device time: every op of a block runs in fuser's kernels (compiled with
 fallback=False), so the kernels' times are the block's whole device time.
 
-    PYTHONPATH=build/python_packages .venv/bin/python bench/model_blocks.py --build
-    FUSER_ARTIFACTS=.artifacts python3 bench/model_blocks.py [--only a,b] [--out DIR]
+    PYTHONPATH=build/python_packages .venv/bin/python bench/real_models.py --build
+    FUSER_ARTIFACTS=.artifacts python3 bench/real_models.py [--only a,b] [--out DIR]
 
 Both machines need transformers and timm (the GPU machine builds the eager
 blocks from the same configs, with the package's weights).
@@ -32,7 +32,8 @@ OUT = ARTIFACTS / "real_models"
 
 
 def _factory(name):
-    return lambda: model_blocks.build(name)
+    # No seed of its own: run_one seeds per model before it builds one.
+    return lambda: model_blocks.build(name, seed=None)
 
 
 # memory_bound's table form: name -> (factory, input shapes, kind).

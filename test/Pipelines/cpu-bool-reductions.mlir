@@ -6,6 +6,10 @@
 // RUN:   | mlir-runner -e main -entry-point-result=void \
 // RUN:       -shared-libs=%mlir_lib_dir/libmlir_runner_utils%shlibext,%mlir_lib_dir/libmlir_c_runner_utils%shlibext \
 // RUN:   | FileCheck %s
+// The fusion pipeline widens both: the reduction kernel takes them.
+// RUN: fuser-opt %s --fuser-fusion-pipeline | FileCheck %s --check-prefix=WIDE
+// WIDE-LABEL: func.func @all_any
+// WIDE-COUNT-2: tensor<3xi32>
 
 // CHECK: sizes = [3, 2]
 // CHECK-NEXT: [1,   0]

@@ -152,10 +152,11 @@ def available():
 
 def build(name, seed=0, device="cpu"):
     """MODELS[name]'s block in eval mode, its weights drawn after
-    manual_seed(seed)."""
+    manual_seed(seed) (seed None: from the generator as it is)."""
     block, size, _ = MODELS[name]
     _, _, width, heads = SIZES[size]
-    torch.manual_seed(seed)
+    if seed is not None:
+        torch.manual_seed(seed)
     return BLOCKS[block][0](width, heads).eval().to(device)
 
 

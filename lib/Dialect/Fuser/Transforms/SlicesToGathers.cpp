@@ -167,14 +167,23 @@ static FailureOr<Value> gatherSlice(OpBuilder &b, tensor::ExtractSliceOp op) {
 
 /// dest[i], or source[(i - offset) / stride] where i falls on the slice.
 static FailureOr<Value> gatherInsert(OpBuilder &b, tensor::InsertSliceOp op) {
+  // Static positive strides only: the verifier allows 0 and negative ones,
+  // which the membership test below would divide by or misplace.
+  SmallVector<int64_t> strides;
+  for (OpFoldResult stride : op.getMixedStrides()) {
+    std::optional<int64_t> s = getConstantIntValue(stride);
+    if (!s || *s < 1)
+      return failure();
+    strides.push_back(*s);
+  }
   Location loc = op.getLoc();
   llvm::SmallBitVector dropped = op.getDroppedDims();
-  SmallVector<Value> offsets, sizes, strides;
+  SmallVector<Value> offsets, sizes, strideValues;
   for (auto [offset, size, stride] : llvm::zip(
            op.getMixedOffsets(), op.getMixedSizes(), op.getMixedStrides())) {
     offsets.push_back(indexValue(b, loc, offset));
     sizes.push_back(indexValue(b, loc, size));
-    strides.push_back(indexValue(b, loc, stride));
+    strideValues.push_back(indexValue(b, loc, stride));
   }
   Type elementType = op.getDestType().getElementType();
   return buildGather(
@@ -185,15 +194,17 @@ static FailureOr<Value> gatherInsert(OpBuilder &b, tensor::InsertSliceOp op) {
         for (size_t d = 0; d < offsets.size(); ++d) {
           // i - offset = stride * k with 0 <= k < size.
           Value rel = arith::SubIOp::create(nb, nl, indices[d], offsets[d]);
-          Value k = arith::DivSIOp::create(nb, nl, rel, strides[d]);
-          Value rem = arith::RemSIOp::create(nb, nl, rel, strides[d]);
-          Value checks[] = {
-              arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::sge, rel,
-                                    zero),
-              arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::eq, rem,
-                                    zero),
-              arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt, k,
-                                    sizes[d])};
+          Value k = rel;
+          SmallVector<Value> checks{arith::CmpIOp::create(
+              nb, nl, arith::CmpIPredicate::sge, rel, zero)};
+          if (strides[d] != 1) {
+            k = arith::DivSIOp::create(nb, nl, rel, strideValues[d]);
+            Value rem = arith::RemSIOp::create(nb, nl, rel, strideValues[d]);
+            checks.push_back(arith::CmpIOp::create(
+                nb, nl, arith::CmpIPredicate::eq, rem, zero));
+          }
+          checks.push_back(arith::CmpIOp::create(
+              nb, nl, arith::CmpIPredicate::slt, k, sizes[d]));
           for (Value check : checks)
             inside = arith::AndIOp::create(nb, nl, inside, check);
           if (!dropped.test(d))
@@ -251,6 +262,13 @@ static FailureOr<Value> gatherPad(OpBuilder &b, tensor::PadOp op) {
   if (!padding)
     return failure();
   Location loc = op.getLoc();
+  // A constant yielded from inside the region goes with the pad: a copy
+  // before the gather.
+  if (Operation *def = padding.getDefiningOp(); def && op->isAncestor(def)) {
+    if (def->getNumOperands() != 0 || def->getNumRegions() != 0)
+      return failure();
+    padding = b.clone(*def)->getResult(0);
+  }
   Value source = op.getSource();
   SmallVector<Value> lows, sizes;
   for (auto [d, low] : llvm::enumerate(op.getMixedLowPad())) {
@@ -298,6 +316,8 @@ public:
                 tensor::PadOp>(op))
           views.push_back(&op);
     for (Operation *op : views) {
+      // Unused: dead, or read in place by the kernel that replaced its
+      // user (a pooling reduction reads its pad's source).
       if (op->use_empty())
         continue;
       OpBuilder b(op);

@@ -28,7 +28,7 @@ namespace {
 
 /// The combiner of an i1 reduction `op` that the rewrite takes: its yield's
 /// value, an andi, ori or xori of the accumulator and a term computed from
-/// the inputs alone; null otherwise.
+/// the inputs alone (the accumulator has no other use); null otherwise.
 Operation *boolCombiner(linalg::GenericOp op) {
   if (op.getNumResults() != 1 || op.getNumReductionLoops() == 0 ||
       !op.hasPureTensorSemantics())
@@ -44,6 +44,9 @@ Operation *boolCombiner(linalg::GenericOp op) {
     return nullptr;
   // The accumulator is read once, by the combiner.
   if (!acc.hasOneUse() || acc.getUses().begin()->getOwner() != combiner)
+    return nullptr;
+  // ... and its result only by the yield: no i1 user is left to clone.
+  if (!combiner->getResult(0).hasOneUse())
     return nullptr;
   for (Operation &inner : body.without_terminator())
     if (!isPure(&inner) || inner.getNumRegions() != 0)
@@ -76,10 +79,12 @@ bool widen(RewriterBase &rewriter, linalg::GenericOp op) {
   if (fill && matchPattern(fill.value(), m_Constant(&start))) {
     Value c = arith::ConstantIntOp::create(rewriter, loc, i32,
                                            start.getValue().getZExtValue());
-    Value empty = tensor::EmptyOp::create(rewriter, loc, sizes, i32);
+    Value empty = tensor::EmptyOp::create(rewriter, loc, sizes, i32,
+                                          initTy.getEncoding());
     wideInit = linalg::FillOp::create(rewriter, loc, c, empty).getResult(0);
   } else {
-    Value empty = tensor::EmptyOp::create(rewriter, loc, sizes, i32);
+    Value empty = tensor::EmptyOp::create(rewriter, loc, sizes, i32,
+                                          initTy.getEncoding());
     wideInit =
         linalg::GenericOp::create(
             rewriter, loc, TypeRange{empty.getType()}, ValueRange{init},
@@ -108,7 +113,8 @@ bool widen(RewriterBase &rewriter, linalg::GenericOp op) {
           Value termI1 = combiner->getOperand(0) == acc
                              ? combiner->getOperand(1)
                              : combiner->getOperand(0);
-          Value term = arith::ExtUIOp::create(b, at, i32, map.lookup(termI1));
+          Value term =
+              arith::ExtUIOp::create(b, at, i32, map.lookupOrDefault(termI1));
           Operation *combined =
               b.create(at, combiner->getName().getIdentifier(),
                        ValueRange{args.back(), term}, TypeRange{i32});
@@ -117,8 +123,8 @@ bool widen(RewriterBase &rewriter, linalg::GenericOp op) {
         linalg::YieldOp::create(
             b, at, map.lookup(body.getTerminator()->getOperand(0)));
       });
-  Value empty =
-      tensor::EmptyOp::create(rewriter, loc, sizes, initTy.getElementType());
+  Value empty = tensor::EmptyOp::create(
+      rewriter, loc, sizes, initTy.getElementType(), initTy.getEncoding());
   auto narrow = linalg::GenericOp::create(
       rewriter, loc, TypeRange{initTy}, wide.getResults(), ValueRange{empty},
       ArrayRef<AffineMap>{id, id}, parallel,

@@ -84,6 +84,66 @@ func.func @insert(%s: tensor<2xf32>, %d: tensor<4x4xf32>) -> tensor<4x4xf32> {
 
 // -----
 
+// A strided, rank-reducing insertion: row 2 of the destination, every
+// other column from 1, takes the source; k = (j - 1) / 2 where the
+// remainder is 0.
+// CHECK-LABEL: func.func @insert_strided
+// CHECK-SAME: (%[[S:.+]]: tensor<3xf32>, %[[D:.+]]: tensor<4x8xf32>)
+// CHECK: linalg.generic
+// CHECK: %[[J:.+]] = linalg.index 1
+// CHECK: %[[REL:.+]] = arith.subi %[[J]], %{{.+}} : index
+// CHECK: %[[K:.+]] = arith.divsi %[[REL]], %{{.+}} : index
+// CHECK: arith.remsi %[[REL]]
+// CHECK: scf.if
+// CHECK: tensor.extract %[[S]][%[[K]]] : tensor<3xf32>
+// CHECK: } else {
+// CHECK: tensor.extract %[[D]]
+func.func @insert_strided(%s: tensor<3xf32>, %d: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-remark @below {{computed by a gather kernel}}
+  %r = tensor.insert_slice %s into %d[2, 1] [1, 3] [1, 2]
+      : tensor<3xf32> into tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// A rank-3 slice of dynamic sizes: the loop over the leading dims has
+// their product's size, and the expansion their sizes.
+// CHECK-LABEL: func.func @dynamic_rank3
+// CHECK-SAME: (%[[X:.+]]: tensor<?x?x8xf32>, %[[N:.+]]: index, %[[M:.+]]: index)
+// CHECK: %[[P:.+]] = arith.muli %{{.+}}, %[[M]] : index
+// CHECK: %[[E:.+]] = tensor.empty(%[[P]]) : tensor<?x4xf32>
+// CHECK: %[[G:.+]] = linalg.generic
+// CHECK: tensor.expand_shape %[[G]] {{\[}}[0, 1], [2]] output_shape [%[[N]], %[[M]], 4]
+func.func @dynamic_rank3(%x: tensor<?x?x8xf32>, %n: index, %m: index)
+    -> tensor<?x?x4xf32> {
+  // expected-remark @below {{computed by a gather kernel}}
+  %s = tensor.extract_slice %x[0, 0, 4] [%n, %m, 4] [1, 1, 1]
+      : tensor<?x?x8xf32> to tensor<?x?x4xf32>
+  return %s : tensor<?x?x4xf32>
+}
+
+// -----
+
+// A pad whose constant is defined in its region: the constant is copied
+// before the gather.
+// CHECK-LABEL: func.func @pad_inner_constant
+// CHECK: %[[P:.+]] = arith.constant 5.000000e-01 : f32
+// CHECK: linalg.generic
+// CHECK: scf.yield %[[P]] : f32
+// CHECK-NOT: tensor.pad
+func.func @pad_inner_constant(%x: tensor<4x8xf32>) -> tensor<4x9xf32> {
+  // expected-remark @below {{'tensor.pad' is computed by a gather kernel}}
+  %p = tensor.pad %x low[0, 1] high[0, 0] {
+  ^bb0(%i: index, %j: index):
+    %c = arith.constant 0.5 : f32
+    tensor.yield %c : f32
+  } : tensor<4x8xf32> to tensor<4x9xf32>
+  return %p : tensor<4x9xf32>
+}
+
+// -----
+
 // A constant pad reads the source in bounds, the padding value elsewhere.
 // CHECK-LABEL: func.func @pad
 // CHECK-SAME: (%[[X:.+]]: tensor<4x8xf32>)
@@ -129,12 +189,15 @@ func.func @unbind(%x: tensor<3x2x4x5x8xf32>) -> tensor<2x4x5x8xf32> {
 
 // -----
 
-// Left alone: a padding computed from the indices, and a view nobody uses.
+// Left alone: a padding computed from the indices, a view nobody uses, and
+// an insertion of dynamic stride (the verifier allows 0 and negative ones).
 // CHECK-LABEL: func.func @left
 // CHECK: tensor.pad
 // CHECK: tensor.extract_slice
+// CHECK: tensor.insert_slice
 // CHECK-NOT: linalg.generic
-func.func @left(%x: tensor<4x8xf32>) -> tensor<5x8xf32> {
+func.func @left(%x: tensor<4x8xf32>, %s: tensor<2xf32>, %st: index)
+    -> (tensor<5x8xf32>, tensor<4x8xf32>) {
   %p = tensor.pad %x low[1, 0] high[0, 0] {
   ^bb0(%i: index, %j: index):
     %v = arith.index_cast %j : index to i32
@@ -143,5 +206,7 @@ func.func @left(%x: tensor<4x8xf32>) -> tensor<5x8xf32> {
   } : tensor<4x8xf32> to tensor<5x8xf32>
   %unused = tensor.extract_slice %x[0, 0] [2, 8] [1, 1]
       : tensor<4x8xf32> to tensor<2x8xf32>
-  return %p : tensor<5x8xf32>
+  %i = tensor.insert_slice %s into %x[1, 0] [1, 2] [1, %st]
+      : tensor<2xf32> into tensor<4x8xf32>
+  return %p, %i : tensor<5x8xf32>, tensor<4x8xf32>
 }

@@ -63,7 +63,32 @@ func.func @any_into_init(%m: tensor<4x16xi1>, %init: tensor<4xi1>) -> tensor<4xi
 
 // -----
 
-// Left alone: an accumulator read twice, and a reduction of bytes.
+// A term defined outside the body (a constant canonicalization hoisted):
+// the parity of the row length, extended where it is read.
+// CHECK-LABEL: func.func @outside_term
+// CHECK-SAME: (%[[M:.+]]: tensor<4x16xf32>, %[[INIT:.+]]: tensor<4xi1>)
+// CHECK: %[[TRUE:.+]] = arith.constant true
+// CHECK: linalg.generic
+// CHECK: arith.extui %[[TRUE]] : i1 to i32
+// CHECK: arith.xori %{{.+}}, %{{.+}} : i32
+func.func @outside_term(%m: tensor<4x16xf32>, %init: tensor<4xi1>) -> tensor<4xi1> {
+  %true = arith.constant true
+  // expected-remark @below {{i1 reduction accumulated in i32}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+                                        affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%m : tensor<4x16xf32>) outs(%init : tensor<4xi1>) {
+  ^bb0(%in: f32, %acc: i1):
+    %x = arith.xori %acc, %true : i1
+    linalg.yield %x : i1
+  } -> tensor<4xi1>
+  return %r : tensor<4xi1>
+}
+
+// -----
+
+// Left alone: an accumulator read twice, a combined value read again, and
+// a reduction of bytes.
 // CHECK-LABEL: func.func @left
 // CHECK-NOT: i32
 // CHECK: return
@@ -77,6 +102,15 @@ func.func @left(%m: tensor<4x16xi1>, %init: tensor<4xi1>, %b: tensor<4x16xi8>,
     %x = arith.xori %acc, %in : i1
     %o = arith.ori %x, %acc : i1
     linalg.yield %o : i1
+  } -> tensor<4xi1>
+  %q = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+                                        affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%m : tensor<4x16xi1>) outs(%init : tensor<4xi1>) {
+  ^bb0(%in: i1, %acc: i1):
+    %a = arith.andi %acc, %in : i1
+    %dead = arith.xori %a, %in : i1
+    linalg.yield %a : i1
   } -> tensor<4xi1>
   %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
                                         affine_map<(d0, d1) -> (d0)>],

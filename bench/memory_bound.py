@@ -307,39 +307,43 @@ def markdown(rows, device, title="Memory-bound models"):
     return "\n".join(lines) + "\n"
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(models=None, out=OUT, title="Memory-bound models", description=None, iters=10):
+    """The command line over `models` (MODELS by default): --build, --list,
+    or the run on the GPU and its table (bench/real_models.py passes its
+    own models, packages directory and title)."""
+    models = models or MODELS
+    ap = argparse.ArgumentParser(description=description or __doc__.splitlines()[0])
     ap.add_argument("--build", action="store_true", help="compile the packages (needs torch-mlir)")
     ap.add_argument("--only", help="comma-separated model names")
     ap.add_argument("--list", action="store_true", help="name the models")
-    ap.add_argument("--iters", type=int, default=10)
+    ap.add_argument("--iters", type=int, default=iters)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--skip-compile", action="store_true", help="no torch.compile column")
     ap.add_argument("--out", type=Path, help="write <out>.md and <out>.json")
     a = ap.parse_args()
-    names = a.only.split(",") if a.only else list(MODELS)
-    unknown = [n for n in names if n not in MODELS]
+    names = a.only.split(",") if a.only else list(models)
+    unknown = [n for n in names if n not in models]
     if unknown:
         ap.error(f"unknown models {unknown}; --list names them")
     if a.list:
-        print("\n".join(f"{n}: {MODELS[n][2]} {MODELS[n][1]}" for n in MODELS))
+        print("\n".join(f"{n}: {models[n][2]} {models[n][1]}" for n in models))
         return 0
     if a.build:
-        build(names)
+        build(names, models, out)
         return 0
     torch.backends.cuda.matmul.allow_tf32 = False
     rows = []
     for name in names:
         try:
-            row = run_one(name, a.iters, a.rounds, not a.skip_compile)
+            row = run_one(name, a.iters, a.rounds, not a.skip_compile, models, out)
         except Exception as e:  # one model's failure does not end the table
             traceback.print_exc()
-            row = {"name": name, "kind": MODELS[name][2], "error": f"{type(e).__name__}: {e}"}
+            row = {"name": name, "kind": models[name][2], "error": f"{type(e).__name__}: {e}"}
             torch.cuda.empty_cache()
         rows.append(row)
         print(json.dumps(row), flush=True)
     device = torch.cuda.get_device_name()
-    text = markdown(rows, device)
+    text = markdown(rows, device, title)
     print(text)
     if a.out:
         a.out.parent.mkdir(parents=True, exist_ok=True)

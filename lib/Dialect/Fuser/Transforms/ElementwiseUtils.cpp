@@ -37,6 +37,24 @@ SmallVector<OpFoldResult> fuser::destinationSizes(OpBuilder &b, Location loc,
   return tensor::getMixedSizes(b, loc, v);
 }
 
+Value fuser::mapElements(
+    OpBuilder &b, Location loc, Value v, Type elementType,
+    llvm::function_ref<Value(OpBuilder &, Location, Value)> fn) {
+  auto type = cast<RankedTensorType>(v.getType());
+  Value empty = tensor::EmptyOp::create(b, loc, destinationSizes(b, loc, v),
+                                        elementType, type.getEncoding());
+  AffineMap id = b.getMultiDimIdentityMap(type.getRank());
+  SmallVector<utils::IteratorType> parallel(type.getRank(),
+                                            utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{empty.getType()}, ValueRange{v},
+             ValueRange{empty}, ArrayRef<AffineMap>{id, id}, parallel,
+             [&](OpBuilder &nb, Location at, ValueRange args) {
+               linalg::YieldOp::create(nb, at, fn(nb, at, args[0]));
+             })
+      .getResult(0);
+}
+
 std::pair<Value, AffineMap>
 fuser::dropUnitDimReads(OpBuilder &builder, Value value, AffineMap map) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
@@ -281,9 +299,8 @@ evaluateGeneric(linalg::GenericOp op, int64_t maxElements) {
   bool usesIndex = llvm::any_of(body.without_terminator(), [](Operation &o) {
     return isa<linalg::IndexOp>(o);
   });
-  bool readsArray = llvm::any_of(tensors, [](DenseElementsAttr t) {
-    return t && !t.isSplat();
-  });
+  bool readsArray = llvm::any_of(
+      tensors, [](DenseElementsAttr t) { return t && !t.isSplat(); });
   if (!usesIndex && !readsArray)
     return std::nullopt;
   // Values captured from above must be constants too.
@@ -313,8 +330,7 @@ evaluateGeneric(linalg::GenericOp op, int64_t maxElements) {
         value[arg] = scalars[i];
         continue;
       }
-      SmallVector<int64_t> at =
-          op.getMatchingIndexingMap(in).compose(point);
+      SmallVector<int64_t> at = op.getMatchingIndexingMap(in).compose(point);
       ArrayRef<int64_t> shape = tensors[i].getType().getShape();
       int64_t flat = 0;
       for (auto [x, extent] : llvm::zip(at, shape))
@@ -323,8 +339,7 @@ evaluateGeneric(linalg::GenericOp op, int64_t maxElements) {
     }
     for (Operation &inner : body.without_terminator())
       if (auto idx = dyn_cast<linalg::IndexOp>(inner))
-        value[idx] = IntegerAttr::get(IndexType::get(ctx),
-                                      point[idx.getDim()]);
+        value[idx] = IntegerAttr::get(IndexType::get(ctx), point[idx.getDim()]);
     if (failed(mlir::fuser::foldScalarBody(body, value)))
       return std::nullopt;
     for (auto [r, yielded] :

@@ -29,6 +29,12 @@ std::optional<APFloat> getFillConstant(Value init);
 /// kernel it initializes.
 SmallVector<OpFoldResult> destinationSizes(OpBuilder &b, Location loc, Value v);
 
+/// An elementwise linalg.generic computing `fn` of each element of tensor
+/// `v` into a new tensor of `v`'s shape (destinationSizes) and
+/// `elementType`: the casts around a reduction widened to another type.
+Value mapElements(OpBuilder &b, Location loc, Value v, Type elementType,
+                  llvm::function_ref<Value(OpBuilder &, Location, Value)> fn);
+
 /// True if a value of type `type` read through `map` (from an iteration
 /// space to the value's indices) is a broadcast, transpose or both: every
 /// result is a distinct dimension (a projected permutation) or the constant
@@ -95,9 +101,9 @@ LogicalResult foldScalarBody(Block &body, DenseMap<Value, Attribute> &value);
 /// elements (a 256x256 mask), a constant buffer of at most 256 KiB.
 constexpr int64_t kMaxFoldedElements = int64_t(1) << 16;
 
-unsigned foldConstantGenerics(
-    Operation *root, int64_t maxElements,
-    function_ref<void(Operation *, const Twine &)> remark);
+unsigned
+foldConstantGenerics(Operation *root, int64_t maxElements,
+                     function_ref<void(Operation *, const Twine &)> remark);
 
 } // namespace mlir::fuser
 

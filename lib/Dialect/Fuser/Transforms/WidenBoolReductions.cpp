@@ -67,9 +67,6 @@ bool widen(RewriterBase &rewriter, linalg::GenericOp op) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   Type i32 = rewriter.getI32Type();
-  AffineMap id = rewriter.getMultiDimIdentityMap(initTy.getRank());
-  SmallVector<utils::IteratorType> parallel(initTy.getRank(),
-                                            utils::IteratorType::parallel);
   SmallVector<OpFoldResult> sizes = destinationSizes(rewriter, loc, init);
   // The init, extended: a fill of a constant stays a fill, for the kernel
   // to take as a constant.
@@ -83,18 +80,10 @@ bool widen(RewriterBase &rewriter, linalg::GenericOp op) {
                                           initTy.getEncoding());
     wideInit = linalg::FillOp::create(rewriter, loc, c, empty).getResult(0);
   } else {
-    Value empty = tensor::EmptyOp::create(rewriter, loc, sizes, i32,
-                                          initTy.getEncoding());
-    wideInit =
-        linalg::GenericOp::create(
-            rewriter, loc, TypeRange{empty.getType()}, ValueRange{init},
-            ValueRange{empty}, ArrayRef<AffineMap>{id, id}, parallel,
-            [&](OpBuilder &b, Location at, ValueRange args) {
-              linalg::YieldOp::create(
-                  b, at,
-                  arith::ExtUIOp::create(b, at, i32, args[0]).getResult());
-            })
-            .getResult(0);
+    wideInit = mapElements(rewriter, loc, init, i32,
+                           [&](OpBuilder &b, Location at, Value x) -> Value {
+                             return arith::ExtUIOp::create(b, at, i32, x);
+                           });
   }
   auto wide = linalg::GenericOp::create(
       rewriter, loc, TypeRange{initTy.clone(i32)}, op.getInputs(),
@@ -123,18 +112,12 @@ bool widen(RewriterBase &rewriter, linalg::GenericOp op) {
         linalg::YieldOp::create(
             b, at, map.lookup(body.getTerminator()->getOperand(0)));
       });
-  Value empty = tensor::EmptyOp::create(
-      rewriter, loc, sizes, initTy.getElementType(), initTy.getEncoding());
-  auto narrow = linalg::GenericOp::create(
-      rewriter, loc, TypeRange{initTy}, wide.getResults(), ValueRange{empty},
-      ArrayRef<AffineMap>{id, id}, parallel,
-      [&](OpBuilder &b, Location at, ValueRange args) {
-        linalg::YieldOp::create(
-            b, at,
-            arith::TruncIOp::create(b, at, initTy.getElementType(), args[0])
-                .getResult());
+  Value narrow = mapElements(
+      rewriter, loc, wide.getResult(0), initTy.getElementType(),
+      [&](OpBuilder &b, Location at, Value x) -> Value {
+        return arith::TruncIOp::create(b, at, initTy.getElementType(), x);
       });
-  rewriter.replaceOp(op, narrow.getResults());
+  rewriter.replaceOp(op, narrow);
   return true;
 }
 

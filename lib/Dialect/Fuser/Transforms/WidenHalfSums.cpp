@@ -32,8 +32,7 @@ Value wideFill(RewriterBase &rewriter, Location loc, Value init,
                const APFloat &start) {
   bool losesInfo = false;
   APFloat wide = start;
-  wide.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven,
-               &losesInfo);
+  wide.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &losesInfo);
   Type f32 = rewriter.getF32Type();
   Value c = arith::ConstantOp::create(rewriter, loc, f32,
                                       rewriter.getFloatAttr(f32, wide));
@@ -70,8 +69,7 @@ bool widen(RewriterBase &rewriter, linalg::GenericOp op) {
   unsigned accOperand = shape->accumulatorOperand;
   auto wide = linalg::GenericOp::create(
       rewriter, loc, TypeRange{initTy.clone(f32)}, op.getInputs(),
-      ValueRange{fill}, op.getIndexingMapsArray(),
-      op.getIteratorTypesArray(),
+      ValueRange{fill}, op.getIndexingMapsArray(), op.getIteratorTypesArray(),
       [&](OpBuilder &b, Location at, ValueRange args) {
         IRMapping map;
         map.map(body.getArguments(), args);
@@ -84,28 +82,18 @@ bool widen(RewriterBase &rewriter, linalg::GenericOp op) {
           Value term = arith::ExtFOp::create(
               b, at, f32, map.lookup(combiner->getOperand(1 - accOperand)));
           Value acc = args.back();
-          Value sum = accOperand == 0
-                          ? arith::AddFOp::create(b, at, acc, term)
-                          : arith::AddFOp::create(b, at, term, acc);
+          Value sum = accOperand == 0 ? arith::AddFOp::create(b, at, acc, term)
+                                      : arith::AddFOp::create(b, at, term, acc);
           map.map(combiner->getResult(0), sum);
         }
         linalg::YieldOp::create(b, at, map.lookup(yield.getOperand(0)));
       });
-  Value empty = tensor::EmptyOp::create(rewriter, loc,
-                                        destinationSizes(rewriter, loc, init),
-                                        initTy.getElementType());
-  AffineMap id = rewriter.getMultiDimIdentityMap(initTy.getRank());
-  SmallVector<utils::IteratorType> parallel(initTy.getRank(),
-                                            utils::IteratorType::parallel);
-  auto narrow = linalg::GenericOp::create(
-      rewriter, loc, TypeRange{initTy}, wide.getResults(), ValueRange{empty},
-      ArrayRef<AffineMap>{id, id}, parallel,
-      [&](OpBuilder &b, Location at, ValueRange args) {
-        Value r = arith::TruncFOp::create(b, at, initTy.getElementType(),
-                                          args[0]);
-        linalg::YieldOp::create(b, at, r);
+  Value narrow = mapElements(
+      rewriter, loc, wide.getResult(0), initTy.getElementType(),
+      [&](OpBuilder &b, Location at, Value x) -> Value {
+        return arith::TruncFOp::create(b, at, initTy.getElementType(), x);
       });
-  rewriter.replaceOp(op, narrow.getResults());
+  rewriter.replaceOp(op, narrow);
   return true;
 }
 

@@ -7,6 +7,8 @@ these under the project venv (.venv, `make venv`)."""
 
 import inspect
 import json
+import pathlib
+import sys
 import warnings
 
 import pytest
@@ -22,6 +24,11 @@ import torch.nn.functional as F  # noqa: E402
 
 import fuser.torch as ft  # noqa: E402
 from fuser.torch._conversion import fuser_compile  # noqa: E402
+
+# The GPU tests' models (SwiGLU, QKVAttention), at small sizes here.
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]
+                       / "test/gpu/Inputs"))
+import torch_models  # noqa: E402
 
 
 class LinearLeaky(nn.Module):
@@ -509,32 +516,6 @@ def test_scans_compile(training, cache):
     assert "fuser.yield" in import_scans(text.rsplit("\n", 1)[0])
 
 
-class SwiGLU(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.up = nn.Linear(16, 48)
-        self.down = nn.Linear(24, 16)
-
-    def forward(self, x):
-        a, b = self.up(x).chunk(2, dim=-1)
-        return self.down(F.silu(a) * b)
-
-
-class QKVAttention(nn.Module):
-    def __init__(self, dim=32, heads=4):
-        super().__init__()
-        self.heads = heads
-        self.qkv = nn.Linear(dim, 3 * dim)
-        self.proj = nn.Linear(dim, dim)
-
-    def forward(self, x):
-        b, n, c = x.shape
-        qkv = self.qkv(x).reshape(b, n, 3, self.heads, c // self.heads)
-        q, k, v = qkv.permute(2, 0, 3, 1, 4).unbind(0)
-        y = F.scaled_dot_product_attention(q, k, v)
-        return self.proj(y.transpose(1, 2).reshape(b, n, c))
-
-
 class RotaryPad(nn.Module):
     def forward(self, x):
         half = x.shape[-1] // 2
@@ -543,7 +524,9 @@ class RotaryPad(nn.Module):
 
 
 @pytest.mark.parametrize("model, shape", [
-    (SwiGLU, (5, 16)), (QKVAttention, (2, 9, 32)), (RotaryPad, (3, 7, 10))],
+    (lambda: torch_models.SwiGLU(16, 24), (5, 16)),
+    (lambda: torch_models.QKVAttention(32, 4), (2, 9, 32)),
+    (RotaryPad, (3, 7, 10))],
     ids=["chunk", "unbind", "cat_pad"])
 @pytest.mark.parametrize("training", [False, True], ids=["forward", "training"])
 def test_slices_cats_and_pads_compile(model, shape, training, cache):

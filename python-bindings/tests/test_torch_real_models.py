@@ -28,8 +28,7 @@ pytest.importorskip("timm")
 
 import fuser.torch as ft  # noqa: E402
 from fuser.compiler import find_tools  # noqa: E402
-from test_torch_corpus import RUNNER, RUNNER_LIBS, _driver, _printed, \
-    exports  # noqa: E402
+from test_torch_corpus import _driver, _run_cpu, exports  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "test/gpu/Inputs"))
@@ -62,9 +61,9 @@ def test_compiles_without_fallback(name, training, cache):
     assert all(r.file for r in compiled.fuser_remarks)
 
 
-def _run_with_gathers(name, text):
-    """The export's slices, concatenations and pads as gathers, then the
-    CPU reference lowering, run on mlir-runner."""
+def _run_with_gathers(name, text, inputs):
+    """The export's slices, concatenations and pads as gathers, then
+    test_torch_corpus's run on the CPU reference lowering."""
     opt, _ = find_tools()
     gathers = subprocess.run(
         [opt, "-", "--pass-pipeline=builtin.module(func.func("
@@ -74,16 +73,7 @@ def _run_with_gathers(name, text):
     for view in ("tensor.extract_slice", "tensor.insert_slice",
                  "tensor.concat", "tensor.pad"):
         assert view not in gathers.stdout, f"{name}: {view} left"
-    lowered = subprocess.run(
-        [opt, "-", "--fuser-cpu-reference-pipeline"], input=gathers.stdout,
-        capture_output=True, text=True, check=False)
-    assert lowered.returncode == 0, f"{name}: {lowered.stderr[-2000:]}"
-    ran = subprocess.run(
-        [RUNNER, "-e", "fuser_driver", "-entry-point-result=void",
-         f"-shared-libs={RUNNER_LIBS}"], input=lowered.stdout,
-        capture_output=True, text=True, check=False)
-    assert ran.returncode == 0, f"{name}: {ran.stderr[-2000:]}"
-    return _printed(ran.stdout)
+    return _run_cpu(name, gathers.stdout, inputs)
 
 
 class _WeightsAsArguments(exports.WithParams):
@@ -116,7 +106,7 @@ def test_cpu_reference_matches_eager(name):
     opt, _ = find_tools()
     text = subprocess.run([opt, "-"], input=text, capture_output=True,
                           text=True, check=True).stdout
-    got = _run_with_gathers(name, _driver(text, inputs))
+    got = _run_with_gathers(name, _driver(text, inputs), inputs)
     assert len(got) == 1
     values_shape, values = got[0]
     assert values_shape == list(expected.shape)

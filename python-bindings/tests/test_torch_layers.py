@@ -25,7 +25,7 @@ LAYERS = [
     ["fuser.torch._conversion"],
     ["fuser.torch._compiler"],
     ["fuser.torch._elementwise", "fuser.torch.kernelbench",
-     "fuser.torch.dynamo"],
+     "fuser.torch.dynamo", "fuser.torch._partitioned"],
     ["fuser.torch"],
 ]
 # What a saved package, a ModelNew file or fuser.torch.load runs on.

@@ -185,6 +185,21 @@ def test_what_the_forward_saves(cache):
     assert {"from": "result", "index": 0} in bw_args  # The output itself.
 
 
+def test_relu_output_saved_once(cache):
+    """relu's backward reads its output, which AOTAutograd saves as
+    alias(alias(relu)): the plan reads the module's output, not a second
+    result in the same buffer (the manifest would refuse it)."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(40, 24), nn.ReLU())
+    c = run_graphs(ft.compile(model, torch.randn(SHAPE), training=True,
+                              cache=cache, fallback=False))
+    fw = c.fuser_package.variants[0]
+    assert fw.info["training"]["saved"] == []
+    x, r = torch.randn(SHAPE), torch.randn(7, 24)
+    for a, b in zip(grads(c, x, r), grads(model, x, r)):
+        torch.testing.assert_close(a, b, atol=1e-5, rtol=1e-5)
+
+
 def loss_of(y, r):
     return (y * r).sum()
 

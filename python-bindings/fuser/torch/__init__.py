@@ -36,8 +36,10 @@ except ImportError as e:  # pragma: no cover - depends on the install
 #   _lowering/              FX rewrites, AOTAutograd's partition, the plan
 #   _conversion/            fuser.compile through the cache; the compilers
 #   _compiler               compile(), add_variant()
-#   _elementwise, kernelbench, dynamo: on top.
-from ._compiler import add_variant, compile
+#   _elementwise, kernelbench, dynamo, _partitioned (compile() for models
+#   with ops left to PyTorch): on top.
+from ._compiler import add_variant
+from ._partitioned import PartitionedModule, compile
 from ._elementwise import ElementwiseKernel, elementwise, load_elementwise
 from ._package import Package, Variant
 from ._remarks import Remark, parse_remarks
@@ -54,7 +56,8 @@ if "torch._dynamo" in _sys.modules:
     except ImportError:  # pragma: no cover - a torch without these APIs.
         pass
 
-__all__ = ["CompiledModule", "ElementwiseKernel", "Package", "Remark",
+__all__ = ["CompiledModule", "ElementwiseKernel", "Package",
+           "PartitionedModule", "Remark",
            "TrainingModule", "Variant", "add_variant", "check_init_arguments",
            "compile", "compiled_forward", "elementwise", "load", "load_elementwise",
            "parse_remarks", "save"]

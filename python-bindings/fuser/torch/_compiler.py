@@ -36,6 +36,7 @@ from ._conversion.fuser_compile import short_error
 from ._conversion.training import TrainingCompiler
 from ._export.binding import DynamicSpec
 from ._export.autocast import cuda_autocast
+from ._lowering.graph_split import LeftToPyTorch
 from ._package import (AUTOCAST_DTYPES, TRAINING_PACKAGE_VERSION, Package,
                        Variant, current_autocast)
 from ._remarks import Remark
@@ -183,6 +184,8 @@ def finish_compile(module: torch.nn.Module, model_name: str,
     from here)."""
     try:
         variants = make_variants()
+    except LeftToPyTorch:
+        raise  # No failure: fuser.torch.compile partitions the module.
     except Exception as e:  # noqa: BLE001 - any export or compile failure.
         if not fallback:
             raise

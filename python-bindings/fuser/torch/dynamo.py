@@ -28,7 +28,7 @@ fuser's runtime but without torch-mlir or the compiler tools, given that
 directory ($FUSER_CACHE_DIR): compile where the compiler is, run where the
 GPU is.
 
-Ops fuser leaves to PyTorch (random numbers, scans, pooling:
+Ops fuser leaves to PyTorch (convolutions, random numbers, scans, pooling:
 _lowering/graph_split.py) split the graph: the runs between them compile
 as graphs of their own, and the ops run as PyTorch runs them, named in a
 warning and in COMPILED. A graph (or run) fuser cannot compile runs eagerly with a
@@ -221,6 +221,14 @@ def _compile_module(work: torch.fx.GraphModule, tensors, training: bool,
     return compiled, False
 
 
+def _record(config: Mapping[str, Any], record: Dict[str, Any]) -> None:
+    """Keeps `record` in COMPILED and in the caller's own list (the
+    "records" option: fuser.torch.compile's partitioned modules)."""
+    COMPILED.append(record)
+    if config["records"] is not None:
+        config["records"].append(record)
+
+
 def _compile_graph(gm: torch.fx.GraphModule, example_inputs,
                    config: Mapping[str, Any]) -> Callable:
     """The callable dynamo runs for `gm`. The compile happens at its first
@@ -232,7 +240,7 @@ def _compile_graph(gm: torch.fx.GraphModule, example_inputs,
         for t in example_inputs)
     kind = "training" if training else "inference"
     record: Dict[str, Any] = {"kind": kind, "eager": None}
-    COMPILED.append(record)
+    _record(config, record)
     work = copy.deepcopy(gm)
     state: Dict[str, Any] = {}
 
@@ -311,7 +319,7 @@ def _compile_split(split: "graph_split.Split",
     said once in a warning and recorded in COMPILED."""
     reasons = [r for _, why in split.parts if why for r in why]
     ours = [name for name, why in split.parts if why is None]
-    COMPILED.append({"kind": "split", "parts": len(split.parts),
+    _record(config, {"kind": "split", "parts": len(split.parts),
                      "fuser_parts": len(ours), "pytorch": reasons})
     what = "; ".join(reasons)
     if not ours:
@@ -331,7 +339,8 @@ def _compile_split(split: "graph_split.Split",
 
 
 _DEFAULTS = {"chip": "sm_90a", "precision": "fp32", "format": "ptx",
-             "cache": True, "fallback": True, "report": False}
+             "cache": True, "fallback": True, "report": False,
+             "records": None}
 
 
 def backend(gm: torch.fx.GraphModule, example_inputs,
@@ -339,8 +348,9 @@ def backend(gm: torch.fx.GraphModule, example_inputs,
     """The "fuser" dynamo backend. torch.compile's `options`: chip,
     precision, format, cache (True, a directory, or False: the compile
     cache and the graph packages), fallback (False: a graph fuser cannot
-    compile raises), report (print each graph's kernels and remarks), and
-    any other pipeline option (e.g. {"fp32-kernel": "ffma"})."""
+    compile raises), report (print each graph's kernels and remarks),
+    records (a list that gets each graph's COMPILED record too), and any
+    other pipeline option (e.g. {"fp32-kernel": "ffma"})."""
     given = dict(options or {}, **kwargs)
     config = {k: given.pop(k, v) for k, v in _DEFAULTS.items()}
     cache = make_cache(config["cache"])

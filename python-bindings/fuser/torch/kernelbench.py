@@ -35,6 +35,7 @@ import torch
 from .. import __version__
 from .._native import FuserError
 from ._compiler import add_variant, compile as _compile
+from ._lowering.graph_split import LeftToPyTorch
 from ._package import jsonable
 from ._runtime import CompiledModule
 
@@ -199,9 +200,15 @@ def convert(problem: Path, *, chip: str = "sm_90a", precision: str = "fp32",
     with torch.device("meta"):
         model = mod.Model(*init_args)
         inputs = [_meta(x) for x in mod.get_inputs()]
-    compiled = _compile(model, tuple(inputs), chip=chip, precision=precision,
-                        format=format, cache=cache, options=options,
-                        fallback=False)
+    try:
+        compiled = _compile(model, tuple(inputs), chip=chip,
+                            precision=precision, format=format, cache=cache,
+                            options=options, fallback=False)
+    except LeftToPyTorch as e:
+        raise FuserError(
+            f"a ModelNew file holds kernels for the whole model, and {e}. "
+            "fuser.torch.compile and torch.compile(model, backend=\"fuser\") "
+            "run those ops in PyTorch and the rest through fuser") from None
     notes: List[str] = []
     if dynamic:
         # Dim 0 of every tensor argument, else of the first alone: in

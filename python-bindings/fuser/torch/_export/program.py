@@ -19,6 +19,7 @@ from typing import Any, Callable, Optional, Sequence, TypeVar
 import torch
 
 from ..._native import FuserError
+from .._lowering.graph_split import LeftToPyTorch, exported_pytorch_ops
 from .autocast import with_autocast
 from .binding import ForwardBinding
 
@@ -70,7 +71,7 @@ def export_attempts(attempt: Callable[[str], T]) -> T:
     every one raises, the first error (meta's) is raised. What an attempt
     prints to stderr shows only if it is the one that counts (it returned,
     or every attempt failed): a failed meta attempt that the next one
-    repairs prints nothing."""
+    repairs prints nothing. LeftToPyTorch is no failure: raised at once."""
     first: Optional[BaseException] = None
     first_output = ""
     for device in EXPORT_DEVICES:
@@ -78,6 +79,8 @@ def export_attempts(attempt: Callable[[str], T]) -> T:
         try:
             with _captured_stderr(output):
                 result = attempt(device)
+        except LeftToPyTorch:
+            raise
         except Exception as e:  # noqa: BLE001 - export or torch-mlir errors.
             if first is None:
                 first, first_output = e, "".join(output)
@@ -124,13 +127,18 @@ def export_program(binding: ForwardBinding, state: Sequence[torch.Tensor],
     """torch.export of the functional wrapper on dataless tensors of
     `device` (EXPORT_DEVICES; before decompositions): (state..., tensor
     inputs...) -> flat outputs; under CUDA autocast to `autocast` ("bf16",
-    "f16": autocast.py) when given."""
+    "f16": autocast.py) when given. Raises LeftToPyTorch where the program
+    has ops fuser.torch.compile leaves to PyTorch (convolutions, random
+    numbers), before torch-mlir sees them."""
     wrapper = _Functional(binding.module, binding.state_names,
                           binding.template, binding.positions,
                           binding.keywords)
     flat = _dataless([*state, *inputs], device)
     program = torch.export.export(wrapper, flat,
                                   dynamic_shapes=dynamic_shapes)
+    left = exported_pytorch_ops(program.graph_module)
+    if left:
+        raise LeftToPyTorch(left)
     if autocast is not None:
         program = with_autocast(program, autocast, dynamic_shapes)
     return program

@@ -1,22 +1,40 @@
 """Which ops of a dynamo graph stay in PyTorch, and the graph split around
 them (fuser.torch.dynamo): the runs of other ops become graphs fuser
-compiles; random numbers, scans and pooling run as PyTorch runs them.
+compiles; convolutions, random numbers, scans and pooling run as PyTorch
+runs them. For fuser.torch.compile, the same question on an exported
+program (`exported_pytorch_ops`): convolutions and random numbers there.
 
 An op stays in PyTorch for one of the reasons below, named in a warning
-and in dynamo.COMPILED, so that a model with a dropout, a cumsum or a
-pooling layer keeps fuser's kernels for the rest instead of running
-wholly eagerly.
+and in dynamo.COMPILED, so that a model with a convolution, a dropout, a
+cumsum or a pooling layer keeps fuser's kernels for the rest instead of
+running wholly eagerly (or, for a convolution, slowly).
 """
 
 from __future__ import annotations
 
 import operator
+import os
+import re
 from typing import Dict, List, Optional, Tuple
 
 import torch
 from torch.fx.passes.split_module import split_module
 
+from ..._native import FuserError
+
 _RANDOM = "its random numbers come from PyTorch's generator"
+# fuser's compiler lowers a convolution only through its generic fallback,
+# orders of magnitude slower than cuDNN (it says so in a remark too).
+_CONV = "fuser has no convolution kernel yet (cuDNN's is far faster)"
+_CONVS = ("conv1d", "conv2d", "conv3d", "conv_transpose1d",
+          "conv_transpose2d", "conv_transpose3d", "conv_tbc", "convolution",
+          "_convolution")
+_RANDOMS = ("dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
+            "feature_alpha_dropout", "feature_dropout", "native_dropout",
+            "rand", "randn", "rand_like", "randn_like", "randint",
+            "randint_like", "randperm", "bernoulli", "bernoulli_",
+            "multinomial", "normal", "normal_", "poisson", "uniform_",
+            "random_", "exponential_", "geometric_", "log_normal_", "cauchy_")
 # fuser.torch.compile compiles cumsum and cumprod (scan kernels); the
 # dynamo backend's split graphs have not been run with them on a GPU yet.
 _SCAN = "the dynamo backend leaves scans to PyTorch for now"
@@ -27,12 +45,8 @@ _POOL = "fuser's pooling kernels have no backward or indices yet"
 # torch and torch.nn.functional functions (by name) and Tensor methods that
 # stay in PyTorch.
 _REASONS: Dict[str, str] = {
-    **{name: _RANDOM for name in (
-        "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
-        "feature_alpha_dropout", "rand", "randn", "rand_like", "randn_like",
-        "randint", "randint_like", "randperm", "bernoulli", "bernoulli_",
-        "multinomial", "normal", "normal_", "poisson", "uniform_", "random_",
-        "exponential_", "geometric_", "log_normal_", "cauchy_")},
+    **{name: _RANDOM for name in _RANDOMS},
+    **{name: _CONV for name in _CONVS},
     **{name: _SCAN for name in (
         "cumsum", "cumsum_", "cumprod", "cumprod_", "cummax", "cummin",
         "logcumsumexp")},
@@ -45,7 +59,15 @@ _REASONS.update({name.format(n): _POOL for n in (1, 2, 3) for name in (
 
 # The dropouts whose `training` argument (position 2) may turn them off.
 _DROPOUTS = ("dropout", "dropout1d", "dropout2d", "dropout3d",
-             "alpha_dropout", "feature_alpha_dropout")
+             "alpha_dropout", "feature_alpha_dropout", "feature_dropout",
+             "native_dropout")
+
+# The aten ops of an exported program that fuser.torch.compile leaves to
+# PyTorch: it compiles scans and pooling forward itself.
+_EXPORT_REASONS: Dict[str, str] = {
+    **{name: _RANDOM for name in _RANDOMS},
+    **{name: _CONV for name in _CONVS},
+}
 
 # Ops that only view or pick: a run of nothing else is not worth a kernel.
 _VIEWS = {operator.getitem, getattr, torch.reshape, torch.flatten,
@@ -59,6 +81,7 @@ _VIEW_METHODS = {"view", "reshape", "flatten", "transpose", "permute",
 # Modules called as modules (leaf modules of a trace) that stay in PyTorch.
 _MODULE_REASONS = (
     (torch.nn.modules.dropout._DropoutNd, _RANDOM),
+    (torch.nn.modules.conv._ConvNd, _CONV),
     (torch.nn.modules.pooling._AvgPoolNd, _POOL),
     (torch.nn.modules.pooling._MaxPoolNd, _POOL),
     (torch.nn.modules.pooling._AdaptiveAvgPoolNd, _POOL),
@@ -97,12 +120,63 @@ def pytorch_reason(node: torch.fx.Node,
     reason = _REASONS.get(name) if name else None
     if reason is None:
         return None
-    if name in _DROPOUTS and node.op == "call_function":
-        training = (node.args[2] if len(node.args) > 2
-                    else node.kwargs.get("training", True))
-        if training is False:
-            return None  # The identity: fuser takes it.
+    if name in _DROPOUTS and node.op == "call_function" and \
+            _dropout_off(node):
+        return None  # The identity: fuser takes it.
     return reason
+
+
+def _dropout_off(node: torch.fx.Node) -> bool:
+    """A dropout call whose `training` argument (position 2) is False: the
+    identity, which fuser takes."""
+    training = (node.args[2] if len(node.args) > 2
+                else node.kwargs.get("training", node.kwargs.get("train",
+                                                                 True)))
+    return training is False
+
+
+# torch's own frames (nn.Conv2d.forward calling F.conv2d) are not the
+# user's line.
+_TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
+
+
+def user_frame(node: torch.fx.Node) -> Tuple[str, int]:
+    """(file, line) of the user's code that made `node` (the innermost
+    frame of its stack trace outside torch), or ("", 0)."""
+    trace = node.meta.get("stack_trace") or ""
+    for line in reversed(trace.strip().splitlines()):
+        m = re.match(r'\s*File "(?P<file>[^"]+)", line (?P<line>\d+)', line)
+        if m and not m.group("file").startswith(_TORCH_DIR):
+            return m.group("file"), int(m.group("line"))
+    return "", 0
+
+
+class LeftToPyTorch(FuserError):
+    """An exported program has ops fuser.torch.compile leaves to PyTorch:
+    `ops` lists (aten op name, reason, file, line) of each."""
+
+    def __init__(self, ops: List[Tuple[str, str, str, int]]) -> None:
+        self.ops = ops
+        said = "; ".join(f"{name}: {why}" + (f" ({file}:{line})" if file
+                                              else "")
+                         for name, why, file, line in ops)
+        super().__init__(f"these ops stay in PyTorch: {said}")
+
+
+def exported_pytorch_ops(gm: torch.fx.GraphModule
+                         ) -> List[Tuple[str, str, str, int]]:
+    """The ops of torch.export's graph `gm` that fuser.torch.compile leaves
+    to PyTorch, as LeftToPyTorch lists them (empty: fuser takes it all)."""
+    found = []
+    for node in gm.graph.nodes:
+        if node.op != "call_function":
+            continue
+        name = getattr(node.target, "_opname", None) or _name(node)
+        reason = _EXPORT_REASONS.get(name) if name else None
+        if reason is None or (name in _DROPOUTS and _dropout_off(node)):
+            continue
+        found.append((name, reason, *user_frame(node)))
+    return found
 
 
 def _is_view(node: torch.fx.Node) -> bool:

@@ -39,6 +39,18 @@ def _view_chain(node: torch.fx.Node) -> Optional[Tuple[torch.fx.Node,
     return node, chain[::-1]
 
 
+# Ops whose result is their operand: AOTAutograd saves relu's output for
+# its backward as alias(alias(relu)), which would be the output's buffer
+# returned twice.
+_ALIASES = (torch.ops.aten.alias.default, torch.ops.aten.detach.default)
+
+
+def _unaliased(node: torch.fx.Node) -> torch.fx.Node:
+    while node.op == "call_function" and node.target in _ALIASES:
+        node = node.args[0]
+    return node
+
+
 def plan_graphs(fw: torch.fx.GraphModule, bw: torch.fx.GraphModule,
                 n_outputs: int, n_args: int,
                 differentiable: Optional[Sequence[int]] = None) -> dict:
@@ -95,6 +107,7 @@ def plan_graphs(fw: torch.fx.GraphModule, bw: torch.fx.GraphModule,
 
     def bw_value(node: torch.fx.Node, like: torch.fx.Node) -> torch.fx.Node:
         """A backward node with the value of forward node `node`."""
+        node = _unaliased(node)
         if node in memo:
             return memo[node]
         if node.op == "placeholder":

@@ -1,0 +1,131 @@
+"""fuser.torch.compile for models with ops fuser leaves to PyTorch
+(convolutions, random numbers: _lowering/graph_split.py). The export says
+so (LeftToPyTorch); the module is then split as the dynamo backend splits
+graphs: the runs between those ops compile through fuser, the ops run in
+PyTorch (cuDNN's convolutions, PyTorch's generator), each named in a
+remark at its line. So a model with one convolution or dropout keeps
+fuser's kernels for the rest, instead of running wholly eagerly or, for a
+convolution, in a kernel far slower than cuDNN's.
+
+The split runs under torch.compile(backend="fuser") (dynamo.py): dynamo
+captures the graph at the first call, as it does for that backend, and
+compiles a new graph where a call's shapes differ (static ones, unless a
+`dynamic` spec was given: then dynamo's automatic dynamic sizes).
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from typing import Any, Dict, List, Mapping, Optional
+
+import torch
+
+from . import _compiler
+from ._lowering.graph_split import LeftToPyTorch
+from ._remarks import Remark
+
+
+@functools.wraps(_compiler.compile)
+def compile(module: torch.nn.Module, example_inputs: Any, **kwargs: Any):
+    try:
+        return _compiler.compile(module, example_inputs, **kwargs)
+    except LeftToPyTorch as left:
+        return PartitionedModule(module, left, **kwargs)
+
+
+class PartitionedModule(torch.nn.Module):
+    """The module fuser.torch.compile returns for a model with ops fuser
+    leaves to PyTorch. Shares the module's parameters, buffers and
+    submodules, as CompiledModule does. Its graphs compile at the first
+    call (dynamo traces there). `fuser_pytorch_ops`: (op, reason, file,
+    line) of each op left to PyTorch; `fuser_remarks`, `fuser_kernels`,
+    `fuser_report()` as CompiledModule's, over the graphs compiled so far;
+    `fuser_fallback`: None."""
+
+    def __init__(self, module: torch.nn.Module, left: LeftToPyTorch, *,
+                 dynamic: Any = None, precision: str = "fp32",
+                 chip: str = "sm_90a", report: bool = False,
+                 format: str = "ptx",
+                 options: Optional[Mapping[str, Any]] = None,
+                 cache: Any = True, fallback: bool = True,
+                 training: bool = False) -> None:
+        super().__init__()
+        from . import dynamo  # torch._dynamo: seconds to import.
+
+        d = self.__dict__
+        for attr in ("_parameters", "_buffers", "_modules",
+                     "_non_persistent_buffers_set"):
+            d[attr] = getattr(module, attr)
+        d["_fuser_module"] = module
+        d["fuser_pytorch_ops"] = list(left.ops)
+        d["fuser_fallback"] = None
+        d["_fuser_training"] = training
+        d["_fuser_records"] = []
+        config = dict(options or {}, chip=chip, precision=precision,
+                      format=format, cache=cache, fallback=fallback,
+                      report=report, records=d["_fuser_records"])
+        d["_fuser_compiled"] = torch.compile(
+            module, backend=functools.partial(dynamo.backend, options=config),
+            dynamic=None if dynamic not in (None, False) else False)
+        said = "; ".join(str(r) for r in self._fuser_pytorch_remarks())
+        warnings.warn(f"fuser.torch: {type(module).__name__} runs these ops "
+                      f"in PyTorch and the rest through fuser: {said}",
+                      RuntimeWarning, stacklevel=3)
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        if self._fuser_training:
+            return self._fuser_compiled(*args, **kwargs)
+        with torch.no_grad():  # As CompiledModule: no autograd graph.
+            return self._fuser_compiled(*args, **kwargs)
+
+    def train(self, mode: bool = True) -> "PartitionedModule":
+        super().train(mode)
+        self._fuser_module.training = mode
+        return self
+
+    def _fuser_pytorch_remarks(self) -> List[Remark]:
+        return [Remark(file, line, "remark", f"{name} runs in PyTorch: {why}")
+                for name, why, file, line in self.fuser_pytorch_ops]
+
+    def _fuser_graphs(self) -> List[Dict[str, Any]]:
+        return [r for r in self._fuser_records if r["kind"] != "split"]
+
+    @property
+    def fuser_remarks(self) -> List[Remark]:
+        remarks = self._fuser_pytorch_remarks()
+        for r in self._fuser_graphs():
+            remarks.extend(r.get("remarks", []))
+            if r["eager"] is not None:
+                remarks.append(Remark("", 0, "remark",
+                                      f"a graph runs eagerly: {r['eager']}"))
+        return remarks
+
+    @property
+    def fuser_kernels(self) -> Dict[str, List[str]]:
+        kernels: Dict[str, List[str]] = {}
+        for i, r in enumerate(self._fuser_graphs()):
+            for name, ks in (r.get("kernels") or {}).items():
+                kernels[f"graph{i}.{name}"] = ks
+        return kernels
+
+    def fuser_report(self) -> str:
+        lines = [f"fuser: {type(self._fuser_module).__name__}, partitioned: "
+                 "these ops run in PyTorch"]
+        lines += [f"  {r}" for r in self._fuser_pytorch_remarks()]
+        graphs = self._fuser_graphs()
+        if not graphs:
+            lines.append("no graph compiled yet (at the first call)")
+        for i, r in enumerate(graphs):
+            if r["eager"] is not None:
+                lines.append(f"graph {i} ({r['kind']}): runs eagerly: "
+                             f"{r['eager']}")
+            else:
+                lines.append(f"graph {i} ({r['kind']}):")
+                lines += ["  " + l for l in
+                          r["module"].fuser_report().splitlines()]
+        return "\n".join(lines)
+
+    def extra_repr(self) -> str:
+        return (f"fuser: partitioned, {len(self.fuser_pytorch_ops)} op(s) in "
+                "PyTorch")

@@ -1,0 +1,172 @@
+"""fuser.torch.compile of models with ops fuser leaves to PyTorch
+(fuser/torch/_partitioned.py): convolutions (fuser has no convolution
+kernel; its generic fallback would be far slower than cuDNN) and random
+numbers. The export finds them; the module is split around them, the
+runs between compile through fuser (their fx graphs run in place of the
+kernels here, as in test_torch_training_dynamo.py), the ops run in
+PyTorch, each named in a remark at the user's line. Checked against eager,
+gradients included; the ModelNew converter refuses such a model by name.
+
+Skipped without torch, torch-mlir or the compiler tools."""
+
+import copy
+import operator
+import textwrap
+
+import pytest
+
+from torch_frontend_util import require_front_end
+
+torch = require_front_end()
+
+import torch.nn as nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+import fuser  # noqa: E402
+import fuser.torch as ft  # noqa: E402
+from fuser.torch import kernelbench  # noqa: E402
+from fuser.torch._lowering import graph_split  # noqa: E402
+from test_torch_training_dynamo import RAN, graphs_for_kernels  # noqa: E402,F401
+
+
+class ConvBlock(nn.Module):
+    """A convolution, then a pointwise chain and a Linear over channels."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(4, 16, 3, padding=1)
+        self.fc = nn.Linear(16, 12)
+
+    def forward(self, x):
+        y = F.gelu(self.conv(x)) * 0.5  # conv: PyTorch
+        return self.fc(y.permute(0, 2, 3, 1)).tanh()
+
+
+class DropoutConvNet(nn.Module):
+    """Linear, dropout (in training mode), 1-D convolution, Linear."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(20, 24)
+        self.drop = nn.Dropout(0.25)
+        self.conv = nn.Conv1d(1, 2, 5, padding=2)
+        self.fc2 = nn.Linear(48, 10)
+
+    def forward(self, x):
+        y = self.drop(F.relu(self.fc1(x)))
+        return self.fc2(self.conv(y.unsqueeze(1)).flatten(1))
+
+
+def _line_of(text):
+    """The line of this file holding `text`."""
+    with open(__file__) as f:
+        return next(i for i, line in enumerate(f, 1) if text in line)
+
+
+def test_convolution_runs_in_pytorch_and_the_rest_through_fuser(
+        graphs_for_kernels):
+    torch.manual_seed(0)
+    model = ConvBlock()
+    x = torch.randn(2, 4, 9, 7)
+    with pytest.warns(RuntimeWarning, match="conv2d runs in PyTorch: fuser "
+                      "has no convolution kernel"):
+        c = ft.compile(model, (x,), cache=False)
+    assert isinstance(c, ft.PartitionedModule)
+    [(name, why, file, line)] = c.fuser_pytorch_ops
+    assert name == "conv2d" and file == __file__
+    assert line == _line_of("y = F.gelu(self.conv(x))")
+    assert c.state_dict().keys() == model.state_dict().keys()
+    for batch in (2, 3):
+        x = torch.randn(batch, 4, 9, 7)
+        y = c(x)
+        assert not y.requires_grad  # Forward only, as CompiledModule.
+        torch.testing.assert_close(y, model(x), atol=1e-5, rtol=1e-5)
+    graphs = [r for r in c._fuser_records if r["kind"] != "split"]
+    # Batch 3 is a new static graph: two graphs, neither eager.
+    assert len(graphs) == 2 and all(r["eager"] is None for r in graphs)
+    assert RAN, "fuser's graphs did not run"
+    report = c.fuser_report()
+    assert "conv2d runs in PyTorch" in report and "kernel" in report
+    assert any("runs in PyTorch" in r.message for r in c.fuser_remarks)
+
+
+def test_training_with_dropout_and_convolution_matches_eager(
+        graphs_for_kernels):
+    torch.manual_seed(1)
+    model = DropoutConvNet()
+    ref = copy.deepcopy(model)
+    x = torch.randn(6, 20)
+    with pytest.warns(RuntimeWarning, match="dropout runs in PyTorch"):
+        c = ft.compile(model, (x,), cache=False, training=True)
+    assert [op[0] for op in c.fuser_pytorch_ops] == ["dropout", "conv1d"]
+    for step in range(2):
+        x = torch.randn(6, 20)
+        torch.manual_seed(10 + step)  # The same dropout masks both times.
+        y = c(x)
+        torch.manual_seed(10 + step)
+        y2 = ref(x)
+        torch.testing.assert_close(y, y2, atol=1e-5, rtol=1e-5)
+        y.square().sum().backward()
+        y2.square().sum().backward()
+        for (n, p), q in zip(model.named_parameters(), ref.parameters()):
+            torch.testing.assert_close(p.grad, q.grad, atol=1e-4, rtol=1e-4,
+                                       msg=n)
+    graphs = [r for r in c._fuser_records if r["kind"] == "training"]
+    assert graphs and all(r["eager"] is None for r in graphs)
+
+
+def test_dropout_in_eval_mode_compiles_whole(graphs_for_kernels):
+    model = DropoutConvNet().eval()
+    model.conv = nn.Identity()
+    x = torch.randn(6, 20)
+    model.fc2 = nn.Linear(24, 10)
+    c = ft.compile(model, (x,), cache=False)
+    assert isinstance(c, ft.CompiledModule)
+
+
+def test_the_model_new_converter_names_the_ops(tmp_path):
+    problem = tmp_path / "conv_problem.py"
+    problem.write_text(textwrap.dedent("""\
+        import torch
+        import torch.nn as nn
+
+        class Model(nn.Module):
+            def __init__(self, c):
+                super().__init__()
+                self.conv = nn.Conv2d(c, c, 3)
+
+            def forward(self, x):
+                return torch.relu(self.conv(x))
+
+        def get_inputs():
+            return [torch.rand(2, 3, 8, 8)]
+
+        def get_init_inputs():
+            return [3]
+        """))
+    with pytest.raises(fuser.FuserError, match=r"ModelNew file holds kernels "
+                       r"for the whole model, and these ops stay in "
+                       r"PyTorch: conv2d: fuser has no convolution kernel "
+                       r".*conv_problem.py:10\)"):
+        kernelbench.convert(problem, dynamic=False, cache=False)
+
+
+def test_the_dynamo_split_leaves_convolutions_to_pytorch():
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(2, 2, 1)
+
+        def forward(self, x):
+            return F.conv_transpose2d(self.conv(x).relu(),
+                                      torch.ones(2, 2, 2, 2)) * 2
+
+    gm = torch.fx.symbolic_trace(Net())
+    split = graph_split.split(gm)
+    reasons = [r for _, why in split.parts if why for r in why]
+    assert reasons == [
+        "Conv2d: fuser has no convolution kernel yet (cuDNN's is far faster)",
+        "conv_transpose2d: fuser has no convolution kernel yet (cuDNN's is "
+        "far faster)"]
+    assert graph_split.pytorch_reason(next(
+        n for n in gm.graph.nodes if n.target is operator.mul)) is None

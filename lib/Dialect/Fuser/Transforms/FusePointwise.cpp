@@ -79,6 +79,15 @@ public:
         candidates.insert(op);
         return;
       }
+      if (linalg::isaConvolutionOpInterface(op)) {
+        // Said apart: the fallback's loops are orders of magnitude slower
+        // than cuDNN, where other reductions get a reduction kernel.
+        remark(op, "left unfused: a convolution, for which fuser has no "
+                   "kernel yet; the generic fallback lowering compiles it, "
+                   "far slower than cuDNN (fuser.torch leaves convolutions "
+                   "to PyTorch)");
+        return;
+      }
       remark(op, "left unfused: " + why +
                      (op.getNumReductionLoops() > 0
                           ? "; it gets a reduction kernel where "

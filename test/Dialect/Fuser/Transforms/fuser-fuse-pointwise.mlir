@@ -493,3 +493,15 @@ func.func @unit_dim_constant(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   } -> tensor<4x8xf32>
   return %r : tensor<4x8xf32>
 }
+
+// -----
+
+// A convolution is said apart: the generic fallback compiles it, far slower
+// than cuDNN, and fuser.torch leaves it to PyTorch.
+// CHECK-LABEL: func.func @convolution_said_apart
+// CHECK: linalg.conv_2d_nchw_fchw
+func.func @convolution_said_apart(%x: tensor<2x4x9x9xf32>, %w: tensor<8x4x3x3xf32>, %init: tensor<2x8x7x7xf32>) -> tensor<2x8x7x7xf32> {
+  // expected-remark @+1 {{left unfused: a convolution, for which fuser has no kernel yet; the generic fallback lowering compiles it, far slower than cuDNN (fuser.torch leaves convolutions to PyTorch)}}
+  %r = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<2x4x9x9xf32>, tensor<8x4x3x3xf32>) outs(%init : tensor<2x8x7x7xf32>) -> tensor<2x8x7x7xf32>
+  return %r : tensor<2x8x7x7xf32>
+}

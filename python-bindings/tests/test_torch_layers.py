@@ -25,7 +25,8 @@ LAYERS = [
     ["fuser.torch._conversion"],
     ["fuser.torch._compiler"],
     ["fuser.torch._elementwise", "fuser.torch.kernelbench",
-     "fuser.torch.dynamo", "fuser.torch._partitioned"],
+     "fuser.torch._dynamo_backend", "fuser.torch._partitioned",
+     "fuser.torch.dynamo"],
     ["fuser.torch"],
 ]
 # What a saved package, a ModelNew file or fuser.torch.load runs on.

@@ -11,7 +11,9 @@ Skipped without torch, torch-mlir or the compiler tools."""
 
 import copy
 import operator
+import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -27,6 +29,10 @@ import fuser.torch as ft  # noqa: E402
 from fuser.torch import kernelbench  # noqa: E402
 from fuser.torch._lowering import graph_split  # noqa: E402
 from test_torch_training_dynamo import RAN, graphs_for_kernels  # noqa: E402,F401
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "test" / "gpu"
+                       / "Inputs"))
+import model_blocks  # noqa: E402
 
 
 class ConvBlock(nn.Module):
@@ -170,3 +176,31 @@ def test_the_dynamo_split_leaves_convolutions_to_pytorch():
         "far faster)"]
     assert graph_split.pytorch_reason(next(
         n for n in gm.graph.nodes if n.target is operator.mul)) is None
+
+
+@pytest.mark.parametrize("name", model_blocks.partitioned_small())
+@pytest.mark.parametrize("training", [False, True], ids=["forward", "training"])
+def test_real_conv_blocks_match_eager(name, training, graphs_for_kernels):
+    """timm's ConvNeXt and ResNet blocks (test/gpu/Inputs/model_blocks.py):
+    the convolutions in PyTorch, the rest through fuser; forward in eval
+    mode, training in train mode (BatchNorm's batch statistics and running
+    statistics) with gradients, against eager."""
+    model = model_blocks.build(name).train(training)
+    ref = copy.deepcopy(model)
+    x = torch.randn(model_blocks.shape(name))
+    with pytest.warns(RuntimeWarning, match="conv2d runs in PyTorch"):
+        c = ft.compile(model, (x,), cache=False, training=training,
+                       fallback=False)
+    assert isinstance(c, ft.PartitionedModule)
+    y, y2 = c(x), ref(x)
+    torch.testing.assert_close(y, y2, atol=1e-4, rtol=1e-4)
+    if training:
+        y.square().sum().backward()
+        y2.square().sum().backward()
+        for (n, p), q in zip(model.named_parameters(), ref.parameters()):
+            torch.testing.assert_close(p.grad, q.grad, atol=1e-4, rtol=1e-4,
+                                       msg=n)
+        for (n, b), r in zip(model.named_buffers(), ref.buffers()):
+            torch.testing.assert_close(b, r, atol=1e-5, rtol=1e-5, msg=n)
+    graphs = [r for r in c._fuser_records if r["kind"] != "split"]
+    assert graphs and all(r["eager"] is None for r in graphs), graphs

@@ -7,7 +7,8 @@ remark at its line. So a model with one convolution or dropout keeps
 fuser's kernels for the rest, instead of running wholly eagerly or, for a
 convolution, in a kernel far slower than cuDNN's.
 
-The split runs under torch.compile(backend="fuser") (dynamo.py): dynamo
+The split runs under torch.compile(backend="fuser") (_dynamo_backend.py):
+dynamo
 captures the graph at the first call, as it does for that backend, and
 compiles a new graph where a call's shapes differ (static ones, unless a
 `dynamic` spec was given: then dynamo's automatic dynamic sizes).
@@ -21,7 +22,7 @@ from typing import Any, Dict, List, Mapping, Optional
 
 import torch
 
-from . import _compiler
+from . import _compiler, _dynamo_backend
 from ._lowering.graph_split import LeftToPyTorch
 from ._remarks import Remark
 
@@ -51,8 +52,6 @@ class PartitionedModule(torch.nn.Module):
                  cache: Any = True, fallback: bool = True,
                  training: bool = False) -> None:
         super().__init__()
-        from . import dynamo  # torch._dynamo: seconds to import.
-
         d = self.__dict__
         for attr in ("_parameters", "_buffers", "_modules",
                      "_non_persistent_buffers_set"):
@@ -66,7 +65,8 @@ class PartitionedModule(torch.nn.Module):
                       format=format, cache=cache, fallback=fallback,
                       report=report, records=d["_fuser_records"])
         d["_fuser_compiled"] = torch.compile(
-            module, backend=functools.partial(dynamo.backend, options=config),
+            module, backend=functools.partial(_dynamo_backend.backend,
+                                      options=config),
             dynamic=None if dynamic not in (None, False) else False)
         said = "; ".join(str(r) for r in self._fuser_pytorch_remarks())
         warnings.warn(f"fuser.torch: {type(module).__name__} runs these ops "

@@ -10,7 +10,12 @@ real-model corpus:
   times it against eager and torch.compile.
 
 MODELS names each block at each size. A block is wrapped so that forward
-takes one tensor and returns one tensor.
+takes one tensor and returns one tensor. The convolutional blocks
+(CONV_BLOCKS: timm's ConvNeXt and ResNet blocks, NCHW inputs) compile
+partitioned: their convolutions run in PyTorch (cuDNN), the rest through
+fuser (fuser.torch.compile's PartitionedModule, torch.compile(backend=
+"fuser") on the GPU machine, from graph packages); `partitioned()` names
+them.
 """
 
 import torch
@@ -123,6 +128,25 @@ BLOCKS = {
     "timm_swiglu_packed": (_timm_swiglu, 197),
 }
 
+def _timm_convnext_block(c):
+    from timm.models.convnext import ConvNeXtBlock
+    return ConvNeXtBlock(c)
+
+
+def _timm_resnet_block(c):
+    from timm.models.resnet import BasicBlock
+    return BasicBlock(c, c)
+
+
+# name -> (builder(channels), channels and image side at the base size:
+# ConvNeXt-T's and ResNet-18's first stage).
+CONV_BLOCKS = {
+    "timm_convnext_block": (_timm_convnext_block, 96, 56),
+    "timm_resnet_basic_block": (_timm_resnet_block, 64, 56),
+}
+# (batch, channels, side), None for the block's own.
+CONV_SIZES = {"small": (2, 16, 8), "base": (8, None, None)}
+
 # Sizes: (batch, tokens or None for the block's own, width, heads). "small"
 # runs on the CPU reference in a moment; "base" is BERT-base's and ViT-B's
 # width at a batch of 8.
@@ -138,6 +162,14 @@ MODELS = {
     for size, (batch, tokens, width, _) in SIZES.items()
     for block in BLOCKS
 }
+MODELS.update({
+    f"{block}_{size}": (block, size,
+                        (batch, c or CONV_BLOCKS[block][1],
+                         side or CONV_BLOCKS[block][2],
+                         side or CONV_BLOCKS[block][2]))
+    for size, (batch, c, side) in CONV_SIZES.items()
+    for block in CONV_BLOCKS
+})
 
 
 def available():
@@ -153,10 +185,12 @@ def available():
 def build(name, seed=0, device="cpu"):
     """MODELS[name]'s block in eval mode, its weights drawn after
     manual_seed(seed) (seed None: from the generator as it is)."""
-    block, size, _ = MODELS[name]
-    _, _, width, heads = SIZES[size]
+    block, size, shape_ = MODELS[name]
     if seed is not None:
         torch.manual_seed(seed)
+    if block in CONV_BLOCKS:
+        return CONV_BLOCKS[block][0](shape_[1]).eval().to(device)
+    _, _, width, heads = SIZES[size]
     return BLOCKS[block][0](width, heads).eval().to(device)
 
 
@@ -166,5 +200,17 @@ def shape(name):
 
 
 def small():
-    """The names of the small models (the CPU tests')."""
-    return sorted(n for n, (_, size, _) in MODELS.items() if size == "small")
+    """The names of the small models that compile whole (the CPU tests')."""
+    return sorted(n for n, (block, size, _) in MODELS.items()
+                  if size == "small" and block not in CONV_BLOCKS)
+
+
+def partitioned():
+    """The names of the models whose convolutions stay in PyTorch."""
+    return sorted(n for n, (block, _, _) in MODELS.items()
+                  if block in CONV_BLOCKS)
+
+
+def partitioned_small():
+    """Those of partitioned() that the CPU tests run."""
+    return [n for n in partitioned() if MODELS[n][1] == "small"]

@@ -1,5 +1,5 @@
 """Graph packages: the fuser.torch packages of the graphs that
-torch.compile(backend="fuser") captures (dynamo.py), kept in the cache
+torch.compile(backend="fuser") captures (_dynamo_backend.py), kept in the cache
 directory as <root>/graphs/<key>.fuser.zip, so that a later process, or a
 machine with fuser's runtime but without torch-mlir or the compiler tools,
 loads a graph instead of compiling it.

@@ -179,12 +179,55 @@ def build(names, models=None, out=OUT):
         try:
             c = ft.compile(factory(), tuple(example(s, "meta") for s in shapes),
                            fallback=False, report=False)
+            if isinstance(c, ft.PartitionedModule):
+                build_partitioned(name, factory, shapes, out)
+                continue
             ft.save(c, out / f"{name}.fuser")
             print(f"[{out.name}] {name}: {c.fuser_kernels}", flush=True)
         except Exception as e:  # recorded: the GPU run reports it
             failed.write_text(f"{type(e).__name__}: {e}\n")
             print(f"[{out.name}] {name}: FAILED {type(e).__name__}: "
                   f"{str(e).splitlines()[0] if str(e) else ''}", flush=True)
+
+
+def build_partitioned(name, factory, shapes, out):
+    """A model with ops left to PyTorch (convolutions): fuser's graphs
+    compiled into the graph cache <out>/<name>.graphs, which the GPU run
+    loads through torch.compile(backend="fuser"). The first call compiles
+    them; it runs here on the CPU, each graph's fx graph in place of its
+    kernels (there is no GPU)."""
+    import shutil
+    import warnings
+
+    import fuser.torch as ft
+    from fuser.torch._package import Variant
+
+    cache = out / f"{name}.graphs"
+    shutil.rmtree(cache, ignore_errors=True)
+    saved = Variant.entry
+    Variant.entry = lambda v: (lambda *ts: tuple(v.graph(*ts)))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            c = ft.compile(factory(), tuple(example(s, "meta") for s in shapes),
+                           cache=cache, fallback=False)
+            with torch.no_grad():
+                c(*[example(s, "cpu", torch.randn) for s in shapes])
+    finally:
+        Variant.entry = saved
+    torch._dynamo.reset()
+    print(f"[{out.name}] {name}: partitioned, {c.fuser_kernels}; in PyTorch: "
+          f"{[op[0] for op in c.fuser_pytorch_ops]}", flush=True)
+
+
+def load_partitioned(model, cache):
+    """The GPU side of build_partitioned: the model through
+    torch.compile(backend="fuser"), its graphs from the cache (as
+    fuser.torch.compile's PartitionedModule runs them)."""
+    import fuser.torch.dynamo  # noqa: F401 - registers "fuser"
+
+    return torch.compile(model, backend="fuser", dynamic=False,
+                         options={"cache": str(cache), "fallback": False})
 
 
 def flat(out):
@@ -227,10 +270,11 @@ def run_one(name, iters, rounds, with_compile, models=None, out=OUT):
     row = {"name": name, "kind": kind, "shapes": shapes}
     err = out / f"{name}.error.txt"
     path = out / f"{name}.fuser"
+    graphs = out / f"{name}.graphs"
     if err.exists():
         row["error"] = err.read_text().strip().splitlines()[0]
         return row
-    if not path.exists():
+    if not path.exists() and not graphs.exists():
         row["error"] = "no package (run with --build where torch-mlir is)"
         return row
     torch.manual_seed(sum(map(ord, name)))
@@ -246,7 +290,12 @@ def run_one(name, iters, rounds, with_compile, models=None, out=OUT):
     # 1e-4; users' inputs there are KernelBench's torch.rand.
     make = torch.rand if kind == "matvec" else torch.randn
     xs = [example(s, "cuda", make) for s in shapes]
-    fused = ft.load(path, module=model)
+    if graphs.exists():
+        import fuser.torch.dynamo as fd
+        fd.COMPILED.clear()
+        fused = load_partitioned(model, graphs)
+    else:
+        fused = ft.load(path, module=model)
     with torch.no_grad():
         got = fused(*xs)
         want = model(*xs)
@@ -255,8 +304,15 @@ def run_one(name, iters, rounds, with_compile, models=None, out=OUT):
         want64 = model64(*[x.double() if x.is_floating_point() else x for x in xs])
         del model64
     ok, worst, worst_eager = check(got, want64, want)
+    if graphs.exists():
+        parts = [r for r in fd.COMPILED if r["kind"] != "split"]
+        if not parts or any(not r.get("loaded") for r in parts):
+            raise RuntimeError(f"{name}: a graph did not load from {graphs}: {parts}")
+        kernels = {f"graph{i}": r["kernels"] for i, r in enumerate(parts)}
+    else:
+        kernels = fused.fuser_kernels
     row.update(correct=ok, max_error=worst, eager_max_error=worst_eager,
-               kernels=fused.fuser_kernels)
+               kernels=kernels)
     floor = nbytes(xs) + nbytes(flat(got))
     del got, want, want64
     torch.cuda.empty_cache()

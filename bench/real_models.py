@@ -3,9 +3,12 @@
 timm's ViT block and MLPs; test/gpu/Inputs/model_blocks.py) at a small size
 and at BERT-base's width: fuser against eager and torch.compile, by
 memory_bound.py's protocol (allclose to eager at 1e-4, errors against a
-float64 run, CUDA events with L2 flushed, mean), with each fuser kernel's
-device time: every op of a block runs in fuser's kernels (compiled with
-fallback=False), so the kernels' times are the block's whole device time.
+float64 run, CUDA events with L2 flushed, mean), with each kernel's
+device time. Every op of a transformer block runs in fuser's kernels
+(compiled with fallback=False). timm's ConvNeXt and ResNet blocks compile
+partitioned: their convolutions run in PyTorch (cuDNN), the rest in
+fuser's kernels, loaded on the GPU through torch.compile(backend="fuser")
+from the graph cache --build wrote (memory_bound.build_partitioned).
 
     PYTHONPATH=build/python_packages .venv/bin/python bench/real_models.py --build
     FUSER_ARTIFACTS=.artifacts python3 bench/real_models.py [--only a,b] [--out DIR]

@@ -52,6 +52,7 @@ import torch  # noqa: E402
 
 import fuser.torch as ft  # noqa: E402
 from fuser.torch import kernelbench  # noqa: E402
+import model_blocks  # noqa: E402
 import torch_models  # noqa: E402
 import elementwise_fns  # noqa: E402
 
@@ -235,6 +236,7 @@ def build_dynamo(out, chip, index):
                   f"{[{v: len(k) for v, k in g.items()} for g in kernels]} "
                   f"({seconds:.2f} s)")
         build_dynamo_split(cache, chip, index)
+        build_partitioned_blocks(cache, chip, index)
         shutil.copytree(Path(cache) / "graphs", out / "dynamo" / "graphs")
 
 
@@ -265,6 +267,42 @@ def build_dynamo_split(cache, chip, index):
                 r["kernels"] for r in parts]}
             print(f"[torch artifacts] dynamo/{name}: split, parts "
                   f"{[{v: len(k) for v, k in r['kernels'].items()} for r in parts]}")
+    finally:
+        Variant.entry = saved
+
+
+def build_partitioned_blocks(cache, chip, index):
+    """The small convolutional blocks of model_blocks (timm's ConvNeXt and
+    ResNet blocks) through fuser.torch.compile, training in train mode:
+    partitioned (convolutions in PyTorch); one forward and backward on the
+    CPU, each graph's fx graph in place of its kernels, writes the graph
+    packages test_torch_dynamo.py loads through torch.compile(backend=
+    "fuser")."""
+    if not model_blocks.available():
+        print("[torch artifacts] partitioned blocks: no timm here, skipped")
+        return
+    import torch._dynamo
+    from fuser.torch._package import Variant
+
+    saved = Variant.entry
+    Variant.entry = lambda v: (lambda *ts: tuple(v.graph(*ts)))
+    try:
+        for name in model_blocks.partitioned_small():
+            torch._dynamo.reset()
+            model = model_blocks.build(name).train()
+            x = torch.randn(model_blocks.shape(name))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                c = ft.compile(model, (x,), training=True, cache=cache,
+                               chip=chip, fallback=False)
+                c(x).sum().backward()
+            if not isinstance(c, ft.PartitionedModule):
+                raise RuntimeError(f"{name} compiled whole; expected a "
+                                   "partition at its convolutions")
+            index["dynamo"][name] = {"shape": list(model_blocks.shape(name)),
+                                     "kernels": list(c.fuser_kernels.values())}
+            print(f"[torch artifacts] dynamo/{name}: partitioned, "
+                  f"{ {k: len(v) for k, v in c.fuser_kernels.items()} }")
     finally:
         Variant.entry = saved
 

@@ -92,8 +92,12 @@ def test_convolution_runs_in_pytorch_and_the_rest_through_fuser(
     assert len(graphs) == 2 and all(r["eager"] is None for r in graphs)
     assert RAN, "fuser's graphs did not run"
     report = c.fuser_report()
-    assert "conv2d runs in PyTorch" in report and "kernel" in report
-    assert any("runs in PyTorch" in r.message for r in c.fuser_remarks)
+    assert "conv2d runs in PyTorch" in report
+    assert "graph 0 (inference):" in report and "graph 1 (inference):" in report
+    assert c.fuser_kernels and all(c.fuser_kernels.values())
+    assert any(r.message.startswith("conv2d runs in PyTorch")
+               for r in c.fuser_remarks)
+    assert any(r.message.startswith("fused") for r in c.fuser_remarks)
 
 
 def test_training_with_dropout_and_convolution_matches_eager(
@@ -103,7 +107,8 @@ def test_training_with_dropout_and_convolution_matches_eager(
     ref = copy.deepcopy(model)
     x = torch.randn(6, 20)
     with pytest.warns(RuntimeWarning, match="dropout runs in PyTorch"):
-        c = ft.compile(model, (x,), cache=False, training=True)
+        c = ft.compile(model, (x,), cache=False, training=True,
+                       fallback=False)
     assert [op[0] for op in c.fuser_pytorch_ops] == ["dropout", "conv1d"]
     for step in range(2):
         x = torch.randn(6, 20)
@@ -185,6 +190,7 @@ def test_real_conv_blocks_match_eager(name, training, graphs_for_kernels):
     the convolutions in PyTorch, the rest through fuser; forward in eval
     mode, training in train mode (BatchNorm's batch statistics and running
     statistics) with gradients, against eager."""
+    pytest.importorskip("timm")
     model = model_blocks.build(name).train(training)
     ref = copy.deepcopy(model)
     x = torch.randn(model_blocks.shape(name))

@@ -1,4 +1,5 @@
-"""torch.compile(model, backend="fuser") on the CPU (fuser/torch/dynamo.py):
+"""torch.compile(model, backend="fuser") on the CPU (fuser/torch/dynamo.py,
+_dynamo_backend.py):
 registration, the on-disk compile cache across processes (a second process
 compiles nothing; two at once leave a valid cache), the eager fallback of a
 graph fuser cannot compile, and the forward/backward wiring of W1, W2 and W3
@@ -25,6 +26,7 @@ torch = require_front_end()
 
 import fuser  # noqa: E402
 import fuser.torch.dynamo as fd  # noqa: E402
+from fuser.torch import _dynamo_backend  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 MODELS = {
@@ -158,7 +160,7 @@ def test_graph_packages_run_where_nothing_compiles(graphs_for_kernels,
     assert fd.COMPILED[-1]["loaded"] is False
     assert len(list((tmp_path / "graphs").glob("*.fuser.zip"))) == 1
     torch._dynamo.reset()
-    monkeypatch.setattr(fd, "_can_compile", lambda: False)
+    monkeypatch.setattr(_dynamo_backend, "_can_compile", lambda: False)
     monkeypatch.setattr(fd.graph_packages, "tools_or_none", lambda: None)
     c = torch.compile(model, backend="fuser", dynamic=False,
                       options={"cache": tmp_path, "fallback": False})

@@ -26,6 +26,7 @@ from test_torch_training import (INDEX, REAL, TORCH_ARTIFACTS,
                                  as_accurate_as_eager, check, problem)
 
 sys.path.insert(0, str(Path(__file__).parent / "Inputs"))
+import model_blocks  # noqa: E402
 import torch_models  # noqa: E402
 
 DYNAMO = json.loads(INDEX.read_text()).get("dynamo", {})
@@ -159,4 +160,40 @@ def test_dynamo_split_training_matches_eager(monkeypatch):
     print(f"[gpu tests] dynamo {name}: split at the dropout, parts "
           f"{[{v: len(k) for v, k in r['kernels'].items()} for r in parts]}; "
           f"{STEPS} SGD steps, max abs error vs eager {worst:.3e}")
+    torch._dynamo.reset()
+
+
+@pytest.mark.parametrize("name", model_blocks.partitioned_small())
+def test_partitioned_conv_blocks_train_like_eager(name, monkeypatch):
+    """timm's ConvNeXt and ResNet blocks as fuser.torch.compile partitions
+    them (convolutions in PyTorch, cuDNN's), their graphs loaded through
+    torch.compile(backend="fuser"): one training step in train mode
+    (BatchNorm's batch statistics) against eager: output, parameter
+    gradients and running statistics at atol = rtol = 1e-4."""
+    if not model_blocks.available():
+        pytest.skip("needs timm")
+    fd = dynamo_packages(name, monkeypatch)
+    model = model_blocks.build(name, device="cuda").train()
+    ref = copy.deepcopy(model)
+    net = through_fuser(model)
+    x = torch.randn(model_blocks.shape(name), device="cuda")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # The split's.
+        y = net(x)
+    y2 = ref(x)
+    values = [("output", y.detach(), y2.detach())]
+    y.square().sum().backward()
+    y2.square().sum().backward()
+    values += [(f"grad {n}", p.grad, q.grad) for (n, p), q in
+               zip(model.named_parameters(), ref.parameters())]
+    values += [(f"buffer {n}", b.float(), r.float()) for (n, b), r in
+               zip(model.named_buffers(), ref.buffers())]
+    parts = [r for r in fd.COMPILED if r["kind"] != "split"]
+    assert parts and all(r["kind"] == "training" and r["loaded"] and
+                         r["eager"] is None for r in parts), parts
+    worst = max(check(f"partitioned {name}: {label}", a, b)
+                for label, a, b in values)
+    print(f"[gpu tests] partitioned {name}: graphs "
+          f"{[{v: len(k) for v, k in r['kernels'].items()} for r in parts]}; "
+          f"max abs error vs eager {worst:.3e}")
     torch._dynamo.reset()

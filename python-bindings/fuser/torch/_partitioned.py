@@ -18,21 +18,32 @@ from __future__ import annotations
 
 import functools
 import warnings
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional, Union
 
 import torch
 
 from . import _compiler, _dynamo_backend
 from ._lowering.graph_split import LeftToPyTorch
 from ._remarks import Remark
+from ._runtime import CompiledModule
 
 
-@functools.wraps(_compiler.compile)
-def compile(module: torch.nn.Module, example_inputs: Any, **kwargs: Any):
+def compile(module: torch.nn.Module, example_inputs: Any, **kwargs: Any
+            ) -> Union[CompiledModule, "PartitionedModule"]:
     try:
         return _compiler.compile(module, example_inputs, **kwargs)
     except LeftToPyTorch as left:
         return PartitionedModule(module, left, **kwargs)
+
+
+compile.__doc__ = (_compiler.compile.__doc__ or "") + """
+    A module with ops fuser leaves to PyTorch (convolutions, random
+    numbers) comes back as a PartitionedModule: those ops run in PyTorch,
+    the runs between them through fuser's kernels, compiled at the first
+    call under torch.compile(backend="fuser"); a remark names each op at
+    its line. fuser.torch.save and the ModelNew converter take whole
+    models only.
+    """
 
 
 class PartitionedModule(torch.nn.Module):
@@ -42,7 +53,10 @@ class PartitionedModule(torch.nn.Module):
     call (dynamo traces there). `fuser_pytorch_ops`: (op, reason, file,
     line) of each op left to PyTorch; `fuser_remarks`, `fuser_kernels`,
     `fuser_report()` as CompiledModule's, over the graphs compiled so far;
-    `fuser_fallback`: None."""
+    `fuser_fallback`: None (a graph fuser cannot compile runs eagerly, as
+    under torch.compile(backend="fuser"), said in the remarks; with
+    fallback=False it raises). Without a `dynamic` spec every new shape is
+    a new static graph, up to dynamo's recompile limit."""
 
     def __init__(self, module: torch.nn.Module, left: LeftToPyTorch, *,
                  dynamic: Any = None, precision: str = "fp32",
@@ -85,8 +99,21 @@ class PartitionedModule(torch.nn.Module):
         return self
 
     def _fuser_pytorch_remarks(self) -> List[Remark]:
-        return [Remark(file, line, "remark", f"{name} runs in PyTorch: {why}")
-                for name, why, file, line in self.fuser_pytorch_ops]
+        """The export's ops left to PyTorch, then those the split left too
+        that the export did not name (pooling, scans: dynamo's split)."""
+        remarks = [Remark(file, line, "remark",
+                          f"{name} runs in PyTorch: {why}")
+                   for name, why, file, line in self.fuser_pytorch_ops]
+        named = {(r.file, r.line) for r in remarks}
+        for record in self._fuser_records:
+            if record["kind"] != "split":
+                continue
+            for said in record["pytorch"]:
+                if not any(f"({file}:{line})" in said
+                           for file, line in named if file):
+                    remarks.append(Remark("", 0, "remark",
+                                          f"runs in PyTorch: {said}"))
+        return remarks
 
     def _fuser_graphs(self) -> List[Dict[str, Any]]:
         return [r for r in self._fuser_records if r["kind"] != "split"]
@@ -120,7 +147,7 @@ class PartitionedModule(torch.nn.Module):
             if r["eager"] is not None:
                 lines.append(f"graph {i} ({r['kind']}): runs eagerly: "
                              f"{r['eager']}")
-            else:
+            elif "module" in r:
                 lines.append(f"graph {i} ({r['kind']}):")
                 lines += ["  " + l for l in
                           r["module"].fuser_report().splitlines()]

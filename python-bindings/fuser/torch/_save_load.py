@@ -38,6 +38,12 @@ def save(compiled: CompiledModule, path: PathLike, *,
     when it ends in .zip), replacing what was there. With weights=True the
     module's state_dict goes along (weights.pt), so load() needs no module.
     Returns the path."""
+    if type(compiled).__name__ == "PartitionedModule":
+        raise FuserError(
+            "save() takes whole-model packages; a partitioned module's "
+            "graphs are kept in its compile cache (the cache= directory, "
+            "$FUSER_CACHE_DIR), which torch.compile(model, backend=\"fuser\", "
+            "options={\"cache\": directory}) loads where nothing compiles")
     if not isinstance(compiled, CompiledModule):
         raise TypeError(f"save() expects a module from fuser.torch.compile, "
                         f"got {type(compiled).__name__}")

@@ -79,7 +79,10 @@ public:
         candidates.insert(op);
         return;
       }
-      if (linalg::isaConvolutionOpInterface(op)) {
+      // Pooling ops have a convolution's maps too, but their window
+      // operand only gives a shape: a convolution's body reads its filter.
+      if (linalg::isaConvolutionOpInterface(op) && op.getNumDpsInputs() > 1 &&
+          op.payloadUsesValueFromOperand(op.getDpsInputOperand(1))) {
         // Said apart: the fallback's loops are orders of magnitude slower
         // than cuDNN, where other reductions get a reduction kernel.
         remark(op, "left unfused: a convolution, for which fuser has no "

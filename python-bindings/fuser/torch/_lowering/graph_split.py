@@ -31,6 +31,8 @@ _CONVS = ("conv1d", "conv2d", "conv3d", "conv_transpose1d",
           "_convolution")
 _RANDOMS = ("dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
             "feature_alpha_dropout", "feature_dropout", "native_dropout",
+            "dropout_", "alpha_dropout_", "feature_dropout_",
+            "feature_alpha_dropout_",
             "rand", "randn", "rand_like", "randn_like", "randint",
             "randint_like", "randperm", "bernoulli", "bernoulli_",
             "multinomial", "normal", "normal_", "poisson", "uniform_",
@@ -60,7 +62,8 @@ _REASONS.update({name.format(n): _POOL for n in (1, 2, 3) for name in (
 # The dropouts whose `training` argument (position 2) may turn them off.
 _DROPOUTS = ("dropout", "dropout1d", "dropout2d", "dropout3d",
              "alpha_dropout", "feature_alpha_dropout", "feature_dropout",
-             "native_dropout")
+             "native_dropout", "dropout_", "alpha_dropout_",
+             "feature_dropout_", "feature_alpha_dropout_")
 
 # The aten ops of an exported program that fuser.torch.compile leaves to
 # PyTorch: it compiles scans and pooling forward itself.
@@ -135,18 +138,22 @@ def _dropout_off(node: torch.fx.Node) -> bool:
     return training is False
 
 
-# torch's own frames (nn.Conv2d.forward calling F.conv2d) are not the
-# user's line.
-_TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
+# Frames that are not the user's line: torch's own (nn.Conv2d.forward
+# calling F.conv2d), fuser's (the export's functional wrapper) and
+# generated code (<eval_with_key>).
+_NOT_USERS = (os.path.dirname(torch.__file__) + os.sep,
+              os.path.dirname(os.path.dirname(os.path.dirname(
+                  os.path.abspath(__file__)))) + os.sep)
 
 
 def user_frame(node: torch.fx.Node) -> Tuple[str, int]:
     """(file, line) of the user's code that made `node` (the innermost
-    frame of its stack trace outside torch), or ("", 0)."""
+    frame of its stack trace outside torch and fuser), or ("", 0)."""
     trace = node.meta.get("stack_trace") or ""
     for line in reversed(trace.strip().splitlines()):
         m = re.match(r'\s*File "(?P<file>[^"]+)", line (?P<line>\d+)', line)
-        if m and not m.group("file").startswith(_TORCH_DIR):
+        if m and not m.group("file").startswith(_NOT_USERS) and \
+                not m.group("file").startswith("<"):
             return m.group("file"), int(m.group("line"))
     return "", 0
 
@@ -168,7 +175,10 @@ def exported_pytorch_ops(gm: torch.fx.GraphModule
     """The ops of torch.export's graph `gm` that fuser.torch.compile leaves
     to PyTorch, as LeftToPyTorch lists them (empty: fuser takes it all)."""
     found = []
-    for node in gm.graph.nodes:
+    # Subgraphs too (torch.no_grad and autocast regions, cond's branches).
+    nodes = [n for m in gm.modules() if isinstance(m, torch.fx.GraphModule)
+             for n in m.graph.nodes]
+    for node in nodes:
         if node.op != "call_function":
             continue
         name = getattr(node.target, "_opname", None) or _name(node)
@@ -187,10 +197,8 @@ def _is_view(node: torch.fx.Node) -> bool:
 
 def _where(node: torch.fx.Node) -> str:
     """The user's line of `node`, from dynamo's stack trace."""
-    trace = node.meta.get("stack_trace") or ""
-    lines = [l.strip() for l in trace.strip().splitlines()
-             if l.strip().startswith("File ")]
-    return f" ({lines[-1]})" if lines else ""
+    file, line = user_frame(node)
+    return f" ({file}:{line})" if file else ""
 
 
 class Split:

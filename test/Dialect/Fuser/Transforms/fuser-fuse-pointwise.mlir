@@ -505,3 +505,15 @@ func.func @convolution_said_apart(%x: tensor<2x4x9x9xf32>, %w: tensor<8x4x3x3xf3
   %r = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<2x4x9x9xf32>, tensor<8x4x3x3xf32>) outs(%init : tensor<2x8x7x7xf32>) -> tensor<2x8x7x7xf32>
   return %r : tensor<2x8x7x7xf32>
 }
+
+// -----
+
+// A pooling op has a convolution's maps, but no filter: it is no
+// convolution (it gets a reduction kernel).
+// CHECK-LABEL: func.func @pooling_is_no_convolution
+func.func @pooling_is_no_convolution(%x: tensor<2x4x9x9xf32>, %init: tensor<2x4x7x7xf32>) -> tensor<2x4x7x7xf32> {
+  %window = tensor.empty() : tensor<3x3xf32>
+  // expected-remark @+1 {{left unfused: it has reduction iterators; it gets a reduction kernel where fuser-configure-kernels can configure one, else the generic fallback lowering}}
+  %r = linalg.pooling_nchw_max ins(%x, %window : tensor<2x4x9x9xf32>, tensor<3x3xf32>) outs(%init : tensor<2x4x7x7xf32>) -> tensor<2x4x7x7xf32>
+  return %r : tensor<2x4x7x7xf32>
+}

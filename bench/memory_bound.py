@@ -339,6 +339,10 @@ def run_one(name, iters, rounds, with_compile, models=None, out=OUT):
     return row
 
 
+def _short(kernel, n=48):
+    return kernel if len(kernel) <= n else kernel[:n] + "..."
+
+
 def markdown(rows, device, title="Memory-bound models"):
     lines = [f"# {title} ({device})", "",
              "fuser, eager and torch.compile timed interleaved (CUDA events, L2 flushed, mean). "
@@ -353,7 +357,9 @@ def markdown(rows, device, title="Memory-bound models"):
                          f"{r['error'][:120]} | - |")
             continue
         ms = r["ms"]
-        ks = ", ".join(f"{k} {v:.0f}" for k, v in r["fuser_kernels_us"].items())
+        # PyTorch's kernels (a partitioned block's convolutions) by the
+        # head of their long template names.
+        ks = ", ".join(f"{_short(k)} {v:.0f}" for k, v in r["fuser_kernels_us"].items())
         lines.append(
             f"| {r['name']} | {r['kind']} | {ms['fuser']:.3f} | {ms['eager']:.3f} | "
             f"{ms.get('compile', math.nan):.3f} | {r['vs_eager']:.2f}x | "

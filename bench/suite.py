@@ -139,6 +139,12 @@ SUITE = [
          "training", dict(package="w2", input_grad=True)),
     Case("training", "train_w3_dx", "W3 training step, x requires grad (dL/dx too)",
          "training", dict(package="w3", input_grad=True)),
+    # Blocks of real models (test/gpu/Inputs/model_blocks.py) at width 768,
+    # batch 8: one training step each, in eval mode (their dropouts are 0).
+    *[Case("training", f"train_{block}", f"{block} training step (width 768, batch 8), "
+           "data without grad", "training", dict(package=f"{block}_base", input_grad=False))
+      for block in ("bert_layer", "gpt2_block", "llama_mlp", "llama_decoder_layer",
+                    "vit_layer", "timm_vit_block", "timm_mlp", "timm_swiglu_packed")],
 ]
 TOPICS = list(dict.fromkeys(c.topic for c in SUITE))
 

@@ -76,6 +76,11 @@ TRAINING = {
     "mlp_small_dynamic": ("torch_models.MLP", [], [7, 128], "batch"),
     # BatchNorm in training mode: batch statistics, running ones written back.
     "batchnorm_small": ("torch_models.LinearBatchNorm", [], [64, 256], None),
+    # Blocks of real models (test/gpu/Inputs/model_blocks.py: transformers'
+    # and timm's layers, compiled whole), small and at BERT-base's width.
+    **{name: (f"model_blocks.{name}", [], list(model_blocks.shape(name)), None)
+       for name in model_blocks.MODELS
+       if name not in model_blocks.partitioned()},
 }
 
 # Training packages that also get a pair for steps under

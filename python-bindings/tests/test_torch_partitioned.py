@@ -126,6 +126,17 @@ def test_training_with_dropout_and_convolution_matches_eager(
     assert graphs and all(r["eager"] is None for r in graphs)
 
 
+def test_dropout_of_zero_compiles_whole():
+    """Dropout with p = 0 (real models' configs often say 0.0) is the
+    identity in training mode too: nothing is left to PyTorch."""
+    model = nn.Sequential(nn.Linear(20, 24), nn.Dropout(0.0), nn.ReLU())
+    c = ft.compile(model, (torch.randn(6, 20),), cache=False, training=True,
+                   fallback=False)
+    assert isinstance(c, ft.TrainingModule)
+    gm = torch.fx.symbolic_trace(model)
+    assert graph_split.split(gm) is None
+
+
 def test_dropout_in_eval_mode_compiles_whole(graphs_for_kernels):
     model = DropoutConvNet().eval()
     model.conv = nn.Identity()

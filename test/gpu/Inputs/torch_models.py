@@ -291,9 +291,16 @@ def build(name, seed=0, device="cpu"):
 
 def problem(seed):
     """The model source a training package names (index.json's "seed"):
-    examples/torch/<seed>.py as a module, or "torch_models.<Class>" as an
-    object whose Model is that class here."""
+    examples/torch/<seed>.py as a module, "torch_models.<Class>" as an
+    object whose Model is that class here, or "model_blocks.<name>" as one
+    whose Model() builds that block of a real model (model_blocks.py; its
+    weights from the generator as the caller seeded it)."""
     if seed.startswith("torch_models."):
         return type("Problem", (), {"Model": globals()[seed.split(".", 1)[1]]})
+    if seed.startswith("model_blocks."):
+        import model_blocks
+        name = seed.split(".", 1)[1]
+        return type("Problem", (), {"Model": staticmethod(
+            lambda: model_blocks.build(name, seed=None))})
     from fuser.torch.kernelbench import load_problem
     return load_problem(EXAMPLES / f"{seed}.py")

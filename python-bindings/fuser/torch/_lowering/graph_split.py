@@ -115,7 +115,7 @@ def pytorch_reason(node: torch.fx.Node,
         for cls, reason in _MODULE_REASONS:
             if isinstance(module, cls):
                 if cls is torch.nn.modules.dropout._DropoutNd and \
-                        not module.training:
+                        (not module.training or module.p == 0):
                     return None  # The identity: fuser takes it.
                 return reason
         return None
@@ -130,12 +130,14 @@ def pytorch_reason(node: torch.fx.Node,
 
 
 def _dropout_off(node: torch.fx.Node) -> bool:
-    """A dropout call whose `training` argument (position 2) is False: the
+    """A dropout call whose `training` argument (position 2) is False, or
+    whose p (position 1) is 0 (configs of real models often say 0.0): the
     identity, which fuser takes."""
     training = (node.args[2] if len(node.args) > 2
                 else node.kwargs.get("training", node.kwargs.get("train",
                                                                  True)))
-    return training is False
+    p = node.args[1] if len(node.args) > 1 else node.kwargs.get("p", 0.5)
+    return training is False or (isinstance(p, (int, float)) and p == 0)
 
 
 # Frames that are not the user's line: torch's own (nn.Conv2d.forward

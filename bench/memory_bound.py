@@ -200,12 +200,13 @@ def build_partitioned(name, factory, shapes, out):
     import warnings
 
     import fuser.torch as ft
+    from fuser.torch._lowering.fx_graph import run_in_place_of_kernels
     from fuser.torch._package import Variant
 
     cache = out / f"{name}.graphs"
     shutil.rmtree(cache, ignore_errors=True)
     saved = Variant.entry
-    Variant.entry = lambda v: (lambda *ts: tuple(v.graph(*ts)))
+    Variant.entry = lambda v: (lambda *ts: run_in_place_of_kernels(v.graph, *ts))
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)

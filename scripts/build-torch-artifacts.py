@@ -252,10 +252,11 @@ def build_dynamo_split(cache, chip, index):
     every run (a kernel cannot launch here) and each writes its package."""
     import fuser.torch.dynamo as fd
     import torch._dynamo
+    from fuser.torch._lowering.fx_graph import run_in_place_of_kernels
     from fuser.torch._package import Variant
 
     saved = Variant.entry
-    Variant.entry = lambda v: (lambda *ts: tuple(v.graph(*ts)))
+    Variant.entry = lambda v: (lambda *ts: run_in_place_of_kernels(v.graph, *ts))
     try:
         for name, (_, _, shape) in torch_models.SPLIT.items():
             torch._dynamo.reset()
@@ -287,10 +288,11 @@ def build_partitioned_blocks(cache, chip, index):
         print("[torch artifacts] partitioned blocks: no timm here, skipped")
         return
     import torch._dynamo
+    from fuser.torch._lowering.fx_graph import run_in_place_of_kernels
     from fuser.torch._package import Variant
 
     saved = Variant.entry
-    Variant.entry = lambda v: (lambda *ts: tuple(v.graph(*ts)))
+    Variant.entry = lambda v: (lambda *ts: run_in_place_of_kernels(v.graph, *ts))
     try:
         for name in model_blocks.partitioned_small():
             torch._dynamo.reset()

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "MatmulOperandCopies.h"
+#include "MatmulWaveTile.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/IRMapping.h"
@@ -26,7 +27,11 @@ using namespace mlir::fuser;
 /// the operands K-major (a transposing pointwise kernel each, (M + N) * K
 /// elements read and written) pays when M * N / (M + N) is large: about 128
 /// at those rates and 3 TB/s; this takes 512 (static M and N), so that the
-/// copies cost at most a quarter of what they save. The backward GEMMs of
+/// copies cost at most a quarter of what they save. Those rates need a
+/// wave of FFMA tiles: with fewer, FFMA runs at the share of the SMs its
+/// tiles take, and the bar drops with it (BERT-base's dW = g^T * x, 768 x
+/// 768 from K = 1024: 18 FFMA tiles took 184 us on an H200, 4 of them per
+/// layer, where 3xtf32 splits K over the wave). The backward GEMMs of
 /// nn.Linear (dX = g * W, dW = g^T * x) are such products, and torch.bmm's
 /// B x K x N right operand: a batched product's copies and savings both
 /// scale with the batch, so the rule is per batch and the batch may be
@@ -169,6 +174,36 @@ static void computeIntoTransposedCopy(Value v, PointwiseOp copy) {
   producer->erase();
 }
 
+/// Multiply-adds per FFMA tile from which a part of a wave is slow: about
+/// 25 us on one SM (an H100's or H200's FFMA peak over 132 SMs), against
+/// a few for the copy's kernel and launch. Below, small products keep the
+/// whole bar.
+static constexpr int64_t kFfmaTileWorkForCopy = int64_t(1) << 22;
+
+/// kKMajorCopyMinHarmonic; for an M-major A, whose alternative is the
+/// FFMA kernel, scaled by the share of a wave that its tiles fill where
+/// each tile is long (static shapes). A wave: the persistent wgmma_tma
+/// grid, one block per SM, as the FFMA kernel's (min_blocks_per_sm = 1).
+/// (An N-major B alone falls back on fp64 tensor cores, whose 128 x 128
+/// tiles fill more of the wave.)
+static int64_t copyBar(MatmulOp op) {
+  if (!op.getTransposeA())
+    return kKMajorCopyMinHarmonic;
+  const GemmStrategyRecord &ffma = getGemmStrategyRecord(GemmStrategy::ffma);
+  int64_t wave = getGemmStrategyRecord(GemmStrategy::wgmma_tma).maxGrid;
+  ArrayRef<int64_t> tile = ffma.defaultTile("fp32");
+  std::optional<int64_t> tiles = staticOutputTiles(op, tile);
+  auto resTy = cast<RankedTensorType>(op.getResult().getType());
+  int64_t rank = resTy.getRank();
+  int64_t m = resTy.getDimSize(rank - 2), n = resTy.getDimSize(rank - 1);
+  int64_t k =
+      cast<RankedTensorType>(op.getLhs().getType()).getDimSize(op.getLhsKDim());
+  if (!tiles || wave <= 0 || *tiles >= wave || ShapedType::isDynamic(k) ||
+      std::min(m, tile[0]) * std::min(n, tile[1]) * k < kFfmaTileWorkForCopy)
+    return kKMajorCopyMinHarmonic;
+  return std::max<int64_t>(1, kKMajorCopyMinHarmonic * *tiles / wave);
+}
+
 std::string mlir::fuser::kMajorCopyRefusal(MatmulOp op) {
   auto resTy = cast<RankedTensorType>(op.getResult().getType());
   auto lhsTy = cast<RankedTensorType>(op.getLhs().getType());
@@ -182,9 +217,14 @@ std::string mlir::fuser::kMajorCopyRefusal(MatmulOp op) {
     return "M, N or K is dynamic";
   if (k % 4)
     return "K is not a multiple of 4 (TMA rows)";
-  if (m * n < kKMajorCopyMinHarmonic * (m + n))
-    return "M * N / (M + N) = " + std::to_string(m * n / (m + n)) +
-           ", below " + std::to_string(kKMajorCopyMinHarmonic);
+  int64_t bar = copyBar(op);
+  if (m * n < bar * (m + n))
+    return "M * N / (M + N) = " + std::to_string(m * n / (m + n)) + ", below " +
+           std::to_string(bar) +
+           (bar < kKMajorCopyMinHarmonic
+                ? " (" + std::to_string(kKMajorCopyMinHarmonic) +
+                      " scaled by the FFMA tiles' share of a wave)"
+                : std::string());
   return "";
 }
 
@@ -217,6 +257,7 @@ bool mlir::fuser::copyOperandsKMajor(MatmulOp op, const ChipInfo &chip, bool tma
       !(half || (operandTy.isF32() && resTy.getElementType().isF32())) ||
       (!op.getTransposeA() && !copyB) || !kMajorCopyRefusal(op).empty())
     return false;
+  int64_t bar = copyBar(op); // Before the copies change the layouts.
   OpBuilder b(op);
   Location loc = op.getLoc();
   StringRef which = op.getTransposeA() && copyB ? "A and B"
@@ -235,11 +276,12 @@ bool mlir::fuser::copyOperandsKMajor(MatmulOp op, const ChipInfo &chip, bool tma
   }
   if (report) {
     InFlightDiagnostic remark = op.emitRemark();
-    remark << which
-           << " copied K-major by a transposing kernel so that "
-           << (!half ? "3xtf32" : operandTy.isBF16() ? "bf16" : "f16")
-           << " on wgmma_tma applies (M * N / (M + N) = "
-           << m * n / (m + n) << ", at least " << kKMajorCopyMinHarmonic;
+    remark << which << " copied K-major by a transposing kernel so that "
+           << (!half                ? "3xtf32"
+               : operandTy.isBF16() ? "bf16"
+                                    : "f16")
+           << " on wgmma_tma applies (M * N / (M + N) = " << m * n / (m + n)
+           << ", at least " << bar;
     if (copyB && kernelReadsB)
       remark << "; with M = " << m << ", at least " << kNMajorCopyMinM
              << ", B's copy costs less than its transposition in the kernel";

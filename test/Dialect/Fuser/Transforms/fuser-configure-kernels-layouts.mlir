@@ -223,3 +223,34 @@ func.func @bf16_n_major_b(%g: tensor<4096x1024xbf16>, %x: tensor<1024x4096xbf16>
   }
   return %y : tensor<4096x4096xf32>
 }
+
+// -----
+
+// A weight gradient of a small layer (BERT-base's dW = g^T * x, 768 x 768
+// from K = 1024): 18 FFMA tiles would take a seventh of the wave, so the
+// copy's bar drops to 512 x 18 / 132 and A is copied K-major for 3xtf32. A
+// product whose FFMA tiles are short (64 x 64 from K = 64) keeps the whole
+// bar: a copy's kernel would cost more than it saves.
+// CHECK-LABEL: func.func @small_weight_gradient
+// CHECK: fuser.pointwise
+// CHECK: strategy = "wgmma_tma"
+func.func @small_weight_gradient(%g: tensor<1024x768xf32>, %h: tensor<1024x768xf32>) -> tensor<768x768xf32> {
+  // expected-remark @+2 {{A copied K-major by a transposing kernel so that 3xtf32 on wgmma_tma applies (M * N / (M + N) = 384, at least 69)}}
+  // expected-remark @+1 {{matmul kernel: wgmma_tma in 3xtf32}}
+  %y = fuser.matmul %g, %h transpose_a epilogue_maps [] : tensor<1024x768xf32>, tensor<1024x768xf32> -> tensor<768x768xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<768x768xf32>
+}
+
+// CHECK-LABEL: func.func @short_tiles
+// CHECK: strategy = "ffma"
+func.func @short_tiles(%g: tensor<64x64xf32>, %h: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  // expected-remark @+1 {{matmul kernel: ffma in fp32 (3xtf32 not applicable: A is not K-major (x.T) and not copied K-major: M * N / (M + N) = 32, below 512; the fp64 tensor-core kernel reads K-major A; FFMA)}}
+  %y = fuser.matmul %g, %h transpose_a epilogue_maps [] : tensor<64x64xf32>, tensor<64x64xf32> -> tensor<64x64xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<64x64xf32>
+}

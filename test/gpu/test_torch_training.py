@@ -262,7 +262,14 @@ def sgd_run(model, params, x_of_step, r_of_step, loss_fn, kinks=None):
     return losses, [p.detach() for p in params]
 
 
-@pytest.mark.parametrize("name", SMALL + REAL)
+# The real-model blocks at width 768 diverge under these SGD steps (their
+# losses grow past 1e6 in 3 steps, where any two fp32 orders part):
+# test_gradients_match_eager checks their gradients.
+STEPPED = SMALL + [n for n in REAL
+                   if not TRAINING[n]["seed"].startswith("model_blocks.")]
+
+
+@pytest.mark.parametrize("name", STEPPED)
 def test_sgd_steps_match_eager(name):
     model, compiled, entry = build(name)
     eager = copy.deepcopy(model)

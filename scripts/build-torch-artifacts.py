@@ -78,9 +78,10 @@ TRAINING = {
     "batchnorm_small": ("torch_models.LinearBatchNorm", [], [64, 256], None),
     # Blocks of real models (test/gpu/Inputs/model_blocks.py: transformers'
     # and timm's layers, compiled whole), small and at BERT-base's width.
+    # (Where transformers and timm are installed: the project venv has them.)
     **{name: (f"model_blocks.{name}", [], list(model_blocks.shape(name)), None)
        for name in model_blocks.MODELS
-       if name not in model_blocks.partitioned()},
+       if name not in model_blocks.partitioned() and model_blocks.available()},
 }
 
 # Training packages that also get a pair for steps under

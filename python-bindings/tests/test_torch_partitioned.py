@@ -135,6 +135,15 @@ def test_dropout_of_zero_compiles_whole():
     assert isinstance(c, ft.TrainingModule)
     gm = torch.fx.symbolic_trace(model)
     assert graph_split.split(gm) is None
+    # Forward only, the module still in training mode (as a fresh one is).
+    c = ft.compile(model, (torch.randn(6, 20),), cache=False, fallback=False)
+    assert isinstance(c, ft.CompiledModule)
+    # The functional form, p positional or by keyword.
+    for f in (lambda x: F.dropout(x, 0.0, True).relu(),
+              lambda x: F.dropout(x, p=0.0, training=True).relu()):
+        assert graph_split.split(torch.fx.symbolic_trace(f)) is None
+    assert graph_split.split(torch.fx.symbolic_trace(
+        lambda x: F.dropout(x, 0.1, True).relu())) is not None
 
 
 def test_dropout_in_eval_mode_compiles_whole(graphs_for_kernels):

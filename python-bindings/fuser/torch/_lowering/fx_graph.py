@@ -4,6 +4,7 @@ policies and the plan share."""
 from __future__ import annotations
 
 import copy
+import weakref
 from typing import List
 
 import torch
@@ -71,12 +72,17 @@ def run_in_place_of_kernels(gm: torch.fx.GraphModule, *tensors) -> tuple:
     no kernel launches). Its views run as reshapes: fuser computes values,
     so a rewritten graph may view a tensor whose strides eager's view
     cannot take (a permute's)."""
-    runnable = gm.__dict__.get("_fuser_runnable")
-    if runnable is None:
+    code, runnable = _RUNNABLE.get(gm, (None, None))
+    if code != gm.code:
         runnable = copy.deepcopy(gm)
         for node in runnable.graph.nodes:
-            if node.target is torch.ops.aten.view.default:
+            if node.target in (torch.ops.aten.view.default,
+                               torch.ops.aten._unsafe_view.default):
                 node.target = torch.ops.aten.reshape.default
         runnable.recompile()
-        gm.__dict__["_fuser_runnable"] = runnable
+        _RUNNABLE[gm] = (gm.code, runnable)
     return tuple(runnable(*tensors))
+
+
+# run_in_place_of_kernels' runnable copies, by graph (and its code then).
+_RUNNABLE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()

@@ -59,7 +59,8 @@ _REASONS.update({name.format(n): _POOL for n in (1, 2, 3) for name in (
     "adaptive_max_pool{}d_with_indices", "lp_pool{}d",
     "fractional_max_pool{}d", "fractional_max_pool{}d_with_indices")})
 
-# The dropouts whose `training` argument (position 2) may turn them off.
+# The dropouts whose `training` argument (position 2) may turn them off, as
+# p = 0 (position 1) does.
 _DROPOUTS = ("dropout", "dropout1d", "dropout2d", "dropout3d",
              "alpha_dropout", "feature_alpha_dropout", "feature_dropout",
              "native_dropout", "dropout_", "alpha_dropout_",

@@ -228,7 +228,8 @@ func.func @bf16_n_major_b(%g: tensor<4096x1024xbf16>, %x: tensor<1024x4096xbf16>
 
 // A weight gradient of a small layer (BERT-base's dW = g^T * x, 768 x 768
 // from K = 1024): 18 FFMA tiles would take a seventh of the wave, so the
-// copy's bar drops to 512 x 18 / 132 and A is copied K-major for 3xtf32. A
+// copy's bar drops to 512 x 18 / 132 and A is copied K-major for 3xtf32
+// (twice the FFMA tiles' share of the wave, at twice the rate). A
 // product whose FFMA tiles are short (64 x 64 from K = 64) keeps the whole
 // bar: a copy's kernel would cost more than it saves.
 // CHECK-LABEL: func.func @small_weight_gradient
@@ -253,4 +254,17 @@ func.func @short_tiles(%g: tensor<64x64xf32>, %h: tensor<64x64xf32>) -> tensor<6
     fuser.yield %acc : f32
   }
   return %y : tensor<64x64xf32>
+}
+
+// A wide product of 128 FFMA tiles: the bar barely drops (496), and M * N /
+// (M + N) = 252 stays below it.
+// CHECK-LABEL: func.func @scaled_bar_not_met
+// CHECK: strategy = "ffma"
+func.func @scaled_bar_not_met(%g: tensor<1024x256xf32>, %h: tensor<1024x16384xf32>) -> tensor<256x16384xf32> {
+  // expected-remark @+1 {{matmul kernel: ffma in fp32 (3xtf32 not applicable: A is not K-major (x.T) and not copied K-major: M * N / (M + N) = 252, below 496 (512 scaled by the FFMA tiles' share of a wave); the fp64 tensor-core kernel reads K-major A; FFMA)}}
+  %y = fuser.matmul %g, %h transpose_a epilogue_maps [] : tensor<1024x256xf32>, tensor<1024x16384xf32> -> tensor<256x16384xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<256x16384xf32>
 }

@@ -89,6 +89,10 @@ std::pair<StringRef, std::string> fp32Choice(MatmulOp op, StringRef fp32Kernel,
     std::string copy = kMajorCopyRefusal(op);
     if (!copy.empty())
       copy = " and not copied K-major: " + copy;
+    else if (fp32Kernel != "auto")
+      // ConfigureKernels copies operands under fp32-kernel=auto only.
+      copy = " and not copied K-major: fp32-kernel=" + fp32Kernel.str() +
+             " (the copies run under auto)";
     why = !chip.wgmma          ? "no wgmma on this chip"
           : !tmaAllowed        ? "tensor-core-kernel excludes wgmma-tma"
           : op.getTransposeA() ? "A is not K-major (x.T)" + copy

@@ -6,6 +6,9 @@
 // Other options (`not`: one split is an error under every option).
 // RUN: not fuser-opt %s -split-input-file --fuser-configure-kernels="precision=tf32" 2>&1 | FileCheck %s --check-prefix=TF32
 // RUN: not fuser-opt %s -split-input-file --fuser-configure-kernels="precision=bf16 tensor-core-kernel=wgmma" 2>&1 | FileCheck %s --check-prefix=BF16
+// Forced 3xtf32 runs no operand copies (they run under fp32-kernel=auto),
+// and the remark says so.
+// RUN: not fuser-opt %s -split-input-file --fuser-configure-kernels="report=true fp32-kernel=3xtf32" 2>&1 | FileCheck %s --check-prefix=FORCED
 
 // CHECK-LABEL: func.func @transposed_a
 // CHECK: strategy = "ffma"
@@ -235,6 +238,7 @@ func.func @bf16_n_major_b(%g: tensor<4096x1024xbf16>, %x: tensor<1024x4096xbf16>
 // CHECK-LABEL: func.func @small_weight_gradient
 // CHECK: fuser.pointwise
 // CHECK: strategy = "wgmma_tma"
+// FORCED: remark: matmul kernel: ffma in fp32 (3xtf32 not applicable: A is not K-major (x.T) and not copied K-major: fp32-kernel=3xtf32 (the copies run under auto); the fp64 tensor-core kernel reads K-major A; FFMA)
 func.func @small_weight_gradient(%g: tensor<1024x768xf32>, %h: tensor<1024x768xf32>) -> tensor<768x768xf32> {
   // expected-remark @+2 {{A copied K-major by a transposing kernel so that 3xtf32 on wgmma_tma applies (M * N / (M + N) = 384, at least 69)}}
   // expected-remark @+1 {{matmul kernel: wgmma_tma in 3xtf32}}

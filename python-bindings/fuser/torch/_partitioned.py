@@ -25,7 +25,7 @@ import torch
 from . import _compiler, _dynamo_backend
 from ._lowering.graph_split import LeftToPyTorch
 from ._remarks import Remark
-from ._runtime import CompiledModule
+from ._runtime import CompiledModule, share_state
 
 
 def compile(module: torch.nn.Module, example_inputs: Any, **kwargs: Any
@@ -66,11 +66,8 @@ class PartitionedModule(torch.nn.Module):
                  cache: Any = True, fallback: bool = True,
                  training: bool = False) -> None:
         super().__init__()
+        share_state(self, module)
         d = self.__dict__
-        for attr in ("_parameters", "_buffers", "_modules",
-                     "_non_persistent_buffers_set"):
-            d[attr] = getattr(module, attr)
-        d["_fuser_module"] = module
         d["fuser_pytorch_ops"] = list(left.ops)
         d["fuser_fallback"] = None
         d["_fuser_training"] = training

@@ -15,6 +15,8 @@ from typing import List, Tuple
 
 import torch
 
+from .._lowering.fx_graph import NOT_USER_DIRS, user_frame
+
 # torch-mlir writes torch.cumsum and torch.cumprod as `tm_tensor.scan` (its
 # TMTensor dialect, which fuser-opt does not load); fuser.scan has the same
 # form and output (FuserOps.td), so a rename imports it. (Its accumulator
@@ -24,22 +26,15 @@ _TM_SCAN = re.compile(r"\btm_tensor\.scan\b")
 _TM_YIELD = re.compile(r"\btm_tensor\.yield\b")
 _TM_OTHER = re.compile(r"\btm_tensor\.(?!scan\b|yield\b)\w+")
 
-_FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
-# fuser's own directory (this file is fuser/torch/_export/mlir.py): frames
-# there (the functional wrapper, say) are not the user's.
-_FUSER_DIR = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
 
 
 def _skipped_dirs() -> Tuple[str, ...]:
-    """Frames in these directories are not the user's: torch, torch-mlir
-    and fuser itself."""
+    """Frames in these directories are not the user's: torch, fuser itself
+    and torch-mlir."""
     import torch_mlir
 
-    dirs = [os.path.dirname(torch.__file__),
-            list(torch_mlir.__path__)[0],  # A namespace package.
-            _FUSER_DIR]
-    return tuple(os.path.join(d, "") for d in dirs)
+    return NOT_USER_DIRS + (
+        os.path.join(list(torch_mlir.__path__)[0], ""),)  # A namespace package.
 
 
 def locate_in_user_code(graph) -> None:
@@ -49,15 +44,12 @@ def locate_in_user_code(graph) -> None:
     internals."""
     skipped = _skipped_dirs()
     for node in graph.nodes:
-        trace = node.meta.get("stack_trace")
-        if not trace:
+        # Else the innermost frame, whatever it is.
+        frame = (user_frame(node, skipped) or
+                 user_frame(node, (), generated=True))
+        if frame is None:
             continue
-        frames = _FRAME.findall(trace)
-        if not frames:
-            continue
-        user = [f for f in frames
-                if not f[0].startswith(skipped) and not f[0].startswith("<")]
-        file, line, fn = (user or frames)[-1]
+        file, line, fn = frame
         node.meta["stack_trace"] = f'  File "{file}", line {line}, in {fn}\n'
 
 

@@ -4,8 +4,10 @@ policies and the plan share."""
 from __future__ import annotations
 
 import copy
+import os
+import re
 import weakref
-from typing import List
+from typing import List, Optional, Sequence, Tuple
 
 import torch
 
@@ -86,3 +88,27 @@ def run_in_place_of_kernels(gm: torch.fx.GraphModule, *tensors) -> tuple:
 
 # run_in_place_of_kernels' runnable copies, by graph (and its code then).
 _RUNNABLE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+_FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
+# fuser's own directory (this file is fuser/torch/_lowering/fx_graph.py):
+# frames there (the export's functional wrapper) are not the user's, nor
+# are torch's (nn.Conv2d.forward calling F.conv2d).
+FUSER_DIR = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+NOT_USER_DIRS = (os.path.join(os.path.dirname(torch.__file__), ""),
+                 os.path.join(FUSER_DIR, ""))
+
+
+def user_frame(node: torch.fx.Node, skipped: Sequence[str] = NOT_USER_DIRS,
+               generated: bool = False) -> Optional[Tuple[str, int, str]]:
+    """(file, line, function) of the innermost frame of `node`'s stack
+    trace in the user's code: not under `skipped` directories, and not
+    generated (<eval_with_key>) unless `generated`; None without one."""
+    frames = _FRAME.findall(node.meta.get("stack_trace") or "")
+    user = [f for f in frames if not f[0].startswith(tuple(skipped)) and
+            (generated or not f[0].startswith("<"))]
+    if not user:
+        return None
+    file, line, fn = user[-1]
+    return file, int(line), fn

@@ -13,14 +13,13 @@ running wholly eagerly (or, for a convolution, slowly).
 from __future__ import annotations
 
 import operator
-import os
-import re
 from typing import Dict, List, Optional, Tuple
 
 import torch
 from torch.fx.passes.split_module import split_module
 
 from ..._native import FuserError
+from .fx_graph import user_frame
 
 _RANDOM = "its random numbers come from PyTorch's generator"
 # fuser's compiler lowers a convolution only through its generic fallback,
@@ -141,24 +140,10 @@ def _dropout_off(node: torch.fx.Node) -> bool:
     return training is False or (isinstance(p, (int, float)) and p == 0)
 
 
-# Frames that are not the user's line: torch's own (nn.Conv2d.forward
-# calling F.conv2d), fuser's (the export's functional wrapper) and
-# generated code (<eval_with_key>).
-_NOT_USERS = (os.path.dirname(torch.__file__) + os.sep,
-              os.path.dirname(os.path.dirname(os.path.dirname(
-                  os.path.abspath(__file__)))) + os.sep)
-
-
-def user_frame(node: torch.fx.Node) -> Tuple[str, int]:
-    """(file, line) of the user's code that made `node` (the innermost
-    frame of its stack trace outside torch and fuser), or ("", 0)."""
-    trace = node.meta.get("stack_trace") or ""
-    for line in reversed(trace.strip().splitlines()):
-        m = re.match(r'\s*File "(?P<file>[^"]+)", line (?P<line>\d+)', line)
-        if m and not m.group("file").startswith(_NOT_USERS) and \
-                not m.group("file").startswith("<"):
-            return m.group("file"), int(m.group("line"))
-    return "", 0
+def _user_line(node: torch.fx.Node) -> Tuple[str, int]:
+    """(file, line) of the user's code that made `node`, or ("", 0)."""
+    frame = user_frame(node)
+    return (frame[0], frame[1]) if frame else ("", 0)
 
 
 class LeftToPyTorch(FuserError):
@@ -188,7 +173,7 @@ def exported_pytorch_ops(gm: torch.fx.GraphModule
         reason = _EXPORT_REASONS.get(name) if name else None
         if reason is None or (name in _DROPOUTS and _dropout_off(node)):
             continue
-        found.append((name, reason, *user_frame(node)))
+        found.append((name, reason, *_user_line(node)))
     return found
 
 
@@ -200,7 +185,7 @@ def _is_view(node: torch.fx.Node) -> bool:
 
 def _where(node: torch.fx.Node) -> str:
     """The user's line of `node`, from dynamo's stack trace."""
-    file, line = user_frame(node)
+    file, line = _user_line(node)
     return f" ({file}:{line})" if file else ""
 
 

@@ -10,7 +10,8 @@ from typing import Any
 import torch
 
 from .._package import Package
-from .compiled_module import CompiledModule, compiled_class, compiled_forward
+from .compiled_module import (CompiledModule, compiled_class,
+                              compiled_forward, share_state)
 from .compiler_interface import VariantCompiler
 from .model_new import check_init_arguments
 from .training_module import TrainingModule
@@ -29,4 +30,5 @@ def make_compiled(module: torch.nn.Module, package: Package, **kw: Any
 
 
 __all__ = ["CompiledModule", "TrainingModule", "VariantCompiler",
-           "check_init_arguments", "compiled_forward", "make_compiled"]
+           "check_init_arguments", "compiled_forward", "make_compiled",
+           "share_state"]

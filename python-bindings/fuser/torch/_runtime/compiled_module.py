@@ -69,6 +69,19 @@ def compiled_forward(forward):
     return forward
 
 
+def share_state(wrapper: torch.nn.Module, module: torch.nn.Module) -> None:
+    """`wrapper` holds `module`'s parameters, buffers and submodules (the
+    same dicts: state_dict() has the same keys, load_state_dict() and .to()
+    reach both) and `module` itself as _fuser_module. Set in __dict__, past
+    nn.Module.__setattr__, which would register `module` as a submodule
+    (state_dict keys `_fuser_module.*`)."""
+    d = wrapper.__dict__
+    for attr in ("_parameters", "_buffers", "_modules",
+                 "_non_persistent_buffers_set"):
+        d[attr] = getattr(module, attr)
+    d["_fuser_module"] = module
+
+
 class CompiledModule(torch.nn.Module):
     """An nn.Module whose forward runs fuser's kernels on the wrapped
     module's parameters and buffers.
@@ -90,14 +103,9 @@ class CompiledModule(torch.nn.Module):
                  eager_reason: Optional[str] = None,
                  notes: Sequence[Remark] = ()) -> None:
         super().__init__()
-        # Set in __dict__, past nn.Module.__setattr__: it would register the
-        # wrapped module as a submodule (state_dict keys `_fuser_module.*`).
-        d = self.__dict__
         # 1. The module's state, shared (see the class comment).
-        for attr in ("_parameters", "_buffers", "_modules",
-                     "_non_persistent_buffers_set"):
-            d[attr] = getattr(module, attr)
-        d["_fuser_module"] = module
+        share_state(self, module)
+        d = self.__dict__
         d["fuser_package"] = package
         d["_fuser_compiler"] = compiler
         d["fuser_fallback"] = eager_reason

@@ -200,22 +200,17 @@ def build_partitioned(name, factory, shapes, out):
     import warnings
 
     import fuser.torch as ft
-    from fuser.torch._lowering.fx_graph import run_in_place_of_kernels
-    from fuser.torch._package import Variant
+    from fuser.torch._package import graphs_in_place_of_kernels
 
     cache = out / f"{name}.graphs"
     shutil.rmtree(cache, ignore_errors=True)
-    saved = Variant.entry
-    Variant.entry = lambda v: (lambda *ts: run_in_place_of_kernels(v.graph, *ts))
-    try:
+    with graphs_in_place_of_kernels():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             c = ft.compile(factory(), tuple(example(s, "meta") for s in shapes),
                            cache=cache, fallback=False)
             with torch.no_grad():
                 c(*[example(s, "cpu", torch.randn) for s in shapes])
-    finally:
-        Variant.entry = saved
     torch._dynamo.reset()
     print(f"[{out.name}] {name}: partitioned, {c.fuser_kernels}; in PyTorch: "
           f"{[op[0] for op in c.fuser_pytorch_ops]}", flush=True)

@@ -253,12 +253,9 @@ def build_dynamo_split(cache, chip, index):
     every run (a kernel cannot launch here) and each writes its package."""
     import fuser.torch.dynamo as fd
     import torch._dynamo
-    from fuser.torch._lowering.fx_graph import run_in_place_of_kernels
-    from fuser.torch._package import Variant
+    from fuser.torch._package import graphs_in_place_of_kernels
 
-    saved = Variant.entry
-    Variant.entry = lambda v: (lambda *ts: run_in_place_of_kernels(v.graph, *ts))
-    try:
+    with graphs_in_place_of_kernels():
         for name, (_, _, shape) in torch_models.SPLIT.items():
             torch._dynamo.reset()
             fd.COMPILED.clear()
@@ -274,8 +271,6 @@ def build_dynamo_split(cache, chip, index):
                 r["kernels"] for r in parts]}
             print(f"[torch artifacts] dynamo/{name}: split, parts "
                   f"{[{v: len(k) for v, k in r['kernels'].items()} for r in parts]}")
-    finally:
-        Variant.entry = saved
 
 
 def build_partitioned_blocks(cache, chip, index):
@@ -289,12 +284,9 @@ def build_partitioned_blocks(cache, chip, index):
         print("[torch artifacts] partitioned blocks: no timm here, skipped")
         return
     import torch._dynamo
-    from fuser.torch._lowering.fx_graph import run_in_place_of_kernels
-    from fuser.torch._package import Variant
+    from fuser.torch._package import graphs_in_place_of_kernels
 
-    saved = Variant.entry
-    Variant.entry = lambda v: (lambda *ts: run_in_place_of_kernels(v.graph, *ts))
-    try:
+    with graphs_in_place_of_kernels():
         for name in model_blocks.partitioned_small():
             torch._dynamo.reset()
             model = model_blocks.build(name).train()
@@ -311,8 +303,6 @@ def build_partitioned_blocks(cache, chip, index):
                                      "kernels": list(c.fuser_kernels.values())}
             print(f"[torch artifacts] dynamo/{name}: partitioned, "
                   f"{ {k: len(v) for k, v in c.fuser_kernels.items()} }")
-    finally:
-        Variant.entry = saved
 
 
 def read_index(out, chip):

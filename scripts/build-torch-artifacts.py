@@ -7,7 +7,8 @@ on the GPU machine (torch and fuser's runtime only):
                             test/gpu/Inputs/torch_models.py (PACKAGES)
   linear_leaky_weights.zip  a zip package with its weights (load without a
                             module)
-  w1_new.py w2_new.py ...   ModelNew files from examples/torch/w*.py
+  w1_new.py ... conv_stem_new.py
+                            ModelNew files from examples/torch/*.py
                             (python -m fuser.torch.kernelbench)
   training/<name>.fuser/    fuser.torch.compile(training=True) packages of
                             the seed models (TRAINING: small, odd, static
@@ -358,7 +359,7 @@ def main() -> int:
     ft.save(compiled, out / torch_models.WEIGHTS_PACKAGE, weights=True)
     print(f"[torch artifacts] {torch_models.WEIGHTS_PACKAGE}")
 
-    for seed in torch_models.SEEDS:
+    for seed in torch_models.SEEDS + torch_models.PARTITIONED_SEEDS:
         start = time.perf_counter()
         text = kernelbench.convert(ROOT / "examples" / "torch" / f"{seed}.py",
                                    chip=args.chip)

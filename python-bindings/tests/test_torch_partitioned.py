@@ -5,7 +5,7 @@ numbers. The export finds them; the module is split around them, the
 runs between compile through fuser (their fx graphs run in place of the
 kernels here, as in test_torch_training_dynamo.py), the ops run in
 PyTorch, each named in a remark at the user's line. Checked against eager,
-gradients included; the ModelNew converter refuses such a model by name.
+gradients included; the ModelNew converter writes a partitioned ModelNew.
 
 Skipped without torch, torch-mlir or the compiler tools."""
 
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from torch_frontend_util import require_front_end
+from torch_frontend_util import require_front_end, run_without_compiler
 
 torch = require_front_end()
 
@@ -155,31 +155,80 @@ def test_dropout_in_eval_mode_compiles_whole(graphs_for_kernels):
     assert isinstance(c, ft.CompiledModule)
 
 
-def test_the_model_new_converter_names_the_ops(tmp_path):
+CONV_PROBLEM = """\
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self, channels, features):
+        super().__init__()
+        self.conv = nn.Conv2d(channels, 16, 3, padding=1)
+        self.bn = nn.BatchNorm2d(16)
+        self.fc = nn.Linear(16, features)
+
+    def forward(self, x):
+        y = torch.relu(self.bn(self.conv(x)))
+        return self.fc(y.mean((2, 3))) * 0.5
+
+
+def get_inputs():
+    return [torch.rand(4, 8, 10, 10)]
+
+
+def get_init_inputs():
+    return [8, 24]
+"""
+
+
+def test_the_model_new_converter_partitions(tmp_path):
+    """A problem with a convolution gives a partitioned ModelNew: the
+    convolution in PyTorch, the rest from the graph packages in the file,
+    loaded where nothing compiles. BatchNorm stays in training mode, as
+    users' harnesses leave it: outputs and running statistics as eager's
+    after 3 calls. Another shape has no package: it runs eagerly, said."""
     problem = tmp_path / "conv_problem.py"
-    problem.write_text(textwrap.dedent("""\
-        import torch
-        import torch.nn as nn
-
-        class Model(nn.Module):
-            def __init__(self, c):
-                super().__init__()
-                self.conv = nn.Conv2d(c, c, 3)
-
-            def forward(self, x):
-                return torch.relu(self.conv(x))
-
-        def get_inputs():
-            return [torch.rand(2, 3, 8, 8)]
-
-        def get_init_inputs():
-            return [3]
-        """))
-    with pytest.raises(fuser.FuserError, match=r"ModelNew file holds kernels "
-                       r"for the whole model, and these ops stay in "
-                       r"PyTorch: conv2d: fuser has no convolution kernel "
-                       r".*conv_problem.py:10\)"):
-        kernelbench.convert(problem, dynamic=False, cache=False)
+    problem.write_text(CONV_PROBLEM)
+    out = tmp_path / "conv_new.py"
+    assert kernelbench.main([str(problem), "-o", str(out), "--no-cache"]) == 0
+    text = out.read_text()
+    assert "class ModelNew(_fuser_torch.PartitionedModule):" in text
+    assert "conv_problem.py:13: remark: conv2d runs in PyTorch" in text
+    assert "static shapes only" in text
+    run_without_compiler(f"""
+        import importlib.util, warnings
+        import torch, fuser
+        from fuser.torch._package import graphs_in_place_of_kernels
+        spec = importlib.util.spec_from_file_location("conv_new", {str(out)!r})
+        m = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(m)
+        init = m.get_init_inputs()
+        torch.manual_seed(7)
+        ref = m.Model(*init)
+        torch.manual_seed(7)
+        new = m.ModelNew(*init)
+        assert list(new.state_dict()) == list(ref.state_dict())
+        x = torch.randn(4, 8, 10, 10)
+        with graphs_in_place_of_kernels():
+            for _ in range(3):
+                got = new(x)
+                with torch.no_grad():
+                    want = ref(x)
+                torch.testing.assert_close(got, want, atol=1e-5, rtol=1e-5)
+            for (k, a), b in zip(ref.state_dict().items(),
+                                 new.state_dict().values()):
+                torch.testing.assert_close(b, a, msg=k)
+            assert new.bn.num_batches_tracked.item() == 3
+            graphs = new._fuser_graphs()
+            assert [g["loaded"] for g in graphs] == [True], graphs
+            assert "conv2d runs in PyTorch" in new.fuser_report()
+            with warnings.catch_warnings(record=True) as said:
+                warnings.simplefilter("always")
+                small = torch.randn(2, 8, 10, 10)
+                torch.testing.assert_close(new(small), ref(small).detach())
+        assert any("none of the ModelNew file's 1 graph package(s)" in
+                   str(w.message) for w in said), [str(w.message) for w in said]
+        """, tmp_path)
 
 
 def test_the_dynamo_split_leaves_convolutions_to_pytorch():

@@ -52,7 +52,7 @@ def _graph_entry(variant):
     (the CPU has no GPU; a loaded variant, which has none, takes the graph
     of the compiled one with the same code); `RAN` records the variants
     run."""
-    graph = getattr(variant, "graph", None)
+    graph = variant.graph
     if graph is None:
         graph = GRAPHS[variant.artifact.ptx]
     GRAPHS[variant.artifact.ptx] = graph
@@ -210,7 +210,7 @@ from fuser.torch._package import Variant
 def entry(v):
     """The fx graph for the kernels; a variant loaded from a graph package
     has none: zeros of its results' shapes (only the records are read)."""
-    if hasattr(v, "graph"):
+    if v.graph is not None:
         return lambda *ts: run_in_place_of_kernels(v.graph, *ts)
     fn = v.artifact.manifest_dict["functions"][0]
     shapes = [fn["buffers"][r["buffer"]]["shape"] for r in fn["results"]]

@@ -191,6 +191,38 @@ def test_model_new_users_rule(seed):
           f"{shapes[0][0]}; {TRIALS} trials each)")
 
 
+@pytest.mark.parametrize("seed", torch_models.PARTITIONED_SEEDS)
+def test_partitioned_model_new_users_rule(seed):
+    """A partitioned ModelNew (ops left to PyTorch: conv_stem's
+    convolution) against its Model as the harness builds them, in training
+    mode as built: each graph's package loaded from the file (none
+    compiled here), outputs at the users' rule and the running statistics
+    equal to eager's after TRIALS calls at get_inputs()'s shapes."""
+    m = load_model_new(seed)
+    init = m.get_init_inputs()
+    torch.manual_seed(2024)
+    ref = m.Model(*init).to("cuda", torch.float32)
+    torch.manual_seed(2024)
+    new = m.ModelNew(*init).to("cuda", torch.float32)
+    with torch.device("meta"):
+        shapes = [tuple(t.shape) for t in m.get_inputs()]
+    worst = 0.0
+    for _ in range(TRIALS):
+        inputs = [torch.randn(s, device="cuda") for s in shapes]
+        out = new(*inputs)
+        with torch.no_grad():
+            want = ref(*inputs)
+        worst = max(worst, users_rule(f"{seed}_new", out, want))
+    for (k, a), b in zip(ref.state_dict().items(), new.state_dict().values()):
+        torch.testing.assert_close(b, a, atol=TOL, rtol=TOL, msg=k)
+    graphs = new._fuser_graphs()
+    assert graphs and all(g["loaded"] and g["eager"] is None for g in graphs), \
+        graphs
+    print(f"[gpu tests] {seed}_new.py: {new.fuser_kernels}, in PyTorch: "
+          f"{[op[0] for op in new.fuser_pytorch_ops]}; max abs error "
+          f"{worst:.3e} ({TRIALS} trials)")
+
+
 def test_no_torch_mlir_needed():
     """Nothing above imported torch-mlir (it is not on the GPU machine, but
     a local run must not lean on it either)."""

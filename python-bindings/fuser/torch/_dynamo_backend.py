@@ -51,12 +51,13 @@ from . import _compiler
 from ._conversion import graph_packages
 from ._conversion.cache import make_cache
 from ._conversion.fuser_compile import short_error
-from ._conversion.graph_packages import GraphPackages
+from ._conversion.graph_packages import EmbeddedGraphPackages, GraphPackages
 from ._lowering import fx_graph, graph_split
 
 # One record per graph compiled in this process: kind ("training",
-# "inference"), kernels (per variant), loaded (from a graph package),
-# eager (None, or why the graph runs eagerly), remarks.
+# "inference"), kernels (per variant), loaded (from a graph package), key
+# (the graph package's), eager (None, or why the graph runs eagerly),
+# remarks.
 COMPILED: List[Dict[str, Any]] = []
 
 
@@ -190,42 +191,40 @@ def _can_compile() -> bool:
 def _compile_module(work: torch.fx.GraphModule, tensors, training: bool,
                     config: Mapping[str, Any]):
     """fuser.torch.compile of the kernel function, through the graph
-    package when there is one."""
+    package when there is one. Returns (module, loaded, key)."""
     store = config["graphs"]
-    key = None
-    if store is not None:
-        key = store.key(work, tensors, training,
-                        {k: config[k] for k in ("chip", "precision",
-                                                "format")},
-                        config["options"])
-        loaded = store.load(key, work)
-        if loaded is not None:
-            return loaded, True
-    if not _can_compile():
-        where = f" ({store.path(key)})" if key is not None else ""
-        raise FuserError(
-            "compiling this graph needs torch-mlir and fuser's compiler "
-            "tools, which this machine lacks, and the graph cache has no "
-            f"package for it{where}: run the model once where they are "
-            "installed and copy the cache directory ($FUSER_CACHE_DIR) here")
-    examples = tuple(torch.empty(t.shape, dtype=t.dtype, device="meta")
-                     .requires_grad_(t.requires_grad and
-                                     t.is_floating_point())
-                     for t in tensors)
-    dynamic = _dynamic_dims(work) or None
-    compiled = _compiler.compile(
-        work, examples, dynamic=dynamic, training=training,
-        chip=config["chip"], precision=config["precision"],
-        format=config["format"], options=config["options"],
-        cache=config["cache_arg"], fallback=config["fallback"])
-    if compiled.fuser_fallback is None:
-        if not training:
-            # The graph the kernels compute (the CPU tests run it instead).
-            for v in compiled.fuser_package.variants:
-                v.graph = work
-        if key is not None:
+    key = graph_packages.graph_key(
+        work, tensors, training,
+        {k: config[k] for k in ("chip", "precision", "format")},
+        config["options"])
+    compiled = store.load(key, work) if store is not None else None
+    loaded = compiled is not None
+    if compiled is None:
+        if not _can_compile():
+            raise FuserError(
+                "compiling this graph needs torch-mlir and fuser's compiler "
+                "tools, which this machine lacks, and " +
+                (store.missing(key) if store is not None else
+                 "no graph cache is in use (cache=False)"))
+        examples = tuple(torch.empty(t.shape, dtype=t.dtype, device="meta")
+                         .requires_grad_(t.requires_grad and
+                                         t.is_floating_point())
+                         for t in tensors)
+        dynamic = _dynamic_dims(work) or None
+        compiled = _compiler.compile(
+            work, examples, dynamic=dynamic, training=training,
+            chip=config["chip"], precision=config["precision"],
+            format=config["format"], options=config["options"],
+            cache=config["cache_arg"], fallback=config["fallback"])
+        if compiled.fuser_fallback is not None:
+            return compiled, False, key
+        if store is not None:
             store.save(key, compiled, work.code)
-    return compiled, False
+    if not training:
+        # The graph the kernels compute (the CPU tests run it instead).
+        for v in compiled.fuser_package.variants:
+            v.graph, v.graph_mutates_in_place = work, True
+    return compiled, loaded, key
 
 
 def _record(config: Mapping[str, Any], record: Dict[str, Any]) -> None:
@@ -262,15 +261,15 @@ def _compile_graph(gm: torch.fx.GraphModule, example_inputs,
         try:
             plan = _prepare(work)
             tensors = [args[i] for i in plan.args]
-            compiled, loaded = _compile_module(work, tensors, training,
-                                               config)
+            compiled, loaded, key = _compile_module(work, tensors,
+                                                    training, config)
         except Exception as e:  # noqa: BLE001 - any import or compile failure.
             if not config["fallback"]:
                 raise
             return eager(f"{type(e).__name__}: {short_error(e)}")
         if compiled.fuser_fallback is not None:
             return eager(compiled.fuser_fallback)
-        record.update(kernels=compiled.fuser_kernels, loaded=loaded,
+        record.update(kernels=compiled.fuser_kernels, loaded=loaded, key=key,
                       fused=all(v.fused
                                 for v in compiled.fuser_package.variants),
                       remarks=compiled.fuser_remarks, module=compiled)
@@ -347,7 +346,7 @@ def _compile_split(split: "graph_split.Split",
 
 _DEFAULTS = {"chip": "sm_90a", "precision": "fp32", "format": "ptx",
              "cache": True, "fallback": True, "report": False,
-             "records": None}
+             "records": None, "packages": None}
 
 
 def backend(gm: torch.fx.GraphModule, example_inputs,
@@ -356,14 +355,19 @@ def backend(gm: torch.fx.GraphModule, example_inputs,
     precision, format, cache (True, a directory, or False: the compile
     cache and the graph packages), fallback (False: a graph fuser cannot
     compile raises), report (print each graph's kernels and remarks),
-    records (a list that gets each graph's COMPILED record too), and any
-    other pipeline option (e.g. {"fp32-kernel": "ffma"})."""
+    records (a list that gets each graph's COMPILED record too), packages
+    (graph packages by key, as texts: a ModelNew file's; they replace the
+    cache's), and any other pipeline option (e.g. {"fp32-kernel":
+    "ffma"})."""
     given = dict(options or {}, **kwargs)
     config = {k: given.pop(k, v) for k, v in _DEFAULTS.items()}
     cache = make_cache(config["cache"])
     config["cache_arg"] = config["cache"] if cache is not None else False
-    config["graphs"] = (GraphPackages(cache.root / "graphs")
-                        if cache is not None else None)
+    if config["packages"] is not None:
+        config["graphs"] = EmbeddedGraphPackages(config["packages"])
+    else:
+        config["graphs"] = (GraphPackages(cache.root / "graphs")
+                            if cache is not None else None)
     config["options"] = given
     split = graph_split.split(gm)
     if split is not None:

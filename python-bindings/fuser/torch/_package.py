@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import functools
 import json
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -122,6 +123,12 @@ class Variant:
                                for d in a["shape"]))
             for a in fn["args"]
         ]
+        # The fx graph the kernels were compiled from, where the compile
+        # kept it (not saved), and whether it updates the arguments the
+        # kernels mutate in place (dynamo's graphs do; AOTAutograd's
+        # functional ones return their new values first, as the kernels).
+        self.graph: Optional[torch.fx.GraphModule] = None
+        self.graph_mutates_in_place = False
         self._entry = None
 
     @property
@@ -254,14 +261,27 @@ class Package:
                 if a["kind"] == "input"]
 
 
+def _graph_in_place_of_kernels(variant: Variant, *tensors) -> tuple:
+    """What `variant`'s kernels return, from its fx graph: the kernels
+    return the new values of the arguments they mutate (BatchNorm's running
+    statistics) first, which a graph updating them in place does not."""
+    if variant.graph is None:
+        raise FuserError(f"variant '{variant.name}' keeps no fx graph to run "
+                         "in place of its kernels")
+    results = run_in_place_of_kernels(variant.graph, *tensors)
+    if not variant.graph_mutates_in_place:
+        return results
+    mutated = variant.info.get("mutations") or []
+    return tuple(tensors[i] for i in mutated) + results
+
+
 @contextlib.contextmanager
 def graphs_in_place_of_kernels():
     """Meanwhile, every variant runs the fx graph its kernels were compiled
     from (run_in_place_of_kernels): a CPU run, where no kernel launches,
     still reaches every graph, and each compiles (and writes its package)."""
     saved = Variant.entry
-    Variant.entry = lambda v: (lambda *ts: run_in_place_of_kernels(v.graph,
-                                                                    *ts))
+    Variant.entry = lambda v: functools.partial(_graph_in_place_of_kernels, v)
     try:
         yield
     finally:

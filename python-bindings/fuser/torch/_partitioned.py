@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import warnings
-from typing import Any, Dict, List, Mapping, Optional, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 import torch
 
@@ -58,37 +58,57 @@ class PartitionedModule(torch.nn.Module):
     fallback=False it raises). Without a `dynamic` spec every new shape is
     a new static graph, up to dynamo's recompile limit."""
 
-    def __init__(self, module: torch.nn.Module, left: LeftToPyTorch, *,
+    def __init__(self, module: torch.nn.Module,
+                 left: Union[LeftToPyTorch, Sequence[Sequence[Any]]], *,
                  dynamic: Any = None, precision: str = "fp32",
                  chip: str = "sm_90a", report: bool = False,
                  format: str = "ptx",
                  options: Optional[Mapping[str, Any]] = None,
                  cache: Any = True, fallback: bool = True,
-                 training: bool = False) -> None:
+                 training: bool = False,
+                 packages: Optional[Mapping[str, Any]] = None,
+                 warn: bool = True) -> None:
+        """`left`: the export's LeftToPyTorch, or its ops. `packages`:
+        the graphs' packages by key, as a generated ModelNew file holds
+        them (graph_packages.EmbeddedGraphPackages), used instead of the
+        cache's; `warn`: say the ops left to PyTorch in a warning."""
         super().__init__()
         share_state(self, module)
         d = self.__dict__
-        d["fuser_pytorch_ops"] = list(left.ops)
+        ops = left.ops if isinstance(left, LeftToPyTorch) else left
+        d["fuser_pytorch_ops"] = [tuple(op) for op in ops]
         d["fuser_fallback"] = None
         d["_fuser_training"] = training
         d["_fuser_records"] = []
         config = dict(options or {}, chip=chip, precision=precision,
                       format=format, cache=cache, fallback=fallback,
-                      report=report, records=d["_fuser_records"])
+                      report=report, records=d["_fuser_records"],
+                      packages=packages)
         d["_fuser_compiled"] = torch.compile(
             module, backend=functools.partial(_dynamo_backend.backend,
                                       options=config),
             dynamic=None if dynamic not in (None, False) else False)
-        said = "; ".join(str(r) for r in self._fuser_pytorch_remarks())
-        warnings.warn(f"fuser.torch: {type(module).__name__} runs these ops "
-                      f"in PyTorch and the rest through fuser: {said}",
-                      RuntimeWarning, stacklevel=3)
+        if warn:
+            said = "; ".join(str(r) for r in self._fuser_pytorch_remarks())
+            warnings.warn(f"fuser.torch: {type(module).__name__} runs these "
+                          f"ops in PyTorch and the rest through fuser: "
+                          f"{said}", RuntimeWarning, stacklevel=3)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
+        return self._fuser_call(args, kwargs)
+
+    def _fuser_call(self, args: tuple, kwargs: dict) -> Any:
         if self._fuser_training:
             return self._fuser_compiled(*args, **kwargs)
         with torch.no_grad():  # As CompiledModule: no autograd graph.
             return self._fuser_compiled(*args, **kwargs)
+
+    @property
+    def fuser_graph_packages(self) -> Dict[str, Any]:
+        """The packages of the graphs compiled so far, by graph key (what a
+        ModelNew file embeds)."""
+        return {r["key"]: r["module"].fuser_package
+                for r in self._fuser_graphs() if "module" in r}
 
     def train(self, mode: bool = True) -> "PartitionedModule":
         super().train(mode)

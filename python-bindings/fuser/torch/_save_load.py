@@ -197,9 +197,15 @@ def load(path: PathLike, module: Optional[torch.nn.Module] = None, *,
             weights = torch.load(io.BytesIO(files[WEIGHTS]),
                                  map_location="cpu", weights_only=True)
         module = state_module(package, weights)
-    else:
-        _check_module(module, package)
-    compiled = make_compiled(module, package)
+    compiled = load_package(package, module)
     if map_location is not None:
         compiled.to(map_location)
     return compiled
+
+
+def load_package(package: Package, module: torch.nn.Module
+                 ) -> CompiledModule:
+    """`package`'s kernels running on `module`, checked to be the model
+    compiled (its state's names and shapes)."""
+    _check_module(module, package)
+    return make_compiled(module, package)

@@ -11,6 +11,10 @@ a package compiled by other tools than this machine's is a miss) and the
 graph's code (<key>.fuser.graph.py: which graph the package is). Writes go
 to a temporary name renamed into place: concurrent processes write the same
 bytes.
+
+EmbeddedGraphPackages are the same packages held as texts by a generated
+ModelNew file (python -m fuser.torch.kernelbench on a partitioned model):
+looked up by the same key, never written.
 """
 
 from __future__ import annotations
@@ -20,13 +24,14 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
 import torch
 
 from ... import __version__
 from .._lowering import fx_graph
-from .._save_load import load, save
+from .._package import Package
+from .._save_load import load, load_package, save
 from .cache import tools_identity
 
 FORMAT = 1
@@ -41,33 +46,43 @@ def tools_or_none() -> Optional[list]:
         return None
 
 
+def graph_key(gm: torch.fx.GraphModule, tensors: Sequence[torch.Tensor],
+              training: bool, options: Mapping[str, Any],
+              pipeline: Mapping[str, Any]) -> str:
+    """The key of kernel function `gm` called with `tensors`: `options`
+    are chip, precision and format, `pipeline` the other pipeline
+    options."""
+    args = []
+    for p, t in zip(fx_graph.placeholders(gm.graph), tensors):
+        val = p.meta["val"]
+        shape = ["?" if isinstance(s, torch.SymInt) else int(s)
+                 for s in val.shape]
+        args.append([str(val.dtype), shape, bool(t.requires_grad)])
+    material = json.dumps({
+        "format": FORMAT, "code": gm.code.strip(), "args": args,
+        "training": training, "options": dict(options),
+        "pipeline": dict(pipeline), "fuser_version": __version__,
+    }, sort_keys=True, default=str)
+    return hashlib.sha256(material.encode()).hexdigest()
+
+
 class GraphPackages:
     """The graph packages under `root` (the cache directory's graphs/)."""
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
 
-    def key(self, gm: torch.fx.GraphModule, tensors: Sequence[torch.Tensor],
-            training: bool, options: Mapping[str, Any],
-            pipeline: Mapping[str, Any]) -> str:
-        """The key of kernel function `gm` called with `tensors`: `options`
-        are chip, precision and format, `pipeline` the other pipeline
-        options."""
-        args = []
-        for p, t in zip(fx_graph.placeholders(gm.graph), tensors):
-            val = p.meta["val"]
-            shape = ["?" if isinstance(s, torch.SymInt) else int(s)
-                     for s in val.shape]
-            args.append([str(val.dtype), shape, bool(t.requires_grad)])
-        material = json.dumps({
-            "format": FORMAT, "code": gm.code.strip(), "args": args,
-            "training": training, "options": dict(options),
-            "pipeline": dict(pipeline), "fuser_version": __version__,
-        }, sort_keys=True, default=str)
-        return hashlib.sha256(material.encode()).hexdigest()
+    key = staticmethod(graph_key)
 
     def path(self, key: str) -> Path:
         return self.root / f"{key}.fuser.zip"
+
+    def missing(self, key: str) -> str:
+        """What to do where the package of `key` is missing and nothing
+        compiles."""
+        return (f"the graph cache has no package for it ({self.path(key)}): "
+                "run the model once where they are installed and copy the "
+                "cache directory ($FUSER_CACHE_DIR) here")
 
     def load(self, key: str, module: torch.nn.Module):
         """The package of `key` running on `module`, or None (missing, or
@@ -105,3 +120,32 @@ class GraphPackages:
             for leftover in (tmp, tmp + ".tools", tmp + ".code"):
                 if os.path.exists(leftover):
                     os.remove(leftover)
+
+
+# A graph package as a ModelNew file holds it: (spec JSON, {kernel file
+# name: text}), as Package.from_texts takes them.
+PackageTexts = Tuple[str, Dict[str, str]]
+
+
+class EmbeddedGraphPackages:
+    """Graph packages by key, held in memory (a ModelNew file's texts)."""
+
+    key = staticmethod(graph_key)
+
+    def __init__(self, packages: Mapping[str, PackageTexts]) -> None:
+        self.packages = dict(packages)
+
+    def missing(self, key: str) -> str:
+        return (f"none of the ModelNew file's {len(self.packages)} graph "
+                "package(s) is this graph's: they are get_inputs()' shapes' "
+                "(regenerate the file with python -m fuser.torch.kernelbench "
+                "for others)")
+
+    def load(self, key: str, module: torch.nn.Module):
+        texts = self.packages.get(key)
+        if texts is None:
+            return None
+        return load_package(Package.from_texts(*texts), module)
+
+    def save(self, key: str, compiled, code: str) -> None:
+        pass  # The file's packages are fixed.

@@ -326,6 +326,7 @@ def run_one(name, iters, rounds, with_compile, models=None, out=OUT):
     row["tbps"] = floor / (row["ms"]["fuser"] * 1e-3) / 1e12
     row["copy_tbps"] = copy_tbps(floor, iters)
     row["fuser_kernels_us"] = {k: v[1] for k, v in per_kernel.items()}
+    row["fused_share"] = fused_share(row["fuser_kernels_us"], kernels)
     for ref in ("eager", "compile"):
         if ref in row["ms"]:
             row[f"vs_{ref}"] = row["ms"][ref] / row["ms"]["fuser"]
@@ -333,6 +334,18 @@ def run_one(name, iters, rounds, with_compile, models=None, out=OUT):
     torch._dynamo.reset()
     torch.cuda.empty_cache()
     return row
+
+
+def fused_share(kernels_us, kernels):
+    """The share of a call's kernel time spent in fuser's kernels (named in
+    `kernels`: {variant: [names]}, or {graph: {variant: [names]}}); the rest
+    is PyTorch's (a partitioned block's convolutions)."""
+    names = set()
+    for value in kernels.values():
+        for ks in (value.values() if isinstance(value, dict) else [value]):
+            names.update(ks)
+    total = sum(kernels_us.values())
+    return sum(us for k, us in kernels_us.items() if k in names) / total if total else 0.0
 
 
 def _short(kernel, n=48):
@@ -344,12 +357,14 @@ def markdown(rows, device, title="Memory-bound models"):
              "fuser, eager and torch.compile timed interleaved (CUDA events, L2 flushed, mean). "
              "Floor: inputs read once, outputs written once; TB/s = floor / fuser's time; "
              "copy: a device copy of the floor's bytes in the same run.", "",
+             "Fused: the share of the call's kernel time in fuser's kernels (the rest is "
+             "PyTorch's: a partitioned model's convolutions).", "",
              "| model | kind | fuser ms | eager ms | compile ms | vs eager | vs compile | "
-             "TB/s | of copy | correct (err vs f64: fuser / eager) | kernels (us) |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "TB/s | of copy | fused | correct (err vs f64: fuser / eager) | kernels (us) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if "error" in r:
-            lines.append(f"| {r['name']} | {r['kind']} | - | - | - | - | - | - | - | "
+            lines.append(f"| {r['name']} | {r['kind']} | - | - | - | - | - | - | - | - | "
                          f"{r['error'][:120]} | - |")
             continue
         ms = r["ms"]
@@ -360,7 +375,8 @@ def markdown(rows, device, title="Memory-bound models"):
             f"| {r['name']} | {r['kind']} | {ms['fuser']:.3f} | {ms['eager']:.3f} | "
             f"{ms.get('compile', math.nan):.3f} | {r['vs_eager']:.2f}x | "
             f"{r.get('vs_compile', math.nan):.2f}x | {r['tbps']:.2f} | "
-            f"{r['tbps'] / r['copy_tbps']:.0%} | {r['correct']} ({r['max_error']:.1e} / "
+            f"{r['tbps'] / r['copy_tbps']:.0%} | {r.get('fused_share', math.nan):.0%} | "
+            f"{r['correct']} ({r['max_error']:.1e} / "
             f"{r['eager_max_error']:.1e}) | {ks} |")
     return "\n".join(lines) + "\n"
 

@@ -28,11 +28,17 @@ from bench import kernel_times  # noqa: E402
 from training_grad_accuracy import artifacts, build  # noqa: E402
 
 
-def show(title, times, limit):
+def show(title, times, limit, ours=None):
+    """`ours`: fuser's kernel names, whose share of the step's kernel time
+    is printed (the rest is PyTorch's: gradient accumulation, say)."""
     total = sum(us for _, us in times.values())
     launches = sum(n for n, _ in times.values())
+    share = ""
+    if ours is not None and total:
+        fused = sum(us for name, (_, us) in times.items() if name in ours)
+        share = f", {fused / total:.1%} of it in fuser's kernels"
     print(f"\n[profile] {title}: {total / 1000:.3f} ms of kernels per step, "
-          f"{launches:.0f} launches")
+          f"{launches:.0f} launches{share}")
     for name, (n, us) in sorted(times.items(), key=lambda kv: -kv[1][1])[:limit]:
         print(f"[profile]   {us:9.1f} us {us / total * 100:5.1f}%  x{n:<3.0f} {name[:90]}")
 
@@ -64,7 +70,9 @@ def main():
                 y = m(x)
             (y.float() * r).sum().backward()
 
-        show(f"{name} fuser", kernel_times(lambda: step(compiled), args.steps), args.limit)
+        ours = {k for ks in compiled.fuser_kernels.values() for k in ks}
+        show(f"{name} fuser", kernel_times(lambda: step(compiled), args.steps), args.limit,
+             ours)
         show(f"{name} eager", kernel_times(lambda: step(model), args.steps), args.limit)
         del model, compiled, x, r
         torch.cuda.empty_cache()

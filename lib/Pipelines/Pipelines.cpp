@@ -128,6 +128,9 @@ void mlir::fuser::buildFusionPipeline(OpPassManager &pm,
     siblingOpts.report = opts.report;
     pm.addNestedPass<func::FuncOp>(
         createFuserMergeSiblingReductionsPass(siblingOpts));
+    // Per-channel vectors broadcast through a reshape fuse into their
+    // consumers (BatchNorm's scale).
+    pm.addNestedPass<func::FuncOp>(createFuserFoldUnitExpandsPass());
     FuserFusePointwisePassOptions fuseOpts;
     fuseOpts.report = opts.report;
     pm.addNestedPass<func::FuncOp>(createFuserFusePointwisePass(fuseOpts));

@@ -756,6 +756,24 @@ def FuserConstantPowersPass
                            "::mlir::math::MathDialect"];
 }
 
+def FuserFoldUnitExpandsPass
+    : Pass<"fuser-fold-unit-expands", "mlir::func::FuncOp"> {
+  let summary = "Elementwise ops read through a unit-dim expand_shape compute in its shape";
+  let description = [{
+    torch-mlir broadcasts a per-channel vector computed elementwise
+    (BatchNorm's `rsqrt(running_var + eps)`) into an NCHW tensor through a
+    `tensor.expand_shape` to `C x 1 x 1`, which fuser-fuse-pointwise cannot
+    see through: the vector got a kernel of its own, one launch more per
+    BatchNorm. Where an elementwise `linalg.generic`'s one use is an
+    `expand_shape` that only adds size-1 dimensions, the generic is rebuilt
+    in the expanded shape (its inputs read through the same maps, composed);
+    its consumers then read it through a broadcast and fuse it, computing it
+    per element as they read it.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def FuserFoldScanFlipsPass
     : Pass<"fuser-fold-scan-flips", "mlir::func::FuncOp"> {
   let summary = "A flip, a scan and a flip back as one reversed fuser.scan";

@@ -10,6 +10,7 @@ on the GPU machine (torch and fuser's runtime only):
   w1_new.py ... conv_stem_new.py
                             ModelNew files from examples/torch/*.py
                             (python -m fuser.torch.kernelbench)
+  problems/<name>_new.py    ModelNew files from test/gpu/Inputs/problems/*.py
   training/<name>.fuser/    fuser.torch.compile(training=True) packages of
                             the seed models (TRAINING: small, odd, static
                             and dynamic batch, and the real sizes) for
@@ -313,6 +314,27 @@ def read_index(out, chip):
                   "packages": {}, "model_new": {}})
 
 
+def build_problems(out, chip, index):
+    """ModelNew files of test/gpu/Inputs/problems/*.py in problems/. A
+    problem that does not convert is recorded with its error (the GPU test
+    reports it) and the build goes on."""
+    (out / "problems").mkdir(parents=True, exist_ok=True)
+    index["problems"] = {}
+    for name in torch_models.PROBLEMS:
+        start = time.perf_counter()
+        try:
+            text = kernelbench.convert(torch_models.PROBLEMS_DIR / f"{name}.py",
+                                       chip=chip, cache=False)
+        except Exception as e:  # noqa: BLE001 - recorded, reported on the GPU
+            index["problems"][name] = {"error": f"{type(e).__name__}: {e}"}
+            print(f"[torch artifacts] problems/{name}: FAILED: {e}")
+            continue
+        seconds = time.perf_counter() - start
+        (out / "problems" / f"{name}_new.py").write_text(text)
+        index["problems"][name] = {"seconds": round(seconds, 2)}
+        print(f"[torch artifacts] problems/{name}_new.py ({seconds:.2f} s)")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / ".artifacts" / "torch")
@@ -368,6 +390,7 @@ def main() -> int:
         index["model_new"][seed] = {"seconds": round(seconds, 2)}
         print(f"[torch artifacts] {seed}_new.py ({seconds:.2f} s)")
 
+    build_problems(out, args.chip, index)
     build_training(out, args.chip, index)
     build_dynamo(out, args.chip, index)
     build_elementwise(out, args.chip, index)

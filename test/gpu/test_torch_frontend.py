@@ -8,6 +8,7 @@ batch. Needs torch and fuser's runtime only (no MLIR, no torch-mlir).
 
 import copy
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
@@ -153,8 +154,8 @@ def test_missing_variant_is_a_readable_error():
         compiled(torch.rand(7, 256, device="cuda"))
 
 
-def load_model_new(seed):
-    path = TORCH_ARTIFACTS / f"{seed}_new.py"
+def load_model_new(seed, directory=TORCH_ARTIFACTS):
+    path = directory / f"{seed}_new.py"
     spec = importlib.util.spec_from_file_location(f"{seed}_new", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -221,6 +222,42 @@ def test_partitioned_model_new_users_rule(seed):
     print(f"[gpu tests] {seed}_new.py: {new.fuser_kernels}, in PyTorch: "
           f"{[op[0] for op in new.fuser_pytorch_ops]}; max abs error "
           f"{worst:.3e} ({TRIALS} trials)")
+
+
+@pytest.mark.parametrize("name", torch_models.PROBLEMS)
+def test_problem_model_new_users_rule(name):
+    """Each form of Inputs/problems (losses after a Linear, masked products,
+    BatchNorm and dropout in training mode, scans, pooling) as a ModelNew
+    file, against its Model as the harness builds and calls them: the same
+    seed before each constructor, and before each call (dropout draws from
+    PyTorch's generator in both), get_inputs()'s tensors, 3 calls; the
+    module state (BatchNorm's running statistics) equal after them."""
+    entry = json.loads((TORCH_ARTIFACTS / "index.json").read_text())[
+        "problems"][name]
+    if "error" in entry:
+        pytest.fail(f"{name}: the converter failed: {entry['error']}")
+    m = load_model_new(name, TORCH_ARTIFACTS / "problems")
+    init = m.get_init_inputs()
+    torch.manual_seed(2024)
+    ref = m.Model(*init).to("cuda")
+    torch.manual_seed(2024)
+    new = m.ModelNew(*init).to("cuda")
+    worst = 0.0
+    for trial in range(3):
+        torch.manual_seed(trial)
+        inputs = [t.to("cuda") for t in m.get_inputs()]
+        torch.manual_seed(100 + trial)
+        out = new(*inputs)
+        torch.manual_seed(100 + trial)
+        with torch.no_grad():
+            want = ref(*inputs)
+        worst = max(worst, users_rule(name, out, want))
+    for (k, a), b in zip(ref.state_dict().items(), new.state_dict().values()):
+        torch.testing.assert_close(b, a, atol=TOL, rtol=TOL, msg=k)
+    left = [op[0] for op in getattr(new, "fuser_pytorch_ops", [])]
+    print(f"[gpu tests] problems/{name}_new.py: {new.fuser_kernels}"
+          f"{f', in PyTorch: {left}' if left else ''}; max abs error "
+          f"{worst:.3e} (3 calls)")
 
 
 def test_no_torch_mlir_needed():

@@ -317,9 +317,11 @@ def convert(problem: Path, *, chip: str = "sm_90a", precision: str = "fp32",
                             name="batch")
                 break
             except Exception as e:  # noqa: BLE001 - reported, static works
-                first = (str(e).strip().splitlines()[0] if str(e).strip()
-                         else "")
-                tried.append(f"{type(e).__name__}: {first}")
+                # The compiler's diagnostic, past "fuser-translate failed".
+                lines = [l.strip() for l in str(e).splitlines() if l.strip()]
+                said = next((l for l in lines if "error:" in l),
+                            lines[0] if lines else "")
+                tried.append(f"{type(e).__name__}: {said}")
         else:
             notes.append("no dynamic-batch variant: " + "; ".join(tried))
     text = render(problem, source, compiled, recorded, notes)

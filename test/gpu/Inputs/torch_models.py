@@ -283,6 +283,11 @@ SEEDS = ("w1", "w2", "w3")
 # Problem files (examples/torch) with ops left to PyTorch: partitioned
 # ModelNew files.
 PARTITIONED_SEEDS = ("conv_stem",)
+# Problem files of the forms users bring beyond the seeds (Inputs/problems:
+# losses after a Linear, masked products, BatchNorm and dropout in training
+# mode, scans, pooling), turned into ModelNew files under problems/.
+PROBLEMS_DIR = Path(__file__).resolve().parent / "problems"
+PROBLEMS = tuple(sorted(p.stem for p in PROBLEMS_DIR.glob("*.py")))
 
 
 def build(name, seed=0, device="cpu"):

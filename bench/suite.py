@@ -145,6 +145,13 @@ SUITE = [
            "data without grad", "training", dict(package=f"{block}_base", input_grad=False))
       for block in ("bert_layer", "gpt2_block", "llama_mlp", "llama_decoder_layer",
                     "vit_layer", "timm_vit_block", "timm_mlp", "timm_swiglu_packed")],
+    # timm's convolutional blocks at their base size, in train mode (BatchNorm's
+    # batch statistics), partitioned: convolutions in PyTorch, the rest
+    # through torch.compile(backend="fuser") from the graph packages.
+    *[Case("training", f"train_{block}", f"{block} training step (batch 8, train mode), "
+           "data without grad, partitioned at its convolutions", "training",
+           dict(partitioned=f"{block}_base", input_grad=False, dynamo=True))
+      for block in ("timm_convnext_block", "timm_resnet_basic_block")],
 ]
 TOPICS = list(dict.fromkeys(c.topic for c in SUITE))
 
@@ -387,11 +394,12 @@ def run_training(case, args):
 
     import bench
 
-    name = case.params.get("package") or case.params["split"]
+    block = case.params.get("partitioned")
+    name = case.params.get("package") or case.params.get("split") or block
     index = bench.ARTIFACTS / "torch" / "index.json"
     training = json.loads(index.read_text()).get("training", {}) if index.exists() else {}
     split = "split" in case.params
-    if name not in training and not split:
+    if name not in training and not split and not block:
         raise Skip(f"no training package {name}: run scripts/build-torch-artifacts.py "
                    "--only-training where torch-mlir is")
     import fuser.torch as ft
@@ -399,7 +407,10 @@ def run_training(case, args):
     sys.path.insert(0, str(ROOT / "test" / "gpu" / "Inputs"))
     import torch_models
 
-    entry = training.get(name) or {"shape": list(torch_models.SPLIT[name][2])}
+    import model_blocks
+
+    entry = training.get(name) or {
+        "shape": list(model_blocks.shape(name) if block else torch_models.SPLIT[name][2])}
     dynamo = case.params.get("dynamo", False)
     if dynamo and name not in json.loads(index.read_text()).get("dynamo", {}):
         raise Skip(f"no dynamo graph packages for {name}: run "
@@ -408,8 +419,12 @@ def run_training(case, args):
     torch.backends.cuda.matmul.allow_tf32 = False
     try:
         torch.manual_seed(0)
-        model = (torch_models.build_split(name, device="cuda") if split else
-                 torch_models.problem(entry["seed"]).Model(*entry["init"]).cuda())
+        if block:
+            model = model_blocks.build(name, seed=None).cuda().train()
+        elif split:
+            model = torch_models.build_split(name, device="cuda")
+        else:
+            model = torch_models.problem(entry["seed"]).Model(*entry["init"]).cuda()
         if dynamo:
             # The graph packages compiled where torch-mlir is.
             import os

@@ -276,12 +276,12 @@ def build_dynamo_split(cache, chip, index):
 
 
 def build_partitioned_blocks(cache, chip, index):
-    """The small convolutional blocks of model_blocks (timm's ConvNeXt and
-    ResNet blocks) through fuser.torch.compile, training in train mode:
-    partitioned (convolutions in PyTorch); one forward and backward on the
-    CPU, each graph's fx graph in place of its kernels, writes the graph
-    packages test_torch_dynamo.py loads through torch.compile(backend=
-    "fuser")."""
+    """The convolutional blocks of model_blocks (timm's ConvNeXt and ResNet
+    blocks, small and base) through fuser.torch.compile, training in train
+    mode: partitioned (convolutions in PyTorch); one forward and backward
+    on the CPU, each graph's fx graph in place of its kernels, writes the
+    graph packages test_torch_dynamo.py (small) and bench/suite.py's
+    training cases (base) load through torch.compile(backend="fuser")."""
     if not model_blocks.available():
         print("[torch artifacts] partitioned blocks: no timm here, skipped")
         return
@@ -289,7 +289,7 @@ def build_partitioned_blocks(cache, chip, index):
     from fuser.torch._package import graphs_in_place_of_kernels
 
     with graphs_in_place_of_kernels():
-        for name in model_blocks.partitioned_small():
+        for name in model_blocks.partitioned():
             torch._dynamo.reset()
             model = model_blocks.build(name).train()
             x = torch.randn(model_blocks.shape(name))

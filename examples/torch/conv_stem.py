@@ -1,8 +1,9 @@
-# A model with an op fuser leaves to PyTorch: a ResNet-style stem (a 7 x 7
+# A model with ops fuser leaves to PyTorch: a ResNet-style stem (a 7 x 7
 # convolution, BatchNorm, ReLU) and a pooled Linear head, in the users'
 # format. `python -m fuser.torch.kernelbench` writes a partitioned ModelNew:
-# the convolution runs in cuDNN, BatchNorm (in training mode, as the module
-# is built), ReLU, the pooling and the head through fuser's kernels.
+# the convolution and BatchNorm's batch statistics (training mode, as the
+# module is built) run in cuDNN; the ReLU, the pooling and the head in one
+# graph of fuser's kernels.
 import torch
 import torch.nn as nn
 

@@ -41,7 +41,7 @@ class CumsumLinear(nn.Module):
         self.fc = nn.Linear(40, 32)
 
     def forward(self, x):
-        return F.gelu(torch.cumsum(self.fc(x), dim=1)) * 0.5
+        return torch.tanh(F.gelu(torch.cumsum(self.fc(x), dim=1)) * 0.5)
 
 
 class PoolLinear(nn.Module):
@@ -51,7 +51,7 @@ class PoolLinear(nn.Module):
 
     def forward(self, x):
         y = F.avg_pool1d(torch.tanh(self.fc(x)).unsqueeze(1), 2)
-        return y.squeeze(1) + 1.0
+        return torch.sigmoid(y.squeeze(1) + 1.0) * 2.0
 
 
 def split_record():
@@ -117,16 +117,57 @@ def test_scans_and_pooling_run_in_pytorch(graphs_for_kernels, cls, op):
 def test_runs_of_views_alone_stay_in_pytorch():
     def f(x):
         y = torch.cumsum(x, 0)
-        return y.view(-1)[1:], torch.relu(y)
+        return y.view(-1)[1:], torch.relu(y).sum(0)
 
     gm = torch.fx.symbolic_trace(f)
     split = graph_split.split(gm)
     kinds = [why is None for _, why in split.parts]
-    # cumsum (PyTorch), then view, getitem and relu: one run, fuser's.
+    # cumsum (PyTorch), then view, getitem, relu and sum: one run, fuser's.
     assert kinds == [False, True]
     x = torch.randn(5, 3)
     for got, want in zip(split.module(x), f(x)):
         torch.testing.assert_close(got, want)
+
+
+class ConvBnRelu(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3)
+        self.bn = nn.BatchNorm2d(4)
+
+    def forward(self, x):
+        return torch.relu(self.bn(self.conv(x)))
+
+
+def test_batch_statistics_and_a_lone_relu_stay_in_pytorch(graphs_for_kernels):
+    """In training mode BatchNorm's batch statistics over images stay in
+    PyTorch (cuDNN's fused kernels), and so does the ReLU left alone
+    between it and the output: the graph runs as PyTorch runs it. In eval
+    mode the BatchNorm with its running statistics and the ReLU are one
+    fuser part. Two elementwise ops alone stay in PyTorch; three fuse."""
+    split = graph_split.split(torch.fx.symbolic_trace(
+        lambda x: torch.cumsum(torch.cumsum(x, 0).relu() + 1, 0)))
+    assert [why is None for _, why in split.parts] == [False, False, False]
+    split = graph_split.split(torch.fx.symbolic_trace(
+        lambda x: torch.cumsum(x, 0).relu().add(1).mul(2)))
+    assert [why is None for _, why in split.parts] == [False, True]
+    model = ConvBnRelu()
+    ref = copy.deepcopy(model)
+    c = torch.compile(model, backend="fuser", options={"cache": False})
+    x = torch.randn(2, 3, 8, 8)
+    with pytest.warns(RuntimeWarning, match="batch_norm: BatchNorm with "
+                      "batch statistics over images"):
+        y = c(x)
+    torch.testing.assert_close(y, ref(x))
+    torch.testing.assert_close(model.bn.running_var, ref.bn.running_var)
+    assert split_record()["fuser_parts"] == 0
+    torch._dynamo.reset()
+    fd.COMPILED.clear()
+    model.eval()
+    c = torch.compile(model, backend="fuser", options={"cache": False})
+    with torch.no_grad():
+        torch.testing.assert_close(c(x), model(x), atol=1e-5, rtol=1e-5)
+    assert split_record()["fuser_parts"] == 1
 
 
 def test_views_only_run_is_not_compiled():

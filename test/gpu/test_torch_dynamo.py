@@ -166,10 +166,10 @@ def test_dynamo_split_training_matches_eager(monkeypatch):
 @pytest.mark.parametrize("name", model_blocks.partitioned_small())
 def test_partitioned_conv_blocks_train_like_eager(name, monkeypatch):
     """timm's ConvNeXt and ResNet blocks as fuser.torch.compile partitions
-    them (convolutions in PyTorch, cuDNN's), their graphs loaded through
-    torch.compile(backend="fuser"): one training step in train mode
-    (BatchNorm's batch statistics) against eager: output, parameter
-    gradients and running statistics at atol = rtol = 1e-4."""
+    them (convolutions in PyTorch, cuDNN's; in train mode BatchNorm's batch
+    statistics too), their graphs loaded through torch.compile(backend=
+    "fuser"): one training step against eager: output, parameter gradients
+    and running statistics at atol = rtol = 1e-4."""
     if not model_blocks.available():
         pytest.skip("needs timm")
     fd = dynamo_packages(name, monkeypatch)
@@ -189,8 +189,13 @@ def test_partitioned_conv_blocks_train_like_eager(name, monkeypatch):
     values += [(f"buffer {n}", b.float(), r.float()) for (n, b), r in
                zip(model.named_buffers(), ref.buffers())]
     parts = [r for r in fd.COMPILED if r["kind"] != "split"]
-    assert parts and all(r["kind"] == "training" and r["loaded"] and
-                         r["eager"] is None for r in parts), parts
+    if any(isinstance(m, torch.nn.BatchNorm2d) for m in model.modules()):
+        # BatchNorm's batch statistics stay in PyTorch (cuDNN), and so do
+        # the ReLU and the residual add between them: nothing for fuser.
+        assert parts == [], parts
+    else:
+        assert parts and all(r["kind"] == "training" and r["loaded"] and
+                             r["eager"] is None for r in parts), parts
     worst = max(check(f"partitioned {name}: {label}", a, b)
                 for label, a, b in values)
     print(f"[gpu tests] partitioned {name}: graphs "

@@ -254,10 +254,25 @@ def test_problem_model_new_users_rule(name):
         worst = max(worst, users_rule(name, out, want))
     for (k, a), b in zip(ref.state_dict().items(), new.state_dict().values()):
         torch.testing.assert_close(b, a, atol=TOL, rtol=TOL, msg=k)
+    # Small batches through the dynamic-batch variant, where the file has
+    # one: the inputs whose dim 0 it takes as the batch, cut to 1 and 7.
+    package = getattr(new, "fuser_package", None)  # None: partitioned
+    batch = next((v for v in package.variants if v.name == "batch"),
+                 None) if package is not None else None
+    if batch is not None:
+        specs = batch.arg_specs[-len(inputs):]
+        for size in (1, 7):
+            torch.manual_seed(size)
+            cut = [t[:size] if shape and shape[0] is None else t
+                   for t, (_, shape) in zip(m.get_inputs(), specs)]
+            cut = [t.to("cuda") for t in cut]
+            with torch.no_grad():
+                worst = max(worst, users_rule(f"{name} batch {size}",
+                                              new(*cut), ref(*cut)))
     left = [op[0] for op in getattr(new, "fuser_pytorch_ops", [])]
     print(f"[gpu tests] problems/{name}_new.py: {new.fuser_kernels}"
           f"{f', in PyTorch: {left}' if left else ''}; max abs error "
-          f"{worst:.3e} (3 calls)")
+          f"{worst:.3e} (3 calls{', batches 1 and 7' if batch else ''})")
 
 
 def test_no_torch_mlir_needed():

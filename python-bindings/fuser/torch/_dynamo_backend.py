@@ -26,8 +26,9 @@ fuser's runtime but without torch-mlir or the compiler tools, given that
 directory ($FUSER_CACHE_DIR): compile where the compiler is, run where the
 GPU is.
 
-Ops fuser leaves to PyTorch (convolutions, random numbers, scans, pooling:
-_lowering/graph_split.py) split the graph: the runs between them compile
+Ops fuser leaves to PyTorch (convolutions, random numbers, scans, pooling,
+BatchNorm's batch statistics over images: _lowering/graph_split.py) split
+the graph: the runs between them compile
 as graphs of their own, and the ops run as PyTorch runs them, named in a
 warning and in COMPILED. A graph (or run) fuser cannot compile runs eagerly with a
 warning saying why, and is recorded in COMPILED. Buffers a graph updates in
@@ -319,10 +320,11 @@ class _CompiledPart(torch.nn.Module):
         return self._fuser_run(*args)
 
 
-def _compile_split(split: "graph_split.Split",
+def _compile_split(gm: torch.fx.GraphModule, split: "graph_split.Split",
                    config: Mapping[str, Any]) -> Callable:
     """The split graph with fuser's runs compiled; the ops left to PyTorch
-    said once in a warning and recorded in COMPILED."""
+    said once in a warning and recorded in COMPILED. Where no run is
+    fuser's, dynamo's own graph `gm` (the split's calls would only cost)."""
     reasons = [r for _, why in split.parts if why for r in why]
     ours = [name for name, why in split.parts if why is None]
     _record(config, {"kind": "split", "parts": len(split.parts),
@@ -331,7 +333,7 @@ def _compile_split(split: "graph_split.Split",
     if not ours:
         warnings.warn(f"fuser: the graph runs eagerly (PyTorch): {what}",
                       RuntimeWarning, stacklevel=3)
-        return split.module.forward
+        return gm.forward
     warnings.warn(f"fuser: these ops run in PyTorch, the rest of the graph "
                   f"({len(ours)} part{'s' if len(ours) > 1 else ''}) "
                   f"through fuser: {what}", RuntimeWarning, stacklevel=3)
@@ -371,5 +373,5 @@ def backend(gm: torch.fx.GraphModule, example_inputs,
     config["options"] = given
     split = graph_split.split(gm)
     if split is not None:
-        return _compile_split(split, config)
+        return _compile_split(gm, split, config)
     return _compile_graph(gm, example_inputs, config)

@@ -17,6 +17,7 @@ compiles a new graph where a call's shapes differ (static ones, unless a
 from __future__ import annotations
 
 import functools
+import re
 import warnings
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
@@ -56,7 +57,9 @@ class PartitionedModule(torch.nn.Module):
     `fuser_fallback`: None (a graph fuser cannot compile runs eagerly, as
     under torch.compile(backend="fuser"), said in the remarks; with
     fallback=False it raises). Without a `dynamic` spec every new shape is
-    a new static graph, up to dynamo's recompile limit."""
+    a new static graph, up to dynamo's recompile limit. Where nothing of
+    the model runs through fuser at the first call (every op left to
+    PyTorch), later calls run the module itself, without dynamo."""
 
     def __init__(self, module: torch.nn.Module,
                  left: Union[LeftToPyTorch, Sequence[Sequence[Any]]], *,
@@ -80,6 +83,7 @@ class PartitionedModule(torch.nn.Module):
         d["fuser_fallback"] = None
         d["_fuser_training"] = training
         d["_fuser_records"] = []
+        d["_fuser_called"] = d["_fuser_eager"] = False
         config = dict(options or {}, chip=chip, precision=precision,
                       format=format, cache=cache, fallback=fallback,
                       report=report, records=d["_fuser_records"],
@@ -98,10 +102,23 @@ class PartitionedModule(torch.nn.Module):
         return self._fuser_call(args, kwargs)
 
     def _fuser_call(self, args: tuple, kwargs: dict) -> Any:
+        d = self.__dict__
+        # Nothing of the model ran through fuser at the first call: later
+        # calls skip dynamo and run the module itself.
+        run = d["_fuser_module"] if d["_fuser_eager"] else \
+            d["_fuser_compiled"]
         if self._fuser_training:
-            return self._fuser_compiled(*args, **kwargs)
-        with torch.no_grad():  # As CompiledModule: no autograd graph.
-            return self._fuser_compiled(*args, **kwargs)
+            out = run(*args, **kwargs)
+        else:
+            with torch.no_grad():  # As CompiledModule: no autograd graph.
+                out = run(*args, **kwargs)
+        if not d["_fuser_called"]:
+            d["_fuser_called"] = True
+            records = d["_fuser_records"]
+            d["_fuser_eager"] = bool(records) and all(
+                r["kind"] == "split" and r["fuser_parts"] == 0
+                for r in records)
+        return out
 
     @property
     def fuser_graph_packages(self) -> Dict[str, Any]:
@@ -121,15 +138,23 @@ class PartitionedModule(torch.nn.Module):
         remarks = [Remark(file, line, "remark",
                           f"{name} runs in PyTorch: {why}")
                    for name, why, file, line in self.fuser_pytorch_ops]
-        named = {(r.file, r.line) for r in remarks}
+        # The same op at the same line: named once.
+        named = {(name, file, line)
+                 for name, _, file, line in self.fuser_pytorch_ops}
         for record in self._fuser_records:
             if record["kind"] != "split":
                 continue
             for said in record["pytorch"]:
-                if not any(f"({file}:{line})" in said
-                           for file, line in named if file):
-                    remarks.append(Remark("", 0, "remark",
-                                          f"runs in PyTorch: {said}"))
+                if not any(said.startswith(f"{name}:") and
+                           f"({file}:{line})" in said
+                           for name, file, line in named if file):
+                    # "name: why (file:line)", as the split says it.
+                    at = re.fullmatch(r"(\w+): (.*) \((.+):(\d+)\)", said)
+                    remarks.append(
+                        Remark(at[3], int(at[4]), "remark",
+                               f"{at[1]} runs in PyTorch: {at[2]}") if at
+                        else Remark("", 0, "remark",
+                                    f"runs in PyTorch: {said}"))
         return remarks
 
     def _fuser_graphs(self) -> List[Dict[str, Any]]:
@@ -138,6 +163,10 @@ class PartitionedModule(torch.nn.Module):
     @property
     def fuser_remarks(self) -> List[Remark]:
         remarks = self._fuser_pytorch_remarks()
+        if self._fuser_eager:
+            remarks.append(Remark("", 0, "remark", "nothing of the model "
+                                  "runs through fuser: after the first "
+                                  "call the module runs as PyTorch runs it"))
         for r in self._fuser_graphs():
             remarks.extend(r.get("remarks", []))
             if r["eager"] is not None:
@@ -158,7 +187,10 @@ class PartitionedModule(torch.nn.Module):
                  "these ops run in PyTorch"]
         lines += [f"  {r}" for r in self._fuser_pytorch_remarks()]
         graphs = self._fuser_graphs()
-        if not graphs:
+        if self._fuser_eager:
+            lines.append("nothing runs through fuser: the module runs as "
+                         "PyTorch runs it")
+        elif not graphs:
             lines.append("no graph compiled yet (at the first call)")
         for i, r in enumerate(graphs):
             if r["eager"] is not None:

@@ -1,7 +1,7 @@
 """Which ops of a dynamo graph stay in PyTorch, and the graph split around
 them (fuser.torch.dynamo): the runs of other ops become graphs fuser
-compiles; convolutions, random numbers, scans and pooling run as PyTorch
-runs them. For fuser.torch.compile, the same question on an exported
+compiles; convolutions, random numbers, scans, pooling and BatchNorm's
+batch statistics over images run as PyTorch runs them. For fuser.torch.compile, the same question on an exported
 program (`exported_pytorch_ops`): convolutions and random numbers there.
 
 An op stays in PyTorch for one of the reasons below, named in a warning
@@ -43,6 +43,13 @@ _SCAN = "the dynamo backend leaves scans to PyTorch for now"
 # reduction kernels; a dynamo graph may need their backward or indices.
 _POOL = "fuser's pooling kernels have no backward or indices yet"
 
+# BatchNorm with batch statistics over images (training mode, input of rank
+# 3 or more): fuser's kernels read the input in several passes (statistics,
+# then the normalisation; its backward likewise), cuDNN's fused kernels once
+# or twice, and took 0.66x eager's training step on timm's ResNet block.
+_BATCH_NORM = ("BatchNorm with batch statistics over images: cuDNN's fused "
+               "kernels are faster than fuser's passes")
+
 # torch and torch.nn.functional functions (by name) and Tensor methods that
 # stay in PyTorch.
 _REASONS: Dict[str, str] = {
@@ -81,6 +88,18 @@ _VIEW_METHODS = {"view", "reshape", "flatten", "transpose", "permute",
                  "expand_as", "chunk", "split", "size", "dim", "view_as"}
 
 
+# Ops computing one value per element from their inputs'. A run of one or
+# two of them between ops left to PyTorch stays in PyTorch: fusing them
+# saves at most one pass over memory, PyTorch's calls cost less on the host
+# than a call of fuser's (and, in training, its autograd function's), and
+# such a run often updates its input in place (ResNet's `out += shortcut`
+# after a BatchNorm left to PyTorch), which fuser's training export takes
+# no backward of.
+_ELEMENTWISE = {"relu", "relu_", "gelu", "silu", "silu_", "sigmoid", "tanh",
+                "hardtanh", "hardtanh_", "leaky_relu", "leaky_relu_", "elu",
+                "add", "add_", "iadd", "sub", "isub", "mul", "mul_", "imul",
+                "truediv", "div", "neg", "abs", "exp"}
+
 # Modules called as modules (leaf modules of a trace) that stay in PyTorch.
 _MODULE_REASONS = (
     (torch.nn.modules.dropout._DropoutNd, _RANDOM),
@@ -112,6 +131,9 @@ def pytorch_reason(node: torch.fx.Node,
     the graph's module, resolves call_module nodes."""
     if node.op == "call_module" and root is not None:
         module = root.get_submodule(node.target)
+        if isinstance(module, (torch.nn.BatchNorm2d, torch.nn.BatchNorm3d)) \
+                and module.training:
+            return _BATCH_NORM
         for cls, reason in _MODULE_REASONS:
             if isinstance(module, cls):
                 if cls is torch.nn.modules.dropout._DropoutNd and \
@@ -120,6 +142,9 @@ def pytorch_reason(node: torch.fx.Node,
                 return reason
         return None
     name = _name(node)
+    if name == "batch_norm" and node.op == "call_function" and \
+            _batch_statistics_over_images(node):
+        return _BATCH_NORM
     reason = _REASONS.get(name) if name else None
     if reason is None:
         return None
@@ -127,6 +152,19 @@ def pytorch_reason(node: torch.fx.Node,
             _dropout_off(node):
         return None  # The identity: fuser takes it.
     return reason
+
+
+def _batch_statistics_over_images(node: torch.fx.Node) -> bool:
+    """A batch_norm call (F.batch_norm's arguments: input, running_mean,
+    running_var, weight, bias, training, ...) in training mode on an input
+    of rank 3 or more."""
+    training = (node.args[5] if len(node.args) > 5
+                else node.kwargs.get("training", False))
+    source = node.args[0] if node.args else node.kwargs.get("input")
+    val = source.meta.get("example_value", source.meta.get("val")) \
+        if isinstance(source, torch.fx.Node) else None
+    return training is True and isinstance(val, torch.Tensor) and \
+        val.dim() >= 3
 
 
 def _dropout_off(node: torch.fx.Node) -> bool:
@@ -204,8 +242,9 @@ class Split:
 
 def split(gm: torch.fx.GraphModule) -> Optional[Split]:
     """None when every op is fuser's (the graph compiles whole); else the
-    graph split at the ops that stay in PyTorch. A run of views alone stays
-    in PyTorch too, with no reason given."""
+    graph split at the ops that stay in PyTorch. A run of views alone, or
+    of one or two elementwise ops, stays in PyTorch too, with no reason
+    given."""
     ops = [n for n in gm.graph.nodes
            if n.op in ("call_function", "call_method", "call_module")]
     reasons = {n: pytorch_reason(n, gm) for n in ops}
@@ -220,8 +259,15 @@ def split(gm: torch.fx.GraphModule) -> Optional[Split]:
             current, kind = current + 1, mine
         partition[n] = current
     fuser_runs = {partition[n] for n in ops if reasons[n] is None}
-    computes = {partition[n] for n in ops
-                if reasons[n] is None and not _is_view(n)}
+    computes: Dict[int, List[torch.fx.Node]] = {}
+    for n in ops:
+        if reasons[n] is None and not _is_view(n):
+            computes.setdefault(partition[n], []).append(n)
+    # A run of views alone, or of one or two elementwise ops, stays in
+    # PyTorch.
+    worth = {i for i, nodes in computes.items()
+             if len(nodes) > 2 or
+             any(_name(n, gm) not in _ELEMENTWISE for n in nodes)}
     module = split_module(gm, None, lambda n: partition[n],
                           keep_original_order=True)
     parts: List[Tuple[str, Optional[List[str]]]] = []
@@ -229,7 +275,7 @@ def split(gm: torch.fx.GraphModule) -> Optional[Split]:
         name = f"submod_{i}"
         if not hasattr(module, name):
             continue
-        if i in fuser_runs and i in computes:
+        if i in fuser_runs and i in worth:
             parts.append((name, None))
         else:
             why = [f"{_name(n, gm)}: {reasons[n]}{_where(n)}" for n in ops

@@ -162,6 +162,16 @@ def load_model_new(seed, directory=TORCH_ARTIFACTS):
     return module
 
 
+def harness_pair(m):
+    """(Model, ModelNew) of a ModelNew file's module `m` as a harness builds
+    them: the same seed before each constructor, then .to(device, dtype)."""
+    init = m.get_init_inputs()
+    torch.manual_seed(2024)
+    ref = m.Model(*init).to("cuda", torch.float32)
+    torch.manual_seed(2024)
+    return ref, m.ModelNew(*init).to("cuda", torch.float32)
+
+
 @pytest.mark.parametrize("seed", torch_models.SEEDS)
 def test_model_new_users_rule(seed):
     """The generated ModelNew against the problem's Model, built as the
@@ -169,11 +179,7 @@ def test_model_new_users_rule(seed):
     .to(device, dtype); inputs of get_inputs()'s shapes at batch 1, 7 and
     the real size."""
     m = load_model_new(seed)
-    init = m.get_init_inputs()
-    torch.manual_seed(2024)
-    ref = m.Model(*init).to("cuda", torch.float32)
-    torch.manual_seed(2024)
-    new = m.ModelNew(*init).to("cuda", torch.float32)
+    ref, new = harness_pair(m)
     for (k, a), b in zip(ref.state_dict().items(), new.state_dict().values()):
         assert torch.equal(a, b), f"{seed}: {k} differs: the parameters must match"
     with torch.device("meta"):
@@ -200,11 +206,7 @@ def test_partitioned_model_new_users_rule(seed):
     compiled here), outputs at the users' rule and the running statistics
     equal to eager's after TRIALS calls at get_inputs()'s shapes."""
     m = load_model_new(seed)
-    init = m.get_init_inputs()
-    torch.manual_seed(2024)
-    ref = m.Model(*init).to("cuda", torch.float32)
-    torch.manual_seed(2024)
-    new = m.ModelNew(*init).to("cuda", torch.float32)
+    ref, new = harness_pair(m)
     with torch.device("meta"):
         shapes = [tuple(t.shape) for t in m.get_inputs()]
     worst = 0.0
@@ -237,11 +239,7 @@ def test_problem_model_new_users_rule(name):
     if "error" in entry:
         pytest.fail(f"{name}: the converter failed: {entry['error']}")
     m = load_model_new(name, TORCH_ARTIFACTS / "problems")
-    init = m.get_init_inputs()
-    torch.manual_seed(2024)
-    ref = m.Model(*init).to("cuda")
-    torch.manual_seed(2024)
-    new = m.ModelNew(*init).to("cuda")
+    ref, new = harness_pair(m)
     worst = 0.0
     for trial in range(3):
         torch.manual_seed(trial)

@@ -13,6 +13,7 @@ import copy
 import operator
 import sys
 import textwrap
+import warnings
 from pathlib import Path
 
 import pytest
@@ -164,12 +165,12 @@ class Model(nn.Module):
     def __init__(self, channels, features):
         super().__init__()
         self.conv = nn.Conv2d(channels, 16, 3, padding=1)
-        self.bn = nn.BatchNorm2d(16)
+        self.bn = nn.BatchNorm1d(16)
         self.fc = nn.Linear(16, features)
 
     def forward(self, x):
-        y = torch.relu(self.bn(self.conv(x)))
-        return self.fc(y.mean((2, 3))) * 0.5
+        y = torch.relu(self.conv(x)).mean((2, 3))
+        return self.fc(self.bn(y)) * 0.5
 
 
 def get_inputs():
@@ -184,9 +185,10 @@ def get_init_inputs():
 def test_the_model_new_converter_partitions(tmp_path):
     """A problem with a convolution gives a partitioned ModelNew: the
     convolution in PyTorch, the rest from the graph packages in the file,
-    loaded where nothing compiles. BatchNorm stays in training mode, as
-    users' harnesses leave it: outputs and running statistics as eager's
-    after 3 calls. Another shape has no package: it runs eagerly, said."""
+    loaded where nothing compiles. BatchNorm1d stays in training mode, as
+    users' harnesses leave it, in fuser's graph: outputs and running
+    statistics (written back after each call) as eager's after 3 calls.
+    Another shape has no package: it runs eagerly, said."""
     problem = tmp_path / "conv_problem.py"
     problem.write_text(CONV_PROBLEM)
     out = tmp_path / "conv_new.py"
@@ -229,6 +231,39 @@ def test_the_model_new_converter_partitions(tmp_path):
         assert any("none of the ModelNew file's 1 graph package(s)" in
                    str(w.message) for w in said), [str(w.message) for w in said]
         """, tmp_path)
+
+
+class ConvBnRelu(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3)
+        self.bn = nn.BatchNorm2d(4)
+
+    def forward(self, x):
+        return torch.relu(self.bn(self.conv(x)))
+
+
+def test_a_mode_where_nothing_fuses_runs_eagerly(graphs_for_kernels):
+    """In train mode every op of ConvBnRelu stays in PyTorch: after the
+    first call the module runs itself. In eval mode the BatchNorm and the
+    ReLU are fuser's: the first eval call compiles them."""
+    model = ConvBnRelu()
+    ref = copy.deepcopy(model)
+    x = torch.randn(2, 3, 8, 8)
+    with pytest.warns(RuntimeWarning, match="conv2d runs in PyTorch"):
+        c = ft.compile(model, (x,), cache=False, fallback=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # The split's.
+        c.train()
+        torch.testing.assert_close(c(x), ref(x).detach())
+        assert c._fuser_eager and not c._fuser_graphs()
+        c.eval()
+        ref.eval()
+        assert not c._fuser_eager
+        torch.testing.assert_close(c(x), ref(x).detach(), atol=1e-5,
+                                   rtol=1e-5)
+    assert not c._fuser_eager and [g["eager"] for g in c._fuser_graphs()] \
+        == [None]
 
 
 def test_the_dynamo_split_leaves_convolutions_to_pytorch():

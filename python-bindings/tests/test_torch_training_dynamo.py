@@ -27,7 +27,7 @@ torch = require_front_end()
 import fuser  # noqa: E402
 import fuser.torch.dynamo as fd  # noqa: E402
 from fuser.torch import _dynamo_backend  # noqa: E402
-from fuser.torch._lowering.fx_graph import run_in_place_of_kernels  # noqa: E402
+from fuser.torch._package import _graph_in_place_of_kernels  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 MODELS = {
@@ -52,14 +52,13 @@ def _graph_entry(variant):
     (the CPU has no GPU; a loaded variant, which has none, takes the graph
     of the compiled one with the same code); `RAN` records the variants
     run."""
-    graph = variant.graph
-    if graph is None:
-        graph = GRAPHS[variant.artifact.ptx]
-    GRAPHS[variant.artifact.ptx] = graph
+    if variant.graph is None:
+        variant.graph = GRAPHS[variant.artifact.ptx]
+    GRAPHS[variant.artifact.ptx] = variant.graph
 
     def run(*ts):
         RAN.append(variant)
-        return run_in_place_of_kernels(graph, *ts)
+        return _graph_in_place_of_kernels(variant, *ts)
     return run
 
 

@@ -252,6 +252,11 @@ def test_problem_model_new_users_rule(name):
         worst = max(worst, users_rule(name, out, want))
     for (k, a), b in zip(ref.state_dict().items(), new.state_dict().values()):
         torch.testing.assert_close(b, a, atol=TOL, rtol=TOL, msg=k)
+    if isinstance(new, ft.PartitionedModule):
+        # Every graph from the file's packages: none fell back to eager.
+        graphs = new._fuser_graphs()
+        assert graphs and not new._fuser_eager and all(
+            g["loaded"] and g["eager"] is None for g in graphs), graphs
     # Small batches through the dynamic-batch variant, where the file has
     # one: the inputs whose dim 0 it takes as the batch, cut to 1 and 7.
     package = getattr(new, "fuser_package", None)  # None: partitioned

@@ -42,8 +42,8 @@ compile.__doc__ = (_compiler.compile.__doc__ or "") + """
     numbers) comes back as a PartitionedModule: those ops run in PyTorch,
     the runs between them through fuser's kernels, compiled at the first
     call under torch.compile(backend="fuser"); a remark names each op at
-    its line. fuser.torch.save and the ModelNew converter take whole
-    models only.
+    its line. fuser.torch.save takes whole models only; the ModelNew
+    converter partitions them, for get_inputs()'s shapes.
     """
 
 
@@ -58,8 +58,9 @@ class PartitionedModule(torch.nn.Module):
     under torch.compile(backend="fuser"), said in the remarks; with
     fallback=False it raises). Without a `dynamic` spec every new shape is
     a new static graph, up to dynamo's recompile limit. Where nothing of
-    the model runs through fuser at the first call (every op left to
-    PyTorch), later calls run the module itself, without dynamo."""
+    the model runs through fuser at the first call in a mode (train or
+    eval; every op left to PyTorch), later calls in that mode run the
+    module itself, without dynamo."""
 
     def __init__(self, module: torch.nn.Module,
                  left: Union[LeftToPyTorch, Sequence[Sequence[Any]]], *,
@@ -83,7 +84,7 @@ class PartitionedModule(torch.nn.Module):
         d["fuser_fallback"] = None
         d["_fuser_training"] = training
         d["_fuser_records"] = []
-        d["_fuser_called"] = d["_fuser_eager"] = False
+        d["_fuser_eager_by_mode"] = {}
         config = dict(options or {}, chip=chip, precision=precision,
                       format=format, cache=cache, fallback=fallback,
                       report=report, records=d["_fuser_records"],
@@ -103,22 +104,30 @@ class PartitionedModule(torch.nn.Module):
 
     def _fuser_call(self, args: tuple, kwargs: dict) -> Any:
         d = self.__dict__
-        # Nothing of the model ran through fuser at the first call: later
-        # calls skip dynamo and run the module itself.
-        run = d["_fuser_module"] if d["_fuser_eager"] else \
-            d["_fuser_compiled"]
+        # Where nothing of the model ran through fuser at the first call in
+        # this mode (train or eval: they split differently), later calls
+        # skip dynamo and run the module itself.
+        mode = d["_fuser_module"].training
+        eager = d["_fuser_eager_by_mode"].get(mode)
+        run = d["_fuser_module"] if eager else d["_fuser_compiled"]
+        seen = len(d["_fuser_records"])
         if self._fuser_training:
             out = run(*args, **kwargs)
         else:
             with torch.no_grad():  # As CompiledModule: no autograd graph.
                 out = run(*args, **kwargs)
-        if not d["_fuser_called"]:
-            d["_fuser_called"] = True
-            records = d["_fuser_records"]
-            d["_fuser_eager"] = bool(records) and all(
+        if eager is None:
+            records = d["_fuser_records"][seen:]
+            d["_fuser_eager_by_mode"][mode] = bool(records) and all(
                 r["kind"] == "split" and r["fuser_parts"] == 0
                 for r in records)
         return out
+
+    @property
+    def _fuser_eager(self) -> bool:
+        """Whether calls in the module's current mode run it eagerly."""
+        return bool(self._fuser_eager_by_mode.get(
+            self._fuser_module.training))
 
     @property
     def fuser_graph_packages(self) -> Dict[str, Any]:

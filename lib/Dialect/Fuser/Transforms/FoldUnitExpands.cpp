@@ -48,11 +48,12 @@ std::optional<SmallVector<int64_t>> carriedDims(tensor::ExpandShapeOp expand) {
 }
 
 /// Rebuilds `expand`'s producer in the expanded shape where it is an
-/// elementwise op that `expand` alone reads and `expand` only adds size-1
-/// dimensions.
+/// elementwise op of the same block that `expand` alone reads and `expand`
+/// only adds size-1 dimensions.
 void foldUnitExpand(RewriterBase &rewriter, tensor::ExpandShapeOp expand) {
   auto producer = expand.getSrc().getDefiningOp<linalg::GenericOp>();
-  if (!producer || producer->getNumResults() != 1 ||
+  if (!producer || producer->getBlock() != expand->getBlock() ||
+      producer->getNumResults() != 1 ||
       !producer->getResult(0).hasOneUse() ||
       !whyNotElementwise(producer).empty() ||
       producer.payloadUsesValueFromOperand(producer.getDpsInitOperand(0)))

@@ -72,8 +72,6 @@ class GraphPackages:
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
 
-    key = staticmethod(graph_key)
-
     def path(self, key: str) -> Path:
         return self.root / f"{key}.fuser.zip"
 
@@ -130,16 +128,17 @@ PackageTexts = Tuple[str, Dict[str, str]]
 class EmbeddedGraphPackages:
     """Graph packages by key, held in memory (a ModelNew file's texts)."""
 
-    key = staticmethod(graph_key)
-
     def __init__(self, packages: Mapping[str, PackageTexts]) -> None:
         self.packages = dict(packages)
 
     def missing(self, key: str) -> str:
         return (f"none of the ModelNew file's {len(self.packages)} graph "
-                "package(s) is this graph's: they are get_inputs()' shapes' "
-                "(regenerate the file with python -m fuser.torch.kernelbench "
-                "for others)")
+                "package(s) is this graph's. A graph's key covers its code "
+                "(as this torch traces it), its arguments' shapes, dtypes "
+                "and requires_grad flags, the module's train or eval mode "
+                "and fuser's version; the file was made for get_inputs()'s "
+                "shapes, with the versions its header names (regenerate it "
+                "with python -m fuser.torch.kernelbench for others)")
 
     def load(self, key: str, module: torch.nn.Module):
         texts = self.packages.get(key)

@@ -88,8 +88,8 @@ _VIEW_METHODS = {"view", "reshape", "flatten", "transpose", "permute",
                  "expand_as", "chunk", "split", "size", "dim", "view_as"}
 
 
-# Ops computing one value per element from their inputs'. A run of one or
-# two of them between ops left to PyTorch stays in PyTorch: fusing them
+# Ops computing one value per element from their inputs'. In a split graph
+# a run of one or two of them stays in PyTorch: fusing them
 # saves at most one pass over memory, PyTorch's calls cost less on the host
 # than a call of fuser's (and, in training, its autograd function's), and
 # such a run often updates its input in place (ResNet's `out += shortcut`

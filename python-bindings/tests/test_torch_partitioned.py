@@ -29,6 +29,7 @@ import fuser  # noqa: E402
 import fuser.torch as ft  # noqa: E402
 from fuser.torch import kernelbench  # noqa: E402
 from fuser.torch._lowering import graph_split  # noqa: E402
+from test_torch_dynamo_split import ConvBnRelu  # noqa: E402
 from test_torch_training_dynamo import RAN, graphs_for_kernels  # noqa: E402,F401
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "test" / "gpu"
@@ -231,16 +232,6 @@ def test_the_model_new_converter_partitions(tmp_path):
         assert any("none of the ModelNew file's 1 graph package(s)" in
                    str(w.message) for w in said), [str(w.message) for w in said]
         """, tmp_path)
-
-
-class ConvBnRelu(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.conv = nn.Conv2d(3, 4, 3)
-        self.bn = nn.BatchNorm2d(4)
-
-    def forward(self, x):
-        return torch.relu(self.bn(self.conv(x)))
 
 
 def test_a_mode_where_nothing_fuses_runs_eagerly(graphs_for_kernels):

@@ -224,6 +224,12 @@ def test_the_model_new_converter_partitions(tmp_path):
             assert new.bn.num_batches_tracked.item() == 3
             graphs = new._fuser_graphs()
             assert [g["loaded"] for g in graphs] == [True], graphs
+            # A second instance shares the file's packages (CUDA modules
+            # load once).
+            other = m.ModelNew(*init)
+            other(x)
+            assert other._fuser_graphs()[0]["module"].fuser_package is \
+                graphs[0]["module"].fuser_package
             assert "conv2d runs in PyTorch" in new.fuser_report()
             with warnings.catch_warnings(record=True) as said:
                 warnings.simplefilter("always")

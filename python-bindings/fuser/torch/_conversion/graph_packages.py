@@ -144,7 +144,21 @@ class EmbeddedGraphPackages:
         texts = self.packages.get(key)
         if texts is None:
             return None
-        return load_package(Package.from_texts(*texts), module)
+        return load_package(_shared_package(texts), module)
+
+
+# Packages made from a ModelNew file's texts, by the texts' identity (held,
+# so that an id is not reused): every instance of the file shares one
+# Package, whose CUDA modules load once per device, as a whole-model
+# ModelNew's do.
+_SHARED: Dict[int, Tuple[PackageTexts, Package]] = {}
+
+
+def _shared_package(texts: PackageTexts) -> Package:
+    held = _SHARED.get(id(texts))
+    if held is None or held[0] is not texts:
+        held = _SHARED[id(texts)] = (texts, Package.from_texts(*texts))
+    return held[1]
 
     def save(self, key: str, compiled, code: str) -> None:
         pass  # The file's packages are fixed.

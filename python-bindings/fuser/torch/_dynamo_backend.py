@@ -28,11 +28,11 @@ GPU is.
 
 Ops fuser leaves to PyTorch (convolutions, random numbers, scans, pooling,
 BatchNorm's batch statistics over images: _lowering/graph_split.py) split
-the graph: the runs between them compile
-as graphs of their own, and the ops run as PyTorch runs them, named in a
-warning and in COMPILED. A graph (or run) fuser cannot compile runs eagerly with a
-warning saying why, and is recorded in COMPILED. Buffers a graph updates in
-place (BatchNorm's running statistics) are written back as
+the graph: the runs between them compile as graphs of their own, and the
+ops run as PyTorch runs them, named in a warning and in COMPILED. A graph
+(or run) fuser cannot compile runs eagerly with a warning saying why, and
+is recorded in COMPILED. Buffers a graph updates in place (BatchNorm's
+running statistics) are written back as
 fuser.torch.compile writes them.
 """
 

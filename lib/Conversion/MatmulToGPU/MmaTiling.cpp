@@ -19,7 +19,8 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
   MLIRContext *ctx = op.getContext();
   StringRef precision = config.getPrecision();
   Type want;
-  if (precision == "tf32" || precision == "3xtf32" || precision == "fp64")
+  if (precision == "tf32" || isSplitPrecision(precision) ||
+      precision == "fp64")
     want = Float32Type::get(ctx);
   else if (precision == "bf16")
     want = BFloat16Type::get(ctx);
@@ -28,14 +29,14 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
   else
     return op.emitOpError() << "precision '" << precision
                             << "' has no tensor-core ('mma') kernel; use "
-                               "tf32, 3xtf32, fp64, bf16 or f16";
+                               "tf32, 3xtf32, tf32_2xbf16 (wgmma_tma), fp64, bf16 or f16";
   Type a = elementTypeOf(op.getLhs().getType());
   Type bt = elementTypeOf(op.getRhs().getType());
   if (a != want || bt != want)
     return op.emitOpError()
            << "precision '" << precision << "' needs " << want
            << " operands, got " << a << " x " << bt
-           << " (tf32, 3xtf32 and fp64 take f32; bf16 and f16 take their own "
+           << " (tf32, 3xtf32, tf32_2xbf16 and fp64 take f32; bf16 and f16 take their own "
               "type)";
   Type c = elementTypeOf(op.getResult().getType());
   if (!isa<Float32Type, BFloat16Type, Float16Type>(c))
@@ -92,7 +93,7 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
        t.bk * t.elemBytes() != 128 || t.stages < 3))
     return describe(op.emitOpError())
            << "unsupported: wgmma needs tf32, bf16 or f16 (wgmma_tma: or "
-              "3xtf32), WM = 16, WN = BN (at most 256, a multiple of 8), BM "
+              "3xtf32, tf32_2xbf16), WM = 16, WN = BN (at most 256, a multiple of 8), BM "
               "a multiple of 64, BK of 128 bytes and at least 3 stages";
   // An N-major B: only 3xtf32 on wgmma_tma, whose splitter transposes it.
   if (t.wgmma() && !t.transB &&
@@ -100,7 +101,7 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
        !op.hasTmaCopyableNMajorB(t.bk)))
     return describe(op.emitOpError())
            << "unsupported: wgmma reads K-major B (transpose_b); an N-major "
-              "B needs precision 3xtf32 on wgmma_tma, BN a multiple of "
+              "B needs a split precision (3xtf32, tf32_2xbf16) on wgmma_tma, BN a multiple of "
            << MmaTiling::kNMajorBoxCols
            << " and static N rows a multiple of 16 bytes apart (batched: K a "
               "multiple of BK)";
@@ -133,12 +134,14 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
            << (t.tma() ? ", and a producer warpgroup)" : ")");
   if (t.tma() && op.hasGroupNorm() && !t.split3())
     return describe(op.emitOpError())
-           << "holds a group norm only in precision 3xtf32; use the 'mma' "
+           << "holds a group norm only in a split precision (3xtf32, "
+              "tf32_2xbf16); use the 'mma' "
               "strategy";
   if (t.promoteEvery && (!t.splitInShared() || t.promoteEvery % t.bk))
     return describe(op.emitOpError())
            << "promote_every = " << t.promoteEvery
-           << " needs precision 3xtf32 on wgmma_tma and a multiple of BK";
+           << " needs a split precision (3xtf32, tf32_2xbf16) on wgmma_tma "
+              "and a multiple of BK";
   // Two accumulator sets (the tensor cores' and the promoted sums) in the
   // consumers' registers; the splitter's threads take the lo parts in
   // whole groups of four 16-byte chunks each.
@@ -147,7 +150,7 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
        (t.copyBytes() / 16) % (StageGeometry::kSplitterThreads * 4) ||
        (t.aStageBytes() / 16) % (StageGeometry::kSplitterThreads * 4)))
     return describe(op.emitOpError())
-           << "unsupported: 3xtf32 on wgmma_tma needs BN <= 128 (three "
+           << "unsupported: split precisions on wgmma_tma need BN <= 128 (three "
               "accumulator sets in registers) and a stage the consumers "
               "split in whole 16-byte chunks";
   // setmaxnreg's split (232 / 40 registers, 224 / 56 for 3xtf32) is sized

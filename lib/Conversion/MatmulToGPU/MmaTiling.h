@@ -46,8 +46,12 @@ struct StageGeometry {
   /// The prologue reads an input beside A.
   bool prologueInput = false;
 
-  /// Three tf32 products per step (the hi/lo split) instead of one.
-  bool split3() const { return precision == "3xtf32"; }
+  /// A split precision (hi/lo parts, three products' terms per step)
+  /// instead of one product.
+  bool split3() const { return isSplitPrecision(precision); }
+  /// tf32_2xbf16: the cross terms as one bf16 product, whose stage halves
+  /// (the lo parts' bytes) hold each operand's bf16 hi and lo parts.
+  bool crossBf16() const { return hasBf16CrossTerms(precision); }
   /// f32 operands widened to f64 in registers, f64 mma and accumulators
   /// (DMMA): more accurate than FFMA, and on Hopper as fast in peak.
   bool f64Math() const { return precision == "fp64"; }
@@ -113,7 +117,18 @@ struct StageGeometry {
   /// bounds the kernel there: 4096^3 x @ W took 1.677 ms with two warps,
   /// 1.494 with three (1.354 K-major; H100, 2026-11-24).
   int64_t splitterThreads() const {
-    return transposesB() ? kSplitterThreads + 32 : kSplitterThreads;
+    return transposesB() || threeWarpFlatSplit() ? kSplitterThreads + 32
+                                                 : kSplitterThreads;
+  }
+  /// tf32_2xbf16 with a K-major B and no prologue: warp 3, which has no
+  /// boxes to transpose, splits too, the three warps taking the stage's
+  /// pairs of chunks in turn, two pairs in flight: W2 1.59 ms with two
+  /// warps, 1.42 with three (both then with a clamp of Inf since dropped:
+  /// 1.19 without; H200, 2026-11-30, bench/experiments/split_variants.py).
+  /// 3xtf32 ran 1.31 -> 1.42 ms with three warps at one chunk each in
+  /// flight: it keeps two.
+  bool threeWarpFlatSplit() const {
+    return splitInShared() && crossBf16() && !transposesB() && !prologue;
   }
   /// Dynamic shared memory of one block (wgmma: and room to align the
   /// stages to the 1024-byte swizzle atom; tma: and two 8-byte mbarriers

@@ -12,6 +12,54 @@ using namespace mlir;
 using namespace mlir::fuser;
 using namespace mlir::fuser::tma;
 
+/// tf32_2xbf16's cross-term operands of 8 consecutive k of one row
+/// (`lowK`: k 0-3, `highK`: k 4-7, vector<4xf32> each): {the bf16 hi parts
+/// (tf32(x) rounded to bf16), the bf16 lo parts (x - tf32(x))}, 16 bytes
+/// each (vector<4xi32> of packed pairs, k in memory order). Four
+/// instructions per element (and, sub, half of two packing cvts): the
+/// splitter bounds the kernel: a clamp of Inf and NaN here (two more) ran
+/// W2 in 1.42 ms against 1.19 (H200); the promotion discards the NaN cross
+/// terms of an Inf operand instead (emitTmaSplitConsumer).
+static std::pair<Value, Value> crossTermParts(OpBuilder &b, Location loc,
+                                              Value lowK, Value highK) {
+  auto i32 = b.getI32Type();
+  auto i32x4 = VectorType::get({4}, i32);
+  auto f32x4 = VectorType::get({4}, b.getF32Type());
+  auto bf16x2 = VectorType::get({2}, b.getBF16Type());
+  Value mask = arith::ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(
+          i32x4, b.getI32IntegerAttr(static_cast<int32_t>(0xFFFFE000))));
+  SmallVector<Value> his, los; // 8 values each, k order
+  for (Value x : {lowK, highK}) {
+    Value hi = arith::BitcastOp::create(
+        b, loc, f32x4,
+        arith::AndIOp::create(b, loc, arith::BitcastOp::create(b, loc, i32x4, x),
+                              mask));
+    Value lo = arith::SubFOp::create(b, loc, x, hi);
+    for (int64_t e = 0; e < 4; ++e) {
+      Value idx = arith::ConstantIntOp::create(b, loc, b.getI64Type(), e);
+      his.push_back(LLVM::ExtractElementOp::create(b, loc, hi, idx));
+      los.push_back(LLVM::ExtractElementOp::create(b, loc, lo, idx));
+    }
+  }
+  auto pack = [&](ArrayRef<Value> v) -> Value {
+    Value out = LLVM::UndefOp::create(b, loc, i32x4);
+    for (int64_t e = 0; e < 4; ++e) {
+      // cvt.rn.bf16x2.f32: src_hi lands in the upper (later) half.
+      Value pair = NVVM::ConvertF32x2ToBF16x2Op::create(
+          b, loc, bf16x2, v[2 * e + 1], v[2 * e], Value(),
+          NVVM::FPRoundingModeAttr::get(b.getContext(),
+                                        NVVM::FPRoundingMode::RN));
+      out = LLVM::InsertElementOp::create(
+          b, loc, out, LLVM::BitcastOp::create(b, loc, i32, pair),
+          arith::ConstantIntOp::create(b, loc, b.getI64Type(), e));
+    }
+    return out;
+  };
+  return {pack(his), pack(los)};
+}
+
 /// The splitter's pass over an N-major B in stage `stage`: box j (32
 /// columns n by BK = 32 rows k of 128 bytes, as TMA swizzled them) becomes
 /// rows 32 j .. 32 j + 31 of the K-major B that wgmma reads, in place (the
@@ -88,6 +136,10 @@ static void transposeBoxes(OpBuilder &b, Location loc, const TmaBarriers &bars,
     }
     NVVM::SyncWarpOp::create(
         b, loc, arith::ConstantIntOp::create(b, loc, b.getI32Type(), -1));
+    auto loAt = [&](Value off) {
+      return sharedByte(b, loc, bars.stages, add(off, c(t.copyBytes())));
+    };
+    SmallVector<Value> xs, offs;
     for (int64_t q = 0; q < block / 4; ++q) {
       Value x = LLVM::UndefOp::create(b, loc, f32x4);
       for (int64_t e = 0; e < 4; ++e)
@@ -97,9 +149,19 @@ static void transposeBoxes(OpBuilder &b, Location loc, const TmaBarriers &bars,
       Value off = xorC(storeBase, (phase * (block / 4) + q) * 16);
       LLVM::StoreOp::create(b, loc, x, sharedByte(b, loc, bars.stages, off),
                             16);
-      LLVM::StoreOp::create(
-          b, loc, loPart(x),
-          sharedByte(b, loc, bars.stages, add(off, c(t.copyBytes()))), 16);
+      if (!t.crossBf16())
+        LLVM::StoreOp::create(b, loc, loPart(x), loAt(off), 16);
+      xs.push_back(x);
+      offs.push_back(off);
+    }
+    for (int64_t q = 0; t.crossBf16() && q < block / 4; ++q) {
+      // B's cross-term row: per 8 k, the lo parts (against A's hi
+      // parts), then the hi parts (against A's lo parts).
+      if (q % 2)
+        continue;
+      auto [hi, lo] = crossTermParts(b, loc, xs[q], xs[q + 1]);
+      LLVM::StoreOp::create(b, loc, lo, loAt(offs[q]), 16);
+      LLVM::StoreOp::create(b, loc, hi, loAt(offs[q + 1]), 16);
     }
   }
 }
@@ -116,6 +178,8 @@ void mlir::fuser::emitTmaSplitter(OpBuilder &b, Location loc,
   int64_t perThread = flatBytes / 16 / StageGeometry::kSplitterThreads;
   auto f32x4 = VectorType::get({4}, b.getF32Type());
   auto i32x4 = VectorType::get({4}, b.getI32Type());
+  // A's chunks come first in the stage; a thread's first aChunks are A's.
+  int64_t aChunks = t.aStageBytes() / 16 / StageGeometry::kSplitterThreads;
   Value mask = arith::ConstantOp::create(
       b, loc,
       DenseElementsAttr::get(
@@ -196,9 +260,145 @@ void mlir::fuser::emitTmaSplitter(OpBuilder &b, Location loc,
       LLVM::StoreOp::create(b, loc, loPart(xs[u]), lo(offs[u]), 16);
     }
   };
-  if (t.prologue) {
-    // A's chunks come first in the stage; a thread's first aChunks are A's.
-    int64_t aChunks = t.aStageBytes() / 16 / StageGeometry::kSplitterThreads;
+  // tf32_2xbf16: thread sid takes the 32-byte pairs of chunks sid, sid +
+  // 64, ... of the stage, 8 consecutive k of a row (chunks 2i and 2i + 1 of
+  // its 128 bytes, which the swizzle XORs with the row's index mod 8: the
+  // pair stays a pair, in odd rows flipped). It loads k 0-3 first: in odd
+  // rows the second chunk, so a quarter warp's loads and stores hit eight
+  // distinct 16-byte bank groups. Per 8 k, A's cross-term row holds the hi
+  // parts, then the lo parts; B's the lo parts, then the hi parts.
+  auto splitPairs = [&](int64_t begin, int64_t end, bool isB,
+                        bool applyPrologue) {
+    constexpr int64_t pairsInFlight = kUnroll / 2;
+    Value firstPair = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, stage, constI64(b, loc, t.stageBytes())),
+        arith::MulIOp::create(b, loc, sid, constI64(b, loc, 32)));
+    auto pairs = scf::ForOp::create(b, loc, constI64(b, loc, begin),
+                                    constI64(b, loc, end),
+                                    constI64(b, loc, pairsInFlight));
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(pairs.getBody());
+    auto at = [&](Value off) { return sharedByte(b, loc, bars.stages, off); };
+    auto lo = [&](Value off) {
+      return at(arith::AddIOp::create(b, loc, off,
+                                      constI64(b, loc, t.copyBytes())));
+    };
+    SmallVector<Value> lowOffs, highOffs, lows, highs, pLows, pHighs;
+    for (int64_t u = 0; u < pairsInFlight; ++u) {
+      Value j = arith::AddIOp::create(b, loc, pairs.getInductionVar(),
+                                      constI64(b, loc, u));
+      Value base = arith::AddIOp::create(
+          b, loc, firstPair,
+          arith::MulIOp::create(
+              b, loc, j,
+              constI64(b, loc, StageGeometry::kSplitterThreads * 32)));
+      // 16 in odd rows (bit 7 of a 1024-aligned offset), else 0.
+      Value flip = arith::AndIOp::create(
+          b, loc, arith::ShRUIOp::create(b, loc, base, constI64(b, loc, 3)),
+          constI64(b, loc, 16));
+      lowOffs.push_back(arith::AddIOp::create(b, loc, base, flip));
+      highOffs.push_back(arith::XOrIOp::create(b, loc, lowOffs.back(),
+                                               constI64(b, loc, 16)));
+      lows.push_back(LLVM::LoadOp::create(b, loc, f32x4, at(lowOffs.back()), 16));
+      highs.push_back(
+          LLVM::LoadOp::create(b, loc, f32x4, at(highOffs.back()), 16));
+      if (applyPrologue && t.prologueInput) {
+        pLows.push_back(LLVM::LoadOp::create(b, loc, f32x4, lo(lowOffs.back()), 16));
+        pHighs.push_back(
+            LLVM::LoadOp::create(b, loc, f32x4, lo(highOffs.back()), 16));
+      } else {
+        pLows.push_back(Value());
+        pHighs.push_back(Value());
+      }
+    }
+    for (int64_t u = 0; u < pairsInFlight; ++u) {
+      if (applyPrologue) {
+        lows[u] = prologue(b, loc, lows[u], pLows[u]);
+        highs[u] = prologue(b, loc, highs[u], pHighs[u]);
+        LLVM::StoreOp::create(b, loc, lows[u], at(lowOffs[u]), 16);
+        LLVM::StoreOp::create(b, loc, highs[u], at(highOffs[u]), 16);
+      }
+      auto [hi, lowParts] = crossTermParts(b, loc, lows[u], highs[u]);
+      LLVM::StoreOp::create(b, loc, isB ? lowParts : hi, lo(lowOffs[u]), 16);
+      LLVM::StoreOp::create(b, loc, isB ? hi : lowParts, lo(highOffs[u]), 16);
+    }
+  };
+  if (t.threeWarpFlatSplit()) {
+    // Pairs of chunks sid, sid + 96, ... (tf32_2xbf16: A's or B's by their
+    // index), or chunks (3xtf32).
+    int64_t threads = t.splitterThreads();
+    int64_t units = t.crossBf16() ? flatBytes / 32 : flatBytes / 16;
+    int64_t aUnits = t.crossBf16() ? t.aStageBytes() / 32 : 0;
+    Value stageBase =
+        arith::MulIOp::create(b, loc, stage, constI64(b, loc, t.stageBytes()));
+    auto each = scf::ForOp::create(
+        b, loc, sid, constI64(b, loc, units),
+        constI64(b, loc, t.crossBf16() ? 2 * threads : threads));
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(each.getBody());
+    Value iv = each.getInductionVar();
+    auto at = [&](Value off) { return sharedByte(b, loc, bars.stages, off); };
+    auto loAt = [&](Value off) {
+      return at(arith::AddIOp::create(b, loc, off,
+                                      constI64(b, loc, t.copyBytes())));
+    };
+    if (!t.crossBf16()) {
+      Value off = arith::AddIOp::create(
+          b, loc, stageBase,
+          arith::MulIOp::create(b, loc, iv, constI64(b, loc, 16)));
+      Value x = LLVM::LoadOp::create(b, loc, f32x4, at(off), 16);
+      LLVM::StoreOp::create(b, loc, loPart(x), loAt(off), 16);
+    } else {
+      // Two pairs in flight: iv and iv + threads, the second clamped to
+      // the last pair (which its owner also writes, the same bytes).
+      SmallVector<Value> ivs = {
+          iv, arith::MinUIOp::create(
+                  b, loc, arith::AddIOp::create(b, loc, iv, constI64(b, loc, threads)),
+                  constI64(b, loc, units - 1))};
+      SmallVector<Value> lowOffs, highOffs, lows, highs;
+      for (Value p : ivs) {
+        Value base = arith::AddIOp::create(
+            b, loc, stageBase,
+            arith::MulIOp::create(b, loc, p, constI64(b, loc, 32)));
+        Value flip = arith::AndIOp::create(
+            b, loc, arith::ShRUIOp::create(b, loc, base, constI64(b, loc, 3)),
+            constI64(b, loc, 16));
+        lowOffs.push_back(arith::AddIOp::create(b, loc, base, flip));
+        highOffs.push_back(
+            arith::XOrIOp::create(b, loc, lowOffs.back(), constI64(b, loc, 16)));
+        lows.push_back(LLVM::LoadOp::create(b, loc, f32x4, at(lowOffs.back()), 16));
+        highs.push_back(
+            LLVM::LoadOp::create(b, loc, f32x4, at(highOffs.back()), 16));
+      }
+      for (int64_t u = 0; u < 2; ++u) {
+        auto [hi, lowParts] = crossTermParts(b, loc, lows[u], highs[u]);
+        // A's pairs: hi parts first; B's: lo parts first.
+        Value isB = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                          ivs[u], constI64(b, loc, aUnits));
+        Value hiOff =
+            arith::SelectOp::create(b, loc, isB, highOffs[u], lowOffs[u]);
+        Value loOff =
+            arith::SelectOp::create(b, loc, isB, lowOffs[u], highOffs[u]);
+        LLVM::StoreOp::create(b, loc, hi, loAt(hiOff), 16);
+        LLVM::StoreOp::create(b, loc, lowParts, loAt(loOff), 16);
+      }
+    }
+  } else if (t.crossBf16()) {
+    // Warp 3 (transposesB) skips A's pairs: it starts at the pairs' end.
+    int64_t aPairs = aChunks / 2, flatPairs = perThread / 2;
+    auto ifFlat = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::ult, sid,
+            constI64(b, loc, StageGeometry::kSplitterThreads)),
+        /*withElse=*/false);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(ifFlat.thenBlock());
+    splitPairs(0, std::min(aPairs, flatPairs), /*isB=*/false, t.prologue);
+    if (flatPairs > aPairs)
+      splitPairs(aPairs, flatPairs, /*isB=*/true, /*applyPrologue=*/false);
+  } else if (t.prologue) {
     Value aEnd =
         arith::MinUIOp::create(b, loc, flatEnd, constI64(b, loc, aChunks));
     splitChunks(constI64(b, loc, 0), aEnd, /*applyPrologue=*/true);
@@ -244,8 +444,13 @@ Value mlir::fuser::emitTmaSplitConsumer(OpBuilder &b, Location loc,
                                    constI64(b, loc, t.copyBytes()));
     };
     NVVM::WgmmaFenceAlignedOp::create(b, loc);
-    small = emitWgmmaSteps(b, loc, t, small, aAddr, lo(bAddr));
-    small = emitWgmmaSteps(b, loc, t, small, lo(aAddr), bAddr);
+    if (t.crossBf16()) {
+      small = emitWgmmaSteps(b, loc, t, small, lo(aAddr), lo(bAddr),
+                             /*restart=*/false, /*bf16Pairs=*/true);
+    } else {
+      small = emitWgmmaSteps(b, loc, t, small, aAddr, lo(bAddr));
+      small = emitWgmmaSteps(b, loc, t, small, lo(aAddr), bAddr);
+    }
     large =
         emitWgmmaSteps(b, loc, t, first ? unread : large, aAddr, bAddr, first);
     NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
@@ -291,12 +496,22 @@ Value mlir::fuser::emitTmaSplitConsumer(OpBuilder &b, Location loc,
   // plain adds: 0.4-0.8x the max error at K = 1000-8192, 7-10% slower on
   // W2/W3, since the adds sit between the two warpgroups' drained wgmmas
   // (bench/results/H100-2026-11-24-split-tf32-promotion.md).
+  // A NaN small sum is dropped: an Inf operand's lo part is inf - inf,
+  // and Inf times a zero lo part is NaN, where its hi product alone gives
+  // the fp32 product's +-Inf (or NaN, as PyTorch does, for Inf times 0 or
+  // a NaN operand: the large sum is then NaN itself).
   Value sums = chunks.getRegionIterArgs()[0];
   Value error = zero;
+  Value fzero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
   for (int64_t e = 0; e < numAcc; ++e) {
+    Value small = LLVM::ExtractValueOp::create(b, loc, rest.getResult(0), e);
+    small = arith::SelectOp::create(
+        b, loc,
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ORD, small, small),
+        small, fzero);
     Value part = arith::AddFOp::create(
         b, loc, LLVM::ExtractValueOp::create(b, loc, rest.getResult(1), e),
-        LLVM::ExtractValueOp::create(b, loc, rest.getResult(0), e));
+        small);
     Value old = LLVM::ExtractValueOp::create(b, loc, sums, e);
     Value s = arith::AddFOp::create(b, loc, old, part);
     Value lost = arith::SubFOp::create(b, loc, part,

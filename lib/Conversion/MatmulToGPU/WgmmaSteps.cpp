@@ -28,11 +28,14 @@ Value mlir::fuser::wgmmaDescriptor(OpBuilder &b, Location loc, Value addr) {
 
 Value mlir::fuser::emitWgmmaSteps(OpBuilder &b, Location loc,
                                   const StageGeometry &t, Value acc,
-                                  Value aAddr, Value bAddr, bool restart) {
+                                  Value aAddr, Value bAddr, bool restart,
+                                  bool bf16Pairs) {
   MLIRContext *ctx = b.getContext();
-  auto type = t.elemBytes() == 4  ? NVVM::WGMMATypes::tf32
+  auto type = bf16Pairs               ? NVVM::WGMMATypes::bf16
+              : t.elemBytes() == 4  ? NVVM::WGMMATypes::tf32
               : t.elemTy.isBF16() ? NVVM::WGMMATypes::bf16
                                   : NVVM::WGMMATypes::f16;
+  int64_t shapeK = bf16Pairs ? 2 * t.kStep() : t.kStep();
   for (int64_t kk = 0; kk < t.bk / t.kStep(); ++kk) {
     // Each step starts kStep elements (32 bytes) further along the swizzled
     // rows; the hardware applies the swizzle to the address.
@@ -41,7 +44,7 @@ Value mlir::fuser::emitWgmmaSteps(OpBuilder &b, Location loc,
         b, loc, acc.getType(), acc,
         wgmmaDescriptor(b, loc, arith::AddIOp::create(b, loc, aAddr, off)),
         wgmmaDescriptor(b, loc, arith::AddIOp::create(b, loc, bAddr, off)),
-        NVVM::MMAShapeAttr::get(ctx, 64, t.bn, t.kStep()), type, type,
+        NVVM::MMAShapeAttr::get(ctx, 64, t.bn, shapeK), type, type,
         NVVM::WGMMATypes::f32,
         restart && kk == 0 ? NVVM::WGMMAScaleOut::zero
                            : NVVM::WGMMAScaleOut::one,

@@ -18,8 +18,12 @@ namespace mlir::fuser {
 /// LLVM struct of f32), A and B at the shared addresses (i64) of their
 /// 128-byte-swizzled K-major stage regions.
 /// `restart`: the first step ignores `acc` (scale-d 0) and starts new sums.
+/// `bf16Pairs`: the regions hold bf16 in the f32 stage's bytes (tf32_2xbf16's
+/// cross terms): the same BK / 8 steps of 32 bytes along each row, each a
+/// bf16 wgmma of K 16.
 Value emitWgmmaSteps(OpBuilder &b, Location loc, const StageGeometry &t,
-                     Value acc, Value aAddr, Value bAddr, bool restart = false);
+                     Value acc, Value aAddr, Value bAddr, bool restart = false,
+                     bool bf16Pairs = false);
 
 /// A wgmma shared-memory matrix descriptor of a K-major operand in 128-byte
 /// swizzle mode at shared address `addr` (i64).

@@ -93,7 +93,7 @@ func.func @bf16(%a: tensor<?x64xbf16>, %b: tensor<64x128xbf16>) -> tensor<?x128x
 
 // Precision and element types must agree.
 func.func @tf32_on_bf16(%a: tensor<4x16xbf16>, %b: tensor<4x16xbf16>) -> tensor<4x4xf32> {
-  // expected-error @+1 {{precision 'tf32' needs 'f32' operands, got 'bf16' x 'bf16' (tf32, 3xtf32 and fp64 take f32; bf16 and f16 take their own type)}}
+  // expected-error @+1 {{precision 'tf32' needs 'f32' operands, got 'bf16' x 'bf16' (tf32, 3xtf32, tf32_2xbf16 and fp64 take f32; bf16 and f16 take their own type)}}
   %y = fuser.matmul %a, %b transpose_b epilogue_maps []
          {config = #fuser.config<strategy = "mma", block = [32, 1, 1], tile = [16, 8, 16, 16, 8, 2], precision = "tf32">}
          : tensor<4x16xbf16>, tensor<4x16xbf16> -> tensor<4x4xf32> {
@@ -119,7 +119,7 @@ func.func @bf16_on_f32(%a: tensor<4x16xf32>, %b: tensor<4x16xf32>) -> tensor<4x4
 // -----
 
 func.func @fp32_mma(%a: tensor<4x16xf32>, %b: tensor<4x16xf32>) -> tensor<4x4xf32> {
-  // expected-error @+1 {{precision 'fp32' has no tensor-core ('mma') kernel; use tf32, 3xtf32, fp64, bf16 or f16}}
+  // expected-error @+1 {{precision 'fp32' has no tensor-core ('mma') kernel; use tf32, 3xtf32, tf32_2xbf16 (wgmma_tma), fp64, bf16 or f16}}
   %y = fuser.matmul %a, %b transpose_b epilogue_maps []
          {config = #fuser.config<strategy = "mma", block = [32, 1, 1], tile = [16, 8, 8, 16, 8, 2]>}
          : tensor<4x16xf32>, tensor<4x16xf32> -> tensor<4x4xf32> {
@@ -301,7 +301,7 @@ func.func @wgmma(%a: tensor<?x64xbf16>, %b: tensor<32x64xbf16>) -> tensor<?x32xf
 
 // wgmma reads both operands K-major: B as K x N needs mma.sync.
 func.func @wgmma_nn(%a: tensor<?x64xbf16>, %b: tensor<64x32xbf16>) -> tensor<?x32xf32> {
-  // expected-error @+1 {{wgmma tile [64, 32, 64, 16, 32, 3] unsupported: wgmma reads K-major B (transpose_b); an N-major B needs precision 3xtf32 on wgmma_tma, BN a multiple of 32 and static N rows a multiple of 16 bytes apart (batched: K a multiple of BK)}}
+  // expected-error @+1 {{wgmma tile [64, 32, 64, 16, 32, 3] unsupported: wgmma reads K-major B (transpose_b); an N-major B needs a split precision (3xtf32, tf32_2xbf16) on wgmma_tma, BN a multiple of 32 and static N rows a multiple of 16 bytes apart (batched: K a multiple of BK)}}
   %y = fuser.matmul %a, %b epilogue_maps []
          {config = #fuser.config<strategy = "wgmma", block = [128, 1, 1], tile = [64, 32, 64, 16, 32, 3], precision = "bf16">}
          : tensor<?x64xbf16>, tensor<64x32xbf16> -> tensor<?x32xf32> {

@@ -44,11 +44,14 @@
 // CHECK: nvvm.mbarrier.arrive
 // CHECK: scf.yield
 // Promotion: wait for the chunk's wgmmas, release its last stage, add each
-// large sum and its small sum (part), that into the fp32 sums, and keep
-// what that add lost: part - (new - old) (Fast2Sum); 64 sums, 2 subf each.
+// large sum and its small sum (part; a NaN small sum, an Inf operand's
+// inf - inf lo part, dropped), that into the fp32 sums, and keep what that
+// add lost: part - (new - old) (Fast2Sum); 64 sums, 2 subf each.
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: nvvm.mbarrier.arrive
-// CHECK: %[[PART:[^ ]+]] = arith.addf %{{.+}}, %{{.+}} : f32
+// CHECK: %[[ORD:[^ ]+]] = arith.cmpf ord, %[[SMALL:[^,]+]], %[[SMALL]] : f32
+// CHECK: %[[KEPT:[^ ]+]] = arith.select %[[ORD]], %[[SMALL]], %{{.+}} : f32
+// CHECK: %[[PART:[^ ]+]] = arith.addf %{{.+}}, %[[KEPT]] : f32
 // CHECK: %[[OLD:[^ ]+]] = llvm.extractvalue %[[SUMS]][0]
 // CHECK: %[[NEW:[^ ]+]] = arith.addf %[[OLD]], %[[PART]] : f32
 // CHECK: %[[GROWTH:[^ ]+]] = arith.subf %[[NEW]], %[[OLD]] : f32
@@ -112,7 +115,7 @@ func.func @group_norm(%a: tensor<?x64xf32>, %b: tensor<256x64xf32>) -> tensor<?x
 // -----
 
 func.func @promote_needs_split(%a: tensor<?x64xbf16>, %b: tensor<256x64xbf16>) -> tensor<?x256xf32> {
-  // expected-error @+1 {{promote_every = 64 needs precision 3xtf32 on wgmma_tma and a multiple of BK}}
+  // expected-error @+1 {{promote_every = 64 needs a split precision (3xtf32, tf32_2xbf16) on wgmma_tma and a multiple of BK}}
   %y = fuser.matmul %a, %b transpose_b epilogue_maps []
          {config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], tile = [128, 256, 64, 16, 256, 4], max_grid = 132, min_blocks_per_sm = 1, precision = "bf16", promote_every = 64>}
          : tensor<?x64xbf16>, tensor<256x64xbf16> -> tensor<?x256xf32> {
@@ -125,7 +128,7 @@ func.func @promote_needs_split(%a: tensor<?x64xbf16>, %b: tensor<256x64xbf16>) -
 // -----
 
 func.func @promote_not_multiple_of_bk(%a: tensor<?x64xf32>, %b: tensor<256x64xf32>) -> tensor<?x256xf32> {
-  // expected-error @+1 {{promote_every = 48 needs precision 3xtf32 on wgmma_tma and a multiple of BK}}
+  // expected-error @+1 {{promote_every = 48 needs a split precision (3xtf32, tf32_2xbf16) on wgmma_tma and a multiple of BK}}
   %y = fuser.matmul %a, %b transpose_b epilogue_maps []
          {config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], tile = [128, 128, 32, 16, 128, 3], max_grid = 132, min_blocks_per_sm = 1, precision = "3xtf32", promote_every = 48>}
          : tensor<?x64xf32>, tensor<256x64xf32> -> tensor<?x256xf32> {
@@ -139,7 +142,7 @@ func.func @promote_not_multiple_of_bk(%a: tensor<?x64xf32>, %b: tensor<256x64xf3
 
 // Two accumulator sets of 64 x 256 would not fit the consumers' registers.
 func.func @split_too_wide(%a: tensor<?x64xf32>, %b: tensor<256x64xf32>) -> tensor<?x256xf32> {
-  // expected-error @+1 {{wgmma_tma tile [128, 256, 32, 16, 256, 3] unsupported: 3xtf32 on wgmma_tma needs BN <= 128 (three accumulator sets in registers)}}
+  // expected-error @+1 {{wgmma_tma tile [128, 256, 32, 16, 256, 3] unsupported: split precisions on wgmma_tma need BN <= 128 (three accumulator sets in registers)}}
   %y = fuser.matmul %a, %b transpose_b epilogue_maps []
          {config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], tile = [128, 256, 32, 16, 256, 3], max_grid = 132, min_blocks_per_sm = 1, precision = "3xtf32", promote_every = 64>}
          : tensor<?x64xf32>, tensor<256x64xf32> -> tensor<?x256xf32> {
@@ -214,7 +217,7 @@ func.func @x_times_w(%x: tensor<?x1024xf32>, %w: tensor<1024x512xf32>) -> tensor
 // A batched N-major B is viewed as its batches' K rows stacked: with K no
 // multiple of BK, a k tile would read the next batch's rows.
 func.func @batched_k_tail(%x: tensor<?x64x1000xf32>, %w: tensor<?x1000x512xf32>) -> tensor<?x64x512xf32> {
-  // expected-error @+1 {{wgmma_tma tile [128, 128, 32, 16, 128, 3] unsupported: wgmma reads K-major B (transpose_b); an N-major B needs precision 3xtf32 on wgmma_tma, BN a multiple of 32 and static N rows a multiple of 16 bytes apart (batched: K a multiple of BK)}}
+  // expected-error @+1 {{wgmma_tma tile [128, 128, 32, 16, 128, 3] unsupported: wgmma reads K-major B (transpose_b); an N-major B needs a split precision (3xtf32, tf32_2xbf16) on wgmma_tma, BN a multiple of 32 and static N rows a multiple of 16 bytes apart (batched: K a multiple of BK)}}
   %y = fuser.matmul %x, %w epilogue_maps []
          {config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], tile = [128, 128, 32, 16, 128, 3], max_grid = 132, min_blocks_per_sm = 1, precision = "3xtf32", promote_every = 64>}
          : tensor<?x64x1000xf32>, tensor<?x1000x512xf32> -> tensor<?x64x512xf32> {
@@ -228,7 +231,7 @@ func.func @batched_k_tail(%x: tensor<?x64x1000xf32>, %w: tensor<?x1000x512xf32>)
 
 // The boxes are 32 columns wide: BN = 112 is not whole boxes.
 func.func @box_remainder(%x: tensor<?x64xf32>, %w: tensor<64x512xf32>) -> tensor<?x512xf32> {
-  // expected-error @+1 {{wgmma_tma tile [128, 112, 32, 16, 112, 3] unsupported: wgmma reads K-major B (transpose_b); an N-major B needs precision 3xtf32 on wgmma_tma, BN a multiple of 32}}
+  // expected-error @+1 {{wgmma_tma tile [128, 112, 32, 16, 112, 3] unsupported: wgmma reads K-major B (transpose_b); an N-major B needs a split precision (3xtf32, tf32_2xbf16) on wgmma_tma, BN a multiple of 32}}
   %y = fuser.matmul %x, %w epilogue_maps []
          {config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], tile = [128, 112, 32, 16, 112, 3], max_grid = 132, min_blocks_per_sm = 1, precision = "3xtf32", promote_every = 64>}
          : tensor<?x64xf32>, tensor<64x512xf32> -> tensor<?x512xf32> {

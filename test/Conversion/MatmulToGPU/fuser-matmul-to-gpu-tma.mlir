@@ -152,7 +152,7 @@ func.func @odd_pitch(%a: tensor<?x10xbf16>, %b: tensor<512x10xbf16>) -> tensor<?
 
 // BK must span one 128-byte swizzled row: 32 bf16 are 64 bytes.
 func.func @half_row(%a: tensor<?x256xbf16>, %b: tensor<512x256xbf16>) -> tensor<?x512xf32> {
-  // expected-error @+1 {{wgmma_tma tile [128, 256, 32, 16, 256, 4] unsupported: wgmma needs tf32, bf16 or f16 (wgmma_tma: or 3xtf32), WM = 16, WN = BN (at most 256, a multiple of 8), BM a multiple of 64, BK of 128 bytes and at least 3 stages}}
+  // expected-error @+1 {{wgmma_tma tile [128, 256, 32, 16, 256, 4] unsupported: wgmma needs tf32, bf16 or f16 (wgmma_tma: or 3xtf32, tf32_2xbf16), WM = 16, WN = BN (at most 256, a multiple of 8), BM a multiple of 64, BK of 128 bytes and at least 3 stages}}
   %y = fuser.matmul %a, %b transpose_b epilogue_maps []
          {config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], tile = [128, 256, 32, 16, 256, 4], precision = "bf16">}
          : tensor<?x256xbf16>, tensor<512x256xbf16> -> tensor<?x512xf32> {
@@ -166,7 +166,7 @@ func.func @half_row(%a: tensor<?x256xbf16>, %b: tensor<512x256xbf16>) -> tensor<
 
 // B as K x N is not K-major: bf16 wgmma_tma does not transpose it.
 func.func @nn(%a: tensor<?x256xbf16>, %b: tensor<256x512xbf16>) -> tensor<?x512xf32> {
-  // expected-error @+1 {{wgmma_tma tile [128, 256, 64, 16, 256, 4] unsupported: wgmma reads K-major B (transpose_b); an N-major B needs precision 3xtf32 on wgmma_tma, BN a multiple of 32 and static N rows a multiple of 16 bytes apart (batched: K a multiple of BK)}}
+  // expected-error @+1 {{wgmma_tma tile [128, 256, 64, 16, 256, 4] unsupported: wgmma reads K-major B (transpose_b); an N-major B needs a split precision (3xtf32, tf32_2xbf16) on wgmma_tma, BN a multiple of 32 and static N rows a multiple of 16 bytes apart (batched: K a multiple of BK)}}
   %y = fuser.matmul %a, %b epilogue_maps []
          {config = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], tile = [128, 256, 64, 16, 256, 4], precision = "bf16">}
          : tensor<?x256xbf16>, tensor<256x512xbf16> -> tensor<?x512xf32> {
@@ -208,7 +208,7 @@ func.func @tall_box(%a: tensor<?x256xbf16>, %b: tensor<32x256xbf16>) -> tensor<?
 
 // wgmma_tma holds a group norm only beside 3xtf32's promoted sums.
 func.func @group_norm(%a: tensor<?x64xf32>, %b: tensor<32x64xf32>) -> tensor<?x32xf32> {
-  // expected-error @+1 {{wgmma_tma tile [64, 32, 32, 16, 32, 3] holds a group norm only in precision 3xtf32; use the 'mma' strategy}}
+  // expected-error @+1 {{wgmma_tma tile [64, 32, 32, 16, 32, 3] holds a group norm only in a split precision (3xtf32, tf32_2xbf16); use the 'mma' strategy}}
   %y = fuser.matmul %a, %b transpose_b epilogue_maps [] group_norm(size = 16, eps = 1.0e-05)
          {config = #fuser.config<strategy = "wgmma_tma", block = [256, 1, 1], tile = [64, 32, 32, 16, 32, 3], precision = "tf32">}
          : tensor<?x64xf32>, tensor<32x64xf32> -> tensor<?x32xf32> {

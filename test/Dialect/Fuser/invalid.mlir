@@ -429,7 +429,7 @@ func.func @config_tile() attributes {c = #fuser.config<strategy = "ffma", block 
 
 // -----
 
-// expected-error @+1 {{kernel config precision must be one of fp32, tf32, 3xtf32, fp64, bf16, f16; got 'fp8'}}
+// expected-error @+1 {{kernel config precision must be one of fp32, tf32, 3xtf32, tf32_2xbf16, fp64, bf16, f16; got 'fp8'}}
 func.func @config_precision() attributes {c = #fuser.config<strategy = "ffma", block = [256, 1, 1], precision = "fp8">} { return }
 
 // -----

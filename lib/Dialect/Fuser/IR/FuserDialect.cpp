@@ -69,11 +69,12 @@ KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (llvm::any_of(tile, [](int64_t t) { return t <= 0; }))
     return emitError() << "kernel config tile sizes must be positive";
   if (!llvm::is_contained({StringRef("fp32"), StringRef("tf32"),
-                           StringRef("3xtf32"), StringRef("fp64"),
+                           StringRef("3xtf32"), StringRef("tf32_2xbf16"),
+                           StringRef("fp64"),
                            StringRef("bf16"), StringRef("f16")},
                           precision))
     return emitError() << "kernel config precision must be one of fp32, tf32, "
-                          "3xtf32, fp64, bf16, f16; got '"
+                          "3xtf32, tf32_2xbf16, fp64, bf16, f16; got '"
                        << precision << "'";
   if (promoteEvery < 0)
     return emitError() << "kernel config promote_every must be >= 0 (0: "

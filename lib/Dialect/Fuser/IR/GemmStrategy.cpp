@@ -166,8 +166,8 @@ constexpr int64_t kWgmmaTma3xTf32Tile[] = {128, 128, 32, 16, 128, 3};
 int64_t wgmmaTmaPromoteEvery(int64_t k) {
   return !ShapedType::isDynamic(k) && k >= 4096 ? 128 : 64;
 }
-constexpr StringLiteral kWgmmaTmaPrecisions[] = {"tf32", "3xtf32", "bf16",
-                                                 "f16"};
+constexpr StringLiteral kWgmmaTmaPrecisions[] = {"tf32", "3xtf32", "tf32_2xbf16",
+                                                 "bf16", "f16"};
 /// Its grid: at most one block per SM of an H100 SXM or H200 (132), each
 /// looping over output tiles, so that a tile's epilogue overlaps the next
 /// one's copies. It splits K (split_k): a slice is only an offset of the
@@ -186,7 +186,7 @@ constexpr int64_t kWgmmaTmaMaxGrid = 132;
 constexpr int64_t kWgmmaTmaTileGroupM = 8;
 
 int64_t wgmmaTmaTileGroupM(StringRef precision) {
-  return precision == "3xtf32" ? 0 : kWgmmaTmaTileGroupM;
+  return isSplitPrecision(precision) ? 0 : kWgmmaTmaTileGroupM;
 }
 
 /// 3xtf32's narrower tile against wave quantization: 128 x 96, 4 stages of
@@ -208,13 +208,13 @@ static_assert(kWgmmaTma3xTf32Tile[1] % 32 == 0 &&
               "3xtf32 tiles of whole N-major boxes and one BK");
 
 ArrayRef<int64_t> wgmmaTmaWaveTile(StringRef precision) {
-  return precision == "3xtf32" ? ArrayRef(kWgmmaTma3xTf32WaveTile)
+  return isSplitPrecision(precision) ? ArrayRef(kWgmmaTma3xTf32WaveTile)
                                : ArrayRef<int64_t>();
 }
 
 ArrayRef<int64_t> wgmmaTmaTile(StringRef precision) {
   return precision == "tf32"     ? ArrayRef(kWgmmaTmaTf32Tile)
-         : precision == "3xtf32" ? ArrayRef(kWgmmaTma3xTf32Tile)
+         : isSplitPrecision(precision) ? ArrayRef(kWgmmaTma3xTf32Tile)
                                  : ArrayRef(kWgmmaTmaHalfTile);
 }
 
@@ -233,11 +233,11 @@ bool wgmmaTmaSupports(MatmulOp op, StringRef precision) {
   if (!op.hasTmaCopyableK())
     return false;
   if (!op.getTransposeB() &&
-      (precision != "3xtf32" || !wgmmaTmaReadsNMajorB(op)))
+      (!isSplitPrecision(precision) || !wgmmaTmaReadsNMajorB(op)))
     return false;
   if (!op.hasGroupNorm())
     return true;
-  return precision == "3xtf32" &&
+  return isSplitPrecision(precision) &&
          mmaHoldsGroups(kWgmmaTma3xTf32Tile, *op.getNormGroupSize());
 }
 
@@ -252,7 +252,7 @@ int64_t wgmmaTmaThreads(ArrayRef<int64_t> tile) {
 /// (loaded again after the normalization rather than held across it), a
 /// batch's offset pointers, or an input read whole (ptxas spills).
 bool wgmmaTmaHoldsRowVectors(const EpilogueRegisterUse &use) {
-  return use.precision == "3xtf32" && !use.groupNorm && !use.batched &&
+  return isSplitPrecision(use.precision) && !use.groupNorm && !use.batched &&
          !use.readsMatrix;
 }
 
@@ -262,7 +262,7 @@ bool wgmmaTmaHoldsRowVectors(const EpilogueRegisterUse &use) {
 /// prologue's result over A and its lo parts over that input.
 bool wgmmaTmaReadsPrologue(MatmulOp op, StringRef precision) {
   Type a = cast<ShapedType>(op.getLhs().getType()).getElementType();
-  return precision == "3xtf32" && op.getPrologueInputs().size() <= 1 &&
+  return isSplitPrecision(precision) && op.getPrologueInputs().size() <= 1 &&
          llvm::all_of(op.getPrologueInputs(), [&](Value in) {
            return cast<ShapedType>(in.getType()).getElementType() == a;
          });

@@ -50,9 +50,10 @@ public:
                                  << ", got '" << tensorCoreKernel << "'";
       return signalPassFailure();
     }
-    if (!llvm::is_contained({"auto", "3xtf32", "fp64", "ffma"}, fp32Kernel)) {
+    if (!llvm::is_contained({"auto", "3xtf32", "tf32_2xbf16", "fp64", "ffma"},
+                            fp32Kernel)) {
       getOperation().emitError()
-          << "fp32-kernel must be auto, 3xtf32, fp64 or ffma, got '"
+          << "fp32-kernel must be auto, 3xtf32, tf32_2xbf16, fp64 or ffma, got '"
           << fp32Kernel << "'";
       return signalPassFailure();
     }
@@ -64,9 +65,10 @@ public:
     }
     // Kernels the chip cannot run are refused, not compiled for ptxas to
     // reject.
-    if (fp32Kernel == "3xtf32" && !chipInfo->wgmma) {
+    if (isSplitPrecision(fp32Kernel) && !chipInfo->wgmma) {
       getOperation().emitError()
-          << "fp32-kernel=3xtf32 needs wgmma.mma_async and TMA, which only "
+          << "fp32-kernel=" << fp32Kernel
+          << " needs wgmma.mma_async and TMA, which only "
              "sm_90a has; "
           << chip << " gets fp32-kernel=auto, fp64 or ffma";
       return signalPassFailure();

@@ -74,11 +74,20 @@ std::pair<StringRef, std::string> fp32Choice(MatmulOp op, StringRef fp32Kernel,
     return {"fp64", "N of at most " + std::to_string(kNarrowMaxN) +
                         ": memory-bound on A, fp64 tensor cores with an "
                         "8-column tile"};
-  if (fp32Kernel == "auto" || fp32Kernel == "3xtf32") {
-    if (chip.wgmma && tmaAllowed && tmaRecord().applies(op, "3xtf32"))
-      return {"3xtf32",
-              std::string("split tf32 on wgmma_tma with promoted fp32 sums "
-                          "(fp32-accurate, past the fp32 peak)") +
+  if (fp32Kernel == "auto" || isSplitPrecision(fp32Kernel)) {
+    // The chip's split precision, measured fastest on its GPUs.
+    StringRef split = fp32Kernel != "auto" ? fp32Kernel
+                      : !chip.splitPrecision.empty()
+                          ? StringRef(chip.splitPrecision)
+                          : StringRef("3xtf32");
+    if (chip.wgmma && tmaAllowed && tmaRecord().applies(op, split))
+      return {split,
+              std::string(hasBf16CrossTerms(split)
+                              ? "tf32 hi parts and bf16 cross terms on "
+                                "wgmma_tma with promoted fp32 sums "
+                                "(fp32-accurate, past the fp32 peak)"
+                              : "split tf32 on wgmma_tma with promoted fp32 "
+                                "sums (fp32-accurate, past the fp32 peak)") +
                   (op.getTransposeB() ? ""
                                       : "; B read N-major and transposed in "
                                         "shared memory") +
@@ -103,7 +112,7 @@ std::pair<StringRef, std::string> fp32Choice(MatmulOp op, StringRef fp32Kernel,
                 "4, or batched with K not a multiple of the k tile" +
                     copy
               : "its groups do not fit the 64 x 128 warpgroup tiles";
-    why = "3xtf32 not applicable: " + why;
+    why = split.str() + " not applicable: " + why;
   }
   if (fp32Kernel == "fp64" ||
       (fp32Kernel != "ffma" && chip.fastFp64TensorCores)) {
@@ -199,7 +208,7 @@ bool configureMma(MatmulOp op, StringRef mma, StringRef why,
     std::tie(tile, waveWhy) = waveTileChoice(op, rec, mma, tile);
   int64_t kSize =
       cast<ShapedType>(op.getLhs().getType()).getDimSize(op.getLhsKDim());
-  int64_t promoteEvery = mma == "3xtf32" && rec.splitPromoteEvery
+  int64_t promoteEvery = isSplitPrecision(mma) && rec.splitPromoteEvery
                              ? rec.splitPromoteEvery(kSize)
                              : 0;
   if (promoteEvery && opts.promoteEvery >= 0)
@@ -261,7 +270,8 @@ bool mlir::fuser::configureMatmul(MatmulOp op,
   // the GEMM's error by 1/sigma: it keeps fp32 accuracy (FFMA, or fp64
   // tensor cores where the groups fit their epilogue).
   StringRef opPrecision = opts.precision;
-  if (op.hasGroupNorm() && opPrecision != "fp32" && opPrecision != "3xtf32") {
+  if (op.hasGroupNorm() && opPrecision != "fp32" &&
+      !isSplitPrecision(opPrecision)) {
     op.emitRemark() << "precision " << opPrecision
                     << " not applied: a group-norm epilogue keeps fp32 "
                        "accuracy";
@@ -276,8 +286,10 @@ bool mlir::fuser::configureMatmul(MatmulOp op,
   std::string why;
   StringRef mma = mmaPrecision(op, opPrecision, opts.fp32Kernel, *opts.chip,
                                opts.tmaAllowed(), why);
-  if (opts.fp32Kernel == "3xtf32" && opPrecision == "fp32" && mma != "3xtf32")
-    op.emitRemark() << "fp32-kernel=3xtf32 not applied: " << why;
+  if (isSplitPrecision(opts.fp32Kernel) && opPrecision == "fp32" &&
+      mma != opts.fp32Kernel)
+    op.emitRemark() << "fp32-kernel=" << opts.fp32Kernel
+                    << " not applied: " << why;
   if (!mma.empty() && op.getTransposeA()) {
     // Every tensor-core kernel reads K-major A (GemmStrategy records).
     if (!getElementTypeOrSelf(op.getLhs().getType()).isF32()) {

@@ -10,7 +10,7 @@
 // RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="chip=sm_80" | FileCheck %s --check-prefix=SM80
 // RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="chip=sm_100 fp32-kernel=fp64" | FileCheck %s --check-prefix=FORCED
 // RUN: not fuser-opt %s --fuser-configure-kernels="fp32-kernel=dmma" 2>&1 | FileCheck %s --check-prefix=BADKERNEL
-// BADKERNEL: error: fp32-kernel must be auto, 3xtf32, fp64 or ffma, got 'dmma'
+// BADKERNEL: error: fp32-kernel must be auto, 3xtf32, tf32_2xbf16, fp64 or ffma, got 'dmma'
 // RUN: not fuser-opt %s --fuser-configure-kernels="chip=sm_80 fp32-kernel=3xtf32" 2>&1 | FileCheck %s --check-prefix=NOSPLIT
 // NOSPLIT: error: fp32-kernel=3xtf32 needs wgmma.mma_async and TMA, which only sm_90a has; sm_80 gets fp32-kernel=auto, fp64 or ffma
 // RUN: fuser-opt %s -split-input-file --fuser-configure-kernels="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REPORT

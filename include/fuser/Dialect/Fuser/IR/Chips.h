@@ -44,6 +44,9 @@ struct ChipInfo {
   /// not recorded. A reduction epilogue re-reads each block's rows and
   /// wants them still in L2 (ConfigureReductions.cpp).
   int64_t l2BytesPerSm;
+  /// The split precision (GemmStrategy.h) of fp32-kernel=auto where wgmma
+  /// runs, the faster measured on the chip's GPUs; "" elsewhere.
+  StringLiteral splitPrecision;
   /// The GPUs it names, for messages and the README.
   StringLiteral gpus;
 };

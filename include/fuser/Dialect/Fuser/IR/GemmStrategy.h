@@ -109,6 +109,21 @@ struct GemmStrategyRecord {
   }
 };
 
+/// The split precisions: fp32-accurate products on tf32 tensor cores from
+/// each operand's hi part (x truncated to tf32, what tf32 wgmma reads) and
+/// lo part (x - hi), with the tensor-core sums promoted into fp32
+/// registers. `3xtf32`: hi.hi + hi.lo + lo.hi, three tf32 products.
+/// `tf32_2xbf16`: hi.hi in tf32, the two cross terms (2^-10 of it) in
+/// bf16 as one product of twice the K (bf16 runs at twice tf32's rate): two
+/// tf32 products' time instead of three, error about 2^-19 per product.
+inline bool isSplitPrecision(StringRef precision) {
+  return precision == "3xtf32" || precision == "tf32_2xbf16";
+}
+/// `tf32_2xbf16`: the cross terms in bf16.
+inline bool hasBf16CrossTerms(StringRef precision) {
+  return precision == "tf32_2xbf16";
+}
+
 /// The record of `strategy`.
 const GemmStrategyRecord &getGemmStrategyRecord(GemmStrategy strategy);
 

@@ -65,6 +65,21 @@ for src in test/gpu/Inputs/split/*.mlir; do
   mma "$src" "split_$(basename "$src" .mlir)" fp32
 done
 mma test/gpu/Inputs/split/linear_k8192.mlir split_linear_k8192_nopromote fp32 "" "" promote-every=0
+# tf32_2xbf16 (test_split_tf32.py, bench.py's w2tf32): the bare GEMMs, W2, W3.
+for k in 200 1000 8192; do
+  mma test/gpu/Inputs/split/linear_k$k.mlir "split_2xbf16_linear_k$k" tf32_2xbf16
+done
+mma examples/w2_linear_scale_leaky.mlir mma_w2_tf32_2xbf16 tf32_2xbf16
+"$TOOLS/fuser-opt" examples/w3_linear_groupnorm.mlir --fuser-gpu-pipeline="fp32-kernel=tf32_2xbf16" -o "$OUT/w3_tf32_2xbf16.gpu.mlir"
+"$TOOLS/fuser-translate" "$OUT/w3_tf32_2xbf16.gpu.mlir" --fuser-to-ptx -o "$OUT/w3_tf32_2xbf16.ptx"
+"$TOOLS/fuser-translate" "$OUT/w3_tf32_2xbf16.gpu.mlir" --fuser-to-manifest -o "$OUT/w3_tf32_2xbf16.manifest.json"
+rm "$OUT/w3_tf32_2xbf16.gpu.mlir"
+echo "[artifacts] w3_tf32_2xbf16"
+# NaN and Inf through every fp32 GEMM kernel and tf32 (test_edge_cases.py).
+for p in 3xtf32 tf32_2xbf16 fp64 tf32; do
+  mma test/gpu/Inputs/split/linear_k200.mlir "nan_inf_$p" $p
+done
+mma test/gpu/Inputs/split/linear_k200.mlir nan_inf_ffma fp32 "" "" fp32-kernel=ffma
 # Split K (test/gpu/test_split_k.py): the large-K inputs under the default
 # options (the configuration step splits them), in tf32 (the unpromoted
 # consumer, 128 x 256 tiles), and a dynamic M with split-k=8 forced (the

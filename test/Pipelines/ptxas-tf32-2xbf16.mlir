@@ -11,7 +11,11 @@
 // RUN: FileCheck %s --check-prefix=REMARK < %t.w3.remarks
 // RUN: %ptxas -arch=sm_90a -v %t.w3.ptx -o %t.w3.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL
 // RUN: not fuser-opt %fuser_src/test/gpu/Inputs/matmul_nmajor_b.mlir --fuser-gpu-pipeline="chip=sm_90 fp32-kernel=tf32_2xbf16" 2>&1 | FileCheck %s --check-prefix=NOWGMMA
+// precision=tf32_2xbf16 asks for that kernel where it applies, and falls
+// back as fp32-kernel=tf32_2xbf16 does elsewhere.
+// RUN: fuser-opt %fuser_src/test/gpu/Inputs/split/linear_k8193.mlir --fuser-gpu-pipeline="precision=tf32_2xbf16 report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=FALLBACK
 
+// FALLBACK: remark: matmul kernel: mma in fp64 (tf32_2xbf16 not applicable: K is dynamic, zero or not a multiple of 4 (TMA rows); fp64 tensor cores)
 // REMARK-NOT: wgmma_tma in 3xtf32
 // REMARK: remark: matmul kernel: wgmma_tma in tf32_2xbf16, sums promoted to fp32 every {{[0-9]+}} K (tf32 hi parts and bf16 cross terms on wgmma_tma with promoted fp32 sums (fp32-accurate, past the fp32 peak)
 // NOSPILL-NOT: {{[1-9][0-9]*}} bytes spill

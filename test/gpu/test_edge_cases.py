@@ -90,6 +90,39 @@ def test_gemm_nan_inf_rows(generator):
     print("[gpu tests] GEMM NaN/Inf rows: NaN and Inf positions match PyTorch")
 
 
+# Each fp32 GEMM kernel and tf32 on the same bare x * W^T (K = 200, N = 256,
+# dynamic M; scripts/build-mma-artifacts.sh, nan_inf_<kernel>): the split
+# precisions' lo part of an Inf is inf - inf, and Inf times a zero lo part
+# (any tf32-exact weight) is NaN; the promotion drops those cross terms.
+NAN_INF_KERNELS = {"3xtf32": 1e-4, "tf32_2xbf16": 1e-4, "fp64": 1e-4, "ffma": 1e-4, "tf32": 2e-2}
+
+
+@pytest.mark.parametrize("kernel", sorted(NAN_INF_KERNELS))
+def test_gemm_nan_inf_every_kernel(kernel, generator):
+    """PyTorch's NaN/Inf pattern: NaN, +Inf and -Inf in rows of x, +Inf and
+    -Inf in one row (NaN), an Inf against a zero weight (NaN) and against a
+    row of tf32-exact weights (zero lo parts: +-Inf), an Inf in W; the other
+    outputs at the kernel's precision."""
+    mod = load(f"nan_inf_{kernel}")
+    m, n, k = 37, 256, 200
+    x = torch.randn(m, k, device="cuda", generator=generator)
+    w = torch.randn(n, k, device="cuda", generator=generator) / math.sqrt(k)
+    w[5, :] = 0.5  # tf32-exact: every lo part 0
+    w[7, 0] = 0.0  # inf * 0 = NaN in column 7 of rows 2 and 3
+    w[9, 20] = float("inf")  # column 9: +-Inf (or NaN) in every row
+    x[1, 3] = float("nan")
+    x[2, 0] = float("inf")
+    x[3, 0] = -float("inf")
+    x[4, 10], x[4, 11] = float("inf"), -float("inf")
+    out = poisoned((m, n))
+    mod.forward(x, w, out=out)
+    ref = x @ w.T
+    tol = NAN_INF_KERNELS[kernel]
+    same_special(f"gemm {kernel}", out, ref, rtol=tol, atol=tol)
+    print(f"[gpu tests] GEMM {kernel}: {int(torch.isnan(ref).sum())} NaN and "
+          f"{int(torch.isinf(ref).sum())} Inf outputs where PyTorch has them")
+
+
 def test_gemm_zero_rows_and_columns(generator):
     mod = load("matmul_nt_odd")
     for m, n in [(0, 5), (4, 0), (0, 0)]:

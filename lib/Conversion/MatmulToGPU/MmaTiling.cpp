@@ -86,6 +86,9 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
          << "] ";
     return diag;
   };
+  if (t.crossBf16() && !t.tma())
+    return describe(op.emitOpError())
+           << "unsupported: precision tf32_2xbf16 runs on wgmma_tma only";
   if (t.wgmma() &&
       (!llvm::is_contained(getGemmStrategyRecord(strategy).precisions,
                            precision) ||

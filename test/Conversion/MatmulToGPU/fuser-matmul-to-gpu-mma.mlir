@@ -131,6 +131,19 @@ func.func @fp32_mma(%a: tensor<4x16xf32>, %b: tensor<4x16xf32>) -> tensor<4x4xf3
 
 // -----
 
+func.func @tf32_2xbf16_on_mma(%a: tensor<4x16xf32>, %b: tensor<4x16xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{mma tile [16, 8, 8, 16, 8, 2] unsupported: precision tf32_2xbf16 runs on wgmma_tma only}}
+  %y = fuser.matmul %a, %b transpose_b epilogue_maps []
+         {config = #fuser.config<strategy = "mma", block = [32, 1, 1], tile = [16, 8, 8, 16, 8, 2], precision = "tf32_2xbf16">}
+         : tensor<4x16xf32>, tensor<4x16xf32> -> tensor<4x4xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<4x4xf32>
+}
+
+// -----
+
 func.func @bf16_on_ffma(%a: tensor<4x16xbf16>, %b: tensor<4x16xbf16>) -> tensor<4x4xbf16> {
   // expected-error @+1 {{precision 'bf16' needs the tensor-core strategy 'mma'; the 'ffma' kernel computes in fp32}}
   %y = fuser.matmul %a, %b transpose_b epilogue_maps []

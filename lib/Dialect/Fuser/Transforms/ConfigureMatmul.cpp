@@ -140,7 +140,11 @@ StringRef mmaPrecision(MatmulOp op, StringRef precision, StringRef fp32Kernel,
     return "bf16";
   if (elem.isF16())
     return "f16";
-  if (precision != "fp32" || !elem.isF32()) {
+  // precision=tf32_2xbf16 asks for fp32 accuracy through that kernel,
+  // which only wgmma_tma runs: elsewhere fp32-kernel=tf32_2xbf16's choice.
+  if (hasBf16CrossTerms(precision) && elem.isF32())
+    fp32Kernel = precision;
+  else if (precision != "fp32" || !elem.isF32()) {
     why = "precision " + precision.str();
     return precision != "fp32" ? precision : StringRef();
   }

@@ -217,6 +217,12 @@ def bench_w2(iters):
             ffma = load("w2_linear_scale_leaky_ffma")
             res["fuser FFMA (fp32-kernel=ffma)"] = time_fn(
                 lambda: ffma.forward(x, w, b, out=out), iters)
+        if (ARTIFACTS / "mma_w2_tf32_2xbf16.ptx").exists():
+            split = load("mma_w2_tf32_2xbf16")
+            split.forward(x, w, b, out=out)
+            torch.testing.assert_close(out, ref(x), rtol=1e-4, atol=1e-4)
+            res["fuser tf32_2xbf16 (fp32-kernel=tf32_2xbf16)"] = time_fn(
+                lambda: split.forward(x, w, b, out=out), iters)
         # The fp64 tensor-core rate the default kernel draws on.
         x64, w64 = x.double(), w.double()
         res["cuBLAS DGEMM alone (f64 tensors)"] = time_fn(lambda: torch.mm(x64, w64.T), iters)
@@ -278,6 +284,12 @@ def bench_w3(iters):
             ffma = load("w3_linear_groupnorm_ffma")
             res["fuser FFMA (fp32-kernel=ffma)"] = time_fn(
                 lambda: ffma.forward(x, w, b, gamma, beta, out=out), iters)
+        if (ARTIFACTS / "w3_tf32_2xbf16.ptx").exists():
+            split = load("w3_tf32_2xbf16")
+            split.forward(x, w, b, gamma, beta, out=out)
+            torch.testing.assert_close(out, ref(x), rtol=1e-4, atol=1e-4)
+            res["fuser tf32_2xbf16 (fp32-kernel=tf32_2xbf16)"] = time_fn(
+                lambda: split.forward(x, w, b, gamma, beta, out=out), iters)
         # Issue #5's yardstick: W3 should cost what fuser's own W2 costs.
         w2 = load("w2_linear_scale_leaky")
         res["fuser W2, same run"] = time_fn(lambda: w2.forward(x, w, b, out=out), iters)

@@ -80,6 +80,7 @@ for p in 3xtf32 tf32_2xbf16 fp64 tf32; do
   mma test/gpu/Inputs/split/linear_k200.mlir "nan_inf_$p" $p
 done
 mma test/gpu/Inputs/split/linear_k200.mlir nan_inf_ffma fp32 "" "" fp32-kernel=ffma
+mma test/gpu/Inputs/split/linear_k200.mlir nan_inf_mma_3xtf32 3xtf32 "" mma
 # Split K (test/gpu/test_split_k.py): the large-K inputs under the default
 # options (the configuration step splits them), in tf32 (the unpromoted
 # consumer, 128 x 256 tiles), and a dynamic M with split-k=8 forced (the

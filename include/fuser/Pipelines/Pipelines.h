@@ -42,7 +42,8 @@ struct FuserPipelineOptions
       *this, "precision",
       llvm::cl::desc("Arithmetic precision of f32 matmuls: fp32 (default; at "
                      "least fp32-accurate, fp32-kernel picks the kernel), "
-                     "tf32 or 3xtf32 (tensor cores). bf16 and f16 matmuls "
+                     "tf32, 3xtf32, or tf32_2xbf16 (fp32-accurate through "
+                     "that kernel where it applies). bf16 and f16 matmuls "
                      "always compute in their own type"),
       llvm::cl::init("fp32")};
   PassOptions::Option<std::string> tensorCoreKernel{
@@ -57,7 +58,8 @@ struct FuserPipelineOptions
       llvm::cl::desc("Kernel of fp32 matmuls: auto (default: on sm_90a "
                      "with K-major operands 3xtf32, split tf32 with "
                      "promoted fp32 sums; else fp64 tensor cores on sm_90; "
-                     "else FFMA), 3xtf32, fp64 or ffma"),
+                     "else FFMA), 3xtf32, tf32_2xbf16 (bf16 cross terms: "
+                     "fp32-class accuracy, opt-in), fp64 or ffma"),
       llvm::cl::init("auto")};
   PassOptions::Option<int64_t> clusterM{
       *this, "cluster-m",

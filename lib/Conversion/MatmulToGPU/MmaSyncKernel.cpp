@@ -149,8 +149,16 @@ void MmaSyncKernel::splitOperands(ArrayRef<Value> raw, SmallVector<Value> &hi,
     Value h = toTf32(x);
     hi.push_back(h);
     if (t.split3()) {
+      // An Inf's lo part is inf - inf: 0 instead, so that the Inf reaches
+      // its outputs through the hi product alone, not as a NaN row (Inf
+      // times a zero lo part of the other operand stays NaN here, where
+      // wgmma_tma's promotion drops it).
       Value hf = LLVM::BitcastOp::create(b, loc, f32, h);
-      lo.push_back(toTf32(arith::SubFOp::create(b, loc, x, hf)));
+      Value l = arith::SubFOp::create(b, loc, x, hf);
+      l = arith::SelectOp::create(
+          b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ORD, l, l),
+          l, arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0)));
+      lo.push_back(toTf32(l));
     }
   }
 }

@@ -56,8 +56,11 @@ def Fuser_KernelConfigAttr : Fuser_Attr<"KernelConfig", "config"> {
     - `min_blocks_per_sm`: blocks that must fit on one SM at once (0: no
       constraint); caps the registers per thread like `__launch_bounds__`.
     - `precision`: the arithmetic of the kernel: `fp32` (FFMA), `tf32`,
-      `3xtf32`, `fp64` (f32 operands on f64 tensor cores), `bf16`, `f16`.
-    - `promote_every`: for split precisions (`3xtf32` on `wgmma_tma`), the
+      `3xtf32`, `tf32_2xbf16` (3xtf32 with its cross terms as one bf16
+      product, `wgmma_tma` only), `fp64` (f32 operands on f64 tensor cores),
+      `bf16`, `f16`.
+    - `promote_every`: for split precisions (`3xtf32`, `tf32_2xbf16` on
+      `wgmma_tma`), the
       K elements after which the tensor cores' accumulators are added into
       fp32 registers and restarted, each add's rounding error carried into
       the next chunk (0: never). The tensor cores' own fp32 sums truncate;

@@ -526,7 +526,10 @@ def FuserConfigureKernelsPass : Pass<"fuser-configure-kernels", "mlir::ModuleOp"
     sums. Any other chip, or groups that fit neither, gets FFMA.
     `fp32-kernel=3xtf32|fp64|ffma` forces one (with a remark where it does
     not apply); with `report`, a remark on each matmul names the kernel and
-    why.
+    why. `fp32-kernel=tf32_2xbf16` (or `precision=tf32_2xbf16`) asks for
+    3xtf32's kernel with the two cross terms as one bf16 product (bf16 runs
+    at twice tf32's rate): about 2^-19 error per product, 2-4x cuBLAS
+    SGEMM's, where it applies; elsewhere the same fallbacks.
 
     A pointwise group that reads one input with the result's two innermost
     dimensions swapped (x.T, a batched transpose, the K-major operand
@@ -614,12 +617,13 @@ def FuserConfigureKernelsPass : Pass<"fuser-configure-kernels", "mlir::ModuleOp"
     Option<"precision", "precision", "std::string", /*default=*/"\"fp32\"",
            "Arithmetic precision policy of f32 matmuls: fp32 (at least fp32 "
            "accurate; fp32-kernel picks the kernel), tf32 or 3xtf32 (tensor "
-           "cores); bf16/f16 matmuls always run on tensor cores in their own "
+           "cores), tf32_2xbf16 (fp32-kernel=tf32_2xbf16); bf16/f16 matmuls always run on tensor cores in their own "
            "type">,
     Option<"fp32Kernel", "fp32-kernel", "std::string", /*default=*/"\"auto\"",
            "Kernel of fp32-precision f32 matmuls: auto (by chip and "
            "operands: 3xtf32, else fp64, else ffma), 3xtf32 (split tf32 on "
-           "wgmma_tma with promoted fp32 sums, sm_90a), fp64 (f64 tensor "
+           "wgmma_tma with promoted fp32 sums, sm_90a), tf32_2xbf16 (its "
+           "cross terms as one bf16 product: 2-4x SGEMM's error), fp64 (f64 tensor "
            "cores, exact products) or ffma (fp32 FMA on CUDA cores)">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Emit a remark on each matmul naming its kernel and why">,

@@ -51,7 +51,10 @@ func.func @linear(%x: tensor<?x32xf32>, %w: tensor<48x32xf32>, %b: tensor<48xf32
 // CHECK: %[[HI:.+]] = nvvm.convert.float.to.tf32 %[[X:[^ ]+]] {rnd = #nvvm.fp_rnd_mode<rna>}
 // CHECK: %[[HF:.+]] = llvm.bitcast %[[HI]] : i32 to f32
 // CHECK: %[[LO:.+]] = arith.subf %[[X]], %[[HF]] : f32
-// CHECK: nvvm.convert.float.to.tf32 %[[LO]] {rnd = #nvvm.fp_rnd_mode<rna>}
+// An Inf's lo part (inf - inf) becomes 0.
+// CHECK: %[[ORD:.+]] = arith.cmpf ord, %[[LO]], %[[LO]] : f32
+// CHECK: %[[KEPT:.+]] = arith.select %[[ORD]], %[[LO]], %{{.+}} : f32
+// CHECK: nvvm.convert.float.to.tf32 %[[KEPT]] {rnd = #nvvm.fp_rnd_mode<rna>}
 // CHECK-COUNT-3: nvvm.mma.sync
 func.func @split(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %y = fuser.matmul %a, %b epilogue_maps []

@@ -149,10 +149,9 @@ void MmaSyncKernel::splitOperands(ArrayRef<Value> raw, SmallVector<Value> &hi,
     Value h = toTf32(x);
     hi.push_back(h);
     if (t.split3()) {
-      // An Inf's lo part is inf - inf: 0 instead, so that the Inf reaches
-      // its outputs through the hi product alone, not as a NaN row (Inf
-      // times a zero lo part of the other operand stays NaN here, where
-      // wgmma_tma's promotion drops it).
+      // An Inf's lo part is inf - inf: 0 instead (and its hi part leaves
+      // the cross terms, below), so that an Inf reaches its outputs through
+      // the hi product alone, not as a NaN row.
       Value hf = LLVM::BitcastOp::create(b, loc, f32, h);
       Value l = arith::SubFOp::create(b, loc, x, hf);
       l = arith::SelectOp::create(
@@ -248,12 +247,28 @@ void MmaSyncKernel::multiplyAccumulate(ArrayRef<Value> raw,
   SmallVector<SmallVector<Value>> bHi(t.nTiles()), bLo(t.nTiles());
   for (int64_t j = 0; j < t.nTiles(); ++j)
     splitOperands(bRaw.slice(j * 2, 2), bHi[j], bLo[j]);
+  // 3xtf32's cross terms take Inf and NaN hi parts as 0: one set of sums
+  // holds all three products, and Inf times the other operand's lo part
+  // (of either sign, or 0) would make NaN where the hi product alone gives
+  // the fp32 product's +-Inf (or its NaN).
+  auto finiteOnly = [&](ArrayRef<Value> his) {
+    SmallVector<Value> out;
+    for (Value h : his) {
+      Value exp = arith::AndIOp::create(b, loc, h, c32(0x7F800000));
+      Value finite = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                           exp, c32(0x7F800000));
+      out.push_back(arith::SelectOp::create(b, loc, finite, h, c32(0)));
+    }
+    return out;
+  };
   for (int64_t i = 0; i < t.mTiles(); ++i) {
+    SmallVector<Value> aHiCross = t.split3() ? finiteOnly(aHi[i])
+                                             : SmallVector<Value>();
     for (int64_t j = 0; j < t.nTiles(); ++j) {
       MutableArrayRef<Value> c(&acc[(i * t.nTiles() + j) * 4], 4);
       if (t.split3()) { // small terms first
-        mma(aLo[i], bHi[j], c);
-        mma(aHi[i], bLo[j], c);
+        mma(aLo[i], finiteOnly(bHi[j]), c);
+        mma(aHiCross, bLo[j], c);
       }
       mma(aHi[i], bHi[j], c);
     }

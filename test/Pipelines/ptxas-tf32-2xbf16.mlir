@@ -17,7 +17,7 @@
 
 // FALLBACK: remark: matmul kernel: mma in fp64 (tf32_2xbf16 not applicable: K is dynamic, zero or not a multiple of 4 (TMA rows); fp64 tensor cores)
 // REMARK-NOT: wgmma_tma in 3xtf32
-// REMARK: remark: matmul kernel: wgmma_tma in tf32_2xbf16, sums promoted to fp32 every {{[0-9]+}} K (tf32 hi parts and bf16 cross terms on wgmma_tma with promoted fp32 sums (fp32-accurate, past the fp32 peak)
+// REMARK: remark: matmul kernel: wgmma_tma in tf32_2xbf16, sums promoted to fp32 every 256 K (tf32 hi parts and bf16 cross terms on wgmma_tma with promoted fp32 sums (fp32-accurate, past the fp32 peak)
 // NOSPILL-NOT: {{[1-9][0-9]*}} bytes spill
 // NOSPILL: 0 bytes spill stores, 0 bytes spill loads
 // NOSPILL-NOT: {{[1-9][0-9]*}} bytes spill

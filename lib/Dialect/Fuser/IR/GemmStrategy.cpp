@@ -163,7 +163,13 @@ constexpr int64_t kWgmmaTma3xTf32Tile[] = {128, 128, 32, 16, 128, 3};
 /// 0.76 / 0.54 / 0.60 / 0.43; H100, 2026-11-25,
 /// bench/results/H100-2026-11-25-promotion-from-k.md). From K = 4096 the interval
 /// is 128, which runs W2 5.7% and W3 3.0% faster than 64.
-int64_t wgmmaTmaPromoteEvery(int64_t k) {
+/// tf32_2xbf16's bf16 cross terms dominate its error: every 256 K erred
+/// 2.16 / 3.84 / 2.00x SGEMM at K = 200 / 1000 / 8192 against 1.97 / 3.63 /
+/// 1.74x every 128, and ran W2 1.18 ms against 1.26 (H200, 2026-11-30,
+/// bench/results/H200-2026-11-30-split-bf16-cross-terms.md).
+int64_t wgmmaTmaPromoteEvery(StringRef precision, int64_t k) {
+  if (hasBf16CrossTerms(precision))
+    return 256;
   return !ShapedType::isDynamic(k) && k >= 4096 ? 128 : 64;
 }
 constexpr StringLiteral kWgmmaTmaPrecisions[] = {"tf32", "3xtf32", "tf32_2xbf16",

@@ -213,7 +213,7 @@ bool configureMma(MatmulOp op, StringRef mma, StringRef why,
   int64_t kSize =
       cast<ShapedType>(op.getLhs().getType()).getDimSize(op.getLhsKDim());
   int64_t promoteEvery = isSplitPrecision(mma) && rec.splitPromoteEvery
-                             ? rec.splitPromoteEvery(kSize)
+                             ? rec.splitPromoteEvery(mma, kSize)
                              : 0;
   if (promoteEvery && opts.promoteEvery >= 0)
     promoteEvery = opts.promoteEvery;

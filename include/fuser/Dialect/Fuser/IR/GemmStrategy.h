@@ -58,11 +58,12 @@ struct GemmStrategyRecord {
   int64_t maxGrid;
   /// #fuser.config's min_blocks_per_sm (register cap).
   int64_t minBlocksPerSm;
-  /// #fuser.config's promote_every for split precisions (3xtf32) at K
+  /// #fuser.config's promote_every for split `precision` (3xtf32,
+  /// tf32_2xbf16) at K
   /// `k` (ShapedType::kDynamic: unknown): K elements per promotion of the
   /// tensor-core sums into fp32 registers; null where the kernel does not
   /// promote.
-  int64_t (*splitPromoteEvery)(int64_t k);
+  int64_t (*splitPromoteEvery)(StringRef precision, int64_t k);
   /// Whether the kernel can split K among blocks (#fuser.config's
   /// split_k > 1): partial sums into an intermediate, then a reduction
   /// kernel with the epilogue.

@@ -221,7 +221,7 @@ def bench_w2(iters):
             split = load("mma_w2_tf32_2xbf16")
             split.forward(x, w, b, out=out)
             torch.testing.assert_close(out, ref(x), rtol=1e-4, atol=1e-4)
-            res["fuser tf32_2xbf16 (fp32-kernel=tf32_2xbf16)"] = time_fn(
+            res["fuser tf32_2xbf16"] = time_fn(
                 lambda: split.forward(x, w, b, out=out), iters)
         # The fp64 tensor-core rate the default kernel draws on.
         x64, w64 = x.double(), w.double()
@@ -288,7 +288,7 @@ def bench_w3(iters):
             split = load("w3_tf32_2xbf16")
             split.forward(x, w, b, gamma, beta, out=out)
             torch.testing.assert_close(out, ref(x), rtol=1e-4, atol=1e-4)
-            res["fuser tf32_2xbf16 (fp32-kernel=tf32_2xbf16)"] = time_fn(
+            res["fuser tf32_2xbf16"] = time_fn(
                 lambda: split.forward(x, w, b, gamma, beta, out=out), iters)
         # Issue #5's yardstick: W3 should cost what fuser's own W2 costs.
         w2 = load("w2_linear_scale_leaky")

@@ -65,11 +65,17 @@ for src in test/gpu/Inputs/split/*.mlir; do
   mma "$src" "split_$(basename "$src" .mlir)" fp32
 done
 mma test/gpu/Inputs/split/linear_k8192.mlir split_linear_k8192_nopromote fp32 "" "" promote-every=0
-# tf32_2xbf16 (test_split_tf32.py, bench.py's w2tf32): the bare GEMMs, W2, W3.
+# tf32_2xbf16 (test_split_tf32.py, test_nmajor_b.py, bench.py's W2/W3 rows): the
+# bare GEMMs, W2, W3, the N-major products.
 for k in 200 1000 8192; do
   mma test/gpu/Inputs/split/linear_k$k.mlir "split_2xbf16_linear_k$k" tf32_2xbf16
 done
 mma examples/w2_linear_scale_leaky.mlir mma_w2_tf32_2xbf16 tf32_2xbf16
+"$TOOLS/fuser-opt" test/gpu/Inputs/matmul_nmajor_b.mlir --fuser-gpu-pipeline="fp32-kernel=tf32_2xbf16" -o "$OUT/matmul_nmajor_b_2xbf16.gpu.mlir"
+"$TOOLS/fuser-translate" "$OUT/matmul_nmajor_b_2xbf16.gpu.mlir" --fuser-to-ptx -o "$OUT/matmul_nmajor_b_2xbf16.ptx"
+"$TOOLS/fuser-translate" "$OUT/matmul_nmajor_b_2xbf16.gpu.mlir" --fuser-to-manifest -o "$OUT/matmul_nmajor_b_2xbf16.manifest.json"
+rm "$OUT/matmul_nmajor_b_2xbf16.gpu.mlir"
+echo "[artifacts] matmul_nmajor_b_2xbf16"
 "$TOOLS/fuser-opt" examples/w3_linear_groupnorm.mlir --fuser-gpu-pipeline="fp32-kernel=tf32_2xbf16" -o "$OUT/w3_tf32_2xbf16.gpu.mlir"
 "$TOOLS/fuser-translate" "$OUT/w3_tf32_2xbf16.gpu.mlir" --fuser-to-ptx -o "$OUT/w3_tf32_2xbf16.ptx"
 "$TOOLS/fuser-translate" "$OUT/w3_tf32_2xbf16.gpu.mlir" --fuser-to-manifest -o "$OUT/w3_tf32_2xbf16.manifest.json"

@@ -24,6 +24,13 @@ TOL = 1e-4  # the users' fp32 rule (atol = rtol = 1e-4)
 pytestmark = pytest.mark.usefixtures("fp32_reference")
 
 
+# The fp32 default (3xtf32) and tf32_2xbf16, whose splitter writes the
+# transposed boxes' bf16 cross terms (scripts/build-mma-artifacts.sh).
+@pytest.fixture(params=["matmul_nmajor_b", "matmul_nmajor_b_2xbf16"])
+def stem(request):
+    return request.param
+
+
 def uniform(shape, generator, scale=1.0):
     return (torch.rand(*shape, device="cuda", generator=generator) * 2 - 1) * scale
 
@@ -56,9 +63,9 @@ def test_one_kernel_per_product():
 
 
 @pytest.mark.parametrize("m", [1, 129, 1000])
-def test_dynamic_m_k_tail(m, generator):
+def test_dynamic_m_k_tail(stem, m, generator):
     """x @ W + bias with K = 1000 (a partial last k tile) and N = 1036."""
-    mod = load("matmul_nmajor_b")
+    mod = load(stem)
     k, n = 1000, 1036
     for trial in range(2):
         x = uniform((m, k), generator)
@@ -74,9 +81,9 @@ def test_dynamic_m_k_tail(m, generator):
     ("mm_nn_wave", 1000, 3000, 1024),   # 128 x 96 tiles: three boxes per stage
     ("mm_nn_split", 256, 260, 65536),   # K split 22 ways
 ])
-def test_static_tilings(fn, m, n, k, generator):
+def test_static_tilings(stem, fn, m, n, k, generator):
     """Static products on the wave tile and on split K."""
-    mod = load("matmul_nmajor_b")
+    mod = load(stem)
     x = uniform((m, k), generator)
     w = uniform((k, n), generator, 1 / math.sqrt(k))
     out = poisoned((m, n))
@@ -85,10 +92,10 @@ def test_static_tilings(fn, m, n, k, generator):
 
 
 @pytest.mark.parametrize("bsz", [1, 3])
-def test_bmm_dynamic_batch(bsz, generator):
+def test_bmm_dynamic_batch(stem, bsz, generator):
     """torch.bmm's layout, B x 1100 x 1036 x 1024, plus a per-batch,
     per-row addend; a NaN batch after the output stays NaN."""
-    mod = load("matmul_nmajor_b")
+    mod = load(stem)
     m, n, k = 1100, 1036, 1024
     x = uniform((bsz, m, k), generator)
     w = uniform((bsz, k, n), generator, 1 / 32)
@@ -102,10 +109,10 @@ def test_bmm_dynamic_batch(bsz, generator):
 
 
 @pytest.mark.parametrize("m", [1, 130])
-def test_tiny_box_past_k_and_n(m, generator):
+def test_tiny_box_past_k_and_n(stem, m, generator):
     """K = 8, N = 12: the one 32 x 32 box of B per k tile is mostly outside
     B; TMA fills zeros there and the transposition moves them too."""
-    mod = load("matmul_nmajor_b")
+    mod = load(stem)
     x = uniform((m, 8), generator)
     w = uniform((8, 12), generator)
     out = poisoned((m, 12))
@@ -114,10 +121,10 @@ def test_tiny_box_past_k_and_n(m, generator):
 
 
 @pytest.mark.parametrize("m", [3, 300])
-def test_group_norm_epilogue(m, generator):
+def test_group_norm_epilogue(stem, m, generator):
     """group_norm(x @ W) * 2 over groups of 16 columns, K = 200: the group
     statistics come from the transposed B's products."""
-    mod = load("matmul_nmajor_b")
+    mod = load(stem)
     x = uniform((m, 200), generator)
     w = uniform((200, 256), generator, 1 / math.sqrt(200))
     out = poisoned((m, 256))

@@ -98,7 +98,8 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
            << "unsupported: wgmma needs tf32, bf16 or f16 (wgmma_tma: or "
               "3xtf32, tf32_2xbf16), WM = 16, WN = BN (at most 256, a multiple of 8), BM "
               "a multiple of 64, BK of 128 bytes and at least 3 stages";
-  // An N-major B: only 3xtf32 on wgmma_tma, whose splitter transposes it.
+  // An N-major B: only a split precision on wgmma_tma, whose splitter
+  // transposes it.
   if (t.wgmma() && !t.transB &&
       (!t.splitInShared() || t.bn % MmaTiling::kNMajorBoxCols ||
        !op.hasTmaCopyableNMajorB(t.bk)))

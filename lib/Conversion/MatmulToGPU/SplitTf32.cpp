@@ -496,18 +496,24 @@ Value mlir::fuser::emitTmaSplitConsumer(OpBuilder &b, Location loc,
   // plain adds: 0.4-0.8x the max error at K = 1000-8192, 7-10% slower on
   // W2/W3, since the adds sit between the two warpgroups' drained wgmmas
   // (bench/results/H100-2026-11-24-split-tf32-promotion.md).
-  // A NaN small sum is dropped: an Inf operand's lo part is inf - inf,
-  // and Inf times a zero lo part is NaN, where its hi product alone gives
-  // the fp32 product's +-Inf (or NaN, as PyTorch does, for Inf times 0 or
-  // a NaN operand: the large sum is then NaN itself).
+  // A non-finite small sum is dropped: an Inf operand's lo part is
+  // inf - inf, Inf times a zero lo part is NaN, and a bf16 hi part may
+  // round up to Inf, where the hi product alone gives the fp32 product's
+  // +-Inf (or NaN, as PyTorch does, for Inf times 0 or a NaN operand: the
+  // large sum is then NaN itself); and a promotion that overflows carries
+  // -Inf as its lost part. (A NaN whose payload lies in the low 13 bits
+  // reads as Inf in tf32; PyTorch's NaNs set bit 22.)
   Value sums = chunks.getRegionIterArgs()[0];
   Value error = zero;
   Value fzero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
   for (int64_t e = 0; e < numAcc; ++e) {
     Value small = LLVM::ExtractValueOp::create(b, loc, rest.getResult(0), e);
+    // small - small is 0 exactly when small is finite.
     small = arith::SelectOp::create(
         b, loc,
-        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ORD, small, small),
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                              arith::SubFOp::create(b, loc, small, small),
+                              fzero),
         small, fzero);
     Value part = arith::AddFOp::create(
         b, loc, LLVM::ExtractValueOp::create(b, loc, rest.getResult(1), e),

@@ -229,8 +229,8 @@ LogicalResult WgmmaTmaKernel::emit() {
     return out;
   };
   if (t.splitInShared()) {
-    // Warps 1 and 2 of the producer warpgroup (and 3, with an N-major B)
-    // write the lo parts.
+    // Warps 1 and 2 of the producer warpgroup (and 3, with an N-major B or
+    // threeWarpFlatSplit) write the lo parts.
     b.setInsertionPointAfter(producer);
     Value sid = sub(tid, c64(consumers + 32));
     auto splitter = scf::IfOp::create(b, loc, lt(sid, c64(t.splitterThreads())),

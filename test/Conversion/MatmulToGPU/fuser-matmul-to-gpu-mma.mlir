@@ -55,6 +55,10 @@ func.func @linear(%x: tensor<?x32xf32>, %w: tensor<48x32xf32>, %b: tensor<48xf32
 // CHECK: %[[ORD:.+]] = arith.cmpf ord, %[[LO]], %[[LO]] : f32
 // CHECK: %[[KEPT:.+]] = arith.select %[[ORD]], %[[LO]], %{{.+}} : f32
 // CHECK: nvvm.convert.float.to.tf32 %[[KEPT]] {rnd = #nvvm.fp_rnd_mode<rna>}
+// The cross terms take Inf and NaN hi parts as 0 (exponent all ones).
+// CHECK: %[[EXP:.+]] = arith.andi %{{.+}}, %c2139095040_i32{{[_0-9]*}} : i32
+// CHECK: %[[FIN:.+]] = arith.cmpi ne, %[[EXP]], %c2139095040_i32{{[_0-9]*}} : i32
+// CHECK: arith.select %[[FIN]], %{{.+}}, %c0_i32{{[_0-9]*}} : i32
 // CHECK-COUNT-3: nvvm.mma.sync
 func.func @split(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %y = fuser.matmul %a, %b epilogue_maps []

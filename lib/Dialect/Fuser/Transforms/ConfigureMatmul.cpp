@@ -51,7 +51,8 @@ bool hasNarrowN(MatmulOp op) {
 
 /// The fp32-accurate kernel of an f32 matmul under precision fp32, as a
 /// tensor-core precision ("" for the fp32 FFMA kernel), and why.
-/// `fp32Kernel` (auto, 3xtf32, fp64, ffma) forces one where it applies.
+/// `fp32Kernel` (auto, 3xtf32, tf32_2xbf16, fp64, ffma) forces one where it
+/// applies; auto takes the chip's split precision (Chips.h).
 ///  - 3xtf32 on wgmma_tma (sm_90a, K-major A, TMA-copyable K and B):
 ///    three tf32 products with promoted fp32 sums, more accurate than
 ///    cuBLAS SGEMM and past the fp32 FMA peak (docs/kernels.md).
@@ -85,7 +86,7 @@ std::pair<StringRef, std::string> fp32Choice(MatmulOp op, StringRef fp32Kernel,
               std::string(hasBf16CrossTerms(split)
                               ? "tf32 hi parts and bf16 cross terms on "
                                 "wgmma_tma with promoted fp32 sums "
-                                "(fp32-accurate, past the fp32 peak)"
+                                "(fp32-class, 2-4x SGEMM's error)"
                               : "split tf32 on wgmma_tma with promoted fp32 "
                                 "sums (fp32-accurate, past the fp32 peak)") +
                   (op.getTransposeB() ? ""
@@ -294,6 +295,13 @@ bool mlir::fuser::configureMatmul(MatmulOp op,
       mma != opts.fp32Kernel)
     op.emitRemark() << "fp32-kernel=" << opts.fp32Kernel
                     << " not applied: " << why;
+  // precision=tf32_2xbf16 asked for fp32 accuracy through that kernel:
+  // elsewhere the fp32 kernels' (FFMA's config takes fp32).
+  if (hasBf16CrossTerms(opPrecision)) {
+    if (mma != opPrecision)
+      op.emitRemark() << "precision=" << opPrecision << " not applied: " << why;
+    opPrecision = "fp32";
+  }
   if (!mma.empty() && op.getTransposeA()) {
     // Every tensor-core kernel reads K-major A (GemmStrategy records).
     if (!getElementTypeOrSelf(op.getLhs().getType()).isF32()) {

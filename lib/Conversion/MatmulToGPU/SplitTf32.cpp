@@ -267,6 +267,25 @@ void mlir::fuser::emitTmaSplitter(OpBuilder &b, Location loc,
   // rows the second chunk, so a quarter warp's loads and stores hit eight
   // distinct 16-byte bank groups. Per 8 k, A's cross-term row holds the hi
   // parts, then the lo parts; B's the lo parts, then the hi parts.
+  // The offsets of a pair's chunks from the pair's 32-byte offset `base`
+  // (1024-aligned stage): {k 0-3's, k 4-7's}; odd rows (bit 7) flipped.
+  auto pairOffsets = [&](Value base) -> std::pair<Value, Value> {
+    Value flip = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, base, constI64(b, loc, 3)),
+        constI64(b, loc, 16));
+    Value lowOff = arith::AddIOp::create(b, loc, base, flip);
+    return {lowOff,
+            arith::XOrIOp::create(b, loc, lowOff, constI64(b, loc, 16))};
+  };
+  auto loadAt = [&](Value off) -> Value {
+    return LLVM::LoadOp::create(b, loc, f32x4,
+                                sharedByte(b, loc, bars.stages, off), 16);
+  };
+  auto loAt = [&](Value off) {
+    return sharedByte(
+        b, loc, bars.stages,
+        arith::AddIOp::create(b, loc, off, constI64(b, loc, t.copyBytes())));
+  };
   auto splitPairs = [&](int64_t begin, int64_t end, bool isB,
                         bool applyPrologue) {
     constexpr int64_t pairsInFlight = kUnroll / 2;
@@ -293,16 +312,11 @@ void mlir::fuser::emitTmaSplitter(OpBuilder &b, Location loc,
           arith::MulIOp::create(
               b, loc, j,
               constI64(b, loc, StageGeometry::kSplitterThreads * 32)));
-      // 16 in odd rows (bit 7 of a 1024-aligned offset), else 0.
-      Value flip = arith::AndIOp::create(
-          b, loc, arith::ShRUIOp::create(b, loc, base, constI64(b, loc, 3)),
-          constI64(b, loc, 16));
-      lowOffs.push_back(arith::AddIOp::create(b, loc, base, flip));
-      highOffs.push_back(arith::XOrIOp::create(b, loc, lowOffs.back(),
-                                               constI64(b, loc, 16)));
-      lows.push_back(LLVM::LoadOp::create(b, loc, f32x4, at(lowOffs.back()), 16));
-      highs.push_back(
-          LLVM::LoadOp::create(b, loc, f32x4, at(highOffs.back()), 16));
+      auto [lowOff, highOff] = pairOffsets(base);
+      lowOffs.push_back(lowOff);
+      highOffs.push_back(highOff);
+      lows.push_back(loadAt(lowOff));
+      highs.push_back(loadAt(highOff));
       if (applyPrologue && t.prologueInput) {
         pLows.push_back(LLVM::LoadOp::create(b, loc, f32x4, lo(lowOffs.back()), 16));
         pHighs.push_back(
@@ -325,64 +339,41 @@ void mlir::fuser::emitTmaSplitter(OpBuilder &b, Location loc,
     }
   };
   if (t.threeWarpFlatSplit()) {
-    // Pairs of chunks sid, sid + 96, ... (tf32_2xbf16: A's or B's by their
-    // index), or chunks (3xtf32).
+    // Pairs sid, sid + 96, ... (A's or B's by their index), two in flight:
+    // iv and iv + 96, the second clamped to the last pair (which its owner
+    // also writes, the same bytes).
     int64_t threads = t.splitterThreads();
-    int64_t units = t.crossBf16() ? flatBytes / 32 : flatBytes / 16;
-    int64_t aUnits = t.crossBf16() ? t.aStageBytes() / 32 : 0;
+    int64_t units = flatBytes / 32, aUnits = t.aStageBytes() / 32;
     Value stageBase =
         arith::MulIOp::create(b, loc, stage, constI64(b, loc, t.stageBytes()));
-    auto each = scf::ForOp::create(
-        b, loc, sid, constI64(b, loc, units),
-        constI64(b, loc, t.crossBf16() ? 2 * threads : threads));
+    auto each = scf::ForOp::create(b, loc, sid, constI64(b, loc, units),
+                                   constI64(b, loc, 2 * threads));
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(each.getBody());
     Value iv = each.getInductionVar();
-    auto at = [&](Value off) { return sharedByte(b, loc, bars.stages, off); };
-    auto loAt = [&](Value off) {
-      return at(arith::AddIOp::create(b, loc, off,
-                                      constI64(b, loc, t.copyBytes())));
-    };
-    if (!t.crossBf16()) {
-      Value off = arith::AddIOp::create(
+    SmallVector<Value> ivs = {
+        iv, arith::MinUIOp::create(
+                b, loc, arith::AddIOp::create(b, loc, iv, constI64(b, loc, threads)),
+                constI64(b, loc, units - 1))};
+    SmallVector<std::pair<Value, Value>> offs, xs;
+    for (Value p : ivs) {
+      offs.push_back(pairOffsets(arith::AddIOp::create(
           b, loc, stageBase,
-          arith::MulIOp::create(b, loc, iv, constI64(b, loc, 16)));
-      Value x = LLVM::LoadOp::create(b, loc, f32x4, at(off), 16);
-      LLVM::StoreOp::create(b, loc, loPart(x), loAt(off), 16);
-    } else {
-      // Two pairs in flight: iv and iv + threads, the second clamped to
-      // the last pair (which its owner also writes, the same bytes).
-      SmallVector<Value> ivs = {
-          iv, arith::MinUIOp::create(
-                  b, loc, arith::AddIOp::create(b, loc, iv, constI64(b, loc, threads)),
-                  constI64(b, loc, units - 1))};
-      SmallVector<Value> lowOffs, highOffs, lows, highs;
-      for (Value p : ivs) {
-        Value base = arith::AddIOp::create(
-            b, loc, stageBase,
-            arith::MulIOp::create(b, loc, p, constI64(b, loc, 32)));
-        Value flip = arith::AndIOp::create(
-            b, loc, arith::ShRUIOp::create(b, loc, base, constI64(b, loc, 3)),
-            constI64(b, loc, 16));
-        lowOffs.push_back(arith::AddIOp::create(b, loc, base, flip));
-        highOffs.push_back(
-            arith::XOrIOp::create(b, loc, lowOffs.back(), constI64(b, loc, 16)));
-        lows.push_back(LLVM::LoadOp::create(b, loc, f32x4, at(lowOffs.back()), 16));
-        highs.push_back(
-            LLVM::LoadOp::create(b, loc, f32x4, at(highOffs.back()), 16));
-      }
-      for (int64_t u = 0; u < 2; ++u) {
-        auto [hi, lowParts] = crossTermParts(b, loc, lows[u], highs[u]);
-        // A's pairs: hi parts first; B's: lo parts first.
-        Value isB = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
-                                          ivs[u], constI64(b, loc, aUnits));
-        Value hiOff =
-            arith::SelectOp::create(b, loc, isB, highOffs[u], lowOffs[u]);
-        Value loOff =
-            arith::SelectOp::create(b, loc, isB, lowOffs[u], highOffs[u]);
-        LLVM::StoreOp::create(b, loc, hi, loAt(hiOff), 16);
-        LLVM::StoreOp::create(b, loc, lowParts, loAt(loOff), 16);
-      }
+          arith::MulIOp::create(b, loc, p, constI64(b, loc, 32)))));
+      xs.push_back({loadAt(offs.back().first), loadAt(offs.back().second)});
+    }
+    for (int64_t u = 0; u < 2; ++u) {
+      auto [hi, lowParts] = crossTermParts(b, loc, xs[u].first, xs[u].second);
+      // A's pairs: hi parts first; B's: lo parts first.
+      Value isB = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                        ivs[u], constI64(b, loc, aUnits));
+      auto [lowOff, highOff] = offs[u];
+      LLVM::StoreOp::create(
+          b, loc, hi,
+          loAt(arith::SelectOp::create(b, loc, isB, highOff, lowOff)), 16);
+      LLVM::StoreOp::create(
+          b, loc, lowParts,
+          loAt(arith::SelectOp::create(b, loc, isB, lowOff, highOff)), 16);
     }
   } else if (t.crossBf16()) {
     // Warp 3 (transposesB) skips A's pairs: it starts at the pairs' end.

@@ -130,14 +130,21 @@ gemm large_k 256 256 131072
 gemm large_k_nosplit 256 256 131072 split-k=1  # the same without split K
 gemm matvec 8192 1 8192
 gemm linear_odd 1000 3000 1000
-# x @ W with W stored K x N (torch.mm(a, b)): at M = 4096 B is copied K-major
-# first (MatmulOperandCopies.cpp's M rule).
-src="$OUT/gemm_square_nn.mlir" x="tensor<4096x4096xf32>"
-printf '%s\n' "func.func @forward(%x: $x, %w: $x) -> $x {" \
-  "  %y = fuser.matmul %x, %w epilogue_maps [] : $x, $x -> $x {" \
-  "  ^bb0(%acc: f32):" "    fuser.yield %acc : f32" "  }" "  return %y : $x" "}" > "$src"
-mma "$src" gemm_square_nn fp32
-rm "$src"
+# x @ W with W stored K x N (torch.mm(a, b)), as gemm_<class>.
+gemm_nn() { # gemm_nn <class> <M> <N> <K>
+  local src="$OUT/gemm_$1.mlir" x="tensor<$2x$4xf32>" w="tensor<$4x$3xf32>" y="tensor<$2x$3xf32>"
+  printf '%s\n' "func.func @forward(%x: $x, %w: $w) -> $y {" \
+    "  %y = fuser.matmul %x, %w epilogue_maps [] : $x, $w -> $y {" \
+    "  ^bb0(%acc: f32):" "    fuser.yield %acc : f32" "  }" "  return %y : $y" "}" > "$src"
+  mma "$src" "gemm_$1" fp32
+  rm "$src"
+}
+# At M = 4096 B is copied K-major first (MatmulOperandCopies.cpp's M rule).
+gemm_nn square_nn 4096 4096 4096
+# K not a multiple of 4 (rows not 16-byte multiples apart): the operands are
+# copied with K padded for TMA (KernelBench's unaligned A @ B).
+gemm_nn unaligned_nn 8205 5921 2949
+gemm unaligned_nt 4096 4096 4095
 # torch.bmm (32 x 1024^3): B x M x K times B x K x N, a batched fuser.matmul.
 src="$OUT/gemm_bmm.mlir" x="tensor<32x1024x1024xf32>"
 printf '%s\n' "func.func @forward(%x: $x, %w: $x) -> $x {" \

@@ -20,7 +20,7 @@
 // OUT: Unranked Memref rank = 3 offset = 0 sizes = [3, 5, 19] strides = [95, 19, 1] data =
 // OUT: Unranked Memref rank = 2 offset = 0 sizes = [5, 19] strides = [19, 1] data =
 // FUSED-DAG: remark: epilogue input #0 copied batch-first for the batched matmul
-// FUSED-DAG: remark: matmul kernel: mma in fp64 (3xtf32 not applicable: K is dynamic, zero or not a multiple of 4 (TMA rows); fp64 tensor cores)
+// FUSED-DAG: remark: matmul kernel: mma in fp64 (3xtf32 not applicable: K is dynamic, zero or not a multiple of 4 (TMA rows) and not copied K-major: M * N / (M + N) = 3, below 512; fp64 tensor cores)
 // FUSED-DAG: remark: matmul kernel: ffma in fp32 (3xtf32 not applicable: A is not K-major (x.T)
 // FUSED-LABEL: func.func @bmm_residual_relu
 // FUSED: fuser.matmul %{{.+}}, %{{.+}} epilogue_inputs

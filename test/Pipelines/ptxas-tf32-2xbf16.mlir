@@ -16,8 +16,8 @@
 // RUN: fuser-opt %fuser_src/test/gpu/Inputs/split/linear_k8193.mlir --fuser-gpu-pipeline="precision=tf32_2xbf16 report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=FALLBACK
 
 // RUN: fuser-opt %fuser_src/test/gpu/Inputs/split/linear_k200.mlir --fuser-gpu-pipeline="chip=sm_80 precision=tf32_2xbf16 report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=FFMA
-// FALLBACK: remark: precision=tf32_2xbf16 not applied: tf32_2xbf16 not applicable: K is dynamic, zero or not a multiple of 4 (TMA rows); fp64 tensor cores
-// FALLBACK: remark: matmul kernel: mma in fp64 (tf32_2xbf16 not applicable: K is dynamic, zero or not a multiple of 4 (TMA rows); fp64 tensor cores)
+// FALLBACK: remark: precision=tf32_2xbf16 not applied: tf32_2xbf16 not applicable: K is dynamic, zero or not a multiple of 4 (TMA rows) and not copied K-major: M, N or K is dynamic; fp64 tensor cores
+// FALLBACK: remark: matmul kernel: mma in fp64 (tf32_2xbf16 not applicable: K is dynamic, zero or not a multiple of 4 (TMA rows) and not copied K-major: M, N or K is dynamic; fp64 tensor cores)
 // REMARK-NOT: wgmma_tma in 3xtf32
 // REMARK: remark: matmul kernel: wgmma_tma in tf32_2xbf16, sums promoted to fp32 every 256 K (tf32 hi parts and bf16 cross terms on wgmma_tma with promoted fp32 sums (fp32-class, 2-4x SGEMM's error)
 // NOSPILL-NOT: {{[1-9][0-9]*}} bytes spill

@@ -16,7 +16,7 @@
 // REMARK: remark: fused matmul with 1 epilogue op(s)
 // REMARK: remark: fused 1 elementwise op(s) into one pointwise group
 // REMARK: remark: fused 1 elementwise op(s) into one pointwise group
-// REMARK: remark: matmul kernel: mma in fp64 (3xtf32 not applicable: K is dynamic, zero or not a multiple of 4 (TMA rows); fp64 tensor cores)
+// REMARK: remark: matmul kernel: mma in fp64 (3xtf32 not applicable: K is dynamic, zero or not a multiple of 4 (TMA rows) and not copied K-major: M, N or K is dynamic; fp64 tensor cores)
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>

@@ -107,7 +107,7 @@ std::pair<StringRef, std::string> fp32Choice(MatmulOp op, StringRef fp32Kernel,
           : !tmaAllowed        ? "tensor-core-kernel excludes wgmma-tma"
           : op.getTransposeA() ? "A is not K-major (x.T)" + copy
           : !op.hasTmaCopyableK()
-              ? "K is dynamic, zero or not a multiple of 4 (TMA rows)"
+              ? "K is dynamic, zero or not a multiple of 4 (TMA rows)" + copy
           : !op.getTransposeB() && !wgmmaTmaReadsNMajorB(op)
               ? "B is N-major (x * W) with N dynamic or not a multiple of "
                 "4, or batched with K not a multiple of the k tile" +

@@ -9,7 +9,9 @@
 #include "MatmulOperandCopies.h"
 #include "MatmulWaveTile.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
@@ -60,6 +62,32 @@ static Value transposedCopy(OpBuilder &b, Location loc, Value v) {
   OpBuilder end = OpBuilder::atBlockEnd(body);
   YieldOp::create(end, loc, ValueRange{arg});
   return copy.getResult(0);
+}
+
+/// TMA copies rows whose starts are a multiple of this many bytes apart.
+static constexpr int64_t kTmaRowAlignBytes = 16;
+
+/// `k` rounded up to whole TMA rows of `elemBits`-bit elements.
+static int64_t tmaPaddedK(int64_t k, unsigned elemBits) {
+  int64_t align = kTmaRowAlignBytes * 8 / elemBits;
+  return llvm::divideCeil(k, align) * align;
+}
+
+/// `v` with its innermost dimension (K) padded with zeros up to `to`, as a
+/// tensor.pad that fuser-slices-to-gathers makes a gather kernel. The zeros
+/// of both operands meet only each other: the product's extra K terms are
+/// exact zeros.
+static Value zeroPaddedK(OpBuilder &b, Location loc, Value v, int64_t to) {
+  auto type = cast<RankedTensorType>(v.getType());
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> shape(type.getShape());
+  SmallVector<OpFoldResult> low(rank, b.getIndexAttr(0)), high = low;
+  high[rank - 1] = b.getIndexAttr(to - shape[rank - 1]);
+  shape[rank - 1] = to;
+  Type elem = type.getElementType();
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elem));
+  return tensor::PadOp::create(b, loc, RankedTensorType::get(shape, elem), v,
+                               low, high, zero);
 }
 
 /// True for a linalg.generic with reduction loops (a reduction the
@@ -215,8 +243,6 @@ std::string mlir::fuser::kMajorCopyRefusal(MatmulOp op) {
   if (ShapedType::isDynamic(m) || ShapedType::isDynamic(n) ||
       ShapedType::isDynamic(k))
     return "M, N or K is dynamic";
-  if (k % 4)
-    return "K is not a multiple of 4 (TMA rows)";
   int64_t bar = copyBar(op);
   if (m * n < bar * (m + n))
     return "M * N / (M + N) = " + std::to_string(m * n / (m + n)) + ", below " +
@@ -251,18 +277,30 @@ bool mlir::fuser::copyOperandsKMajor(MatmulOp op, const ChipInfo &chip, bool tma
   // M-major: fuser-fuse-matmul leaves an x.T of them a copy).
   Type operandTy = lhsTy.getElementType();
   bool half = isa<Float16Type, BFloat16Type>(operandTy);
-  bool kernelReadsB = !half && wgmmaTmaReadsNMajorB(op);
+  // Rows of K that are not 16-byte multiples apart: TMA reads neither
+  // operand, so both are copied with K padded (f32; f16/bf16 run on
+  // mma.sync's cp.async instead). kMajorCopyRefusal refused a dynamic K.
+  int64_t k = lhsTy.getDimSize(op.getLhsKDim());
+  int64_t paddedK = tmaPaddedK(k, operandTy.getIntOrFloatBitWidth());
+  bool padK = !half && paddedK != k;
+  bool kernelReadsB = !half && !padK && wgmmaTmaReadsNMajorB(op);
   bool copyB = !op.getTransposeB() && (!kernelReadsB || m >= kNMajorCopyMinM);
   if (!chip.wgmma || !tmaAllowed ||
       !(half || (operandTy.isF32() && resTy.getElementType().isF32())) ||
-      (!op.getTransposeA() && !copyB) || !kMajorCopyRefusal(op).empty())
+      !kMajorCopyRefusal(op).empty() ||
+      (!op.getTransposeA() && !copyB && !padK) ||
+      (half && paddedK != k))
     return false;
   int64_t bar = copyBar(op); // Before the copies change the layouts.
   OpBuilder b(op);
   Location loc = op.getLoc();
   StringRef which = op.getTransposeA() && copyB ? "A and B"
                     : op.getTransposeA()        ? "A"
-                                                : "B";
+                    : copyB                     ? "B"
+                                                : "";
+  // The prologue computes A in a kernel of its own, which the pad reads.
+  if (padK)
+    op.materializePrologue();
   if (op.getTransposeA()) {
     Value lhs = op.getLhs();
     Value copy = transposedCopy(b, loc, lhs);
@@ -274,9 +312,20 @@ bool mlir::fuser::copyOperandsKMajor(MatmulOp op, const ChipInfo &chip, bool tma
     op.getRhsMutable().assign(transposedCopy(b, loc, op.getRhs()));
     op.setTransposeB(true);
   }
+  if (padK) {
+    op.getLhsMutable().assign(zeroPaddedK(b, loc, op.getLhs(), paddedK));
+    op.getRhsMutable().assign(zeroPaddedK(b, loc, op.getRhs(), paddedK));
+  }
   if (report) {
     InFlightDiagnostic remark = op.emitRemark();
-    remark << which << " copied K-major by a transposing kernel so that "
+    if (!which.empty())
+      remark << which << " copied K-major by a transposing kernel"
+             << (padK ? ", then " : " ");
+    if (padK)
+      remark << (which.empty() ? "A and B" : "both")
+             << " copied with K padded with zeros from " << k << " to "
+             << paddedK << " (rows of 16-byte multiples for TMA) ";
+    remark << "so that "
            << (!half                ? "3xtf32"
                : operandTy.isBF16() ? "bf16"
                                     : "f16")

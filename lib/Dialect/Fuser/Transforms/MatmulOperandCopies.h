@@ -19,7 +19,10 @@ namespace mlir::fuser {
 /// that lets 3xtf32 on wgmma_tma compute it: a large static f32 product
 /// whose A is M-major, or whose B is N-major in a shape the kernel cannot
 /// transpose itself, on a chip with wgmma (`tmaAllowed`: the options allow
-/// wgmma_tma). Adds a remark if `report`. False where it does not apply.
+/// wgmma_tma). Where f32 rows of K are not 16-byte multiples apart (K not a
+/// multiple of 4), both operands are also copied with K padded with zeros,
+/// so that TMA reads them. Adds a remark if `report`. False where it does
+/// not apply.
 bool copyOperandsKMajor(MatmulOp op, const ChipInfo &chip, bool tmaAllowed,
                         bool report);
 

@@ -58,7 +58,7 @@ func.func @batched_bf16(%x: tensor<4x32x64xbf16>, %w: tensor<4x48x64xbf16>) -> t
 // CHECK: strategy = "mma"
 // CHECK-SAME: precision = "fp64"
 func.func @batched_dynamic_k(%x: tensor<?x32x?xf32>, %w: tensor<?x48x?xf32>) -> tensor<?x32x48xf32> {
-  // expected-remark @+1 {{matmul kernel: mma in fp64 (3xtf32 not applicable: K is dynamic, zero or not a multiple of 4 (TMA rows); fp64 tensor cores)}}
+  // expected-remark @+1 {{matmul kernel: mma in fp64 (3xtf32 not applicable: K is dynamic, zero or not a multiple of 4 (TMA rows) and not copied K-major: M, N or K is dynamic; fp64 tensor cores)}}
   %y = fuser.matmul %x, %w transpose_b epilogue_maps [] : tensor<?x32x?xf32>, tensor<?x48x?xf32> -> tensor<?x32x48xf32> {
   ^bb0(%acc: f32):
     fuser.yield %acc : f32
@@ -271,4 +271,81 @@ func.func @scaled_bar_not_met(%g: tensor<1024x256xf32>, %h: tensor<1024x16384xf3
     fuser.yield %acc : f32
   }
   return %y : tensor<256x16384xf32>
+}
+
+// -----
+
+// K not a multiple of 4: rows of K are not 16-byte multiples apart, so TMA
+// reads neither operand as it is. Both are copied with K padded with zeros
+// (B K-major first where it is N-major) where the size rule allows copies;
+// below it the product keeps fp64 tensor cores, and the remark says why.
+// f16/bf16 operands are not padded (wgmma or mma.sync reads them through
+// cp.async).
+// CHECK-LABEL: func.func @padded_k_nn
+// CHECK-SAME: (%[[A:.+]]: tensor<8205x2949xf32>, %[[B:.+]]: tensor<2949x5921xf32>)
+// CHECK: %[[BT:.+]] = fuser.pointwise ins(%[[B]] : tensor<2949x5921xf32>) {{.+}} -> tensor<5921x2949xf32>
+// CHECK: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[AP:.+]] = tensor.pad %[[A]] low[0, 0] high[0, 3]
+// CHECK: tensor.yield %[[ZERO]]
+// CHECK: } : tensor<8205x2949xf32> to tensor<8205x2952xf32>
+// CHECK: %[[BP:.+]] = tensor.pad %[[BT]] low[0, 0] high[0, 3]
+// CHECK: } : tensor<5921x2949xf32> to tensor<5921x2952xf32>
+// CHECK: fuser.matmul %[[AP]], %[[BP]] transpose_b epilogue_maps [] {config = #fuser.config<strategy = "wgmma_tma"
+// CHECK-SAME: precision = "3xtf32"
+// CHECK-LABEL: func.func @padded_k_nt
+// CHECK-NOT: fuser.pointwise
+// CHECK: tensor.pad {{.+}} high[0, 1]
+// CHECK: tensor.pad {{.+}} high[0, 1]
+// CHECK: fuser.matmul {{.+}} : tensor<4096x4096xf32>, tensor<4096x4096xf32> -> tensor<4096x4096xf32>
+// CHECK-LABEL: func.func @padded_k_bmm
+// CHECK: tensor.pad {{.+}} high[0, 0, 2]
+// CHECK: } : tensor<?x1024x1022xf32> to tensor<?x1024x1024xf32>
+// CHECK-LABEL: func.func @padded_k_below
+// CHECK-NOT: tensor.pad
+// CHECK: strategy = "mma"
+// CHECK-LABEL: func.func @padded_k_bf16
+// CHECK-NOT: tensor.pad
+// CHECK: return
+func.func @padded_k_nn(%a: tensor<8205x2949xf32>, %b: tensor<2949x5921xf32>) -> tensor<8205x5921xf32> {
+  // expected-remark @+2 {{B copied K-major by a transposing kernel, then both copied with K padded with zeros from 2949 to 2952 (rows of 16-byte multiples for TMA) so that 3xtf32 on wgmma_tma applies (M * N / (M + N) = 3439, at least 512)}}
+  // expected-remark @+1 {{matmul kernel: wgmma_tma in 3xtf32}}
+  %y = fuser.matmul %a, %b epilogue_maps [] : tensor<8205x2949xf32>, tensor<2949x5921xf32> -> tensor<8205x5921xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<8205x5921xf32>
+}
+func.func @padded_k_nt(%x: tensor<4096x4095xf32>, %w: tensor<4096x4095xf32>) -> tensor<4096x4096xf32> {
+  // expected-remark @+2 {{A and B copied with K padded with zeros from 4095 to 4096 (rows of 16-byte multiples for TMA) so that 3xtf32 on wgmma_tma applies (M * N / (M + N) = 2048, at least 512)}}
+  // expected-remark @+1 {{matmul kernel: wgmma_tma in 3xtf32}}
+  %y = fuser.matmul %x, %w transpose_b epilogue_maps [] : tensor<4096x4095xf32>, tensor<4096x4095xf32> -> tensor<4096x4096xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<4096x4096xf32>
+}
+func.func @padded_k_bmm(%x: tensor<?x1024x1022xf32>, %w: tensor<?x1022x1024xf32>) -> tensor<?x1024x1024xf32> {
+  // expected-remark @+2 {{B copied K-major by a transposing kernel, then both copied with K padded with zeros from 1022 to 1024}}
+  // expected-remark @+1 {{matmul kernel: wgmma_tma in 3xtf32}}
+  %y = fuser.matmul %x, %w epilogue_maps [] : tensor<?x1024x1022xf32>, tensor<?x1022x1024xf32> -> tensor<?x1024x1024xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<?x1024x1024xf32>
+}
+func.func @padded_k_below(%x: tensor<64x30xf32>, %w: tensor<64x30xf32>) -> tensor<64x64xf32> {
+  // expected-remark @+1 {{matmul kernel: mma in fp64 (3xtf32 not applicable: K is dynamic, zero or not a multiple of 4 (TMA rows) and not copied K-major: M * N / (M + N) = 32, below 512; fp64 tensor cores)}}
+  %y = fuser.matmul %x, %w transpose_b epilogue_maps [] : tensor<64x30xf32>, tensor<64x30xf32> -> tensor<64x64xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<64x64xf32>
+}
+func.func @padded_k_bf16(%x: tensor<4096x4095xbf16>, %w: tensor<4096x4095xbf16>) -> tensor<4096x4096xbf16> {
+  // expected-remark @+1 {{matmul kernel: wgmma in bf16}}
+  %y = fuser.matmul %x, %w transpose_b epilogue_maps [] : tensor<4096x4095xbf16>, tensor<4096x4095xbf16> -> tensor<4096x4096xbf16> {
+  ^bb0(%acc: bf16):
+    fuser.yield %acc : bf16
+  }
+  return %y : tensor<4096x4096xbf16>
 }

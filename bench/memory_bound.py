@@ -278,13 +278,14 @@ def run_one(name, iters, rounds, with_compile, models=None, out=OUT):
     # Affines that matter: weights around 1, biases around 0 (a block of a
     # real model keeps its own initialisation).
     with torch.no_grad():
-        for pname, p in model.named_parameters() if kind != "block" else ():
+        for pname, p in model.named_parameters() if kind not in ("block", "gemm") else ():
             p.copy_(torch.randn_like(p) * 0.5 + (1.0 if pname.endswith("weight") else 0.0))
     # Both signs, except for matrix-vector products: their sums over K of a
     # million terms of both signs cancel to near 0 in places, where two
     # correct fp32 orders (cuBLAS's and any other) differ by more than
-    # 1e-4; users' inputs there are KernelBench's torch.rand.
-    make = torch.rand if kind == "matvec" else torch.randn
+    # 1e-4; users' inputs there are KernelBench's torch.rand, as for the
+    # GEMM models (bench/gemm_models.py).
+    make = torch.rand if kind in ("matvec", "gemm") else torch.randn
     xs = [example(s, "cuda", make) for s in shapes]
     if graphs.exists():
         import fuser.torch.dynamo as fd

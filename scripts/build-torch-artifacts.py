@@ -31,8 +31,8 @@ on the GPU machine (torch and fuser's runtime only):
                             rebuild each training package's model)
 
 --only-training builds the training packages alone, --only-elementwise the
-elementwise ones alone, --only-host the host ones alone (into an existing .artifacts/torch/, keeping the
-rest).
+elementwise ones alone, --only-host the host ones alone, --only-problems the problems/ ModelNew files
+alone (into an existing .artifacts/torch/, keeping the rest).
 
 Run under the project venv (make venv), e.g. from build-gpu-artifacts.sh:
     PYTHONPATH=build/python_packages .venv/bin/python scripts/build-torch-artifacts.py
@@ -342,9 +342,11 @@ def main() -> int:
     parser.add_argument("--only-training", action="store_true")
     parser.add_argument("--only-elementwise", action="store_true")
     parser.add_argument("--only-host", action="store_true")
+    parser.add_argument("--only-problems", action="store_true")
     args = parser.parse_args()
     out = args.out
-    if args.only_training or args.only_elementwise or args.only_host:
+    if (args.only_training or args.only_elementwise or args.only_host
+            or args.only_problems):
         index = read_index(out, args.chip)
         if args.only_training:
             shutil.rmtree(out / "training", ignore_errors=True)
@@ -354,6 +356,9 @@ def main() -> int:
             build_elementwise(out, args.chip, index)
         if args.only_host:
             build_host(out, args.chip, index)
+        if args.only_problems:
+            shutil.rmtree(out / "problems", ignore_errors=True)
+            build_problems(out, args.chip, index)
         (out / "index.json").write_text(json.dumps(index, indent=1) + "\n")
         return 0
     shutil.rmtree(out, ignore_errors=True)

@@ -57,6 +57,8 @@ void mlir::fuser::buildFusionPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(arith::createArithIntRangeOpts());
   // Folds tensor.dim and constants so fusion sees the real producers.
   pm.addPass(createCanonicalizerPass());
+  // Transposes of unit dims (einsum's output) as views, not copies.
+  pm.addNestedPass<func::FuncOp>(createFuserFoldUnitTransposesPass());
   // A reversed cumsum (flip, scan, flip) as one reversed scan.
   pm.addNestedPass<func::FuncOp>(createFuserFoldScanFlipsPass());
   // torch-mlir's run-time broadcasts (tensor.extract at a select of the

@@ -226,6 +226,33 @@ def test_partitioned_model_new_users_rule(seed):
           f"{worst:.3e} ({TRIALS} trials)")
 
 
+# Problems whose outputs cancel to near 0 in places (sums of thousands of
+# products of both signs: KernelBench's Gemm_Divide_Sum_Scaling sums rows of
+# x @ W^T with W from randn), where any two fp32 summation orders differ by
+# more than 1e-4 and eager itself misses a float64 run by 2e-2: checked as
+# accurate as eager per element, against a float64 run of the Model.
+CANCELLING = {"gemm_divide_sum_scaling"}
+
+
+def as_accurate_as_eager(name, new, eager, exact):
+    """|new - exact| within the users' tolerance of the float64 result, or
+    within eager's own error there, per element; returns new's max error
+    against float64."""
+    worst = worst_eager = 0.0
+    for i, (n, e, x) in enumerate(zip(leaves(new), leaves(eager), leaves(exact))):
+        assert n.shape == x.shape, f"{name}[{i}]: shape {tuple(n.shape)} != {tuple(x.shape)}"
+        err, err_eager = (n.double() - x).abs(), (e.double() - x).abs()
+        bound = torch.maximum(TOL + TOL * x.abs(), err_eager)
+        bad = int((err > bound).sum())
+        assert bad == 0, (f"{name}[{i}]: {bad} elements farther from float64 than "
+                          f"both 1e-4 and eager (max {float(err.max()):.3e})")
+        worst = max(worst, float(err.max()))
+        worst_eager = max(worst_eager, float(err_eager.max()))
+    print(f"[gpu tests] {name}: max error against float64 {worst:.3e} "
+          f"(eager {worst_eager:.3e})")
+    return worst
+
+
 @pytest.mark.parametrize("name", torch_models.PROBLEMS)
 def test_problem_model_new_users_rule(name):
     """Each form of Inputs/problems (losses after a Linear, masked products,
@@ -240,6 +267,14 @@ def test_problem_model_new_users_rule(name):
         pytest.fail(f"{name}: the converter failed: {entry['error']}")
     m = load_model_new(name, TORCH_ARTIFACTS / "problems")
     ref, new = harness_pair(m)
+
+    def rule(what, out, want, inputs):
+        if name not in CANCELLING:
+            return users_rule(what, out, want)
+        with torch.no_grad():
+            exact = copy.deepcopy(ref).double()(*[t.double() for t in inputs])
+        return as_accurate_as_eager(what, out, want, exact)
+
     worst = 0.0
     for trial in range(3):
         torch.manual_seed(trial)
@@ -249,7 +284,7 @@ def test_problem_model_new_users_rule(name):
         torch.manual_seed(100 + trial)
         with torch.no_grad():
             want = ref(*inputs)
-        worst = max(worst, users_rule(name, out, want))
+        worst = max(worst, rule(name, out, want, inputs))
     for (k, a), b in zip(ref.state_dict().items(), new.state_dict().values()):
         torch.testing.assert_close(b, a, atol=TOL, rtol=TOL, msg=k)
     if isinstance(new, ft.PartitionedModule):
@@ -270,8 +305,8 @@ def test_problem_model_new_users_rule(name):
                    for t, (_, shape) in zip(m.get_inputs(), specs)]
             cut = [t.to("cuda") for t in cut]
             with torch.no_grad():
-                worst = max(worst, users_rule(f"{name} batch {size}",
-                                              new(*cut), ref(*cut)))
+                worst = max(worst, rule(f"{name} batch {size}", new(*cut),
+                                        ref(*cut), cut))
     left = [op[0] for op in getattr(new, "fuser_pytorch_ops", [])]
     print(f"[gpu tests] problems/{name}_new.py: {new.fuser_kernels}"
           f"{f', in PyTorch: {left}' if left else ''}; max abs error "

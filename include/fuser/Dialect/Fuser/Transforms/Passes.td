@@ -794,6 +794,23 @@ def FuserFoldScanFlipsPass
   let dependentDialects = ["::mlir::fuser::FuserDialect"];
 }
 
+def FuserFoldUnitTransposesPass
+    : Pass<"fuser-fold-unit-transposes", "mlir::func::FuncOp"> {
+  let summary = "Transposes that move only dimensions of size 1 as reshapes";
+  let description = [{
+    torch-mlir's einsum (`"bijl,lk->bijk"`) and other permutes write their
+    result through a `linalg.transpose` that moves only dimensions of size 1
+    (`[..., 1, 768]` to `[..., 768, 1]`). No element moves in memory, but the
+    transpose is a copy kernel of the whole result. Where every dimension
+    that is not 1 keeps its order, the transpose becomes a
+    `tensor.collapse_shape` to those dimensions and a `tensor.expand_shape`
+    to its result: views, which fold with the reshapes around them. A
+    dynamic dimension counts as one that is not 1: if it is 1 at run time,
+    keeping its order is still a view.
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
 def FuserFoldBroadcastExtractsPass
     : Pass<"fuser-fold-broadcast-extracts", "mlir::func::FuncOp"> {
   let summary = "Read torch-mlir's dynamic broadcasts through indexing maps";

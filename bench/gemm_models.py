@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """GEMMs in the shapes and layouts users write (KernelBench's problem files
 in test/gpu/Inputs/problems: irregular pitches, 3-D and 4-D operands, masked
-products, row reductions after a Linear) at their real sizes: fuser against
+products, row reductions after a Linear; and the shape classes: square,
+tall-skinny, small and large K, matrix-vector, x @ W, bmm) at their real
+sizes, with the kernel each got and why (its remarks): fuser against
 eager and torch.compile, by memory_bound.py's protocol (allclose to eager at
 1e-4, errors against a float64 run, CUDA events with L2 flushed, mean), with
 each kernel's device time. The models keep their own initialisation and
@@ -45,6 +47,19 @@ MODELS["triu_matmul_4096"] = (lambda: memory_bound.Fn(lambda a, b: torch.triu(a 
                               [(4096, 4096), (4096, 4096)], "gemm")
 MODELS["tril_matmul_4096"] = (lambda: memory_bound.Fn(lambda a, b: torch.tril(a @ b)),
                               [(4096, 4096), (4096, 4096)], "gemm")
+# The shape classes of bench/suite.py's gemm topic, as the models users write.
+_CLASSES = {
+    "square": (lambda a, b: a @ b.T, [(4096, 4096), (4096, 4096)]),
+    "tall_skinny": (lambda a, b: a @ b.T, [(32768, 1024), (1024, 1024)]),
+    "small_k": (lambda a, b: a @ b.T, [(8192, 32), (8192, 32)]),
+    "large_k": (lambda a, b: a @ b.T, [(256, 131072), (256, 131072)]),
+    "matvec": (lambda a, x: a @ x, [(8192, 8192), (8192, 1)]),
+    "linear_odd": (lambda a, b: a @ b.T, [(1000, 1000), (3000, 1000)]),
+    "square_nn": (lambda a, b: a @ b, [(4096, 4096), (4096, 4096)]),
+    "bmm": (torch.bmm, [(32, 1024, 1024), (32, 1024, 1024)]),
+}
+for _name, (_fn, _shapes) in _CLASSES.items():
+    MODELS[_name] = ((lambda fn: lambda: memory_bound.Fn(fn))(_fn), _shapes, "gemm")
 
 
 if __name__ == "__main__":

@@ -309,7 +309,7 @@ def run_one(name, iters, rounds, with_compile, models=None, out=OUT):
     else:
         kernels = fused.fuser_kernels
     row.update(correct=ok, max_error=worst, eager_max_error=worst_eager,
-               kernels=kernels)
+               kernels=kernels, choices=kernel_choices(fused))
     floor = nbytes(xs) + nbytes(flat(got))
     del got, want, want64
     torch.cuda.empty_cache()
@@ -335,6 +335,22 @@ def run_one(name, iters, rounds, with_compile, models=None, out=OUT):
     torch._dynamo.reset()
     torch.cuda.empty_cache()
     return row
+
+
+# The remarks that say which kernel an op got and why (the configuration
+# step's), and the operand copies it made.
+CHOICE_REMARKS = ("matmul kernel:", "copied K-major", "copied with K padded",
+                  "reduction kernel:", "scan kernel:")
+
+
+def kernel_choices(fused):
+    """The first variant's kernel-choice remarks of a fuser.torch package
+    ([] for a partitioned model)."""
+    package = getattr(fused, "fuser_package", None)
+    if package is None or not package.variants:
+        return []
+    return [r.message for r in package.variants[0].remarks
+            if any(key in r.message for key in CHOICE_REMARKS)]
 
 
 def fused_share(kernels_us, kernels):
@@ -379,6 +395,12 @@ def markdown(rows, device, title="Memory-bound models"):
             f"{r['tbps'] / r['copy_tbps']:.0%} | {r.get('fused_share', math.nan):.0%} | "
             f"{r['correct']} ({r['max_error']:.1e} / "
             f"{r['eager_max_error']:.1e}) | {ks} |")
+    chosen = [r for r in rows if r.get("choices")]
+    if chosen:
+        lines += ["", "Kernel choices (the configuration step's remarks, first variant):", ""]
+        for r in chosen:
+            lines.append(f"- **{r['name']}**: " + "; ".join(
+                dict.fromkeys(r["choices"])))
     return "\n".join(lines) + "\n"
 
 

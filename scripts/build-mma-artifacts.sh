@@ -87,6 +87,12 @@ for p in 3xtf32 tf32_2xbf16 fp64 tf32; do
 done
 mma test/gpu/Inputs/split/linear_k200.mlir nan_inf_ffma fp32 "" "" fp32-kernel=ffma
 mma test/gpu/Inputs/split/linear_k200.mlir nan_inf_mma_3xtf32 3xtf32 "" mma
+# ... and every 16-bit one: wgmma_tma (the default), wgmma (cp.async), mma.sync.
+for t in bf16 f16; do
+  mma test/gpu/Inputs/split/linear_k200_$t.mlir "nan_inf_${t}_wgmma_tma" fp32
+  mma test/gpu/Inputs/split/linear_k200_$t.mlir "nan_inf_${t}_wgmma" fp32 "" wgmma
+  mma test/gpu/Inputs/split/linear_k200_$t.mlir "nan_inf_${t}_mma" fp32 "" mma
+done
 # Split K (test/gpu/test_split_k.py): the large-K inputs under the default
 # options (the configuration step splits them), in tf32 (the unpromoted
 # consumer, 128 x 256 tiles), and a dynamic M with split-k=8 forced (the

@@ -313,6 +313,23 @@ class Scan(torch.nn.Module):
         return scan(x, self.dim)
 
 
+class Product(torch.nn.Module):
+    """`fn(a, b)` of two inputs: torch.matmul of a 3-D tensor and a matrix,
+    or an einsum."""
+
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, a, b):
+        return self.fn(a, b)
+
+
+def max_subtract_gelu(y):
+    m = y.max(1, keepdim=True).values
+    return F.gelu(m - m.mean(1, keepdim=True))
+
+
 def corpus_export(name, module, *inputs, dynamic=True):
     """A model with weights as arguments (WithParams); the first input's
     dim 0 is the dynamic batch when `dynamic`."""
@@ -392,6 +409,23 @@ EXPORTS += [
                   meta(2, 16, 5, 7)),
     # Scans (tm_tensor.scan, renamed fuser.scan): along rows, down the
     # dynamic batch, of a masked input, and from the end.
+    # Row reductions after a Linear (KernelBench's Gemm_Divide_Sum_Scaling,
+    # Gemm_Max_Subtract_GELU, Matmul_GELU_Softmax, Matmul_MaxPool_Sum_Scale).
+    corpus_export("torch_linear_row_sum.mlir",
+                  act(lambda y: (y / 2).sum(1, keepdim=True) * 1.5), meta(8, 32)),
+    corpus_export("torch_linear_max_subtract_gelu.mlir", act(max_subtract_gelu),
+                  meta(8, 32)),
+    corpus_export("torch_linear_gelu_softmax.mlir",
+                  act(lambda y: torch.softmax(F.gelu(y), 1)), meta(8, 32)),
+    corpus_export("torch_linear_maxpool_sum.mlir",
+                  act(lambda y: F.max_pool1d(y.unsqueeze(1), 2).squeeze(1).sum(1) * 0.5),
+                  meta(8, 32)),
+    # Higher-rank operands: a 3-D tensor times a matrix, and an einsum whose
+    # output transpose moves only a unit dimension (a view).
+    ("torch_matmul_3d.mlir", Product(torch.matmul), (meta(3, 4, 5), meta(5, 6)),
+     None),
+    ("torch_einsum_4d.mlir", Product(lambda a, b: torch.einsum("bijl,lk->bijk", a, b)),
+     (meta(2, 3, 4, 5), meta(5, 6)), None),
     corpus_export("torch_cumsum_rows.mlir", lambda: Scan(1), meta(8, 100)),
     corpus_export("torch_cumprod_batch.mlir", lambda: Scan(0, prod=True),
                   meta(8, 6)),

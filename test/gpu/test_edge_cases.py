@@ -126,6 +126,34 @@ def test_gemm_nan_inf_every_kernel(kernel, generator):
           f"{int(torch.isinf(ref).sum())} Inf outputs where PyTorch has them")
 
 
+HALF_KERNELS = [f"{t}_{k}" for t in ("bf16", "f16") for k in ("wgmma_tma", "wgmma", "mma")]
+
+
+@pytest.mark.parametrize("kernel", HALF_KERNELS)
+def test_gemm_nan_inf_half_kernels(kernel, generator):
+    """The same pattern through every 16-bit kernel (bf16 and f16 operands,
+    fp32 sums and result): against the fp32 product of the same 16-bit
+    inputs, NaN, +-Inf and finite values alike."""
+    mod = load(f"nan_inf_{kernel}")
+    dtype = torch.bfloat16 if kernel.startswith("bf16") else torch.float16
+    m, n, k = 37, 256, 200
+    x = torch.randn(m, k, device="cuda", generator=generator)
+    w = torch.randn(n, k, device="cuda", generator=generator) / math.sqrt(k)
+    w[7, 0] = 0.0  # inf * 0 = NaN in column 7 of rows 2 and 3
+    w[9, 20] = float("inf")  # column 9: +-Inf (or NaN) in every row
+    x[1, 3] = float("nan")
+    x[2, 0] = float("inf")
+    x[3, 0] = -float("inf")
+    x[4, 10], x[4, 11] = float("inf"), -float("inf")
+    x, w = x.to(dtype), w.to(dtype)
+    out = poisoned((m, n))
+    mod.forward(x, w, out=out)
+    ref = x.float() @ w.float().T
+    same_special(f"gemm {kernel}", out, ref, rtol=1e-4, atol=1e-4)
+    print(f"[gpu tests] GEMM {kernel}: {int(torch.isnan(ref).sum())} NaN and "
+          f"{int(torch.isinf(ref).sum())} Inf outputs where PyTorch has them")
+
+
 def test_gemm_zero_rows_and_columns(generator):
     mod = load("matmul_nt_odd")
     for m, n in [(0, 5), (4, 0), (0, 0)]:

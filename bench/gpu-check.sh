@@ -8,12 +8,13 @@
 #   5. with --suite TOPICS, runs those topics of bench/suite.py (all: every case);
 #   6. with the benchmarks, the host time per call (bench/host_overhead.py);
 #   7. with --memory-bound [MODELS|all], the memory-bound models against eager and
-#      torch.compile (bench/memory_bound.py; its packages are built beforehand with --build).
+#      torch.compile (bench/memory_bound.py; its packages are built beforehand with --build);
+#   8. with --gemm-models [MODELS|all], the GEMM models the same way (bench/gemm_models.py).
 # The artifacts come from scripts/build-gpu-artifacts.sh, run beforehand where
 # MLIR is, and travel in .artifacts/. Results go to $OUT (or bench/results/latest);
 # the *.log files written there are not committed (.gitignore).
 #   usage: bench/gpu-check.sh [--skip-tests] [--skip-bench] [--sanitize] [--only w1,chain]
-#                             [--suite gemm,training] [--memory-bound all]
+#                             [--suite gemm,training] [--memory-bound all] [--gemm-models all]
 #   bench cases: w1 chain w2 w3 gn gn_small w2tf32 w2bf16 (default), and the
 #   tile sweeps w2v (FFMA) and mmav (tensor cores)
 set -uo pipefail
@@ -21,7 +22,7 @@ cd "$(dirname "$0")/.."
 OUT_DIR=${OUT:-bench/results/latest}
 mkdir -p "$OUT_DIR"
 export PYTHONUNBUFFERED=1 FUSER_ARTIFACTS=$PWD/.artifacts
-RUN_TESTS=1 RUN_BENCH=1 RUN_SANITIZE=0 ONLY=w1,chain,w2,w3,gn,gn_small,w2tf32,w2bf16 SUITE= MEMORY_BOUND=
+RUN_TESTS=1 RUN_BENCH=1 RUN_SANITIZE=0 ONLY=w1,chain,w2,w3,gn,gn_small,w2tf32,w2bf16 SUITE= MEMORY_BOUND= GEMM_MODELS=
 while [ $# -gt 0 ]; do
   case $1 in
     --skip-tests) RUN_TESTS=0 ;;
@@ -30,6 +31,7 @@ while [ $# -gt 0 ]; do
     --only) ONLY=$2; shift ;;
     --suite) SUITE=$2; shift ;;
     --memory-bound) MEMORY_BOUND=$2; shift ;;
+    --gemm-models) GEMM_MODELS=$2; shift ;;
     *) echo "unknown option $1"; exit 2 ;;
   esac
   shift
@@ -95,5 +97,11 @@ if [ -n "$MEMORY_BOUND" ]; then
   [ "$MEMORY_BOUND" = all ] && MEMORY_BOUND=
   python3 bench/memory_bound.py --out "$OUT_DIR/memory_bound" ${MEMORY_BOUND:+--only "$MEMORY_BOUND"} \
     2>&1 | tee "$OUT_DIR/memory_bound.log" | grep "^|" || status=1
+fi
+if [ -n "$GEMM_MODELS" ]; then
+  echo "== GEMM models ($GEMM_MODELS)"
+  [ "$GEMM_MODELS" = all ] && GEMM_MODELS=
+  python3 bench/gemm_models.py --out "$OUT_DIR/gemm_models" ${GEMM_MODELS:+--only "$GEMM_MODELS"} \
+    2>&1 | tee "$OUT_DIR/gemm_models.log" | grep "^|" || status=1
 fi
 exit $status

@@ -59,6 +59,9 @@ if [ -x .venv/bin/python ] && .venv/bin/python -c "import torch_mlir" 2>/dev/nul
   # bench/memory_bound.py's models (.artifacts/memory_bound/).
   PATH="$TOOLS:$PATH" PYTHONPATH="$(dirname "$TOOLS")/python_packages" FUSER_TOOLS_DIR="$TOOLS" \
     .venv/bin/python bench/memory_bound.py --build
+  # bench/gemm_models.py's models (.artifacts/gemm_models/).
+  PATH="$TOOLS:$PATH" PYTHONPATH="$(dirname "$TOOLS")/python_packages" FUSER_TOOLS_DIR="$TOOLS" \
+    .venv/bin/python bench/gemm_models.py --build
 else
   echo "[artifacts] no .venv with torch-mlir (make venv): .artifacts/torch skipped"
 fi

@@ -407,8 +407,6 @@ EXPORTS += [
                   meta(8, 64)),
     corpus_export("torch_rms_norm_channels.mlir", RMSNormChannels,
                   meta(2, 16, 5, 7)),
-    # Scans (tm_tensor.scan, renamed fuser.scan): along rows, down the
-    # dynamic batch, of a masked input, and from the end.
     # Row reductions after a Linear (KernelBench's Gemm_Divide_Sum_Scaling,
     # Gemm_Max_Subtract_GELU, Matmul_GELU_Softmax, Matmul_MaxPool_Sum_Scale).
     corpus_export("torch_linear_row_sum.mlir",
@@ -426,6 +424,8 @@ EXPORTS += [
      None),
     ("torch_einsum_4d.mlir", Product(lambda a, b: torch.einsum("bijl,lk->bijk", a, b)),
      (meta(2, 3, 4, 5), meta(5, 6)), None),
+    # Scans (tm_tensor.scan, renamed fuser.scan): along rows, down the
+    # dynamic batch, of a masked input, and from the end.
     corpus_export("torch_cumsum_rows.mlir", lambda: Scan(1), meta(8, 100)),
     corpus_export("torch_cumprod_batch.mlir", lambda: Scan(0, prod=True),
                   meta(8, 6)),

@@ -4,7 +4,8 @@
 // wgmma_tma can read them by TMA. On the CPU, through the reference
 // lowering of fuser.matmul, the padded program must print exactly what the
 // unfused one prints: the padding adds exact zero products after the last
-// term of each sum. M and N are large enough (1030) for the copies to pay.
+// term of each sum. M and N are large enough (1030) for the copies to pay:
+// x @ W (B N-major), relu(x) @ W^T + b, x.T @ W (A M-major), torch.bmm.
 // RUN: fuser-opt %s --fuser-cpu-reference-pipeline="fuse=false" \
 // RUN:   | mlir-runner -e main -entry-point-result=void \
 // RUN:       -shared-libs=%mlir_lib_dir/libmlir_runner_utils%shlibext,%mlir_lib_dir/libmlir_c_runner_utils%shlibext \
@@ -22,6 +23,8 @@
 // OUT-NEXT: [
 // OUT-SAME: {{-?[0-9]+\.[0-9]+}}
 // OUT: Unranked Memref rank = 2 offset = 0 sizes = [2, 1030] strides = [1030, 1] data =
+// OUT: Unranked Memref rank = 2 offset = 0 sizes = [2, 1030] strides = [1030, 1] data =
+// OUT: Unranked Memref rank = 2 offset = 0 sizes = [2, 1030] strides = [1030, 1] data =
 // PADDED-LABEL: func.func @mm_nn
 // PADDED: fuser.pointwise ins(%{{.+}} : tensor<37x1030xf32>)
 // PADDED-SAME: -> tensor<1030x37xf32>
@@ -33,6 +36,12 @@
 // PADDED-DAG: tensor.pad %{{.+}} low[0, 0] high[0, 3]
 // PADDED-DAG: tensor.pad %{{.+}} low[0, 0] high[0, 3]
 // PADDED: fuser.matmul %{{.+}}, %{{.+}} transpose_b epilogue_inputs({{.*}}: tensor<1030x40xf32>, tensor<1030x40xf32> -> tensor<1030x1030xf32>
+// PADDED-LABEL: func.func @mm_tn
+// PADDED-COUNT-2: tensor.pad %{{.+}} low[0, 0] high[0, 3]
+// PADDED: fuser.matmul %{{.+}}, %{{.+}} transpose_b {{.*}}: tensor<1030x40xf32>, tensor<1030x40xf32> -> tensor<1030x1030xf32>
+// PADDED-LABEL: func.func @bmm
+// PADDED-COUNT-2: tensor.pad %{{.+}} low[0, 0, 0] high[0, 0, 3]
+// PADDED: fuser.matmul %{{.+}}, %{{.+}} transpose_b {{.*}}: tensor<2x1030x40xf32>, tensor<2x1030x40xf32> -> tensor<2x1030x1030xf32>
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d1)>
@@ -68,6 +77,27 @@ func.func @linear_relu(%x: tensor<1030x37xf32>, %w: tensor<1030x37xf32>, %b: ten
     linalg.yield %s : f32
   } -> tensor<1030x1030xf32>
   return %y : tensor<1030x1030xf32>
+}
+
+// x.T @ b with x stored K x M: A copied K-major, then both padded.
+func.func @mm_tn(%x: tensor<37x1030xf32>, %b: tensor<37x1030xf32>) -> tensor<1030x1030xf32> {
+  %zero = arith.constant 0.0 : f32
+  %et = tensor.empty() : tensor<1030x37xf32>
+  %xt = linalg.transpose ins(%x : tensor<37x1030xf32>) outs(%et : tensor<1030x37xf32>) permutation = [1, 0]
+  %e = tensor.empty() : tensor<1030x1030xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1030x1030xf32>) -> tensor<1030x1030xf32>
+  %mm = linalg.matmul ins(%xt, %b : tensor<1030x37xf32>, tensor<37x1030xf32>) outs(%z : tensor<1030x1030xf32>) -> tensor<1030x1030xf32>
+  return %mm : tensor<1030x1030xf32>
+}
+
+// torch.bmm of 2 x 1030 x 37 and 2 x 37 x 1030: B copied K-major per
+// batch, both padded.
+func.func @bmm(%a: tensor<2x1030x37xf32>, %b: tensor<2x37x1030xf32>) -> tensor<2x1030x1030xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x1030x1030xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x1030x1030xf32>) -> tensor<2x1030x1030xf32>
+  %mm = linalg.batch_matmul ins(%a, %b : tensor<2x1030x37xf32>, tensor<2x37x1030xf32>) outs(%z : tensor<2x1030x1030xf32>) -> tensor<2x1030x1030xf32>
+  return %mm : tensor<2x1030x1030xf32>
 }
 
 // Pseudo-random values in [-scale, scale): fract(sin(k * 12.9898) * 43758.5).
@@ -134,5 +164,22 @@ func.func @main() {
   %bias = tensor.cast %biasc : tensor<?xf32> to tensor<1030xf32>
   %y2 = func.call @linear_relu(%a, %w, %bias) : (tensor<1030x37xf32>, tensor<1030x37xf32>, tensor<1030xf32>) -> tensor<1030x1030xf32>
   func.call @print(%y2) : (tensor<1030x1030xf32>) -> ()
+
+  %xtd = func.call @random(%c37, %c1030, %seed_x, %one) : (index, index, f32, f32) -> tensor<?x?xf32>
+  %xt = tensor.cast %xtd : tensor<?x?xf32> to tensor<37x1030xf32>
+  %y3 = func.call @mm_tn(%xt, %b) : (tensor<37x1030xf32>, tensor<37x1030xf32>) -> tensor<1030x1030xf32>
+  func.call @print(%y3) : (tensor<1030x1030xf32>) -> ()
+
+  %c2060 = arith.constant 2060 : index
+  %c74 = arith.constant 74 : index
+  %a3d = func.call @random(%c2060, %c37, %seed_w, %one) : (index, index, f32, f32) -> tensor<?x?xf32>
+  %a3s = tensor.cast %a3d : tensor<?x?xf32> to tensor<2060x37xf32>
+  %a3 = tensor.expand_shape %a3s [[0, 1], [2]] output_shape [2, 1030, 37] : tensor<2060x37xf32> into tensor<2x1030x37xf32>
+  %b3d = func.call @random(%c74, %c1030, %seed_b, %wscale) : (index, index, f32, f32) -> tensor<?x?xf32>
+  %b3s = tensor.cast %b3d : tensor<?x?xf32> to tensor<74x1030xf32>
+  %b3 = tensor.expand_shape %b3s [[0, 1], [2]] output_shape [2, 37, 1030] : tensor<74x1030xf32> into tensor<2x37x1030xf32>
+  %y4 = func.call @bmm(%a3, %b3) : (tensor<2x1030x37xf32>, tensor<2x37x1030xf32>) -> tensor<2x1030x1030xf32>
+  %y4b = tensor.extract_slice %y4[1, 0, 0] [1, 1030, 1030] [1, 1, 1] : tensor<2x1030x1030xf32> to tensor<1030x1030xf32>
+  func.call @print(%y4b) : (tensor<1030x1030xf32>) -> ()
   return
 }

@@ -2,7 +2,9 @@
 //
 // Part of the configuration step (fuser-configure-kernels): where a matmul
 // reads an operand in a layout the fast kernel does not, and the product is
-// large enough, the operand is copied into that layout first.
+// large enough, the operand is copied into that layout first; where f32 rows
+// of K are not 16-byte multiples apart, both operands are copied with K
+// padded so that TMA reads them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +12,7 @@
 #include "MatmulWaveTile.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
@@ -66,6 +69,9 @@ static Value transposedCopy(OpBuilder &b, Location loc, Value v) {
 
 /// TMA copies rows whose starts are a multiple of this many bytes apart.
 static constexpr int64_t kTmaRowAlignBytes = 16;
+
+/// The shortest K padded for TMA: wgmma_tma's k tile (3xtf32's BK).
+static constexpr int64_t kMinPaddedK = 32;
 
 /// `k` rounded up to whole TMA rows of `elemBits`-bit elements.
 static int64_t tmaPaddedK(int64_t k, unsigned elemBits) {
@@ -240,9 +246,25 @@ std::string mlir::fuser::kMajorCopyRefusal(MatmulOp op) {
   int64_t rank = resTy.getRank();
   int64_t m = resTy.getDimSize(rank - 2), n = resTy.getDimSize(rank - 1);
   int64_t k = lhsTy.getDimSize(op.getLhsKDim());
+  auto rhsTy = cast<RankedTensorType>(op.getRhs().getType());
   if (ShapedType::isDynamic(m) || ShapedType::isDynamic(n) ||
-      ShapedType::isDynamic(k))
+      ShapedType::isDynamic(k) ||
+      ShapedType::isDynamic(rhsTy.getDimSize(op.getRhsKDim())))
     return "M, N or K is dynamic";
+  if (k % 4) {
+    // f16/bf16 rows are read through cp.async there, which any pitch suits;
+    // padding f32 rows pays from a whole k tile up (below, writing C bounds
+    // the product).
+    if (!lhsTy.getElementType().isF32())
+      return "K is not a multiple of 4 (TMA rows)";
+    if (k < kMinPaddedK)
+      return "K = " + std::to_string(k) +
+             " is not a multiple of 4 and below a k tile (" +
+             std::to_string(kMinPaddedK) + "): padding it would not pay";
+    if (!isa_and_nonnull<func::FuncOp>(op->getParentOp()))
+      return "K is not a multiple of 4 and the product is not in a "
+             "function's body, where its padded copies would be gathers";
+  }
   int64_t bar = copyBar(op);
   if (m * n < bar * (m + n))
     return "M * N / (M + N) = " + std::to_string(m * n / (m + n)) + ", below " +
@@ -277,19 +299,19 @@ bool mlir::fuser::copyOperandsKMajor(MatmulOp op, const ChipInfo &chip, bool tma
   // M-major: fuser-fuse-matmul leaves an x.T of them a copy).
   Type operandTy = lhsTy.getElementType();
   bool half = isa<Float16Type, BFloat16Type>(operandTy);
-  // Rows of K that are not 16-byte multiples apart: TMA reads neither
-  // operand, so both are copied with K padded (f32; f16/bf16 run on
-  // mma.sync's cp.async instead). kMajorCopyRefusal refused a dynamic K.
+  if (!chip.wgmma || !tmaAllowed ||
+      !(half || (operandTy.isF32() && resTy.getElementType().isF32())) ||
+      !kMajorCopyRefusal(op).empty())
+    return false;
+  // f32 rows of K that are not 16-byte multiples apart: TMA reads neither
+  // operand, so both are copied with K padded (kMajorCopyRefusal refused
+  // a dynamic K, and f16/bf16 such rows).
   int64_t k = lhsTy.getDimSize(op.getLhsKDim());
   int64_t paddedK = tmaPaddedK(k, operandTy.getIntOrFloatBitWidth());
   bool padK = !half && paddedK != k;
   bool kernelReadsB = !half && !padK && wgmmaTmaReadsNMajorB(op);
   bool copyB = !op.getTransposeB() && (!kernelReadsB || m >= kNMajorCopyMinM);
-  if (!chip.wgmma || !tmaAllowed ||
-      !(half || (operandTy.isF32() && resTy.getElementType().isF32())) ||
-      !kMajorCopyRefusal(op).empty() ||
-      (!op.getTransposeA() && !copyB && !padK) ||
-      (half && paddedK != k))
+  if (!op.getTransposeA() && !copyB && !padK)
     return false;
   int64_t bar = copyBar(op); // Before the copies change the layouts.
   OpBuilder b(op);
@@ -299,7 +321,8 @@ bool mlir::fuser::copyOperandsKMajor(MatmulOp op, const ChipInfo &chip, bool tma
                     : copyB                     ? "B"
                                                 : "";
   // The prologue computes A in a kernel of its own, which the pad reads.
-  if (padK)
+  bool ownPrologue = padK && op.hasPrologue();
+  if (ownPrologue)
     op.materializePrologue();
   if (op.getTransposeA()) {
     Value lhs = op.getLhs();
@@ -324,12 +347,18 @@ bool mlir::fuser::copyOperandsKMajor(MatmulOp op, const ChipInfo &chip, bool tma
     if (padK)
       remark << (which.empty() ? "A and B" : "both")
              << " copied with K padded with zeros from " << k << " to "
-             << paddedK << " (rows of 16-byte multiples for TMA) ";
+             << paddedK << " (rows of 16-byte multiples for TMA"
+             << (ownPrologue ? "; A's prologue in a pointwise kernel of its "
+                               "own first"
+                             : "")
+             << ") ";
     remark << "so that "
            << (!half                ? "3xtf32"
                : operandTy.isBF16() ? "bf16"
                                     : "f16")
-           << " on wgmma_tma applies (M * N / (M + N) = " << m * n / (m + n)
+           // 16-bit rows that are not 16-byte multiples apart: cp.async.
+           << (op.hasTmaCopyableK() ? " on wgmma_tma" : " on wgmma")
+           << " applies (M * N / (M + N) = " << m * n / (m + n)
            << ", at least " << bar;
     if (copyB && kernelReadsB)
       remark << "; with M = " << m << ", at least " << kNMajorCopyMinM

@@ -20,8 +20,8 @@ namespace mlir::fuser {
 /// whose A is M-major, or whose B is N-major in a shape the kernel cannot
 /// transpose itself, on a chip with wgmma (`tmaAllowed`: the options allow
 /// wgmma_tma). Where f32 rows of K are not 16-byte multiples apart (K not a
-/// multiple of 4), both operands are also copied with K padded with zeros,
-/// so that TMA reads them. Adds a remark if `report`. False where it does
+/// multiple of 4; K of at least a k tile), both operands are also copied
+/// with K padded with zeros, so that TMA reads them. Adds a remark if `report`. False where it does
 /// not apply.
 bool copyOperandsKMajor(MatmulOp op, const ChipInfo &chip, bool tmaAllowed,
                         bool report);

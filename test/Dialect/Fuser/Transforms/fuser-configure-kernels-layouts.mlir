@@ -289,6 +289,7 @@ func.func @scaled_bar_not_met(%g: tensor<1024x256xf32>, %h: tensor<1024x16384xf3
 // CHECK: tensor.yield %[[ZERO]]
 // CHECK: } : tensor<8205x2949xf32> to tensor<8205x2952xf32>
 // CHECK: %[[BP:.+]] = tensor.pad %[[BT]] low[0, 0] high[0, 3]
+// CHECK: tensor.yield %[[ZERO]]
 // CHECK: } : tensor<5921x2949xf32> to tensor<5921x2952xf32>
 // CHECK: fuser.matmul %[[AP]], %[[BP]] transpose_b epilogue_maps [] {config = #fuser.config<strategy = "wgmma_tma"
 // CHECK-SAME: precision = "3xtf32"
@@ -300,9 +301,19 @@ func.func @scaled_bar_not_met(%g: tensor<1024x256xf32>, %h: tensor<1024x16384xf3
 // CHECK-LABEL: func.func @padded_k_bmm
 // CHECK: tensor.pad {{.+}} high[0, 0, 2]
 // CHECK: } : tensor<?x1024x1022xf32> to tensor<?x1024x1024xf32>
+// CHECK: tensor.pad {{.+}} high[0, 0, 2]
+// CHECK: } : tensor<?x1024x1022xf32> to tensor<?x1024x1024xf32>
 // CHECK-LABEL: func.func @padded_k_below
 // CHECK-NOT: tensor.pad
 // CHECK: strategy = "mma"
+// CHECK-LABEL: func.func @padded_k_short
+// CHECK-NOT: tensor.pad
+// CHECK: strategy = "mma"
+// CHECK-LABEL: func.func @f16_nn_k_tail
+// CHECK-NOT: tensor.pad
+// CHECK: fuser.pointwise {{.+}} -> tensor<4096x4092xf16>
+// CHECK-NOT: tensor.pad
+// CHECK: strategy = "wgmma"
 // CHECK-LABEL: func.func @padded_k_bf16
 // CHECK-NOT: tensor.pad
 // CHECK: return
@@ -333,13 +344,33 @@ func.func @padded_k_bmm(%x: tensor<?x1024x1022xf32>, %w: tensor<?x1022x1024xf32>
   }
   return %y : tensor<?x1024x1024xf32>
 }
-func.func @padded_k_below(%x: tensor<64x30xf32>, %w: tensor<64x30xf32>) -> tensor<64x64xf32> {
+func.func @padded_k_below(%x: tensor<64x34xf32>, %w: tensor<64x34xf32>) -> tensor<64x64xf32> {
   // expected-remark @+1 {{matmul kernel: mma in fp64 (3xtf32 not applicable: K is dynamic, zero or not a multiple of 4 (TMA rows) and not copied K-major: M * N / (M + N) = 32, below 512; fp64 tensor cores)}}
-  %y = fuser.matmul %x, %w transpose_b epilogue_maps [] : tensor<64x30xf32>, tensor<64x30xf32> -> tensor<64x64xf32> {
+  %y = fuser.matmul %x, %w transpose_b epilogue_maps [] : tensor<64x34xf32>, tensor<64x34xf32> -> tensor<64x64xf32> {
   ^bb0(%acc: f32):
     fuser.yield %acc : f32
   }
   return %y : tensor<64x64xf32>
+}
+// An outer product's K of 3: padding would not pay.
+func.func @padded_k_short(%x: tensor<4096x3xf32>, %w: tensor<4096x3xf32>) -> tensor<4096x4096xf32> {
+  // expected-remark @+1 {{matmul kernel: mma in fp64 (3xtf32 not applicable: K is dynamic, zero or not a multiple of 4 (TMA rows) and not copied K-major: K = 3 is not a multiple of 4 and below a k tile (32): padding it would not pay; fp64 tensor cores)}}
+  %y = fuser.matmul %x, %w transpose_b epilogue_maps [] : tensor<4096x3xf32>, tensor<4096x3xf32> -> tensor<4096x4096xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<4096x4096xf32>
+}
+// f16 rows of K = 4092 (not 16-byte multiples): B is still copied K-major,
+// for wgmma (cp.async), not padded.
+func.func @f16_nn_k_tail(%x: tensor<4096x4092xf16>, %w: tensor<4092x4096xf16>) -> tensor<4096x4096xf32> {
+  // expected-remark @+2 {{B copied K-major by a transposing kernel so that f16 on wgmma applies (M * N / (M + N) = 2048, at least 512)}}
+  // expected-remark @+1 {{matmul kernel: wgmma in f16}}
+  %y = fuser.matmul %x, %w epilogue_maps [] : tensor<4096x4092xf16>, tensor<4092x4096xf16> -> tensor<4096x4096xf32> {
+  ^bb0(%acc: f32):
+    fuser.yield %acc : f32
+  }
+  return %y : tensor<4096x4096xf32>
 }
 func.func @padded_k_bf16(%x: tensor<4096x4095xbf16>, %w: tensor<4096x4095xbf16>) -> tensor<4096x4096xbf16> {
   // expected-remark @+1 {{matmul kernel: wgmma in bf16}}

@@ -37,6 +37,23 @@ def randn(shape, generator, scale=3.0):
     return x
 
 
+def uniform(shape, generator, scale=1.0):
+    """Uniform in [-scale, scale): fresh values of both signs."""
+    return (torch.rand(*shape, device="cuda", generator=generator) * 2 - 1) * scale
+
+
+def check_both(name, out, ref64, eager, tol=1e-4, what="eager fp32"):
+    """`check` against float64, then allclose to eager (what users check)
+    at `tol` (the users' fp32 rule by default); prints eager's own max
+    error. Returns both max errors."""
+    ours = check(name, out, ref64, tol)
+    theirs = float((eager.double() - ref64).abs().max()) if eager.numel() else 0.0
+    print(f"[gpu tests] {name}: {what} max abs error {theirs:.3e}")
+    assert torch.allclose(out, eager, atol=tol, rtol=tol), \
+        f"{name}: differs from {what} beyond {tol}"
+    return ours, theirs
+
+
 def poisoned(shape):
     return torch.full(shape, float("nan"), device="cuda")
 

@@ -22,7 +22,8 @@ import math
 import pytest
 import torch
 
-from gpu_util import ARTIFACTS, check, load, poisoned
+from gpu_util import ARTIFACTS, check, load, poisoned, uniform
+from gpu_util import check_both as _check_both
 
 TOL = 1e-4  # the users' fp32 rule (atol = rtol = 1e-4)
 
@@ -36,8 +37,6 @@ def manifest_functions(stem):
     return {f["name"]: f for f in json.loads(path.read_text())["functions"]}
 
 
-def uniform(shape, generator, scale=1.0):
-    return (torch.rand(*shape, device="cuda", generator=generator) * 2 - 1) * scale
 
 
 def run_guarded(fn, args, shape):
@@ -51,14 +50,11 @@ def run_guarded(fn, args, shape):
     return out
 
 
+
+
 def check_both(name, out, ref64, eager):
-    """float64 and torch.bmm (fp32, TF32 off) at TOL; prints both errors."""
-    ours = check(name, out, ref64, TOL)
-    cublas = float((eager.double() - ref64).abs().max()) if eager.numel() else 0.0
-    print(f"[gpu tests] {name}: torch.bmm max abs error {cublas:.3e}")
-    assert torch.allclose(out, eager, atol=TOL, rtol=TOL), \
-        f"{name}: differs from torch.bmm beyond {TOL}"
-    return ours, cublas
+    """float64 and torch.bmm (fp32, TF32 off) at TOL."""
+    return _check_both(name, out, ref64, eager, TOL, "torch.bmm")
 
 
 def test_kernels_are_wgmma_tma():

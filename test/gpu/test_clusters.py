@@ -18,7 +18,7 @@ import math
 import pytest
 import torch
 
-from gpu_util import ARTIFACTS, check, load, poisoned
+from gpu_util import ARTIFACTS, check, load, poisoned, uniform
 
 REDUCED_TOL = 1e-2  # tf32 / bf16: the users' reduced-precision rule
 FP32_TOL = 1e-4
@@ -26,8 +26,6 @@ FP32_TOL = 1e-4
 pytestmark = pytest.mark.usefixtures("fp32_reference")
 
 
-def uniform(shape, generator, scale=1.0):
-    return (torch.rand(*shape, device="cuda", generator=generator) * 2 - 1) * scale
 
 
 def clustered(stem):

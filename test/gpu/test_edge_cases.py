@@ -100,6 +100,21 @@ NAN_INF_KERNELS = {"3xtf32": 1e-4, "tf32_2xbf16": 1e-4, "fp64": 1e-4, "ffma": 1e
                    "mma_3xtf32": 1e-4}
 
 
+def special_gemm_inputs(generator, m=37, n=256, k=200):
+    """x (m x k) and W (n x k), both signs, with NaN, +Inf and -Inf in rows
+    1-3 of x, +Inf and -Inf in row 4 (NaN), a zero weight against the Infs
+    (column 7: Inf * 0 = NaN) and an Inf in W (column 9)."""
+    x = torch.randn(m, k, device="cuda", generator=generator)
+    w = torch.randn(n, k, device="cuda", generator=generator) / math.sqrt(k)
+    w[7, 0] = 0.0
+    w[9, 20] = float("inf")
+    x[1, 3] = float("nan")
+    x[2, 0] = float("inf")
+    x[3, 0] = -float("inf")
+    x[4, 10], x[4, 11] = float("inf"), -float("inf")
+    return x, w
+
+
 @pytest.mark.parametrize("kernel", sorted(NAN_INF_KERNELS))
 def test_gemm_nan_inf_every_kernel(kernel, generator):
     """PyTorch's NaN/Inf pattern: NaN, +Inf and -Inf in rows of x, +Inf and
@@ -107,17 +122,9 @@ def test_gemm_nan_inf_every_kernel(kernel, generator):
     row of tf32-exact weights (zero lo parts: +-Inf), an Inf in W; the other
     outputs at the kernel's precision."""
     mod = load(f"nan_inf_{kernel}")
-    m, n, k = 37, 256, 200
-    x = torch.randn(m, k, device="cuda", generator=generator)
-    w = torch.randn(n, k, device="cuda", generator=generator) / math.sqrt(k)
+    x, w = special_gemm_inputs(generator)
     w[5, :] = 0.5  # tf32-exact: every lo part 0
-    w[7, 0] = 0.0  # inf * 0 = NaN in column 7 of rows 2 and 3
-    w[9, 20] = float("inf")  # column 9: +-Inf (or NaN) in every row
-    x[1, 3] = float("nan")
-    x[2, 0] = float("inf")
-    x[3, 0] = -float("inf")
-    x[4, 10], x[4, 11] = float("inf"), -float("inf")
-    out = poisoned((m, n))
+    out = poisoned((x.shape[0], w.shape[0]))
     mod.forward(x, w, out=out)
     ref = x @ w.T
     tol = NAN_INF_KERNELS[kernel]
@@ -136,17 +143,8 @@ def test_gemm_nan_inf_half_kernels(kernel, generator):
     inputs, NaN, +-Inf and finite values alike."""
     mod = load(f"nan_inf_{kernel}")
     dtype = torch.bfloat16 if kernel.startswith("bf16") else torch.float16
-    m, n, k = 37, 256, 200
-    x = torch.randn(m, k, device="cuda", generator=generator)
-    w = torch.randn(n, k, device="cuda", generator=generator) / math.sqrt(k)
-    w[7, 0] = 0.0  # inf * 0 = NaN in column 7 of rows 2 and 3
-    w[9, 20] = float("inf")  # column 9: +-Inf (or NaN) in every row
-    x[1, 3] = float("nan")
-    x[2, 0] = float("inf")
-    x[3, 0] = -float("inf")
-    x[4, 10], x[4, 11] = float("inf"), -float("inf")
-    x, w = x.to(dtype), w.to(dtype)
-    out = poisoned((m, n))
+    x, w = (t.to(dtype) for t in special_gemm_inputs(generator))
+    out = poisoned((x.shape[0], w.shape[0]))
     mod.forward(x, w, out=out)
     ref = x.float() @ w.float().T
     same_special(f"gemm {kernel}", out, ref, rtol=1e-4, atol=1e-4)

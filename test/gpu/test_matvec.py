@@ -15,7 +15,7 @@ import math
 import pytest
 import torch
 
-from gpu_util import check, load, poisoned
+from gpu_util import check, load, poisoned, uniform
 
 TOL = 1e-4
 SHAPES = [(1, 1), (7, 37), (1000, 4096), (8193, 8195), (64, 1)]
@@ -24,8 +24,6 @@ SHAPES = [(1, 1), (7, 37), (1000, 4096), (8193, 8195), (64, 1)]
 pytestmark = pytest.mark.usefixtures("fp32_reference")
 
 
-def uniform(shape, generator, scale=1.0):
-    return (torch.rand(shape, device="cuda", generator=generator) * 2 - 1) * scale
 
 
 @pytest.mark.parametrize("m,k", SHAPES)

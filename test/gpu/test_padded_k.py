@@ -16,23 +16,15 @@ import math
 import pytest
 import torch
 
-from gpu_util import ARTIFACTS, check, load, poisoned
+from gpu_util import ARTIFACTS, check, check_both, load, poisoned, uniform
 
 TOL = 1e-4  # the users' fp32 rule (atol = rtol = 1e-4)
 
 pytestmark = pytest.mark.usefixtures("fp32_reference")
 
 
-def uniform(shape, generator, scale=1.0):
-    return (torch.rand(*shape, device="cuda", generator=generator) * 2 - 1) * scale
 
 
-def check_both(name, out, ref64, eager):
-    check(name, out, ref64, TOL)
-    print(f"[gpu tests] {name}: eager fp32 max abs error "
-          f"{float((eager.double() - ref64).abs().max()):.3e}")
-    assert torch.allclose(out, eager, atol=TOL, rtol=TOL), \
-        f"{name}: differs from eager fp32 beyond {TOL}"
 
 
 def kernels(stem, fn):

@@ -4,12 +4,9 @@
 
 #include "WgmmaSteps.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-
-#include <limits>
 
 using namespace mlir;
 using namespace mlir::fuser;
@@ -497,33 +494,18 @@ Value mlir::fuser::emitTmaSplitConsumer(OpBuilder &b, Location loc,
   // large sum is then NaN itself); and a promotion that overflows carries
   // -Inf as its lost part. (A NaN whose payload lies in the low 13 bits
   // reads as Inf in tf32; PyTorch's NaNs set bit 22.)
-  //
-  // 3xtf32 does it in one instruction: maxnum(small, -FLT_MAX) is small
-  // where it is finite or +Inf, and -FLT_MAX for NaN or -Inf. An Inf or NaN
-  // operand makes the chunk's large sum +-Inf or NaN too (its hi part is
-  // Inf or NaN), which absorbs -FLT_MAX; an overflowing small sum means
-  // products past 2^139, whose sums overflow anyway. The exact drop (three
-  // instructions, on the path between the warpgroups' drained wgmmas) cost
-  // W2 and W3 4.2-4.3% (H200, 2026-11-30,
-  // bench/results/H200-2026-11-30-nonfinite-promotion-ab.md). tf32_2xbf16
-  // keeps it: a bf16 hi part of a finite operand near FLT_MAX may round up
-  // to Inf while the large sum stays finite.
   Value sums = chunks.getRegionIterArgs()[0];
   Value error = zero;
   Value fzero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
-  Value lowest = arith::ConstantOp::create(
-      b, loc, b.getF32FloatAttr(-std::numeric_limits<float>::max()));
   for (int64_t e = 0; e < numAcc; ++e) {
     Value small = LLVM::ExtractValueOp::create(b, loc, rest.getResult(0), e);
-    if (!t.crossBf16())
-      small = arith::MaxNumFOp::create(b, loc, small, lowest);
-    else // small - small is 0 exactly when small is finite.
-      small = arith::SelectOp::create(
-          b, loc,
-          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                arith::SubFOp::create(b, loc, small, small),
-                                fzero),
-          small, fzero);
+    // small - small is 0 exactly when small is finite.
+    small = arith::SelectOp::create(
+        b, loc,
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                              arith::SubFOp::create(b, loc, small, small),
+                              fzero),
+        small, fzero);
     Value part = arith::AddFOp::create(
         b, loc, LLVM::ExtractValueOp::create(b, loc, rest.getResult(1), e),
         small);

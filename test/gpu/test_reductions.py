@@ -310,6 +310,30 @@ def test_pooling(generator):
         assert bool(same.all()), f"max_pool2d trial {trial}: {int((~same).sum())} differ"
 
 
+def test_pooling_rows_per_thread(generator):
+    """Pools large enough that each thread computes 4 outputs down a column
+    and loads the input rows their windows share once (pooling.mlir's
+    row_pools): 253 output rows (the last group overlaps the one before),
+    odd widths, padding; NaN and -inf in the windows."""
+    import torch.nn.functional as F
+    mod = load("pooling")
+    for trial in range(2):
+        x = data((4, 64, 255, 257), generator)
+        y = data((8, 64, 255, 255), generator)
+        if trial == 1:
+            x[0, 0, 0, 0] = float("nan")
+            x[3, 63, 254, :] = float("-inf")
+            y[1, 2, 3, 4] = float("nan")
+            y[7, 63, :, 254] = float("-inf")
+        avg, mx = poisoned((4, 64, 253, 255)), poisoned((8, 64, 128, 128))
+        mod.row_pools(x, y, out=(avg, mx))
+        check(f"avg_pool2d(3, 1) 4 rows per thread, trial {trial}", avg,
+              F.avg_pool2d(x.double(), 3, stride=1), 1e-5)
+        want = F.max_pool2d(y, 3, stride=2, padding=1)
+        same = (mx == want) | (torch.isnan(mx) & torch.isnan(want))
+        assert bool(same.all()), f"max_pool2d trial {trial}: {int((~same).sum())} differ"
+
+
 def test_global_pooling(generator):
     """avg_pool2d(x, 4) and max_pool2d(x, 4) on 8 x 512 x 4 x 4 (a ResNet's
     last pool): one output per window, the window's loop innermost."""

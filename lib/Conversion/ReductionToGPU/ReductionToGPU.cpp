@@ -240,6 +240,16 @@ public:
                       : Value(arith::RemUIOp::create(b, loc, tid, perBlockV));
     Value o = arith::AddIOp::create(
         b, loc, arith::MulIOp::create(b, loc, bid, perBlockV), local);
+    // With U outputs per thread along the window's row loop, that loop
+    // counts groups of U rows.
+    int64_t rows = config.getTile().size() == 4 ? config.getTile()[3] : 1;
+    std::optional<unsigned> rowLoop;
+    int64_t rowExtent = 0;
+    if (rows > 1) {
+      rowLoop = windowRowLoop(op, shape);
+      rowExtent = staticRanges[*rowLoop];
+      extents[*rowLoop] = constI64(b, loc, llvm::divideCeil(rowExtent, rows));
+    }
     Value outputs = product(b, shape.parallelLoops);
     // In groups of `vec` consecutive elements, one vector load each.
     Value length = product(b, shape.reductionLoops, /*grouped=*/true);
@@ -261,6 +271,17 @@ public:
           arith::SubIOp::create(b, loc, outputs, constI64(b, loc, 1)));
     coords.assign(op.getNumLoops(), Value());
     delinearize(b, o, shape.parallelLoops);
+    Value firstRow;
+    if (rowLoop) {
+      extents[*rowLoop] = constI64(b, loc, rowExtent);
+      // The last group ends at the last row: its first rows are the
+      // previous group's too, stored twice with the same values.
+      firstRow =
+          arith::MinUIOp::create(b, loc,
+                                 arith::MulIOp::create(b, loc, coords[*rowLoop],
+                                                       constI64(b, loc, rows)),
+                                 constI64(b, loc, rowExtent - rows));
+    }
 
     // Each input's offset from its parallel coordinates, once per thread.
     SmallVector<Value> bases;
@@ -296,6 +317,13 @@ public:
     Value end = staticFold
                     ? last
                     : Value(arith::SelectOp::create(b, loc, valid, last, zero));
+    if (rowLoop) {
+      windowRows = rowLoop;
+      emitWindowRows(b, firstRow, rows, valid, lane, last, shareV, initPtrs,
+                     outPtrs);
+      gpu::ReturnOp::create(b, loc);
+      return;
+    }
     partialsBase = stage == Stage::Combine
                        ? Value(arith::MulIOp::create(b, loc, o, slicesV))
                        : Value();
@@ -384,6 +412,59 @@ public:
   }
 
 private:
+  /// One thread's `rows` outputs along the window's row loop, from row
+  /// `firstRow` on: each input's offsets are the first row's plus a
+  /// constant, so that the loads of the input rows their windows share
+  /// fold to the same addresses, and every fold comes before the stores,
+  /// which could otherwise alias the loads that follow them.
+  void emitWindowRows(OpBuilder &b, Value firstRow, int64_t rows, Value valid,
+                      Value begin, Value end, Value step,
+                      ArrayRef<Value> initPtrs, ArrayRef<Value> outPtrs) {
+    coords[*windowRows] = firstRow;
+    SmallVector<Value> firstBases;
+    for (auto [k, i] : llvm::enumerate(readInputs))
+      firstBases.push_back(padded[k]
+                               ? Value()
+                               : offset(b, op.getIndexingMapsArray()[i],
+                                        /*parallel=*/true, constI64(b, loc, 0),
+                                        operandType(i)));
+    SmallVector<SmallVector<Value>> results;
+    for (int64_t u = 0; u < rows; ++u) {
+      SmallVector<Value> bases;
+      for (auto [k, i] : llvm::enumerate(readInputs))
+        bases.push_back(padded[k]
+                            ? Value()
+                            : arith::AddIOp::create(
+                                  b, loc, firstBases[k],
+                                  rowDelta(b, op.getIndexingMapsArray()[i],
+                                           operandType(i), u)));
+      coords[*windowRows] =
+          arith::AddIOp::create(b, loc, firstRow, constI64(b, loc, u));
+      results.push_back(
+          foldRange(b, begin, end, step, identities(b), {}, bases));
+    }
+    auto ifValid = scf::IfOp::create(b, loc, valid, /*withElse=*/false);
+    OpBuilder tb = ifValid.getThenBodyBuilder();
+    for (int64_t u = 0; u < rows; ++u) {
+      coords[*windowRows] =
+          arith::AddIOp::create(tb, loc, firstRow, constI64(tb, loc, u));
+      storeResults(tb, withInits(tb, results[u], initPtrs), outPtrs);
+    }
+  }
+
+  /// The offset of row `u` of the window's row loop from row 0 in an input
+  /// read through `map`: a constant (window reads are static).
+  Value rowDelta(OpBuilder &b, AffineMap map, ShapedType type, int64_t u) {
+    SmallVector<Value> saved = coords;
+    Value zero = constI64(b, loc, 0);
+    for (unsigned d : shape.parallelLoops)
+      coords[d] = zero;
+    coords[*windowRows] = constI64(b, loc, u);
+    Value delta = offset(b, map, /*parallel=*/true, zero, type);
+    coords = saved;
+    return delta;
+  }
+
   /// This thread's output's offset in the outputs.
   Value outputOffset(OpBuilder &b) {
     OpOperand *init = op.getDpsInitOperand(0);
@@ -1163,6 +1244,8 @@ private:
   SmallVector<Value> elementPtrs, consumerPtrs, elementBases, statistics;
   Value resultBase;   // this output's offset in the consumer's results
   Value partialsBase; // Combine: o * P, where output o's partials start
+  /// The window's row loop of a thread that computes several outputs.
+  std::optional<unsigned> windowRows;
   Location loc;
   SmallVector<Type> accTypes;
   int64_t vec;        // elements per vector load (kernel 2: 1)
@@ -1239,17 +1322,30 @@ private:
              << "is configured as a reduction kernel but " << why;
     ArrayRef<int64_t> tile = config.getTile();
     int64_t block = config.getBlock()[0];
-    int64_t slices = tile.size() == 3 ? tile[2] : 1;
-    if ((tile.size() != 2 && tile.size() != 3) ||
-        !llvm::isPowerOf2_64(tile[0]) || block % tile[0] != 0 ||
-        (tile[1] != 1 && tile[1] != block / tile[0]) ||
+    int64_t slices = tile.size() >= 3 ? tile[2] : 1;
+    if ((tile.size() < 2 || tile.size() > 4) || !llvm::isPowerOf2_64(tile[0]) ||
+        block % tile[0] != 0 || (tile[1] != 1 && tile[1] != block / tile[0]) ||
         slices > kReductionMaxSlices || config.getBlock()[1] != 1 ||
         config.getBlock()[2] != 1)
       return op.emitOpError()
              << "needs a reduction config with block = [B, 1, 1] and tile = "
-                "[S, D] or [S, D, P]: S a power of two dividing B, D 1 or B "
-                "/ S, P at most "
+                "[S, D], [S, D, P] or [1, D, 1, U]: S a power of two dividing "
+                "B, D 1 or B / S, P at most "
              << kReductionMaxSlices;
+    if (int64_t rows = tile.size() == 4 ? tile[3] : 1; rows > 1) {
+      std::optional<unsigned> rowLoop = windowRowLoop(op, *shape);
+      if (tile[0] != 1 || slices != 1 || withEpilogue || !rowLoop ||
+          op.getStaticLoopRanges()[*rowLoop] < rows ||
+          llvm::any_of(shape->reductionLoops, [&](unsigned d) {
+            return ShapedType::isDynamic(op.getStaticLoopRanges()[d]);
+          }))
+        return op.emitOpError()
+               << "has a reduction config of " << rows
+               << " outputs per thread, which needs one thread per output, "
+                  "one stage, no consumer, static window extents and "
+                  "overlapping windows along an output loop of at least "
+               << rows << " rows";
+    }
     int64_t vector = config.getVectorWidth();
     int64_t widest = reductionVectorWidth(op, *shape);
     if (vector < 1 || !llvm::isPowerOf2_64(vector) || widest % vector != 0)

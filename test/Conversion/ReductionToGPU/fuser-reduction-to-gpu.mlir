@@ -80,7 +80,7 @@ func.func @col_max(%x: tensor<128x?xf32>, %init: tensor<?xf32>) -> tensor<?xf32>
 // -----
 
 func.func @bad_tile(%x: tensor<?x?xf32>, %init: tensor<?xf32>) -> tensor<?xf32> {
-  // expected-error @+1 {{needs a reduction config with block = [B, 1, 1] and tile = [S, D] or [S, D, P]: S a power of two dividing B, D 1 or B / S, P at most 1024}}
+  // expected-error @+1 {{needs a reduction config with block = [B, 1, 1] and tile = [S, D], [S, D, P] or [1, D, 1, U]: S a power of two dividing B, D 1 or B / S, P at most 1024}}
   %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
                        iterator_types = ["parallel", "reduction"]}
       ins(%x : tensor<?x?xf32>) outs(%init : tensor<?xf32>)
@@ -90,6 +90,50 @@ func.func @bad_tile(%x: tensor<?x?xf32>, %init: tensor<?xf32>) -> tensor<?xf32> 
     linalg.yield %s : f32
   } -> tensor<?xf32>
   return %r : tensor<?xf32>
+}
+
+// -----
+
+// A 3 x 3, stride-1 pool, 4 outputs per thread down the output rows (tile =
+// [1, D, 1, 4]): the 253 rows make 64 groups (the last one starting at row
+// 249), all four folded before the first store.
+// CHECK-LABEL: gpu.func @pool_rows_reduction
+// CHECK: arith.minui %{{.+}}, %c249
+// CHECK-COUNT-4: scf.for
+// CHECK: scf.if
+// CHECK-COUNT-4: llvm.store
+// CHECK-NOT: llvm.store
+// CHECK: gpu.return
+func.func @pool_rows(%x: tensor<2x3x255x257xf32>, %w: tensor<3x3xf32>, %init: tensor<2x3x253x255xf32>) -> tensor<2x3x253x255xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 + d4, d3 + d5)>,
+                                        affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>,
+                                        affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%x, %w : tensor<2x3x255x257xf32>, tensor<3x3xf32>) outs(%init : tensor<2x3x253x255xf32>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction", block = [256, 1, 1], tile = [1, 256, 1, 4]>} {
+  ^bb0(%a: f32, %k: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<2x3x253x255xf32>
+  return %r : tensor<2x3x253x255xf32>
+}
+
+// -----
+
+// Windows that do not overlap (stride 3 = the window) share no rows.
+func.func @pool_rows_disjoint(%x: tensor<2x3x255x255xf32>, %w: tensor<3x3xf32>, %init: tensor<2x3x85x85xf32>) -> tensor<2x3x85x85xf32> {
+  // expected-error @+1 {{has a reduction config of 4 outputs per thread, which needs one thread per output, one stage, no consumer, static window extents and overlapping windows along an output loop of at least 4 rows}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 3 + d4, d3 * 3 + d5)>,
+                                        affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>,
+                                        affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%x, %w : tensor<2x3x255x255xf32>, tensor<3x3xf32>) outs(%init : tensor<2x3x85x85xf32>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction", block = [256, 1, 1], tile = [1, 256, 1, 4]>} {
+  ^bb0(%a: f32, %k: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<2x3x85x85xf32>
+  return %r : tensor<2x3x85x85xf32>
 }
 
 // -----

@@ -3,7 +3,10 @@
 // (scripts: torch_mlir.fx.export_and_import, linalg-on-tensors), for
 // test/gpu/test_reductions.py: fuser-generalize-pooling's windows through
 // the reduction kernel, a padded input, odd sizes; and global 4 x 4 pools
-// (a 1-wide output: the window's loop innermost, read element by element).
+// (a 1-wide output: the window's loop innermost, read element by element);
+// and pools large enough for 4 outputs per thread along the output rows
+// (avg_pool2d(3, stride=1) with 253 rows, max_pool2d(3, stride=2,
+// padding=1)).
 #map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 module {
   func.func @pools(%arg0: tensor<2x3x33x47xf32>) -> (tensor<2x3x17x24xf32>, tensor<2x3x17x24xf32>, tensor<2x3x32x23xf32>) {
@@ -58,5 +61,26 @@ module {
     %6 = linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<4> : vector<2xi64>} ins(%arg0, %2 : tensor<8x512x4x4xf32>, tensor<4x4xf32>) outs(%5 : tensor<8x512x1x1xf32>) -> tensor<8x512x1x1xf32>
     return %4, %6 : tensor<8x512x1x1xf32>, tensor<8x512x1x1xf32>
   }
+  func.func @row_pools(%arg0: tensor<4x64x255x257xf32>, %arg1: tensor<8x64x255x255xf32>) -> (tensor<4x64x253x255xf32>, tensor<8x64x128x128xf32>) {
+    %cst = arith.constant 0.000000e+00 : f32
+    %cst_0 = arith.constant 0xFF800000 : f32
+    %cst_1 = arith.constant 9.000000e+00 : f32
+    %0 = tensor.empty() : tensor<4x64x253x255xf32>
+    %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<4x64x253x255xf32>) -> tensor<4x64x253x255xf32>
+    %2 = tensor.empty() : tensor<3x3xf32>
+    %3 = linalg.pooling_nchw_sum {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%arg0, %2 : tensor<4x64x255x257xf32>, tensor<3x3xf32>) outs(%1 : tensor<4x64x253x255xf32>) -> tensor<4x64x253x255xf32>
+    %4 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%3 : tensor<4x64x253x255xf32>) outs(%0 : tensor<4x64x253x255xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %9 = arith.divf %in, %cst_1 : f32
+      linalg.yield %9 : f32
+    } -> tensor<4x64x253x255xf32>
+    %padded = tensor.pad %arg1 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+      tensor.yield %cst_0 : f32
+    } : tensor<8x64x255x255xf32> to tensor<8x64x257x257xf32>
+    %5 = tensor.empty() : tensor<8x64x128x128xf32>
+    %6 = linalg.fill ins(%cst_0 : f32) outs(%5 : tensor<8x64x128x128xf32>) -> tensor<8x64x128x128xf32>
+    %7 = linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%padded, %2 : tensor<8x64x257x257xf32>, tensor<3x3xf32>) outs(%6 : tensor<8x64x128x128xf32>) -> tensor<8x64x128x128xf32>
+    return %4, %7 : tensor<4x64x253x255xf32>, tensor<8x64x128x128xf32>
+  }
 }
-

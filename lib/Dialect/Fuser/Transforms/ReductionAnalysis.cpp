@@ -390,6 +390,33 @@ FailureOr<ReductionShape> mlir::fuser::analyzeReduction(linalg::GenericOp op,
   return shape;
 }
 
+std::optional<unsigned>
+mlir::fuser::windowRowLoop(linalg::GenericOp op, const ReductionShape &shape) {
+  if (shape.parallelLoops.size() < 2 || shape.innermostReduces)
+    return std::nullopt;
+  unsigned row = shape.parallelLoops[shape.parallelLoops.size() - 2];
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (ShapedType::isDynamic(ranges[row]) || ranges[row] < 2)
+    return std::nullopt;
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    if (op.getMatchingBlockArgument(in).use_empty())
+      continue;
+    for (AffineExpr e : op.getMatchingIndexingMap(in).getResults()) {
+      auto terms = windowTerms(e);
+      auto rowTerm =
+          llvm::find_if(terms, [&](auto t) { return t.first == row; });
+      if (rowTerm == terms.end())
+        continue;
+      for (auto [d, dilation] : terms)
+        if (op.getIteratorTypesArray()[d] == utils::IteratorType::reduction &&
+            !ShapedType::isDynamic(ranges[d]) &&
+            rowTerm->second < dilation * (ranges[d] - 1) + 1)
+          return row;
+    }
+  }
+  return std::nullopt;
+}
+
 int64_t mlir::fuser::reductionVectorWidth(linalg::GenericOp op,
                                           const ReductionShape &shape) {
   if (!shape.innermostReduces || shape.reductionLoops.empty())

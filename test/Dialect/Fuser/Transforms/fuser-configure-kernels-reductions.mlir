@@ -280,12 +280,13 @@ func.func @global_pool(%x: tensor<8x512x4x4xf32>, %w: tensor<4x4xf32>, %init: te
 
 // -----
 
-// avg_pool2d(3) on 16 x 64 x 256 x 256: 66M windows of 9, one thread each,
-// neighbouring outputs on neighbouring threads.
+// avg_pool2d(3) on 16 x 64 x 256 x 256: 66M windows of 9, one thread per
+// output, neighbouring outputs on neighbouring threads, each thread 4
+// outputs down a column (their windows share rows).
 // CHECK-LABEL: func.func @pool_windows
-// CHECK: fuser.config = #fuser.config<strategy = "reduction", block = [256, 1, 1], tile = [1, 256]>
+// CHECK: fuser.config = #fuser.config<strategy = "reduction", block = [256, 1, 1], tile = [1, 256, 1, 4]>
 func.func @pool_windows(%x: tensor<16x64x256x256xf32>, %w: tensor<3x3xf32>, %init: tensor<16x64x254x254xf32>) -> tensor<16x64x254x254xf32> {
-  // expected-remark @+1 {{reduction kernel: 66064384 outputs of 9 elements, 1 thread per output, 256 threads per block}}
+  // expected-remark @+1 {{reduction kernel: 66064384 outputs of 9 elements, 1 thread per output, 256 threads per block, 4 outputs per thread along loop 2 (their windows overlap: the input rows they share are loaded once)}}
   %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 + d4, d3 + d5)>,
                                         affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>,
                                         affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>],

@@ -160,6 +160,15 @@ std::optional<PaddedRead> paddedRead(Value input);
 /// width divides (each row then starts aligned). 1 where it is not.
 int64_t reductionVectorWidth(linalg::GenericOp op, const ReductionShape &shape);
 
+/// The output loop along which neighbouring outputs' windows overlap in
+/// rows of an input (a pooling's output rows): the parallel loop next to
+/// the innermost one, static, when a read input's index expression adds a
+/// reduction loop to it with a stride below the window's extent. A thread
+/// that computes several consecutive outputs along it loads the rows they
+/// share once. None when there is no such loop.
+std::optional<unsigned> windowRowLoop(linalg::GenericOp op,
+                                      const ReductionShape &shape);
+
 } // namespace mlir::fuser
 
 #endif // FUSER_DIALECT_FUSER_TRANSFORMS_REDUCTIONANALYSIS_H

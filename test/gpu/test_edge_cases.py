@@ -133,6 +133,25 @@ def test_gemm_nan_inf_every_kernel(kernel, generator):
           f"{int(torch.isinf(ref).sum())} Inf outputs where PyTorch has them")
 
 
+@pytest.mark.parametrize("kernel", ["3xtf32", "tf32_2xbf16", "mma_3xtf32"])
+def test_gemm_overflow_across_promotions(kernel, generator):
+    """Sums that overflow part-way through K (products of -+2^121, 200 of
+    them, past FLT_MAX after 128; the split kernels promote every 64): -Inf
+    and +Inf as PyTorch, not NaN from the promotion's carried rounding error
+    of the overflowing add; the rest at the kernel's precision."""
+    mod = load(f"nan_inf_{kernel}")
+    x = torch.randn(37, 200, device="cuda", generator=generator)
+    w = torch.randn(256, 200, device="cuda", generator=generator) / math.sqrt(200)
+    x[5, :] = 2.0 ** 61
+    w[3, :] = -2.0 ** 60
+    w[4, :] = 2.0 ** 60
+    out = poisoned((37, 256))
+    mod.forward(x, w, out=out)
+    ref = x @ w.T
+    assert float(ref[5, 3]) == -math.inf and float(ref[5, 4]) == math.inf
+    same_special(f"gemm {kernel} overflow", out, ref, rtol=1e-4, atol=1e-4)
+
+
 HALF_KERNELS = [f"{t}_{k}" for t in ("bf16", "f16") for k in ("wgmma_tma", "wgmma", "mma")]
 
 

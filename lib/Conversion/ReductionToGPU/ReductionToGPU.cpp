@@ -1466,9 +1466,18 @@ private:
     SmallVector<Value> extentArgs;
     for (Value s : sizes)
       extentArgs.push_back(arith::IndexCastUIOp::create(b, loc, i64, s));
+    // Threads' outputs: groups of U rows along a window's row loop.
+    int64_t rows = config.getTile().size() == 4 ? config.getTile()[3] : 1;
+    std::optional<unsigned> rowLoop =
+        rows > 1 ? windowRowLoop(op, *shape) : std::nullopt;
     Value outputs = arith::ConstantIndexOp::create(b, loc, 1);
     for (unsigned d : shape->parallelLoops)
-      outputs = arith::MulIOp::create(b, loc, outputs, sizes[d]);
+      outputs = arith::MulIOp::create(
+          b, loc, outputs,
+          d == rowLoop
+              ? arith::ConstantIndexOp::create(
+                    b, loc, llvm::divideCeil(op.getStaticLoopRanges()[d], rows))
+              : sizes[d]);
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
     auto launch = [&](gpu::GPUFuncOp k, KernelConfigAttr c, Value grid,
                       ArrayRef<Value> args) {

@@ -97,6 +97,14 @@ func.func @bad_tile(%x: tensor<?x?xf32>, %init: tensor<?xf32>) -> tensor<?xf32> 
 // A 3 x 3, stride-1 pool, 4 outputs per thread down the output rows (tile =
 // [1, D, 1, 4]): the 253 rows make 64 groups (the last one starting at row
 // 249), all four folded before the first store.
+// CHECK-LABEL: func.func @pool_rows
+// 2 x 3 x 64 x 255 threads' outputs (64 groups of the 253 rows), 256 per
+// block:
+// CHECK: %[[GROUPS:.+]] = arith.constant 64 : index
+// CHECK: %[[N:.+]] = arith.muli %{{.+}}, %[[GROUPS]]
+// CHECK: %[[NN:.+]] = arith.muli %[[N]], %{{.+}}
+// CHECK: %[[GRID:.+]] = arith.ceildivui %[[NN]], %c256
+// CHECK: gpu.launch_func @fuser_kernels::@pool_rows_reduction blocks in (%[[GRID]],
 // CHECK-LABEL: gpu.func @pool_rows_reduction
 // CHECK: arith.minui %{{.+}}, %c249
 // CHECK-COUNT-4: scf.for

@@ -138,7 +138,9 @@ def test_gemm_overflow_across_promotions(kernel, generator):
     """Sums that overflow part-way through K (products of -+2^121, 200 of
     them, past FLT_MAX after 128; the split kernels promote every 64): -Inf
     and +Inf as PyTorch, not NaN from the promotion's carried rounding error
-    of the overflowing add; the rest at the kernel's precision."""
+    of the overflowing add. The finite outputs against float64 within
+    1e-5 of the sum of their products' magnitudes: row 5's sums of 2^61 w
+    cancel, where PyTorch's own fp32 result is off by more than 1e-4."""
     mod = load(f"nan_inf_{kernel}")
     x = torch.randn(37, 200, device="cuda", generator=generator)
     w = torch.randn(256, 200, device="cuda", generator=generator) / math.sqrt(200)
@@ -149,7 +151,14 @@ def test_gemm_overflow_across_promotions(kernel, generator):
     mod.forward(x, w, out=out)
     ref = x @ w.T
     assert float(ref[5, 3]) == -math.inf and float(ref[5, 4]) == math.inf
-    same_special(f"gemm {kernel} overflow", out, ref, rtol=1e-4, atol=1e-4)
+    same_special(f"gemm {kernel} overflow", out, ref, rtol=1.0, atol=math.inf)
+    fin = torch.isfinite(ref)
+    bound = 1e-5 * (x.double().abs() @ w.double().abs().T)
+    err = (out.double() - x.double() @ w.double().T).abs()
+    worst = float((err / bound)[fin].max())
+    assert worst <= 1.0, f"gemm {kernel} overflow: error {worst:.2f}x the bound"
+    print(f"[gpu tests] GEMM {kernel}: -Inf and +Inf where the sums overflow; "
+          f"finite outputs at {worst:.3f}x of 1e-5 of their products' magnitudes")
 
 
 HALF_KERNELS = [f"{t}_{k}" for t in ("bf16", "f16") for k in ("wgmma_tma", "wgmma", "mma")]

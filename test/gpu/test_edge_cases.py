@@ -136,21 +136,28 @@ def test_gemm_nan_inf_every_kernel(kernel, generator):
 @pytest.mark.parametrize("kernel", ["3xtf32", "tf32_2xbf16", "mma_3xtf32"])
 def test_gemm_overflow_across_promotions(kernel, generator):
     """Sums that overflow part-way through K (products of -+2^121, 200 of
-    them, past FLT_MAX after 128; the split kernels promote every 64): -Inf
-    and +Inf as PyTorch, not NaN from the promotion's carried rounding error
-    of the overflowing add. The finite outputs against float64 within
-    1e-5 of the sum of their products' magnitudes: row 5's sums of 2^61 w
-    cancel, where PyTorch's own fp32 result is off by more than 1e-4."""
+    them, past FLT_MAX after 128; the split kernels promote every 64), also
+    followed by chunks of the other sign: -Inf and +Inf as PyTorch, not NaN
+    from the promotion's carried rounding error of the overflowing add. The
+    finite outputs against float64 within 1e-5 of the sum of their
+    products' magnitudes: row 5's sums of 2^61 w cancel, where PyTorch's own
+    fp32 result is off by more than 1e-4."""
     mod = load(f"nan_inf_{kernel}")
     x = torch.randn(37, 200, device="cuda", generator=generator)
     w = torch.randn(256, 200, device="cuda", generator=generator) / math.sqrt(200)
     x[5, :] = 2.0 ** 61
     w[3, :] = -2.0 ** 60
     w[4, :] = 2.0 ** 60
+    # Chunks of opposite signs after the overflow: 2^128 over K < 128, then
+    # -2^122 (K 128-191, past 2^103 against the overflow), then 2^127.
+    x[6, :] = 2.0 ** 61
+    w[5, :128], w[5, 128:192], w[5, 192:] = 2.0 ** 60, -2.0 ** 55, 2.0 ** 63
+    w[6, :] = -w[5, :]
     out = poisoned((37, 256))
     mod.forward(x, w, out=out)
     ref = x @ w.T
     assert float(ref[5, 3]) == -math.inf and float(ref[5, 4]) == math.inf
+    assert float(ref[6, 5]) == math.inf and float(ref[6, 6]) == -math.inf
     same_special(f"gemm {kernel} overflow", out, ref, rtol=1.0, atol=math.inf)
     fin = torch.isfinite(ref)
     bound = 1e-5 * (x.double().abs() @ w.double().abs().T)

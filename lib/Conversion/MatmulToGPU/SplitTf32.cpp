@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <limits>
@@ -498,39 +499,23 @@ Value mlir::fuser::emitTmaSplitConsumer(OpBuilder &b, Location loc,
   // -Inf as its lost part. (A NaN whose payload lies in the low 13 bits
   // reads as Inf in tf32; PyTorch's NaNs set bit 22.)
   //
-  // 3xtf32 clamps instead, in two instructions (PTX max and min return the
-  // other operand for a NaN): min(max(small, -FLT_MAX), FLT_MAX) is small
-  // where it is finite, -FLT_MAX for NaN and -Inf, FLT_MAX for +Inf. An Inf
-  // or NaN operand makes the chunk's large sum +-Inf or NaN too (its hi
-  // part is), which absorbs the clamped value. After an overflow the sums
-  // are +-Inf and the carried -+Inf becomes -+FLT_MAX, which a finite
-  // chunk's large sum plus the Inf sums absorb (only a chunk summing past
-  // 2^103 against the overflow's sign could turn that into NaN). The exact
-  // drop (three instructions per accumulator, between the warpgroups'
-  // drained wgmmas) cost W2 and W3 4.2-4.3% (H200, 2026-11-30,
-  // bench/results/H200-2026-11-30-nonfinite-promotion-ab.md); a one-sided
-  // maxnum gave NaN for a negative overflow. tf32_2xbf16 keeps the exact
-  // drop: a bf16 hi part of a finite operand near FLT_MAX may round up to
-  // Inf while the large sum stays finite.
+  // The test is |small| < Inf: two instructions (the magnitude is the
+  // comparison's operand modifier), where `small - small == 0` took three on
+  // the path between the warpgroups' drained wgmmas. A clamp to +-FLT_MAX
+  // was not exact: after an overflow, a later chunk summing past 2^103
+  // against the overflow's sign made the output NaN.
   Value sums = chunks.getRegionIterArgs()[0];
   Value error = zero;
   Value fzero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
-  Value highest = arith::ConstantOp::create(
-      b, loc, b.getF32FloatAttr(std::numeric_limits<float>::max()));
-  Value lowest = arith::ConstantOp::create(
-      b, loc, b.getF32FloatAttr(-std::numeric_limits<float>::max()));
+  Value inf = arith::ConstantOp::create(
+      b, loc, b.getF32FloatAttr(std::numeric_limits<float>::infinity()));
   for (int64_t e = 0; e < numAcc; ++e) {
     Value small = LLVM::ExtractValueOp::create(b, loc, rest.getResult(0), e);
-    if (!t.crossBf16())
-      small = arith::MinNumFOp::create(
-          b, loc, arith::MaxNumFOp::create(b, loc, small, lowest), highest);
-    else // small - small is 0 exactly when small is finite.
-      small = arith::SelectOp::create(
-          b, loc,
-          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                arith::SubFOp::create(b, loc, small, small),
-                                fzero),
-          small, fzero);
+    small = arith::SelectOp::create(
+        b, loc,
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
+                              math::AbsFOp::create(b, loc, small), inf),
+        small, fzero);
     Value part = arith::AddFOp::create(
         b, loc, LLVM::ExtractValueOp::create(b, loc, rest.getResult(1), e),
         small);

@@ -45,17 +45,15 @@
 // CHECK: scf.yield
 // Promotion: wait for the chunk's wgmmas, release its last stage, add each
 // large sum and its small sum (part; a non-finite small sum, such as an
-// Inf operand's inf - inf lo part, clamped to +-FLT_MAX, which the chunk's
-// +-Inf or NaN large sum absorbs), that into the fp32 sums, and keep what
-// that add lost: part - (new - old) (Fast2Sum); 64 sums, 2 subf each.
+// Inf operand's inf - inf lo part, dropped: |small| < Inf selects it or
+// 0), that into the fp32 sums, and keep what that add lost: part - (new -
+// old) (Fast2Sum); 64 sums, 2 subf each.
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: nvvm.mbarrier.arrive
-// CHECK-DAG: %[[HIGHEST:[^ ]+]] = arith.constant 3.40282347E+38 : f32
-// CHECK-DAG: %[[LOWEST:[^ ]+]] = arith.constant -3.40282347E+38 : f32
-// CHECK-NOT: arith.cmpf
-// CHECK: %[[ABOVE:[^ ]+]] = arith.maxnumf %{{.+}}, %[[LOWEST]] : f32
-// CHECK: %[[KEPT:[^ ]+]] = arith.minnumf %[[ABOVE]], %[[HIGHEST]] : f32
-// CHECK-NOT: arith.cmpf
+// CHECK: %[[INF:[^ ]+]] = arith.constant 0x7F800000 : f32
+// CHECK: %[[MAG:[^ ]+]] = math.absf %[[SMALL:[^ ]+]] : f32
+// CHECK: %[[FINITE:[^ ]+]] = arith.cmpf olt, %[[MAG]], %[[INF]] : f32
+// CHECK: %[[KEPT:[^ ]+]] = arith.select %[[FINITE]], %[[SMALL]], %{{.+}} : f32
 // CHECK: %[[PART:[^ ]+]] = arith.addf %{{.+}}, %[[KEPT]] : f32
 // CHECK: %[[OLD:[^ ]+]] = llvm.extractvalue %[[SUMS]][0]
 // CHECK: %[[NEW:[^ ]+]] = arith.addf %[[OLD]], %[[PART]] : f32

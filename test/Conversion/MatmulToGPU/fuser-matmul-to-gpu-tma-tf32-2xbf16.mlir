@@ -23,12 +23,12 @@
 // CHECK-COUNT-3: nvvm.wgmma.mma_async {{.+}}, <m = 64, n = 128, k = 8>, D[<f32>, <one>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
 // CHECK-NOT: nvvm.wgmma.mma_async
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
-// Promotion: a non-finite small sum (small - small is not 0; an Inf
+// Promotion: a non-finite small sum (|small| is not below Inf; an Inf
 // operand's lo part is inf - inf) is dropped before the large sum and it
 // are added into the fp32 sums.
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK: %[[DIFF:[^ ]+]] = arith.subf %[[SMALL:[^,]+]], %[[SMALL]] : f32
-// CHECK: %[[FINITE:[^ ]+]] = arith.cmpf oeq, %[[DIFF]], %{{.+}} : f32
+// CHECK: %[[MAG:[^ ]+]] = math.absf %[[SMALL:[^ ]+]] : f32
+// CHECK: %[[FINITE:[^ ]+]] = arith.cmpf olt, %[[MAG]], %{{.+}} : f32
 // CHECK: %[[KEPT:[^ ]+]] = arith.select %[[FINITE]], %[[SMALL]], %{{.+}} : f32
 // CHECK: arith.addf %{{.+}}, %[[KEPT]] : f32
 // The splitter: pairs sid, sid + 96, ... of the stage's 1024, loading k 0-3

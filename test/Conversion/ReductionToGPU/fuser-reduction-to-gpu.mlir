@@ -107,7 +107,9 @@ func.func @bad_tile(%x: tensor<?x?xf32>, %init: tensor<?xf32>) -> tensor<?xf32> 
 // CHECK: gpu.launch_func @fuser_kernels::@pool_rows_reduction blocks in (%[[GRID]],
 // CHECK-LABEL: gpu.func @pool_rows_reduction
 // CHECK: arith.minui %{{.+}}, %c249
-// CHECK-COUNT-4: scf.for
+// Each row's fold: the unrolled loop and the rest's.
+// CHECK-COUNT-8: scf.for
+// CHECK-NOT: llvm.store
 // CHECK: scf.if
 // CHECK-COUNT-4: llvm.store
 // CHECK-NOT: llvm.store

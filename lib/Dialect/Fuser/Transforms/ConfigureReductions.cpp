@@ -207,7 +207,6 @@ void mlir::fuser::configureReductions(ModuleOp module, const ChipInfo &chip,
         outputs / kWindowRowsPerThread >= kTargetThreads) {
       rows = kWindowRowsPerThread;
       tile.append({1, rows});
-      blocks = llvm::divideCeil(outputs / rows, block);
     }
     auto config = KernelConfigAttr::get(
         op.getContext(),

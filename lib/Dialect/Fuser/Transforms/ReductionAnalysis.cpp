@@ -410,8 +410,9 @@ mlir::fuser::windowRowLoop(linalg::GenericOp op, const ReductionShape &shape) {
       for (auto [d, dilation] : terms)
         if (op.getIteratorTypesArray()[d] == utils::IteratorType::reduction &&
             !ShapedType::isDynamic(ranges[d]) &&
-            rowTerm->second < dilation * (ranges[d] - 1) + 1)
-          return row;
+            rowTerm->second % dilation == 0 &&
+            rowTerm->second <= dilation * (ranges[d] - 1))
+          return row; // the next output's window starts on one of its rows
     }
   }
   return std::nullopt;

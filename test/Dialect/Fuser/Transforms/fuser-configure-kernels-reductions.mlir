@@ -301,6 +301,27 @@ func.func @pool_windows(%x: tensor<16x64x256x256xf32>, %w: tensor<3x3xf32>, %ini
 
 // -----
 
+// A window of 3 rows dilated by 2 with stride 3: the next output's window
+// starts between this one's rows and shares none of them, so one output
+// per thread.
+// CHECK-LABEL: func.func @pool_dilated_disjoint
+// CHECK: fuser.config = #fuser.config<strategy = "reduction", block = [256, 1, 1], tile = [1, 256]>
+func.func @pool_dilated_disjoint(%x: tensor<16x64x256x256xf32>, %w: tensor<3x3xf32>, %init: tensor<16x64x84x84xf32>) -> tensor<16x64x84x84xf32> {
+  // expected-remark @+1 {{reduction kernel: 7225344 outputs of 9 elements, 1 thread per output, 256 threads per block}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 3 + d4 * 2, d3 * 3 + d5 * 2)>,
+                                        affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>,
+                                        affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%x, %w : tensor<16x64x256x256xf32>, tensor<3x3xf32>) outs(%init : tensor<16x64x84x84xf32>) {
+  ^bb0(%a: f32, %k: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<16x64x84x84xf32>
+  return %r : tensor<16x64x84x84xf32>
+}
+
+// -----
+
 // f16 rows summed in f32 (fuser-widen-half-sums): the config's widest
 // vector is 4 elements, so 16-bit inputs load 8 bytes at a time.
 // CHECK-LABEL: func.func @half_rows

@@ -53,9 +53,9 @@ def Fuser_KernelConfigAttr : Fuser_Attr<"KernelConfig", "config"> {
       blocks, a statistics kernel then a normalizing one; for `reduction`,
       [S, D] or [S, D, P]: S threads per output, consecutive (D = 1) or a
       block-row apart (D = B / S), and P blocks per output in two stages;
-      or [1, D, 1, U]: one thread per output, each thread U consecutive
-      outputs of a window's row loop (`windowRowLoop`), whose shared input
-      rows it loads once.
+      or [1, D, 1, U]: one thread per U consecutive outputs along a
+      window's row loop (`windowRowLoop`), whose shared input rows it loads
+      once.
     - `min_blocks_per_sm`: blocks that must fit on one SM at once (0: no
       constraint); caps the registers per thread like `__launch_bounds__`.
     - `precision`: the arithmetic of the kernel: `fp32` (FFMA), `tf32`,

@@ -96,6 +96,12 @@ bool usesShuffles(KernelConfigAttr config, TypeRange types) {
          });
 }
 
+/// Outputs per thread along a window's row loop: U of tile = [1, D, 1, U],
+/// else 1.
+int64_t windowRowsPerThread(KernelConfigAttr config) {
+  return config.getTile().size() == 4 ? config.getTile()[3] : 1;
+}
+
 /// The element types of `op`'s results: what each thread keeps running.
 SmallVector<Type> accumulatorTypes(linalg::GenericOp op) {
   SmallVector<Type> types;
@@ -242,7 +248,7 @@ public:
         b, loc, arith::MulIOp::create(b, loc, bid, perBlockV), local);
     // With U outputs per thread along the window's row loop, that loop
     // counts groups of U rows.
-    int64_t rows = config.getTile().size() == 4 ? config.getTile()[3] : 1;
+    int64_t rows = windowRowsPerThread(config);
     std::optional<unsigned> rowLoop;
     int64_t rowExtent = 0;
     if (rows > 1) {
@@ -318,9 +324,8 @@ public:
                     ? last
                     : Value(arith::SelectOp::create(b, loc, valid, last, zero));
     if (rowLoop) {
-      windowRows = rowLoop;
-      emitWindowRows(b, firstRow, rows, valid, lane, last, shareV, initPtrs,
-                     outPtrs);
+      emitWindowRows(b, *rowLoop, firstRow, rows, valid, lane, last, shareV,
+                     initPtrs, outPtrs);
       gpu::ReturnOp::create(b, loc);
       return;
     }
@@ -412,15 +417,15 @@ public:
   }
 
 private:
-  /// One thread's `rows` outputs along the window's row loop, from row
+  /// One thread's `rows` outputs along the window's row loop `row`, from row
   /// `firstRow` on: each input's offsets are the first row's plus a
   /// constant, so that the loads of the input rows their windows share
   /// fold to the same addresses, and every fold comes before the stores,
   /// which could otherwise alias the loads that follow them.
-  void emitWindowRows(OpBuilder &b, Value firstRow, int64_t rows, Value valid,
-                      Value begin, Value end, Value step,
+  void emitWindowRows(OpBuilder &b, unsigned row, Value firstRow, int64_t rows,
+                      Value valid, Value begin, Value end, Value step,
                       ArrayRef<Value> initPtrs, ArrayRef<Value> outPtrs) {
-    coords[*windowRows] = firstRow;
+    coords[row] = firstRow;
     SmallVector<Value> firstBases;
     for (auto [k, i] : llvm::enumerate(readInputs))
       firstBases.push_back(padded[k]
@@ -437,8 +442,8 @@ private:
                             : arith::AddIOp::create(
                                   b, loc, firstBases[k],
                                   rowDelta(b, op.getIndexingMapsArray()[i],
-                                           operandType(i), u)));
-      coords[*windowRows] =
+                                           operandType(i), row, u)));
+      coords[row] =
           arith::AddIOp::create(b, loc, firstRow, constI64(b, loc, u));
       results.push_back(
           foldRange(b, begin, end, step, identities(b), {}, bases));
@@ -446,20 +451,21 @@ private:
     auto ifValid = scf::IfOp::create(b, loc, valid, /*withElse=*/false);
     OpBuilder tb = ifValid.getThenBodyBuilder();
     for (int64_t u = 0; u < rows; ++u) {
-      coords[*windowRows] =
+      coords[row] =
           arith::AddIOp::create(tb, loc, firstRow, constI64(tb, loc, u));
       storeResults(tb, withInits(tb, results[u], initPtrs), outPtrs);
     }
   }
 
-  /// The offset of row `u` of the window's row loop from row 0 in an input
-  /// read through `map`: a constant (window reads are static).
-  Value rowDelta(OpBuilder &b, AffineMap map, ShapedType type, int64_t u) {
+  /// The offset of row `u` of the window's row loop `row` from row 0 in an
+  /// input read through `map`: a constant (window reads are static).
+  Value rowDelta(OpBuilder &b, AffineMap map, ShapedType type, unsigned row,
+                 int64_t u) {
     SmallVector<Value> saved = coords;
     Value zero = constI64(b, loc, 0);
     for (unsigned d : shape.parallelLoops)
       coords[d] = zero;
-    coords[*windowRows] = constI64(b, loc, u);
+    coords[row] = constI64(b, loc, u);
     Value delta = offset(b, map, /*parallel=*/true, zero, type);
     coords = saved;
     return delta;
@@ -1244,8 +1250,6 @@ private:
   SmallVector<Value> elementPtrs, consumerPtrs, elementBases, statistics;
   Value resultBase;   // this output's offset in the consumer's results
   Value partialsBase; // Combine: o * P, where output o's partials start
-  /// The window's row loop of a thread that computes several outputs.
-  std::optional<unsigned> windowRows;
   Location loc;
   SmallVector<Type> accTypes;
   int64_t vec;        // elements per vector load (kernel 2: 1)
@@ -1332,13 +1336,10 @@ private:
                 "[S, D], [S, D, P] or [1, D, 1, U]: S a power of two dividing "
                 "B, D 1 or B / S, P at most "
              << kReductionMaxSlices;
-    if (int64_t rows = tile.size() == 4 ? tile[3] : 1; rows > 1) {
+    if (int64_t rows = windowRowsPerThread(config); rows > 1) {
       std::optional<unsigned> rowLoop = windowRowLoop(op, *shape);
       if (tile[0] != 1 || slices != 1 || withEpilogue || !rowLoop ||
-          op.getStaticLoopRanges()[*rowLoop] < rows ||
-          llvm::any_of(shape->reductionLoops, [&](unsigned d) {
-            return ShapedType::isDynamic(op.getStaticLoopRanges()[d]);
-          }))
+          op.getStaticLoopRanges()[*rowLoop] < rows)
         return op.emitOpError()
                << "has a reduction config of " << rows
                << " outputs per thread, which needs one thread per output, "
@@ -1467,7 +1468,7 @@ private:
     for (Value s : sizes)
       extentArgs.push_back(arith::IndexCastUIOp::create(b, loc, i64, s));
     // Threads' outputs: groups of U rows along a window's row loop.
-    int64_t rows = config.getTile().size() == 4 ? config.getTile()[3] : 1;
+    int64_t rows = windowRowsPerThread(config);
     std::optional<unsigned> rowLoop =
         rows > 1 ? windowRowLoop(op, *shape) : std::nullopt;
     Value outputs = arith::ConstantIndexOp::create(b, loc, 1);

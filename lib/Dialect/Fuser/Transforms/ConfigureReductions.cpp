@@ -198,11 +198,6 @@ void mlir::fuser::configureReductions(ModuleOp module, const ChipInfo &chip,
     std::optional<unsigned> rowLoop = windowRowLoop(op, *shape);
     int64_t rows = 1;
     if (rowLoop && share == 1 && slices <= 1 && failed(epilogue) &&
-        !llvm::any_of(shape->reductionLoops,
-                      [&](unsigned d) {
-                        return ShapedType::isDynamic(
-                            op.getStaticLoopRanges()[d]);
-                      }) &&
         op.getStaticLoopRanges()[*rowLoop] >= kWindowRowsPerThread &&
         outputs / kWindowRowsPerThread >= kTargetThreads) {
       rows = kWindowRowsPerThread;

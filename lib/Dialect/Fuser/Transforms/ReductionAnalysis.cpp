@@ -396,7 +396,10 @@ mlir::fuser::windowRowLoop(linalg::GenericOp op, const ReductionShape &shape) {
     return std::nullopt;
   unsigned row = shape.parallelLoops[shape.parallelLoops.size() - 2];
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (ShapedType::isDynamic(ranges[row]) || ranges[row] < 2)
+  if (ShapedType::isDynamic(ranges[row]) || ranges[row] < 2 ||
+      llvm::any_of(shape.reductionLoops, [&](unsigned d) {
+        return ShapedType::isDynamic(ranges[d]);
+      }))
     return std::nullopt;
   for (OpOperand *in : op.getDpsInputOperands()) {
     if (op.getMatchingBlockArgument(in).use_empty())
@@ -409,7 +412,6 @@ mlir::fuser::windowRowLoop(linalg::GenericOp op, const ReductionShape &shape) {
         continue;
       for (auto [d, dilation] : terms)
         if (op.getIteratorTypesArray()[d] == utils::IteratorType::reduction &&
-            !ShapedType::isDynamic(ranges[d]) &&
             rowTerm->second % dilation == 0 &&
             rowTerm->second <= dilation * (ranges[d] - 1))
           return row; // the next output's window starts on one of its rows

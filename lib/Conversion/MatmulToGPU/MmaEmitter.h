@@ -26,6 +26,10 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+namespace mlir::fuser {
+class EpilogueInputs;
+} // namespace mlir::fuser
+
 namespace mlir::fuser::detail {
 
 /// One operand tile's copy from global to shared memory: R rows of C
@@ -81,6 +85,12 @@ protected:
   // The epilogue (MmaEpilogue.cpp).
   void storeTwo(Value v, Value row, Value rowOk, Value col, Value alignedOk);
   LogicalResult emitEpilogue(ValueRange acc, const AccumulatorLayout &layout);
+  LogicalResult emitEpilogueInBatches(ValueRange acc,
+                                      const AccumulatorLayout &layout,
+                                      EpilogueInputs &inputs,
+                                      function_ref<Value(int64_t)> colOf);
+  Value accPair(ValueRange acc, const AccumulatorLayout &layout, int64_t r,
+                int64_t j);
   void emitPartialStore(ValueRange acc, Value slice,
                         const AccumulatorLayout &layout);
   FailureOr<Value> applyBody(Block &body, Value value, ArrayRef<Value> in);

@@ -18,6 +18,12 @@ using namespace mlir;
 using namespace mlir::fuser;
 using namespace mlir::fuser::detail;
 
+/// Registers of loaded epilogue inputs in flight together
+/// (emitEpilogueInBatches), beside wgmma_tma's accumulators: 8 pairs of an
+/// f32 bias. Four f32 matrices (a batched product's, 3xtf32) spill with 2.
+static constexpr int64_t kEpilogueLoadRegs = 16;
+static constexpr int64_t kMaxEpilogueLoadBatch = 8;
+
 /// Stores 2 results at C[row, col..col+1]: one store when both are in
 /// bounds and aligned, else lane by lane.
 void MmaEmitter::storeTwo(Value v, Value row, Value rowOk, Value col,
@@ -41,7 +47,7 @@ LogicalResult MmaEmitter::emitEpilogue(ValueRange acc,
   };
   // Row vectors (a bias over n) are shared by all rows of a column: held
   // in registers where the strategy's record says there is room, else
-  // loaded per row (lazily; a group norm's inputs then again after the
+  // loaded in batches (a group norm's: per row, and again after the
   // normalization).
   Block *norm = op.hasGroupNorm() ? &op.getNormEpilogue().front() : nullptr;
   bool readsMatrix = llvm::any_of(reads, [](EpilogueRead r) {
@@ -51,13 +57,13 @@ LogicalResult MmaEmitter::emitEpilogue(ValueRange acc,
   bool lazyRows = record.holdsRowVectors &&
                   !record.holdsRowVectors({t.precision, norm != nullptr,
                                            op.isBatched(), readsMatrix});
+  if (lazyRows && !norm)
+    return emitEpilogueInBatches(acc, layout, inputs, colOf);
   SmallVector<SmallVector<Value>> rowVecs(reads.size());
   for (auto [e, read] : llvm::enumerate(reads))
     if (read == EpilogueRead::Row && !lazyRows)
       for (int64_t j = 0; j < layout.pairsPerRow(); ++j)
         rowVecs[e].push_back(inputs.loadRow(e, colOf(j)));
-  auto accVecTy = VectorType::get({2}, f32);
-  bool storeAtOnce = lazyRows && !norm;
   // Piece j's epilogue inputs on row `row`.
   auto loadInputs = [&](Value row, Value rowOk, ArrayRef<Value> colVals,
                         int64_t j) {
@@ -77,26 +83,13 @@ LogicalResult MmaEmitter::emitEpilogue(ValueRange acc,
     SmallVector<Value> vals;
     SmallVector<SmallVector<Value>> ins(pairs);
     for (int64_t j = 0; j < pairs; ++j) {
-      Value col = colOf(j);
-      int64_t a0 = layout.index(r, j);
-      Value v =
-          vector::FromElementsOp::create(b, loc, VectorType::get({2}, accTy()),
-                                         ValueRange{acc[a0], acc[a0 + 1]});
-      if (t.f64Math()) // the epilogue computes in the result's f32
-        v = arith::TruncFOp::create(b, loc, accVecTy, v);
-      if (resElem != f32)
-        v = arith::TruncFOp::create(b, loc, VectorType::get({2}, resElem), v);
       ins[j] = loadInputs(row, rowOk, colVals, j);
-      FailureOr<Value> out = applyBody(body, v, ins[j]);
+      FailureOr<Value> out =
+          applyBody(body, accPair(acc, layout, r, j), ins[j]);
       if (failed(out))
         return failure();
-      if (storeAtOnce) // fewer values live
-        storeTwo(*out, row, rowOk, col, nEven);
-      else
-        vals.push_back(*out);
+      vals.push_back(*out);
     }
-    if (storeAtOnce)
-      continue;
     if (norm) {
       normalizeGroups(vals, layout);
       for (int64_t j = 0; j < pairs; ++j) {
@@ -110,6 +103,81 @@ LogicalResult MmaEmitter::emitEpilogue(ValueRange acc,
     }
     for (int64_t j = 0; j < pairs; ++j)
       storeTwo(vals[j], row, rowOk, colOf(j), nEven);
+  }
+  return success();
+}
+
+/// Accumulators (row r, pair j) of `layout` as a 2-vector of the type the
+/// epilogue computes in.
+Value MmaEmitter::accPair(ValueRange acc, const AccumulatorLayout &layout,
+                          int64_t r, int64_t j) {
+  int64_t a0 = layout.index(r, j);
+  Value v = vector::FromElementsOp::create(
+      b, loc, VectorType::get({2}, accTy()), ValueRange{acc[a0], acc[a0 + 1]});
+  if (t.f64Math()) // the epilogue computes in the result's f32
+    v = arith::TruncFOp::create(b, loc, VectorType::get({2}, f32), v);
+  if (resElem != f32)
+    v = arith::TruncFOp::create(b, loc, VectorType::get({2}, resElem), v);
+  return v;
+}
+
+/// The epilogue where no row vector is held in registers across the tile:
+/// a batch of pairs at a time (kEpilogueLoadRegs of loads), the batch's loads for every row
+/// first (a row vector once, for all rows), then its results and stores.
+/// ptxas keeps a load after a store it may alias, so a load per pair
+/// between the stores would wait out its latency once per pair.
+LogicalResult MmaEmitter::emitEpilogueInBatches(
+    ValueRange acc, const AccumulatorLayout &layout, EpilogueInputs &inputs,
+    function_ref<Value(int64_t)> colOf) {
+  Block &body = op.getEpilogue().front();
+  Value nEven = isMultipleOf(n, 2);
+  ArrayRef<EpilogueRead> reads = inputs.reads();
+  int64_t rows = layout.rows(), pairs = layout.pairsPerRow();
+  // Registers per pair of the batch's loads: two per row vector (shared by
+  // the rows), two per row of a matrix.
+  int64_t pairRegs = 0;
+  for (EpilogueRead read : reads)
+    pairRegs += read == EpilogueRead::Row ? 2
+                : read == EpilogueRead::Full || read == EpilogueRead::Transposed
+                    ? 2 * rows
+                    : 0;
+  // Nothing loaded per pair: no batch (its columns would stay live).
+  int64_t batch =
+      pairRegs ? std::clamp<int64_t>(kEpilogueLoadRegs / pairRegs, 1,
+                                     kMaxEpilogueLoadBatch)
+               : 1;
+  SmallVector<Value> rowOf, rowOks;
+  SmallVector<SmallVector<Value>> colVals;
+  for (int64_t r = 0; r < rows; ++r) {
+    Value inWarp = layout.rowInWarp(b, loc, r);
+    rowOf.push_back(add(add(blockM, warpRow0), inWarp));
+    rowOks.push_back(lt(rowOf.back(), m));
+    colVals.push_back(inputs.loadColumns(rowOf.back(), rowOks.back()));
+  }
+  for (int64_t j0 = 0; j0 < pairs; j0 += batch) {
+    int64_t j1 = std::min(pairs, j0 + batch);
+    SmallVector<Value> cols;
+    for (int64_t j = j0; j < j1; ++j)
+      cols.push_back(colOf(j));
+    SmallVector<SmallVector<Value>> rowVecs(reads.size());
+    for (auto [e, read] : llvm::enumerate(reads))
+      if (read == EpilogueRead::Row)
+        for (Value col : cols)
+          rowVecs[e].push_back(inputs.loadRow(e, col));
+    SmallVector<SmallVector<SmallVector<Value>>> ins(rows);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = j0; j < j1; ++j)
+        ins[r].push_back(
+            inputs.at(rowOf[r], rowOks[r], cols[j - j0], colVals[r],
+                      [&](int64_t e) { return rowVecs[e][j - j0]; }));
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = j0; j < j1; ++j) {
+        FailureOr<Value> out =
+            applyBody(body, accPair(acc, layout, r, j), ins[r][j - j0]);
+        if (failed(out))
+          return failure();
+        storeTwo(*out, rowOf[r], rowOks[r], cols[j - j0], nEven);
+      }
   }
   return success();
 }

@@ -119,3 +119,29 @@ def test_misaligned_operand_is_refused(generator):
             torch.zeros(m, n, device="cuda"), torch.zeros((), device="cuda"))
     with pytest.raises(fuser.FuserError, match="align"):
         mod.forward(*args, out=poisoned((m, n)))
+
+
+def bf16_out_ref(x, w, b, r):
+    """The epilogue's steps as the kernel rounds them: the fp32 product to
+    bf16, then each bf16 add (exact in fp32, one rounding to bf16)."""
+    acc = (x.double() @ w.double().T).to(torch.bfloat16)
+    a = torch.clamp((acc.float() + b.float()).to(torch.bfloat16), min=0)
+    return (a.float() + r.float()).to(torch.bfloat16).double()
+
+
+@pytest.mark.parametrize("n", [264, 260])
+@pytest.mark.parametrize("m", [1, 5, 127, 129, 300, 1000])
+def test_bf16_result_rows(m, n, generator):
+    """A bf16 result: with N = 264 (a multiple of 8) each warpgroup stages
+    its rows in shared memory and bulk copies write whole rows, the last
+    column tile 8 wide and the last row tile clipped at M; N = 260 stores
+    from registers. The row after the output stays NaN: nothing is written
+    past M."""
+    k = 200
+    x = randn((m, k), generator, 1.0).to(torch.bfloat16)
+    w = randn((n, k), generator, 1.0 / math.sqrt(k)).to(torch.bfloat16)
+    b, r = randn((n,), generator, 1.0).to(torch.bfloat16), randn((m, n), generator, 1.0).to(torch.bfloat16)
+    full = poisoned((m + 1, n), torch.bfloat16)
+    load(f"mma_nt_bf16_out_n{n}").forward(x, w, b, r, out=full[:m])
+    check(f"bf16 result {m}x{n}", full[:m], bf16_out_ref(x, w, b, r), TOL)
+    assert bool(torch.isnan(full[m]).all()), "a row past M was written"

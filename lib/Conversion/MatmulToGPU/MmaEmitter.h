@@ -85,10 +85,16 @@ protected:
   // The epilogue (MmaEpilogue.cpp).
   void storeTwo(Value v, Value row, Value rowOk, Value col, Value alignedOk);
   LogicalResult emitEpilogue(ValueRange acc, const AccumulatorLayout &layout);
-  LogicalResult emitEpilogueInBatches(ValueRange acc,
+  LogicalResult emitEpilogueInBatches(
+      ValueRange acc, const AccumulatorLayout &layout, EpilogueInputs &inputs,
+      function_ref<Value(int64_t)> colOf, ArrayRef<int64_t> rowsDone,
+      function_ref<void(int64_t, int64_t, Value, Value, Value, Value)> store);
+  // The results through shared memory and bulk copies (BulkStoreEpilogue.cpp).
+  LogicalResult emitBulkStoreEpilogue(ValueRange acc,
                                       const AccumulatorLayout &layout,
                                       EpilogueInputs &inputs,
                                       function_ref<Value(int64_t)> colOf);
+  void emitBulkStoreDrain();
   Value accPair(ValueRange acc, const AccumulatorLayout &layout, int64_t r,
                 int64_t j);
   void emitPartialStore(ValueRange acc, Value slice,

@@ -57,8 +57,14 @@ LogicalResult MmaEmitter::emitEpilogue(ValueRange acc,
   bool lazyRows = record.holdsRowVectors &&
                   !record.holdsRowVectors({t.precision, norm != nullptr,
                                            op.isBatched(), readsMatrix});
+  if (t.bulkStores) // no group norm, no row vector held (MmaTiling.cpp)
+    return emitBulkStoreEpilogue(acc, layout, inputs, colOf);
   if (lazyRows && !norm)
-    return emitEpilogueInBatches(acc, layout, inputs, colOf);
+    return emitEpilogueInBatches(
+        acc, layout, inputs, colOf, /*rowsDone=*/{},
+        [&](int64_t, int64_t, Value row, Value rowOk, Value col, Value v) {
+          storeTwo(v, row, rowOk, col, nEven);
+        });
   SmallVector<SmallVector<Value>> rowVecs(reads.size());
   for (auto [e, read] : llvm::enumerate(reads))
     if (read == EpilogueRead::Row && !lazyRows)
@@ -122,17 +128,22 @@ Value MmaEmitter::accPair(ValueRange acc, const AccumulatorLayout &layout,
 }
 
 /// The epilogue where no row vector is held in registers across the tile:
-/// a batch of pairs at a time (kEpilogueLoadRegs of loads), the batch's loads for every row
-/// first (a row vector once, for all rows), then its results and stores.
-/// ptxas keeps a load after a store it may alias, so a load per pair
+/// a batch of pairs at a time (kEpilogueLoadRegs of loads), the batch's loads
+/// for every row first (a row vector once, for all rows), then its results and
+/// stores. ptxas keeps a load after a store it may alias, so a load per pair
 /// between the stores would wait out its latency once per pair.
+/// Only the layout's rows `rowsDone` (all: empty); `store` takes each
+/// result (row r of the layout, pair j, its row and column).
 LogicalResult MmaEmitter::emitEpilogueInBatches(
     ValueRange acc, const AccumulatorLayout &layout, EpilogueInputs &inputs,
-    function_ref<Value(int64_t)> colOf) {
+    function_ref<Value(int64_t)> colOf, ArrayRef<int64_t> rowsDone,
+    function_ref<void(int64_t, int64_t, Value, Value, Value, Value)> store) {
   Block &body = op.getEpilogue().front();
-  Value nEven = isMultipleOf(n, 2);
   ArrayRef<EpilogueRead> reads = inputs.reads();
-  int64_t rows = layout.rows(), pairs = layout.pairsPerRow();
+  SmallVector<int64_t> layoutRows(rowsDone);
+  if (layoutRows.empty())
+    layoutRows = llvm::to_vector(llvm::seq<int64_t>(0, layout.rows()));
+  int64_t rows = layoutRows.size(), pairs = layout.pairsPerRow();
   // Registers per pair of the batch's loads: two per row vector (shared by
   // the rows), two per row of a matrix.
   int64_t pairRegs = 0;
@@ -142,13 +153,12 @@ LogicalResult MmaEmitter::emitEpilogueInBatches(
                     ? 2 * rows
                     : 0;
   // Nothing loaded per pair: no batch (its columns would stay live).
-  int64_t batch =
-      pairRegs ? std::clamp<int64_t>(kEpilogueLoadRegs / pairRegs, 1,
-                                     kMaxEpilogueLoadBatch)
-               : 1;
+  int64_t batch = pairRegs ? std::clamp<int64_t>(kEpilogueLoadRegs / pairRegs,
+                                                 1, kMaxEpilogueLoadBatch)
+                           : 1;
   SmallVector<Value> rowOf, rowOks;
   SmallVector<SmallVector<Value>> colVals;
-  for (int64_t r = 0; r < rows; ++r) {
+  for (int64_t r : layoutRows) {
     Value inWarp = layout.rowInWarp(b, loc, r);
     rowOf.push_back(add(add(blockM, warpRow0), inWarp));
     rowOks.push_back(lt(rowOf.back(), m));
@@ -172,11 +182,11 @@ LogicalResult MmaEmitter::emitEpilogueInBatches(
                       [&](int64_t e) { return rowVecs[e][j - j0]; }));
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t j = j0; j < j1; ++j) {
-        FailureOr<Value> out =
-            applyBody(body, accPair(acc, layout, r, j), ins[r][j - j0]);
+        FailureOr<Value> out = applyBody(
+            body, accPair(acc, layout, layoutRows[r], j), ins[r][j - j0]);
         if (failed(out))
           return failure();
-        storeTwo(*out, rowOf[r], rowOks[r], cols[j - j0], nEven);
+        store(layoutRows[r], j, rowOf[r], rowOks[r], cols[j - j0], *out);
       }
   }
   return success();

@@ -45,6 +45,13 @@ struct StageGeometry {
   bool prologue = false;
   /// The prologue reads an input beside A.
   bool prologueInput = false;
+  /// wgmma_tma with a 16-bit result (getMmaTiling's rule): each consumer
+  /// warpgroup stages kBulkRows of its output rows at a time in shared
+  /// memory, after the stages and their mbarriers, and one bulk copy per
+  /// row writes them out while the warpgroup goes on
+  /// (BulkStoreEpilogue.cpp).
+  bool bulkStores = false;
+  static constexpr int64_t kBulkRows = 32;
 
   /// A split precision (hi/lo parts, three products' terms per step)
   /// instead of one product.
@@ -130,12 +137,24 @@ struct StageGeometry {
   bool threeWarpFlatSplit() const {
     return splitInShared() && crossBf16() && !transposesB() && !prologue;
   }
+  /// A staged output row: BN 16-bit results and 16 bytes more, so that a
+  /// warp's fragment stores (8 rows, 4 lanes each) hit 32 distinct banks.
+  int64_t bulkRowPitch() const { return bn * 2 + 16; }
+  /// Where the staged rows start: after the stages and their mbarriers
+  /// (two 8-byte mbarriers per stage, three with the lo parts).
+  int64_t bulkStagingOffset() const {
+    return stages * stageBytes() + (splitInShared() ? 24 : 16) * stages;
+  }
+  int64_t bulkStagingBytes() const {
+    return bulkStores ? consumerWarps() / 4 * kBulkRows * bulkRowPitch() : 0;
+  }
   /// Dynamic shared memory of one block (wgmma: and room to align the
-  /// stages to the 1024-byte swizzle atom; tma: and two 8-byte mbarriers
-  /// per stage, three with the lo parts).
+  /// stages to the 1024-byte swizzle atom; tma: and the mbarriers, and the
+  /// staged output rows).
   int64_t sharedBytes() const {
-    return stages * stageBytes() + (wgmma() ? 1024 : 0) +
-           (tma() ? (splitInShared() ? 24 : 16) * stages : 0);
+    return (wgmma() ? 1024 : 0) +
+           (tma() ? bulkStagingOffset() + bulkStagingBytes()
+                  : stages * stageBytes());
   }
 };
 

@@ -54,6 +54,8 @@ private:
     scf::ForOp loop = {};
     /// The tile's number (without split K).
     Value tile = {};
+    /// The loop over the block's tiles (or pairs).
+    scf::ForOp tiles = {};
   };
   void closeTileLoop(TileWork work);
 
@@ -144,6 +146,7 @@ LogicalResult WgmmaTmaKernel::emit() {
     Value done = arith::DivUIOp::create(b, loc, sub(tile, bid), grid);
     TileWork work{mul(done, numK), numK};
     work.tile = tile;
+    work.tiles = loop;
     return work;
   };
   if (t.splitK > 1) {
@@ -169,7 +172,13 @@ LogicalResult WgmmaTmaKernel::emit() {
       Value left = sub(numK, kFirst);
       Value count = arith::MinUIOp::create(b, loc, sliceTiles, left);
       count = select(inK, count, c64(0));
-      return TileWork{loop.getRegionIterArgs()[0], count, kFirst, slice, loop};
+      return TileWork{loop.getRegionIterArgs()[0],
+                      count,
+                      kFirst,
+                      slice,
+                      loop,
+                      /*tile=*/{},
+                      loop};
     };
   }
   int64_t consumers = 32 * t.warps();
@@ -283,6 +292,10 @@ LogicalResult WgmmaTmaKernel::emit() {
   cPtr = args.c;
   epiArgs = args.epilogue;
   closeTileLoop(consumed);
+  if (t.bulkStores) {
+    b.setInsertionPointAfter(consumed.tiles);
+    emitBulkStoreDrain();
+  }
   b.setInsertionPointAfter(role);
   // No block exits while another may still copy into it or arrive on its
   // barriers.

@@ -110,6 +110,72 @@ func.func @linear(%x: tensor<?x256xbf16>, %w: tensor<512x256xbf16>, %b: tensor<5
 
 // -----
 
+// A bf16 result with N a multiple of 8: the results leave through shared
+// memory. Behind the stages and their mbarriers, each consumer warpgroup
+// stages 32 rows of 256 bf16 + 16 bytes (528 bytes, conflict-free fragment
+// stores): 197696 + 2 x 32 x 528 = 231488 bytes. Per round of 32 rows the
+// warpgroup waits until its earlier copies have read the staged rows,
+// writes the round's results there between two barriers of its 128 threads
+// (fenced for the async proxy), and its first 32 threads each start one
+// bulk copy of a row, clipped to M and N. Before the block exits, every
+// copy is done.
+#w2 = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], tile = [128, 256, 64, 16, 256, 4], min_blocks_per_sm = 1, precision = "bf16">
+
+// CHECK-LABEL: func.func @bf16_result
+// CHECK: gpu.launch_func @fuser_kernels::@bf16_result_matmul {{.+}} dynamic_shared_memory_size %c231488_i32
+// CHECK-LABEL: gpu.func @bf16_result_matmul
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: arith.minui %c256_i64{{[_0-9]*}}, %{{.+}} : i64
+// CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK: nvvm.barrier id = %[[GROUP:[0-9]+]] number_of_threads = %c128_i32
+// CHECK: llvm.store %{{.+}}, %{{.+}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<3>
+// CHECK-NOT: llvm.store %{{.+}} !llvm.ptr<1>
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: nvvm.barrier id = %[[GROUP]] number_of_threads = %c128_i32
+// CHECK: arith.cmpi ult, %{{.+}}, %c32_i64
+// CHECK: scf.if
+// CHECK: %[[ROWOFF:.+]] = arith.muli %{{.+}}, %c528_i64
+// CHECK: nvvm.cp.async.bulk.global.shared.cta %{{.+}}, %{{.+}}, %{{.+}} : <1>, <3>
+// CHECK-NEXT: nvvm.cp.async.bulk.commit.group
+// CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK: nvvm.cp.async.bulk.global.shared.cta
+// CHECK: nvvm.cp.async.bulk.wait_group 0{{$}}
+// CHECK: nvvm.setmaxregister decrease 40
+func.func @bf16_result(%x: tensor<?x256xbf16>, %w: tensor<512x256xbf16>, %b: tensor<512xbf16>) -> tensor<?x512xbf16> {
+  %y = fuser.matmul %x, %w transpose_b epilogue_inputs(%b : tensor<512xbf16>)
+         epilogue_maps [affine_map<(m, n) -> (n)>] {config = #w2}
+         : tensor<?x256xbf16>, tensor<512x256xbf16> -> tensor<?x512xbf16> {
+  ^bb0(%acc: bf16, %bias: bf16):
+    %s = arith.addf %acc, %bias : bf16
+    fuser.yield %s : bf16
+  }
+  return %y : tensor<?x512xbf16>
+}
+
+// -----
+
+// N = 500 rows of bf16 are 1000 bytes, no multiple of 16: stored from
+// registers, no staging.
+#w2 = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], tile = [128, 256, 64, 16, 256, 4], min_blocks_per_sm = 1, precision = "bf16">
+
+// CHECK-LABEL: func.func @bf16_result_odd_n
+// CHECK: dynamic_shared_memory_size %c197696_i32
+// CHECK-LABEL: gpu.func @bf16_result_odd_n_matmul
+// CHECK-NOT: nvvm.cp.async.bulk.global.shared.cta
+// CHECK: llvm.store %{{.+}}, %{{.+}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<1>
+// CHECK-NOT: nvvm.cp.async.bulk.global.shared.cta
+// CHECK: gpu.return
+func.func @bf16_result_odd_n(%x: tensor<?x256xbf16>, %w: tensor<500x256xbf16>) -> tensor<?x500xbf16> {
+  %y = fuser.matmul %x, %w transpose_b epilogue_maps [] {config = #w2}
+         : tensor<?x256xbf16>, tensor<500x256xbf16> -> tensor<?x500xbf16> {
+  ^bb0(%acc: bf16):
+    fuser.yield %acc : bf16
+  }
+  return %y : tensor<?x500xbf16>
+}
+
+// -----
+
 // tf32 with a narrow tile, K = 96 (not a multiple of BK: the last box reads
 // zeros past K) and dynamic M and N: two consumer warpgroups of 64 x 32
 // (384 threads with the producer), BK = 32 floats = 128 bytes, four m64n32k8

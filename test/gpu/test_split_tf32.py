@@ -191,3 +191,20 @@ def test_tf32_2xbf16_w2_w3_users_inputs(generator):
     worst = w2_w3_errors("mma_w2_tf32_2xbf16", "w3_tf32_2xbf16", "tf32_2xbf16", generator)
     for name, (ours, eager) in worst.items():
         assert ours <= 2 * eager, (name, ours, eager)
+
+
+@pytest.mark.parametrize("m", [1, 7, 129, 1027])
+def test_bulk_copied_rows(m, generator):
+    """N = 132: 3xtf32's results staged in shared memory and copied out a
+    row at a time, the last column tile 4 wide and the last row tile
+    clipped at M (the row after the output stays NaN); as accurate as
+    cuBLAS SGEMM against float64."""
+    k, n = 200, 132
+    x = torch.rand(m, k, device="cuda", generator=generator) * 2 - 1
+    w, _ = linear_weights(n, k, generator)
+    full = poisoned((m + 1, n))
+    load("split_linear_n132").forward(x, w, out=full[:m])
+    ref = x.double() @ w.double().T
+    check(f"split_linear_n132 m={m}", full[:m], ref, TOL)
+    assert max_err(full[:m], ref) <= max(max_err(x @ w.T, ref), 1e-6) * 1.5
+    assert bool(torch.isnan(full[m]).all()), "a row past M was written"

@@ -1,12 +1,13 @@
 //===- BulkStoreEpilogue.cpp - wgmma_tma results through bulk copies ------===//
 //
-// The epilogue of wgmma_tma with a 16-bit result (StageGeometry::
-// bulkStores): each consumer warpgroup writes kBulkRows of its output rows
-// at a time into shared memory, then one thread per row starts a bulk copy
-// of the row to global memory (cp.async.bulk, whole 16-byte chunks) and the
-// warpgroup goes on, to its next rows or its next tile's main loop, while
-// the copies run. Stored from registers instead, two results per lane
-// leave half-filled sectors, and the tensor cores wait for every store.
+// The epilogue of wgmma_tma where its output rows fit in shared memory
+// beside the stages (StageGeometry::bulkStores): each consumer warpgroup
+// writes kBulkRows of its output rows at a time into shared memory, then
+// one thread per row starts a bulk copy of the row to global memory
+// (cp.async.bulk, whole 16-byte chunks) and the warpgroup goes on, to its
+// next rows or its next tile's main loop, while the copies run. Stored
+// from registers instead, two results per lane make 8 or 16-byte pieces of
+// rows, and the tensor cores wait for every store.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,7 +33,7 @@ LogicalResult MmaEmitter::emitBulkStoreEpilogue(
     ValueRange acc, const AccumulatorLayout &layout, EpilogueInputs &inputs,
     function_ref<Value(int64_t)> colOf) {
   constexpr int64_t kGroupThreads = 128;
-  int64_t pitch = t.bulkRowPitch(), resBytes = 2;
+  int64_t pitch = t.bulkRowPitch(), resBytes = t.resultBytes;
   // wgmma_tma: one warp per 16 rows, four per warpgroup.
   Value warp = arith::DivUIOp::create(b, loc, warpRow0, c64(16));
   Value group = arith::DivUIOp::create(b, loc, warp, c64(4));
@@ -61,7 +62,7 @@ LogicalResult MmaEmitter::emitBulkStoreEpilogue(
               Value off = add(slotBase, mul(sub(col, blockN), c64(resBytes)));
               LLVM::StoreOp::create(b, loc, v,
                                     tma::sharedByte(b, loc, smemBase, off),
-                                    /*alignment=*/4);
+                                    /*alignment=*/2 * resBytes);
             })))
       return failure();
     NVVM::FenceProxyOp::create(

@@ -197,18 +197,20 @@ FailureOr<MmaTiling> mlir::fuser::getMmaTiling(MatmulOp op,
                    (bRows * bCols / t.vec()) % t.threads()))
     return describe(op.emitOpError())
            << "does not split into whole 16-byte copies per thread";
-  // 16-bit results leave a 2-D wgmma_tma product through shared memory and
+  // The results of a 2-D wgmma_tma product leave through shared memory and
   // bulk copies of whole rows, where the staged rows fit beside the stages
-  // and a row's bytes are a multiple of 16 (the copies' unit): the
-  // warpgroups go on to the next tile while the copies run. Storing 2
+  // (bf16's 128 x 256 tile, 3xtf32's f32 128 x 128, not tf32's f32
+  // 128 x 256) and a row's bytes are a multiple of 16 (the copies' unit):
+  // the warpgroups go on to the next tile while the copies run. Storing 2
   // results per lane from registers instead, bf16 x * W^T at 1024 x 8192 x
   // 1024 took 36.4 us against cuBLAS's 25.7 (H200, 2026-11-30).
   int64_t nSize = cast<ShapedType>(op.getResult().getType()).getShape().back();
+  t.resultBytes = c.getIntOrFloatBitWidth() / 8;
   StageGeometry staged = t;
   staged.bulkStores = true;
-  t.bulkStores = t.tma() && !t.split3() && t.splitK == 1 && !op.isBatched() &&
-                 !op.hasGroupNorm() && c.getIntOrFloatBitWidth() == 16 &&
-                 !ShapedType::isDynamic(nSize) && nSize % 8 == 0 &&
+  t.bulkStores = t.tma() && t.splitK == 1 && !op.isBatched() &&
+                 !op.hasGroupNorm() && !ShapedType::isDynamic(nSize) &&
+                 (nSize * t.resultBytes) % 16 == 0 &&
                  staged.sharedBytes() <= maxSharedBytes;
   if (t.sharedBytes() > maxSharedBytes)
     return describe(op.emitOpError())

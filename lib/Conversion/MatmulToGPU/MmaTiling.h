@@ -45,13 +45,15 @@ struct StageGeometry {
   bool prologue = false;
   /// The prologue reads an input beside A.
   bool prologueInput = false;
-  /// wgmma_tma with a 16-bit result (getMmaTiling's rule): each consumer
+  /// wgmma_tma where the staging fits (getMmaTiling's rule): each consumer
   /// warpgroup stages kBulkRows of its output rows at a time in shared
   /// memory, after the stages and their mbarriers, and one bulk copy per
   /// row writes them out while the warpgroup goes on
   /// (BulkStoreEpilogue.cpp).
   bool bulkStores = false;
   static constexpr int64_t kBulkRows = 32;
+  /// The result's element bytes (bulkStores).
+  int64_t resultBytes = 4;
 
   /// A split precision (hi/lo parts, three products' terms per step)
   /// instead of one product.
@@ -137,12 +139,17 @@ struct StageGeometry {
   bool threeWarpFlatSplit() const {
     return splitInShared() && crossBf16() && !transposesB() && !prologue;
   }
-  /// A staged output row: BN 16-bit results and 16 bytes more, so that a
-  /// warp's fragment stores (8 rows, 4 lanes each) hit 32 distinct banks.
-  int64_t bulkRowPitch() const { return bn * 2 + 16; }
+  /// A staged output row: BN results and 16 bytes more, so that a warp's
+  /// fragment stores (8 rows, 4 lanes each) of 16-bit pairs hit 32
+  /// distinct banks (f32 pairs: at most two lanes a bank).
+  int64_t bulkRowPitch() const { return bn * resultBytes + 16; }
   /// Where the staged rows start: after the stages and their mbarriers
-  /// (two 8-byte mbarriers per stage, three with the lo parts).
+  /// (two 8-byte mbarriers per stage, three with the lo parts), aligned to
+  /// 128 bytes (the copies read 16-byte aligned rows).
   int64_t bulkStagingOffset() const {
+    return llvm::alignTo(barriersEnd(), 128);
+  }
+  int64_t barriersEnd() const {
     return stages * stageBytes() + (splitInShared() ? 24 : 16) * stages;
   }
   int64_t bulkStagingBytes() const {
@@ -153,8 +160,9 @@ struct StageGeometry {
   /// staged output rows).
   int64_t sharedBytes() const {
     return (wgmma() ? 1024 : 0) +
-           (tma() ? bulkStagingOffset() + bulkStagingBytes()
-                  : stages * stageBytes());
+           (!tma()       ? stages * stageBytes()
+            : bulkStores ? bulkStagingOffset() + bulkStagingBytes()
+                         : barriersEnd());
   }
 };
 

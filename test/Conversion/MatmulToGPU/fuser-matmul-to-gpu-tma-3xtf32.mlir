@@ -4,13 +4,15 @@
 // gives an f32 nn.Linear on sm_90a under precision=fp32: two consumer
 // warpgroups of 64 x 128, 3 stages, each of 32 KiB copied (128 + 128 rows of
 // 32 f32) and 32 KiB of lo parts. Dynamic shared memory: 3 x 65536 + 1024
-// bytes of alignment slack + 3 x 3 mbarriers of 8 bytes = 197704 bytes.
+// bytes of alignment slack + 3 x 3 mbarriers of 8 bytes, then from the next
+// 128 bytes the staged output rows (2 warpgroups x 32 rows of 128 f32 + 16
+// bytes): 197760 + 33792 = 231552 bytes.
 #split = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], tile = [128, 128, 32, 16, 128, 3], max_grid = 132, min_blocks_per_sm = 1, precision = "3xtf32", promote_every = 64>
 
 // CHECK-LABEL: func.func @linear
 // CHECK: fuser.tensor_map %{{.+}} box [128, 32] swizzle 128
 // CHECK: fuser.tensor_map %{{.+}} box [128, 32] swizzle 128
-// CHECK: gpu.launch_func{{ +}}@fuser_kernels::@linear_matmul {{.+}} threads in (%c384{{[^,]*}}, %c1{{[^,]*}}, %c1{{[^)]*}}) dynamic_shared_memory_size %c197704_i32
+// CHECK: gpu.launch_func{{ +}}@fuser_kernels::@linear_matmul {{.+}} threads in (%c384{{[^,]*}}, %c1{{[^,]*}}, %c1{{[^)]*}}) dynamic_shared_memory_size %c231552_i32
 // CHECK-LABEL: gpu.func @linear_matmul
 // Per stage: full (the producer), empty (8 consumer warps), split (the 64
 // splitter threads).
@@ -62,8 +64,12 @@
 // CHECK-COUNT-126: arith.subf %{{.+}}, %{{.+}} : f32
 // CHECK: scf.yield %{{.+}}, %{{.+}} : !llvm.struct
 // CHECK: scf.yield
-// The epilogue holds the bias (row vectors in registers: no lazy loads).
+// The epilogue: the results with the bias added, staged in shared memory
+// and written by bulk copies of whole rows (as in fuser-matmul-to-gpu-tma).
 // CHECK: arith.addf %{{.+}}, %{{.+}} : vector<2xf32>
+// CHECK: llvm.store %{{.+}}, %{{.+}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// CHECK: nvvm.cp.async.bulk.global.shared.cta
+// CHECK: nvvm.cp.async.bulk.wait_group 0{{$}}
 // The producer: one thread's TMA copies expect the 32768 copied bytes.
 // CHECK: nvvm.setmaxregister decrease 56
 // CHECK: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c32768_i32

@@ -111,9 +111,10 @@ func.func @linear(%x: tensor<?x256xbf16>, %w: tensor<512x256xbf16>, %b: tensor<5
 // -----
 
 // A bf16 result with N a multiple of 8: the results leave through shared
-// memory. Behind the stages and their mbarriers, each consumer warpgroup
-// stages 32 rows of 256 bf16 + 16 bytes (528 bytes, conflict-free fragment
-// stores): 197696 + 2 x 32 x 528 = 231488 bytes. Per round of 32 rows the
+// memory. Behind the stages and their mbarriers, from the next 128 bytes
+// (197760), each consumer warpgroup stages 32 rows of 256 bf16 + 16 bytes
+// (528 bytes, conflict-free fragment stores): 197760 + 2 x 32 x 528 =
+// 231552 bytes. Per round of 32 rows the
 // warpgroup waits until its earlier copies have read the staged rows,
 // writes the round's results there between two barriers of its 128 threads
 // (fenced for the async proxy), and its first 32 threads each start one
@@ -122,7 +123,7 @@ func.func @linear(%x: tensor<?x256xbf16>, %w: tensor<512x256xbf16>, %b: tensor<5
 #w2 = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], tile = [128, 256, 64, 16, 256, 4], min_blocks_per_sm = 1, precision = "bf16">
 
 // CHECK-LABEL: func.func @bf16_result
-// CHECK: gpu.launch_func @fuser_kernels::@bf16_result_matmul {{.+}} dynamic_shared_memory_size %c231488_i32
+// CHECK: gpu.launch_func @fuser_kernels::@bf16_result_matmul {{.+}} dynamic_shared_memory_size %c231552_i32
 // CHECK-LABEL: gpu.func @bf16_result_matmul
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: arith.minui %c256_i64{{[_0-9]*}}, %{{.+}} : i64

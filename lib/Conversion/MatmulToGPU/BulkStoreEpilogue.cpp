@@ -33,8 +33,12 @@ LogicalResult MmaEmitter::emitBulkStoreEpilogue(
     ValueRange acc, const AccumulatorLayout &layout, EpilogueInputs &inputs,
     function_ref<Value(int64_t)> colOf) {
   constexpr int64_t kGroupThreads = 128;
+  // Named barriers 1 and 2 (0 is the block's, at the kernel's start).
+  constexpr int64_t kFirstGroupBarrier = 1;
   int64_t pitch = t.bulkRowPitch(), resBytes = t.resultBytes;
-  // wgmma_tma: one warp per 16 rows, four per warpgroup.
+  // wgmma_tma (MmaTiling.cpp): one warp per 16 rows and all BN columns,
+  // four per warpgroup, two warpgroups.
+  assert(t.wm == 16 && t.wn == t.bn && t.bm == 128 && "wgmma_tma's warps");
   Value warp = arith::DivUIOp::create(b, loc, warpRow0, c64(16));
   Value group = arith::DivUIOp::create(b, loc, warp, c64(4));
   Value warpInGroup = arith::RemUIOp::create(b, loc, warp, c64(4));
@@ -44,7 +48,7 @@ LogicalResult MmaEmitter::emitBulkStoreEpilogue(
   Value slot = add(mul(warpInGroup, c64(8)), g);
   Value laneIdx = add(mul(g, c64(4)), tq);
   Value inGroup = add(mul(warpInGroup, c64(32)), laneIdx);
-  Value barrierId = toI32(add(group, c64(1)));
+  Value barrierId = toI32(add(group, c64(kFirstGroupBarrier)));
   auto groupBarrier = [&]() {
     NVVM::BarrierOp::create(b, loc, Type(), barrierId, c32(kGroupThreads),
                             NVVM::BarrierReductionAttr(), Value());

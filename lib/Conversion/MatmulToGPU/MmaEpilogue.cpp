@@ -57,7 +57,9 @@ LogicalResult MmaEmitter::emitEpilogue(ValueRange acc,
   bool lazyRows = record.holdsRowVectors &&
                   !record.holdsRowVectors({t.precision, norm != nullptr,
                                            op.isBatched(), readsMatrix});
-  if (t.bulkStores) // no group norm, no row vector held (MmaTiling.cpp)
+  // No group norm there (MmaTiling.cpp); row vectors are loaded per round
+  // rather than held.
+  if (t.bulkStores)
     return emitBulkStoreEpilogue(acc, layout, inputs, colOf);
   if (lazyRows && !norm)
     return emitEpilogueInBatches(

@@ -139,10 +139,14 @@ struct StageGeometry {
   bool threeWarpFlatSplit() const {
     return splitInShared() && crossBf16() && !transposesB() && !prologue;
   }
-  /// A staged output row: BN results and 16 bytes more, so that a warp's
-  /// fragment stores (8 rows, 4 lanes each) of 16-bit pairs hit 32
-  /// distinct banks (f32 pairs: at most two lanes a bank).
-  int64_t bulkRowPitch() const { return bn * resultBytes + 16; }
+  /// A staged output row: BN results, padded to 16 bytes past a multiple
+  /// of 128, so that a warp's fragment stores (8 rows, 4 lanes each) of
+  /// 16-bit pairs hit 32 distinct banks (f32 pairs: two lanes a bank; 32
+  /// bytes past would avoid that, but 3xtf32's rows would not fit).
+  int64_t bulkRowPitch() const {
+    int64_t bytes = bn * resultBytes;
+    return bytes + ((16 - bytes % 128) % 128 + 128) % 128;
+  }
   /// Where the staged rows start: after the stages and their mbarriers
   /// (two 8-byte mbarriers per stage, three with the lo parts), aligned to
   /// 128 bytes (the copies read 16-byte aligned rows).

@@ -42,8 +42,9 @@ LogicalResult MmaEmitter::emitBulkStoreEpilogue(
   Value warp = arith::DivUIOp::create(b, loc, warpRow0, c64(16));
   Value group = arith::DivUIOp::create(b, loc, warp, c64(4));
   Value warpInGroup = arith::RemUIOp::create(b, loc, warp, c64(4));
-  Value groupBase = add(c64(t.bulkStagingOffset()),
-                        mul(group, c64(StageGeometry::kBulkRows * pitch)));
+  // No call below takes two IR-building calls as arguments (MmaEmitter.h).
+  Value groupOff = mul(group, c64(StageGeometry::kBulkRows * pitch));
+  Value groupBase = add(c64(t.bulkStagingOffset()), groupOff);
   // This thread's staged row, and its index in the warpgroup.
   Value slot = add(mul(warpInGroup, c64(8)), g);
   Value laneIdx = add(mul(g, c64(4)), tq);
@@ -53,9 +54,10 @@ LogicalResult MmaEmitter::emitBulkStoreEpilogue(
     NVVM::BarrierOp::create(b, loc, Type(), barrierId, c32(kGroupThreads),
                             NVVM::BarrierReductionAttr(), Value());
   };
-  Value rowBytes =
-      toI32(mul(arith::MinUIOp::create(b, loc, c64(t.bn), sub(n, blockN)),
-                c64(resBytes)));
+  Value resBytesC = c64(resBytes);
+  Value colsLeft = sub(n, blockN);
+  Value cols = arith::MinUIOp::create(b, loc, c64(t.bn), colsLeft);
+  Value rowBytes = toI32(mul(cols, resBytesC));
   for (int64_t r = 0; r < layout.rows(); ++r) {
     NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0u, b.getUnitAttr());
     groupBarrier();
@@ -63,7 +65,9 @@ LogicalResult MmaEmitter::emitBulkStoreEpilogue(
     if (failed(emitEpilogueInBatches(
             acc, layout, inputs, colOf, {r},
             [&](int64_t, int64_t, Value, Value, Value col, Value v) {
-              Value off = add(slotBase, mul(sub(col, blockN), c64(resBytes)));
+              Value bytes = c64(resBytes);
+              Value inTile = sub(col, blockN);
+              Value off = add(slotBase, mul(inTile, bytes));
               LLVM::StoreOp::create(b, loc, v,
                                     tma::sharedByte(b, loc, smemBase, off),
                                     /*alignment=*/2 * resBytes);
@@ -74,12 +78,16 @@ LogicalResult MmaEmitter::emitBulkStoreEpilogue(
         NVVM::SharedSpaceAttr::get(b.getContext(),
                                    NVVM::SharedSpace::shared_cta));
     groupBarrier();
-    Value rowInWarp =
-        add(arith::RemUIOp::create(b, loc, inGroup, c64(8)), c64(8 * r));
-    Value rowWarp = add(mul(group, c64(4)),
-                        arith::DivUIOp::create(b, loc, inGroup, c64(8)));
+    Value roundRow = c64(8 * r);
+    Value rowInSlot = arith::RemUIOp::create(b, loc, inGroup, c64(8));
+    Value rowInWarp = add(rowInSlot, roundRow);
+    Value slotWarp = arith::DivUIOp::create(b, loc, inGroup, c64(8));
+    Value firstWarp = mul(group, c64(4));
+    Value rowWarp = add(firstWarp, slotWarp);
     Value row = add(add(blockM, mul(rowWarp, c64(16))), rowInWarp);
-    Value copies = both(lt(inGroup, c64(StageGeometry::kBulkRows)), lt(row, m));
+    Value inM = lt(row, m);
+    Value copier = lt(inGroup, c64(StageGeometry::kBulkRows));
+    Value copies = both(copier, inM);
     auto ifOp = scf::IfOp::create(b, loc, copies, /*withElse=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());

@@ -91,9 +91,9 @@ LogicalResult MmaEmitter::emitEpilogue(ValueRange acc,
     SmallVector<Value> vals;
     SmallVector<SmallVector<Value>> ins(pairs);
     for (int64_t j = 0; j < pairs; ++j) {
+      Value v = accPair(acc, layout, r, j);
       ins[j] = loadInputs(row, rowOk, colVals, j);
-      FailureOr<Value> out =
-          applyBody(body, accPair(acc, layout, r, j), ins[j]);
+      FailureOr<Value> out = applyBody(body, v, ins[j]);
       if (failed(out))
         return failure();
       vals.push_back(*out);

@@ -65,9 +65,8 @@ LogicalResult MmaEmitter::emitBulkStoreEpilogue(
     if (failed(emitEpilogueInBatches(
             acc, layout, inputs, colOf, {r},
             [&](int64_t, int64_t, Value, Value, Value col, Value v) {
-              Value bytes = c64(resBytes);
               Value inTile = sub(col, blockN);
-              Value off = add(slotBase, mul(inTile, bytes));
+              Value off = add(slotBase, mul(inTile, resBytesC));
               LLVM::StoreOp::create(b, loc, v,
                                     tma::sharedByte(b, loc, smemBase, off),
                                     /*alignment=*/2 * resBytes);

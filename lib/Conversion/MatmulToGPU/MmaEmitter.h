@@ -87,7 +87,7 @@ protected:
   LogicalResult emitEpilogue(ValueRange acc, const AccumulatorLayout &layout);
   LogicalResult emitEpilogueInBatches(
       ValueRange acc, const AccumulatorLayout &layout, EpilogueInputs &inputs,
-      function_ref<Value(int64_t)> colOf, ArrayRef<int64_t> rowsDone,
+      function_ref<Value(int64_t)> colOf, ArrayRef<int64_t> onlyRows,
       function_ref<void(int64_t, int64_t, Value, Value, Value, Value)> store);
   // The results through shared memory and bulk copies (BulkStoreEpilogue.cpp).
   LogicalResult emitBulkStoreEpilogue(ValueRange acc,

@@ -63,7 +63,7 @@ LogicalResult MmaEmitter::emitEpilogue(ValueRange acc,
     return emitBulkStoreEpilogue(acc, layout, inputs, colOf);
   if (lazyRows && !norm)
     return emitEpilogueInBatches(
-        acc, layout, inputs, colOf, /*rowsDone=*/{},
+        acc, layout, inputs, colOf, /*onlyRows=*/{},
         [&](int64_t, int64_t, Value row, Value rowOk, Value col, Value v) {
           storeTwo(v, row, rowOk, col, nEven);
         });
@@ -134,15 +134,15 @@ Value MmaEmitter::accPair(ValueRange acc, const AccumulatorLayout &layout,
 /// for every row first (a row vector once, for all rows), then its results and
 /// stores. ptxas keeps a load after a store it may alias, so a load per pair
 /// between the stores would wait out its latency once per pair.
-/// Only the layout's rows `rowsDone` (all: empty); `store` takes each
+/// Only the layout's rows `onlyRows` (empty: all of them); `store` takes each
 /// result (row r of the layout, pair j, its row and column).
 LogicalResult MmaEmitter::emitEpilogueInBatches(
     ValueRange acc, const AccumulatorLayout &layout, EpilogueInputs &inputs,
-    function_ref<Value(int64_t)> colOf, ArrayRef<int64_t> rowsDone,
+    function_ref<Value(int64_t)> colOf, ArrayRef<int64_t> onlyRows,
     function_ref<void(int64_t, int64_t, Value, Value, Value, Value)> store) {
   Block &body = op.getEpilogue().front();
   ArrayRef<EpilogueRead> reads = inputs.reads();
-  SmallVector<int64_t> layoutRows(rowsDone);
+  SmallVector<int64_t> layoutRows(onlyRows);
   if (layoutRows.empty())
     layoutRows = llvm::to_vector(llvm::seq<int64_t>(0, layout.rows()));
   int64_t rows = layoutRows.size(), pairs = layout.pairsPerRow();

@@ -45,17 +45,16 @@ public:
   LogicalResult emit();
 
 private:
-  /// One output tile's work in a role's loop: its k iterations (numK, the
-  /// first `kBase` after the block's earlier ones), and with split K its
-  /// first K tile, its slice and the pair loop, which carries kBase.
+  /// One output tile's work in a role's loop over the block's tiles (or,
+  /// with split K, (tile, slice) pairs, the loop carrying kBase): its k
+  /// iterations (numK, the first `kBase` after the block's earlier ones),
+  /// and with split K its first K tile and its slice.
   struct TileWork {
     Value kBase, numK;
     Value kFirst = {}, slice = {};
     scf::ForOp loop = {};
     /// The tile's number (without split K).
     Value tile = {};
-    /// The loop over the block's tiles (or pairs).
-    scf::ForOp tiles = {};
   };
   void closeTileLoop(TileWork work);
 
@@ -146,7 +145,7 @@ LogicalResult WgmmaTmaKernel::emit() {
     Value done = arith::DivUIOp::create(b, loc, sub(tile, bid), grid);
     TileWork work{mul(done, numK), numK};
     work.tile = tile;
-    work.tiles = loop;
+    work.loop = loop;
     return work;
   };
   if (t.splitK > 1) {
@@ -172,13 +171,7 @@ LogicalResult WgmmaTmaKernel::emit() {
       Value left = sub(numK, kFirst);
       Value count = arith::MinUIOp::create(b, loc, sliceTiles, left);
       count = select(inK, count, c64(0));
-      return TileWork{loop.getRegionIterArgs()[0],
-                      count,
-                      kFirst,
-                      slice,
-                      loop,
-                      /*tile=*/{},
-                      loop};
+      return TileWork{loop.getRegionIterArgs()[0], count, kFirst, slice, loop};
     };
   }
   int64_t consumers = 32 * t.warps();
@@ -293,7 +286,7 @@ LogicalResult WgmmaTmaKernel::emit() {
   epiArgs = args.epilogue;
   closeTileLoop(consumed);
   if (t.bulkStores) {
-    b.setInsertionPointAfter(consumed.tiles);
+    b.setInsertionPointAfter(consumed.loop);
     emitBulkStoreDrain();
   }
   b.setInsertionPointAfter(role);
@@ -308,7 +301,7 @@ LogicalResult WgmmaTmaKernel::emit() {
 /// Ends a split-K pair loop's body: the next pair's k iterations start
 /// after this one's. (The tile loop has no results.)
 void WgmmaTmaKernel::closeTileLoop(TileWork work) {
-  if (!work.loop)
+  if (work.loop.getNumRegionIterArgs() == 0)
     return;
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToEnd(work.loop.getBody());

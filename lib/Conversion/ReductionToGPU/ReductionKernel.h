@@ -1,5 +1,4 @@
-//===- ReductionKernel.h - the reduction kernels' bodies ---------*- C++
-//-*-===//
+//===- ReductionKernel.h - the reduction kernels' bodies -------*- C++ -*-===//
 //
 // Internal to ReductionToGPU: the body of each reduction kernel
 // (ReductionKernel.cpp), which ReductionToGPU.cpp's pass creates and

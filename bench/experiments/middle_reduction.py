@@ -10,6 +10,7 @@ Usage (on the GPU machine):
 """
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -27,8 +28,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
     directory = ARTIFACTS / "middlesweep"
-    stems = sorted((p.stem for p in directory.glob("middle_sum_s*.ptx")),
-                   key=lambda s: int(s.rsplit("_s", 1)[1]))
+    stems = sorted((p.stem for p in directory.glob("middle_sum_s*_w*.ptx")),
+                   key=lambda s: tuple(int(n) for n in re.findall(r"\d+", s)))
     x = torch.randn(SHAPE, device="cuda")
     want = torch.sum(x.double(), dim=1)
     eager = torch.sum(x, dim=1)
@@ -44,7 +45,7 @@ def main():
     gb = x.numel() * 4 / 1e9
     print(f"device: {torch.cuda.get_device_name()}; eager max error vs f64 {eager_err:.2e}")
     for name, r in res.items():
-        line = f"{name:>16}: {r['mean_ms']:.3f} ms mean, {gb / r['mean_ms'] * 1e3:.0f} GB/s read"
+        line = f"{name:>20}: {r['mean_ms']:.3f} ms mean, {gb / r['mean_ms'] * 1e3:.0f} GB/s read"
         if name in outs:
             err = float((outs[name].double() - want).abs().max())
             ok = torch.allclose(outs[name], eager, atol=1e-4, rtol=1e-4)

@@ -9,6 +9,8 @@ of the threads that share an output), empty reductions, NaN-poisoned
 outputs, fresh inputs of both signs; sums within fp32 rounding of their
 length, and each kernel deterministic.
 
+Sums over the middle dimension of (N, C, W) too.
+
 The two-stage form (reductions_two_stage.mlir: few outputs of a long static
 extent, P blocks per output writing partials that a second kernel combines):
 a scalar sum of ~10M floats, its maximum, an f64-widened and an
@@ -166,6 +168,19 @@ def check_arg(name, values, indices, ref):
     same = (values == want_v) | (torch.isnan(values) & torch.isnan(want_v))
     assert bool(same.all()), f"{name}: values differ from PyTorch's"
     print(f"[gpu tests] {name}: values and indices equal PyTorch's over {values.numel()}")
+
+
+@pytest.mark.parametrize("shape", [(1, 1, 1), (5, 7, 3), (8, 1000, 33), (3, 4097, 1025),
+                                   (2, 300, 70001)])
+def test_sum_middle(shape, generator):
+    mod = load("reductions")
+    x = data(shape, generator)
+    out = poisoned((shape[0], shape[2]))
+    mod.sum_middle(x, out=out)
+    check_sum(f"sum over dim 1 of {shape}", out, x.double().sum(1), sum_tol(shape[1]))
+    again = poisoned((shape[0], shape[2]))
+    mod.sum_middle(x, out=again)
+    assert torch.equal(out, again), "middle sum is not deterministic"
 
 
 @pytest.mark.parametrize("shape", [(1, 1, 1), (5, 7, 3), (8, 1000, 33), (3, 4097, 1025)])

@@ -196,6 +196,26 @@ func.func @mask_any(%m: tensor<?x?xi1>) -> tensor<i1> {
   return %r : tensor<i1>
 }
 
+// torch.sum(x, dim=1) on (N, C, W): threads a block-row apart, 1024 per
+// block spanning 64 neighbouring outputs per block-row.
+func.func @sum_middle(%x: tensor<?x?x?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %zero = arith.constant 0.0 : f32
+  %d0 = tensor.dim %x, %c0 : tensor<?x?x?xf32>
+  %d2 = tensor.dim %x, %c2 : tensor<?x?x?xf32>
+  %e = tensor.empty(%d0, %d2) : tensor<?x?xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>],
+                       iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%x : tensor<?x?x?xf32>) outs(%init : tensor<?x?xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}
+
 // torch.max(x, dim=1) as torch-mlir lowers it: the value and its index,
 // over the middle dimension (threads a block-row apart).
 func.func @max_middle(%x: tensor<?x?x?xf32>) -> (tensor<?x?xf32>, tensor<?x?xi64>) {

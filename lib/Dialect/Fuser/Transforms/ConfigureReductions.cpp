@@ -69,6 +69,17 @@ constexpr int64_t kResidentThreadsPerSm = 2048;
 /// 6 input rows instead of 12, and the loads that dominate such a kernel
 /// halve. Only while the threads left still fill the GPU (kTargetThreads).
 constexpr int64_t kWindowRowsPerThread = 4;
+/// Threads per block of a one-stage reduction whose threads share outputs a
+/// block-row apart, when the outputs alone fill the GPU: a block-row then
+/// spans 1024 / share neighbouring outputs instead of 32. A block-row's
+/// first and last 32-byte sectors are shared with the neighbouring blocks
+/// whenever rows are not 128-byte aligned, and blocks many waves into the
+/// grid drift apart until L2 no longer holds the sector the neighbour read.
+/// H200, 2026-11-30 (bench/experiments/middle_reduction.py), a sum over the
+/// middle of 128 x 4096 x 4095 at 16 threads per output: 32 outputs per
+/// block-row read 9.13 GB from DRAM for 8.59 GB of input and took 2.243 ms,
+/// 64 read 8.64 GB in 2.078 ms (eager 2.111).
+constexpr int64_t kWideStridedBlock = 1024;
 
 int64_t product(linalg::GenericOp op, ArrayRef<unsigned> loops) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -190,6 +201,13 @@ void mlir::fuser::configureReductions(ModuleOp module, const ChipInfo &chip,
         widenShare(fits);
       }
     }
+    bool wide = !shape->innermostReduces && share > 1 && slices <= 1 &&
+                failed(epilogue) && outputs * share >= kTargetThreads &&
+                block < kWideStridedBlock;
+    if (wide) {
+      block = kWideStridedBlock;
+      blocks = llvm::divideCeil(outputs, block / share);
+    }
     SmallVector<int64_t> tile{share,
                               shape->innermostReduces ? 1 : block / share};
     if (slices > 1)
@@ -225,6 +243,10 @@ void mlir::fuser::configureReductions(ModuleOp module, const ChipInfo &chip,
              << (shape->innermostReduces ? " consecutive threads"
                                          : " threads a block-row apart");
     remark << " per output, " << block << " threads per block";
+    if (wide)
+      remark << " (" << block / share
+             << " neighbouring outputs per block-row, so that fewer sectors "
+                "straddle two blocks)";
     if (rows > 1)
       remark << ", " << rows << " outputs per thread along loop " << *rowLoop
              << " (their windows overlap: the input rows they share are "

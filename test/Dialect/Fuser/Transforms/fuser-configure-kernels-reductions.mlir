@@ -218,11 +218,12 @@ func.func @many_rows(%x: tensor<256x1000000xf32>, %init: tensor<256xf32>) -> ten
 // torch.max(x, dim=1) on 128 x 4096 x 4095 as torch-mlir lowers it: the
 // value and its index, one reduction kernel over the middle dimension.
 // Outputs enough to fill the GPU, but 4096 elements are too many for one
-// thread to sum (kMaxFoldsPerThread): 16 threads share each.
+// thread to sum (kMaxFoldsPerThread): 16 threads share each, in blocks of
+// 1024 that span 64 outputs per block-row (kWideStridedBlock).
 // CHECK-LABEL: func.func @max_with_index
-// CHECK: fuser.config = #fuser.config<strategy = "reduction", block = [512, 1, 1], tile = [16, 32]>
+// CHECK: fuser.config = #fuser.config<strategy = "reduction", block = [1024, 1, 1], tile = [16, 64]>
 func.func @max_with_index(%x: tensor<128x4096x4095xf32>, %vi: tensor<128x4095xf32>, %ii: tensor<128x4095xi64>) -> (tensor<128x4095xf32>, tensor<128x4095xi64>) {
-  // expected-remark @+1 {{reduction kernel: 524160 outputs of 4096 elements, 16 threads a block-row apart per output, 512 threads per block}}
+  // expected-remark @+1 {{reduction kernel: 524160 outputs of 4096 elements, 16 threads a block-row apart per output, 1024 threads per block (64 neighbouring outputs per block-row, so that fewer sectors straddle two blocks)}}
   %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>],
                          iterator_types = ["parallel", "reduction", "parallel"]}
       ins(%x : tensor<128x4096x4095xf32>) outs(%vi, %ii : tensor<128x4095xf32>, tensor<128x4095xi64>) {

@@ -349,6 +349,30 @@ def test_pooling_rows_per_thread(generator):
         assert bool(same.all()), f"max_pool2d trial {trial}: {int((~same).sum())} differ"
 
 
+def test_pooling_columns_per_thread(generator):
+    """1-D pools large enough that each thread computes 4 neighbouring
+    outputs and loads the elements their windows share once (pooling.mlir's
+    col_pools): 2049 outputs per row (the last group overlaps the one
+    before), padding on both ends; NaN and -inf in the windows."""
+    import torch.nn.functional as F
+    mod = load("pooling")
+    for trial in range(2):
+        x = data((8, 64, 4099), generator)
+        y = data((8, 64, 4097), generator)
+        if trial == 1:
+            x[0, 0, 0] = float("nan")
+            x[7, 63, 4090:] = float("-inf")
+            y[1, 2, 3] = float("nan")
+            y[7, 63, -5:] = float("-inf")
+        avg, mx = poisoned((8, 64, 2049)), poisoned((8, 64, 2049))
+        mod.col_pools(x, y, out=(avg, mx))
+        check(f"avg_pool1d(4, 2, 1) 4 outputs per thread, trial {trial}", avg,
+              F.avg_pool1d(x.double(), 4, stride=2, padding=1), 1e-5)
+        want = F.max_pool1d(y, 3, stride=2, padding=1)
+        same = (mx == want) | (torch.isnan(mx) & torch.isnan(want))
+        assert bool(same.all()), f"max_pool1d trial {trial}: {int((~same).sum())} differ"
+
+
 def test_global_pooling(generator):
     """avg_pool2d(x, 4) and max_pool2d(x, 4) on 8 x 512 x 4 x 4 (a ResNet's
     last pool): one output per window, the window's loop innermost."""

@@ -130,6 +130,36 @@ func.func @pool_rows(%x: tensor<2x3x255x257xf32>, %w: tensor<3x3xf32>, %init: te
 
 // -----
 
+// A 1-D window of 4, stride 2: 4 neighbouring outputs per thread along the
+// row, whose windows share elements. The 2049 outputs of a row make 513
+// groups, the last one starting at 2045; all four folds before the stores.
+// CHECK-LABEL: func.func @pool_columns
+// CHECK: arith.constant 513 : index
+// CHECK: gpu.launch_func @fuser_kernels::@pool_columns_reduction
+// CHECK-LABEL: gpu.func @pool_columns_reduction
+// CHECK: arith.minui %{{.+}}, %c2045
+// CHECK-COUNT-8: scf.for
+// CHECK-NOT: llvm.store
+// CHECK: scf.if
+// CHECK-COUNT-4: llvm.store
+// CHECK-NOT: llvm.store
+// CHECK: gpu.return
+func.func @pool_columns(%x: tensor<2x3x4101xf32>, %w: tensor<4xf32>, %init: tensor<2x3x2049xf32>) -> tensor<2x3x2049xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 * 2 + d3)>,
+                                        affine_map<(d0, d1, d2, d3) -> (d3)>,
+                                        affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<2x3x4101xf32>, tensor<4xf32>) outs(%init : tensor<2x3x2049xf32>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction", block = [256, 1, 1], tile = [1, 256, 1, 4]>} {
+  ^bb0(%a: f32, %k: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<2x3x2049xf32>
+  return %r : tensor<2x3x2049xf32>
+}
+
+// -----
+
 // Windows that do not overlap (stride 3 = the window) share no rows.
 func.func @pool_rows_disjoint(%x: tensor<2x3x255x255xf32>, %w: tensor<3x3xf32>, %init: tensor<2x3x85x85xf32>) -> tensor<2x3x85x85xf32> {
   // expected-error @+1 {{has a reduction config of 4 outputs per thread, which needs one thread per output, one stage, no consumer, static window extents and overlapping windows along an output loop of at least 4 rows}}

@@ -6,7 +6,8 @@
 // (a 1-wide output: the window's loop innermost, read element by element);
 // and pools large enough for 4 outputs per thread along the output rows
 // (avg_pool2d(3, stride=1) with 253 rows, max_pool2d(3, stride=2,
-// padding=1)).
+// padding=1)) or along the output columns of 1-D pools (avg_pool1d(4,
+// stride=2, padding=1), max_pool1d(3, stride=2, padding=1), 2049 columns).
 #map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 module {
   func.func @pools(%arg0: tensor<2x3x33x47xf32>) -> (tensor<2x3x17x24xf32>, tensor<2x3x17x24xf32>, tensor<2x3x32x23xf32>) {
@@ -82,5 +83,35 @@ module {
     %6 = linalg.fill ins(%cst_0 : f32) outs(%5 : tensor<8x64x128x128xf32>) -> tensor<8x64x128x128xf32>
     %7 = linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%padded, %2 : tensor<8x64x257x257xf32>, tensor<3x3xf32>) outs(%6 : tensor<8x64x128x128xf32>) -> tensor<8x64x128x128xf32>
     return %4, %7 : tensor<4x64x253x255xf32>, tensor<8x64x128x128xf32>
+  }
+  func.func @col_pools(%arg0: tensor<8x64x4099xf32>, %arg1: tensor<8x64x4097xf32>) -> (tensor<8x64x2049xf32>, tensor<8x64x2049xf32>) {
+    %cst = arith.constant 0.000000e+00 : f32
+    %cst_0 = arith.constant 0xFF800000 : f32
+    %cst_1 = arith.constant 4.000000e+00 : f32
+    %expanded = tensor.expand_shape %arg0 [[0], [1], [2, 3]] output_shape [8, 64, 1, 4099] : tensor<8x64x4099xf32> into tensor<8x64x1x4099xf32>
+    %padded = tensor.pad %expanded low[0, 0, 0, 1] high[0, 0, 0, 1] {
+    ^bb0(%arg2: index, %arg3: index, %arg4: index, %arg5: index):
+      tensor.yield %cst : f32
+    } : tensor<8x64x1x4099xf32> to tensor<8x64x1x4101xf32>
+    %0 = tensor.empty() : tensor<8x64x1x2049xf32>
+    %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<8x64x1x2049xf32>) -> tensor<8x64x1x2049xf32>
+    %2 = tensor.empty() : tensor<1x4xf32>
+    %3 = linalg.pooling_nchw_sum {dilations = dense<1> : vector<2xi64>, strides = dense<[1, 2]> : vector<2xi64>} ins(%padded, %2 : tensor<8x64x1x4101xf32>, tensor<1x4xf32>) outs(%1 : tensor<8x64x1x2049xf32>) -> tensor<8x64x1x2049xf32>
+    %4 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%3 : tensor<8x64x1x2049xf32>) outs(%0 : tensor<8x64x1x2049xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %8 = arith.divf %in, %cst_1 : f32
+      linalg.yield %8 : f32
+    } -> tensor<8x64x1x2049xf32>
+    %collapsed = tensor.collapse_shape %4 [[0], [1, 2], [3]] : tensor<8x64x1x2049xf32> into tensor<8x64x2049xf32>
+    %expanded_2 = tensor.expand_shape %arg1 [[0], [1], [2, 3]] output_shape [8, 64, 1, 4097] : tensor<8x64x4097xf32> into tensor<8x64x1x4097xf32>
+    %padded_3 = tensor.pad %expanded_2 low[0, 0, 0, 1] high[0, 0, 0, 1] {
+    ^bb0(%arg2: index, %arg3: index, %arg4: index, %arg5: index):
+      tensor.yield %cst_0 : f32
+    } : tensor<8x64x1x4097xf32> to tensor<8x64x1x4099xf32>
+    %5 = linalg.fill ins(%cst_0 : f32) outs(%0 : tensor<8x64x1x2049xf32>) -> tensor<8x64x1x2049xf32>
+    %6 = tensor.empty() : tensor<1x3xf32>
+    %7 = linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<[1, 2]> : vector<2xi64>} ins(%padded_3, %6 : tensor<8x64x1x4099xf32>, tensor<1x3xf32>) outs(%5 : tensor<8x64x1x2049xf32>) -> tensor<8x64x1x2049xf32>
+    %collapsed_4 = tensor.collapse_shape %7 [[0], [1, 2], [3]] : tensor<8x64x1x2049xf32> into tensor<8x64x2049xf32>
+    return %collapsed, %collapsed_4 : tensor<8x64x2049xf32>, tensor<8x64x2049xf32>
   }
 }

@@ -392,31 +392,41 @@ FailureOr<ReductionShape> mlir::fuser::analyzeReduction(linalg::GenericOp op,
 
 std::optional<unsigned>
 mlir::fuser::windowRowLoop(linalg::GenericOp op, const ReductionShape &shape) {
-  if (shape.parallelLoops.size() < 2 || shape.innermostReduces)
+  if (shape.innermostReduces || shape.parallelLoops.empty())
     return std::nullopt;
-  unsigned row = shape.parallelLoops[shape.parallelLoops.size() - 2];
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (ShapedType::isDynamic(ranges[row]) || ranges[row] < 2 ||
-      llvm::any_of(shape.reductionLoops, [&](unsigned d) {
+  if (llvm::any_of(shape.reductionLoops, [&](unsigned d) {
         return ShapedType::isDynamic(ranges[d]);
       }))
     return std::nullopt;
-  for (OpOperand *in : op.getDpsInputOperands()) {
-    if (op.getMatchingBlockArgument(in).use_empty())
-      continue;
-    for (AffineExpr e : op.getMatchingIndexingMap(in).getResults()) {
-      auto terms = windowTerms(e);
-      auto rowTerm =
-          llvm::find_if(terms, [&](auto t) { return t.first == row; });
-      if (rowTerm == terms.end())
+  auto overlaps = [&](unsigned row) {
+    if (ShapedType::isDynamic(ranges[row]) || ranges[row] < 2)
+      return false;
+    for (OpOperand *in : op.getDpsInputOperands()) {
+      if (op.getMatchingBlockArgument(in).use_empty())
         continue;
-      for (auto [d, dilation] : terms)
-        if (op.getIteratorTypesArray()[d] == utils::IteratorType::reduction &&
-            rowTerm->second % dilation == 0 &&
-            rowTerm->second <= dilation * (ranges[d] - 1))
-          return row; // the next output's window starts on one of its rows
+      for (AffineExpr e : op.getMatchingIndexingMap(in).getResults()) {
+        auto terms = windowTerms(e);
+        auto rowTerm =
+            llvm::find_if(terms, [&](auto t) { return t.first == row; });
+        if (rowTerm == terms.end())
+          continue;
+        for (auto [d, dilation] : terms)
+          if (op.getIteratorTypesArray()[d] ==
+                  utils::IteratorType::reduction &&
+              rowTerm->second % dilation == 0 &&
+              rowTerm->second <= dilation * (ranges[d] - 1))
+            return true; // the next output's window starts on one of its rows
+      }
     }
-  }
+    return false;
+  };
+  // The rows of a 2-D or 3-D window first, else a 1-D window's columns.
+  int64_t n = shape.parallelLoops.size();
+  if (n >= 2 && overlaps(shape.parallelLoops[n - 2]))
+    return shape.parallelLoops[n - 2];
+  if (overlaps(shape.parallelLoops[n - 1]))
+    return shape.parallelLoops[n - 1];
   return std::nullopt;
 }
 

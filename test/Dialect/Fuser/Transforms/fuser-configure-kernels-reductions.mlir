@@ -302,6 +302,27 @@ func.func @pool_windows(%x: tensor<16x64x256x256xf32>, %w: tensor<3x3xf32>, %ini
 
 // -----
 
+// avg_pool1d(4, stride=2, padding=1) on 8 x 64 x 4099 (padded to 4101): 1M
+// windows of 4 along the row; each thread computes 4 neighbouring outputs,
+// whose windows share elements.
+// CHECK-LABEL: func.func @pool_columns
+// CHECK: fuser.config = #fuser.config<strategy = "reduction", block = [256, 1, 1], tile = [1, 256, 1, 4]>
+func.func @pool_columns(%x: tensor<8x64x4101xf32>, %w: tensor<4xf32>, %init: tensor<8x64x2049xf32>) -> tensor<8x64x2049xf32> {
+  // expected-remark @+1 {{reduction kernel: 1049088 outputs of 4 elements, 1 thread per output, 256 threads per block, 4 outputs per thread along loop 2 (their windows overlap: the input elements they share are loaded once)}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 * 2 + d3)>,
+                                        affine_map<(d0, d1, d2, d3) -> (d3)>,
+                                        affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<8x64x4101xf32>, tensor<4xf32>) outs(%init : tensor<8x64x2049xf32>) {
+  ^bb0(%a: f32, %k: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<8x64x2049xf32>
+  return %r : tensor<8x64x2049xf32>
+}
+
+// -----
+
 // A window of 3 rows dilated by 2 with stride 3: the next output's window
 // starts between this one's rows and shares none of them, so one output
 // per thread.

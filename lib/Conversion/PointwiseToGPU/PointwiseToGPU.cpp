@@ -132,10 +132,20 @@ public:
       inputArgs.push_back(entry.getArgument(argNo++));
     for (unsigned r = 0; r < op.getNumResults(); ++r)
       outputArgs.push_back(entry.getArgument(argNo++));
+    // Static sizes are constants in the kernel (the arguments stay, unread):
+    // the coordinates then come from multiplications instead of divisions,
+    // and a vector's row alignment is known.
+    ShapedType resultType = op.getResultTensorType();
+    auto sizeOr = [&](Value arg, int64_t size) {
+      return ShapedType::isDynamic(size) ? arg : constI64(b, loc, size);
+    };
     Value n = entry.getArgument(argNo++);
+    if (resultType.hasStaticShape())
+      n = constI64(b, loc, resultType.getNumElements());
     if (passesSizes)
       for (int64_t d = 0; d < rank; ++d)
-        sizes.push_back(entry.getArgument(argNo++));
+        sizes.push_back(
+            sizeOr(entry.getArgument(argNo++), resultType.getDimSize(d)));
 
     // Global thread id and thread count, in 64 bits.
     auto toI64 = [&](Value idx) {

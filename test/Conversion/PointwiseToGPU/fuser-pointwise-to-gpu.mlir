@@ -87,6 +87,36 @@ func.func @bias(%x: tensor<?x?xf32>, %b: tensor<?xf32>, %s: f32) -> tensor<?x?xf
 
 // -----
 
+#cfg = #fuser.config<strategy = "pointwise", block = [256, 1, 1], vector_width = 4, max_grid = 0>
+
+// The same bias on static shapes (a softmax's row statistics are read this
+// way): the kernel still takes the sizes but uses constants, so that the
+// row alignment test folds (96 is a multiple of 4: one aligned vector load,
+// no gather), a vector's row comes from a division by a constant, and the
+// loops' bounds are constants (48 x 96 = 4608).
+// CHECK-LABEL: gpu.func @static_bias_pointwise
+// CHECK-SAME: (%{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64)
+// CHECK-DAG: %[[N:.+]] = arith.constant 4608 : i64
+// CHECK-DAG: %[[C:.+]] = arith.constant 96 : i64
+// CHECK: arith.remui %[[C]], %c4_i64
+// CHECK: %[[NV:.+]] = arith.divui %[[N]], %c4_i64
+// CHECK: scf.for %{{.+}} = %{{.+}} to %[[NV]]
+// CHECK: arith.remui %{{.+}}, %[[C]] : i64
+// CHECK: scf.for %{{.+}} = %{{.+}} to %[[N]]
+// CHECK: gpu.return
+func.func @static_bias(%x: tensor<48x96xf32>, %b: tensor<96xf32>) -> tensor<48x96xf32> {
+  %r = fuser.pointwise ins(%x, %b : tensor<48x96xf32>, tensor<96xf32>)
+         maps [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>]
+         {config = #cfg} -> tensor<48x96xf32> {
+  ^bb0(%a: f32, %c: f32):
+    %t = arith.addf %a, %c : f32
+    fuser.yield %t : f32
+  }
+  return %r : tensor<48x96xf32>
+}
+
+// -----
+
 // vector_width = 1: only the scalar loop.
 // CHECK-LABEL: gpu.func @scalar_only_pointwise
 // CHECK-NOT: vector<

@@ -122,7 +122,7 @@ Block &GroupKernelEmitter::beginKernel() {
   return entry;
 }
 
-void GroupKernelEmitter::emitGroupIndex() {
+void GroupKernelEmitter::emitGroupIndex(bool slicesAcrossSamples) {
   thread = toI64(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
   Value bid = toI64(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
   // Several groups per block: the last block's spare threads take the last
@@ -132,10 +132,17 @@ void GroupKernelEmitter::emitGroupIndex() {
   tid = thread;
   firstVec = tid;
   endVec = numVec;
-  if (s.slices > 1) {
+  if (s.slices > 1 && slicesAcrossSamples) {
+    // Block bid takes slice bid / (N * G) of group bid % (N * G).
+    Value total = mul(n, c64(s.groups));
+    g = arith::RemUIOp::create(b, loc, bid, total);
+    slice = arith::DivUIOp::create(b, loc, bid, total);
+  } else if (s.slices > 1) {
     // Block bid takes slice bid % P of group bid / P.
     g = arith::DivUIOp::create(b, loc, bid, c64(s.slices));
     slice = arith::RemUIOp::create(b, loc, bid, c64(s.slices));
+  }
+  if (s.slices > 1) {
     int64_t perSlice = llvm::divideCeil(s.groupSize / s.width, s.slices);
     Value begin = mul(slice, c64(perSlice));
     firstVec = add(begin, tid);

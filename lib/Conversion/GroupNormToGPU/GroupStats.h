@@ -79,8 +79,9 @@ protected:
   /// walks: `firstVec`, `firstVec + threads`, ... below `endVec` (its
   /// block's slice of the group when split). `valid` is false for a shared
   /// block's spare threads (null with one group per block), which do no
-  /// work.
-  void emitGroupIndex();
+  /// work. A split group's blocks go slice by slice across the groups of
+  /// all samples when `slicesAcrossSamples`, else group by group.
+  void emitGroupIndex(bool slicesAcrossSamples = false);
   /// Fills `x0`, `m` (the group's moments, every thread of the group alike)
   /// and `rstd`. Needs workgroup attribution 0 (perWarpBuffer(3)) when a
   /// group spans warps.

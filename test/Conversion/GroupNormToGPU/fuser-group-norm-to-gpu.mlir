@@ -202,15 +202,21 @@ func.func @bad_tile(%x: tensor<?x8192xf32>, %g: tensor<8192xf32>, %b: tensor<819
 // CHECK: %[[GRID2:.+]] = arith.muli %[[N]], %c12
 // CHECK: gpu.launch_func @fuser_kernels::@split_group_norm blocks in (%[[GRID2]], {{.+}} args({{.+}} : !llvm.ptr<1>, {{.+}} : !llvm.ptr<1>, {{.+}} : !llvm.ptr<1>, {{.+}} : !llvm.ptr<1>, {{.+}} : !llvm.ptr<1>, %[[N64]] : i64)
 // CHECK: gpu.func @split_group_norm_stats(%{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %{{.+}}: i64) workgroup(%{{.+}} : memref<6xf32, #gpu.address_space<workgroup>>) kernel
-// CHECK: arith.divui %{{.+}}, %c3_i64
-// CHECK: arith.remui %{{.+}}, %c3_i64
-// CHECK: arith.muli %{{.+}}, %c22_i64
+// Block b takes slice b / (N * 4) of group b % (N * 4): the blocks resident
+// together take one slice of every sample.
+// CHECK: %[[NG:.+]] = arith.muli %{{.+}}, %c4_i64
+// CHECK: %[[GROUP:.+]] = arith.remui %{{.+}}, %[[NG]]
+// CHECK: %[[SLICE:.+]] = arith.divui %{{.+}}, %[[NG]]
+// CHECK: arith.muli %[[SLICE]], %c22_i64
 // CHECK: gpu.barrier
 // CHECK: scf.if
 // CHECK-COUNT-3: llvm.store
+// The normalizing kernel goes group by group (per-channel gamma and beta).
 // CHECK: gpu.func @split_group_norm(
 // CHECK-NOT: workgroup
 // CHECK-SAME: kernel
+// CHECK: arith.divui %{{.+}}, %c3_i64
+// CHECK: arith.remui %{{.+}}, %c3_i64
 // CHECK: scf.for
 // CHECK-COUNT-3: llvm.load
 // CHECK: gpu.shuffle xor %{{.+}}, %c16_i32
@@ -283,4 +289,28 @@ func.func @layer_norm_residual(%x: tensor<?x1024xf32>, %g: tensor<1024xf32>, %b:
     fuser.yield %s : f32
   }
   return %y : tensor<?x1024xf32>
+}
+
+// -----
+
+// LayerNorm over a whole sample, split (tile = [64, 4]): gamma and beta have
+// an element per channel, so both kernels go slice by slice across the
+// samples, and the blocks resident together read one slice of gamma and
+// beta for all samples.
+// CHECK-LABEL: gpu.func @layer_norm_split_group_norm_stats(
+// CHECK: %[[NG:.+]] = arith.muli %{{.+}}, %c1_i64
+// CHECK: arith.remui %{{.+}}, %[[NG]]
+// CHECK: arith.divui %{{.+}}, %[[NG]]
+// CHECK-LABEL: gpu.func @layer_norm_split_group_norm(
+// CHECK: %[[NG2:.+]] = arith.muli %{{.+}}, %c1_i64
+// CHECK: arith.remui %{{.+}}, %[[NG2]]
+// CHECK: arith.divui %{{.+}}, %[[NG2]]
+func.func @layer_norm_split(%x: tensor<?x4096xf32>, %g: tensor<4096xf32>, %b: tensor<4096xf32>) -> tensor<?x4096xf32> {
+  %y = fuser.group_norm %x, %g, %b groups = 1 eps = 1.0e-05 epilogue_maps []
+         {config = #fuser.config<strategy = "group_norm", block = [64, 1, 1], vector_width = 4, tile = [64, 4]>}
+         : tensor<?x4096xf32>, tensor<4096xf32>, tensor<4096xf32> -> tensor<?x4096xf32> {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  return %y : tensor<?x4096xf32>
 }

@@ -8,7 +8,9 @@
 // With strategy `pointwise_transpose` (an input read transposed), the kernel
 // is TransposeKernel.cpp's shared-memory tiled one; else the row kernel:
 //
-// Kernel signature: (inputs..., outputs..., n: i64 [, sizes: i64 x rank]).
+// Kernel signature: (inputs..., outputs..., n: i64 [, sizes: i64 x rank]);
+// where the result's shape (or a size) is static, the body uses the constant
+// and leaves that argument unread.
 // Kernel body (U = the config's vectors per thread, tile = [U]):
 //   for v = gtid; v + (U-1)*nthreads < n / W; v += U*nthreads:
 //     U W-wide vector loads, nthreads vectors apart, then their stores

@@ -174,7 +174,7 @@ private:
                << " outputs per thread, which needs one thread per output, "
                   "one stage, no consumer, static window extents and "
                   "overlapping windows along an output loop of at least "
-               << rows << " rows";
+               << rows << " outputs";
     }
     int64_t vector = config.getVectorWidth();
     int64_t widest = reductionVectorWidth(op, *shape);

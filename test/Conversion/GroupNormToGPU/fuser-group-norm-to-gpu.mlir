@@ -210,6 +210,11 @@ func.func @bad_tile(%x: tensor<?x8192xf32>, %g: tensor<8192xf32>, %b: tensor<819
 // CHECK: arith.muli %[[SLICE]], %c22_i64
 // CHECK: gpu.barrier
 // CHECK: scf.if
+// The slice's (count, mean, M2) at (group * 3 + slice) * 3, whichever
+// order the blocks run in.
+// CHECK: %[[GP:.+]] = arith.muli %[[GROUP]], %c3_i64
+// CHECK: %[[AT:.+]] = arith.addi %[[GP]], %[[SLICE]]
+// CHECK: arith.muli %[[AT]], %c3_i64
 // CHECK-COUNT-3: llvm.store
 // The normalizing kernel goes group by group (per-channel gamma and beta).
 // CHECK: gpu.func @split_group_norm(

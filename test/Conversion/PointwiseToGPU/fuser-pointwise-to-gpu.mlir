@@ -117,6 +117,31 @@ func.func @static_bias(%x: tensor<48x96xf32>, %b: tensor<96xf32>) -> tensor<48x9
 
 // -----
 
+#cfg = #fuser.config<strategy = "pointwise", block = [256, 1, 1], vector_width = 4, max_grid = 0>
+
+// A dynamic batch and a static row: n and the batch come from the
+// arguments, the row length is the constant.
+// CHECK-LABEL: gpu.func @batch_bias_pointwise
+// CHECK-SAME: (%{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>, %[[N:[^:]+]]: i64, %{{.+}}: i64, %{{.+}}: i64)
+// CHECK: %[[C:.+]] = arith.constant 96 : i64
+// CHECK: arith.remui %[[C]], %c4_i64
+// CHECK: %[[NV:.+]] = arith.divui %[[N]], %c4_i64
+// CHECK: scf.for %{{.+}} = %{{.+}} to %[[NV]]
+// CHECK: arith.remui %{{.+}}, %[[C]] : i64
+// CHECK: scf.for %{{.+}} = %{{.+}} to %[[N]]
+func.func @batch_bias(%x: tensor<?x96xf32>, %b: tensor<96xf32>) -> tensor<?x96xf32> {
+  %r = fuser.pointwise ins(%x, %b : tensor<?x96xf32>, tensor<96xf32>)
+         maps [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>]
+         {config = #cfg} -> tensor<?x96xf32> {
+  ^bb0(%a: f32, %c: f32):
+    %t = arith.addf %a, %c : f32
+    fuser.yield %t : f32
+  }
+  return %r : tensor<?x96xf32>
+}
+
+// -----
+
 // vector_width = 1: only the scalar loop.
 // CHECK-LABEL: gpu.func @scalar_only_pointwise
 // CHECK-NOT: vector<

@@ -162,7 +162,7 @@ func.func @pool_columns(%x: tensor<2x3x4101xf32>, %w: tensor<4xf32>, %init: tens
 
 // Windows that do not overlap (stride 3 = the window) share no rows.
 func.func @pool_rows_disjoint(%x: tensor<2x3x255x255xf32>, %w: tensor<3x3xf32>, %init: tensor<2x3x85x85xf32>) -> tensor<2x3x85x85xf32> {
-  // expected-error @+1 {{has a reduction config of 4 outputs per thread, which needs one thread per output, one stage, no consumer, static window extents and overlapping windows along an output loop of at least 4 rows}}
+  // expected-error @+1 {{has a reduction config of 4 outputs per thread, which needs one thread per output, one stage, no consumer, static window extents and overlapping windows along an output loop of at least 4 outputs}}
   %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 3 + d4, d3 * 3 + d5)>,
                                         affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>,
                                         affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>],

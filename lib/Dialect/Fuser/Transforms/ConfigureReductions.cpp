@@ -69,12 +69,15 @@ constexpr int64_t kResidentThreadsPerSm = 2048;
 /// 6 input rows instead of 12, and the loads that dominate such a kernel
 /// halve. A 1-D window's outputs share elements along the row instead:
 /// avg_pool1d(4, 2, 1) loads 10 elements per 4 outputs instead of 16 (H200,
-/// 2026-11-30, 64 x 256 x 16384: 0.518 -> 0.451 ms). Only while the threads
+/// 2026-11-30, 64 x 256 x 16384: 0.518 -> 0.449-0.451 ms). Only while the threads
 /// left still fill the GPU (kTargetThreads).
 constexpr int64_t kWindowRowsPerThread = 4;
 /// Threads per block of a one-stage reduction whose threads share outputs a
-/// block-row apart, when the outputs alone fill the GPU: a block-row then
-/// spans 1024 / share neighbouring outputs instead of 32. A block-row's
+/// block-row apart (share S > 1), with no consumer in the kernel, when the
+/// outputs alone fill the GPU (a dynamic extent counts as kDynamicExtent):
+/// a block-row then spans 1024 / S neighbouring outputs instead of
+/// max(256, 32 S) / S. A kernel with a consumer keeps its block, which the
+/// epilogue's register and L2 rules above were measured with. A block-row's
 /// first and last 32-byte sectors are shared with the neighbouring blocks
 /// whenever rows are not 128-byte aligned, and blocks many waves into the
 /// grid drift apart until L2 no longer holds the sector the neighbour read.

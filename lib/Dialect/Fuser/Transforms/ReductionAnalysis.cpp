@@ -399,6 +399,24 @@ mlir::fuser::windowRowLoop(linalg::GenericOp op, const ReductionShape &shape) {
         return ShapedType::isDynamic(ranges[d]);
       }))
     return std::nullopt;
+  // Whether some read input adds a reduction loop longer than 1 to `row`.
+  auto windowed = [&](unsigned row) {
+    for (OpOperand *in : op.getDpsInputOperands()) {
+      if (op.getMatchingBlockArgument(in).use_empty())
+        continue;
+      for (AffineExpr e : op.getMatchingIndexingMap(in).getResults()) {
+        auto terms = windowTerms(e);
+        if (llvm::none_of(terms, [&](auto t) { return t.first == row; }))
+          continue;
+        for (auto [d, dilation] : terms)
+          if (op.getIteratorTypesArray()[d] ==
+                  utils::IteratorType::reduction &&
+              ranges[d] != 1)
+            return true;
+      }
+    }
+    return false;
+  };
   auto overlaps = [&](unsigned row) {
     if (ShapedType::isDynamic(ranges[row]) || ranges[row] < 2)
       return false;
@@ -421,11 +439,13 @@ mlir::fuser::windowRowLoop(linalg::GenericOp op, const ReductionShape &shape) {
     }
     return false;
   };
-  // The rows of a 2-D or 3-D window first, else a 1-D window's columns.
+  // The rows of a 2-D or 3-D window first; where the window has a single
+  // row (a 1-D window, torch-mlir's 1 x K pool), its columns.
   int64_t n = shape.parallelLoops.size();
   if (n >= 2 && overlaps(shape.parallelLoops[n - 2]))
     return shape.parallelLoops[n - 2];
-  if (overlaps(shape.parallelLoops[n - 1]))
+  if ((n < 2 || !windowed(shape.parallelLoops[n - 2])) &&
+      overlaps(shape.parallelLoops[n - 1]))
     return shape.parallelLoops[n - 1];
   return std::nullopt;
 }

@@ -323,6 +323,68 @@ func.func @pool_columns(%x: tensor<8x64x4101xf32>, %w: tensor<4xf32>, %init: ten
 
 // -----
 
+// avg_pool1d as torch-mlir exports it: a 1 x 4 window, stride (1, 2), over
+// an H of 1. The window has a single row, so the 4 outputs per thread go
+// along W.
+// CHECK-LABEL: func.func @pool_one_row
+// CHECK: fuser.config = #fuser.config<strategy = "reduction", block = [256, 1, 1], tile = [1, 256, 1, 4]>
+func.func @pool_one_row(%x: tensor<8x64x1x4101xf32>, %w: tensor<1x4xf32>, %init: tensor<8x64x1x2049xf32>) -> tensor<8x64x1x2049xf32> {
+  // expected-remark @+1 {{4 outputs per thread along loop 3 (their windows overlap: the input elements they share are loaded once)}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 + d4, d3 * 2 + d5)>,
+                                        affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>,
+                                        affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%x, %w : tensor<8x64x1x4101xf32>, tensor<1x4xf32>) outs(%init : tensor<8x64x1x2049xf32>) {
+  ^bb0(%a: f32, %k: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<8x64x1x2049xf32>
+  return %r : tensor<8x64x1x2049xf32>
+}
+
+// -----
+
+// A 2 x 2 window, stride 2: neither its rows nor its columns overlap, and
+// the window has two rows, so one output per thread.
+// CHECK-LABEL: func.func @pool_disjoint_2x2
+// CHECK: fuser.config = #fuser.config<strategy = "reduction", block = [256, 1, 1], tile = [1, 256]>
+func.func @pool_disjoint_2x2(%x: tensor<16x64x256x256xf32>, %w: tensor<2x2xf32>, %init: tensor<16x64x128x128xf32>) -> tensor<16x64x128x128xf32> {
+  // expected-remark @+1 {{reduction kernel: 16777216 outputs of 4 elements, 1 thread per output, 256 threads per block}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 2 + d4, d3 * 2 + d5)>,
+                                        affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>,
+                                        affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%x, %w : tensor<16x64x256x256xf32>, tensor<2x2xf32>) outs(%init : tensor<16x64x128x128xf32>) {
+  ^bb0(%a: f32, %k: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<16x64x128x128xf32>
+  return %r : tensor<16x64x128x128xf32>
+}
+
+// -----
+
+// A 3 x 3 window, stride (3, 1): its columns overlap but it has three
+// disjoint rows, so one output per thread (the rule takes columns only for
+// a window of a single row).
+// CHECK-LABEL: func.func @pool_row_stride_3
+// CHECK: fuser.config = #fuser.config<strategy = "reduction", block = [256, 1, 1], tile = [1, 256]>
+func.func @pool_row_stride_3(%x: tensor<16x64x255x256xf32>, %w: tensor<3x3xf32>, %init: tensor<16x64x85x254xf32>) -> tensor<16x64x85x254xf32> {
+  // expected-remark @+1 {{1 thread per output, 256 threads per block}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 3 + d4, d3 + d5)>,
+                                        affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>,
+                                        affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%x, %w : tensor<16x64x255x256xf32>, tensor<3x3xf32>) outs(%init : tensor<16x64x85x254xf32>) {
+  ^bb0(%a: f32, %k: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<16x64x85x254xf32>
+  return %r : tensor<16x64x85x254xf32>
+}
+
+// -----
+
 // A window of 3 rows dilated by 2 with stride 3: the next output's window
 // starts between this one's rows and shares none of them, so one output
 // per thread.

@@ -161,14 +161,14 @@ std::optional<PaddedRead> paddedRead(Value input);
 int64_t reductionVectorWidth(linalg::GenericOp op, const ReductionShape &shape);
 
 /// The output loop along which neighbouring outputs' windows overlap in
-/// rows of an input (a pooling's output rows): the parallel loop next to
-/// the innermost one, else the innermost one (a 1-D window's columns),
-/// static, when every reduction loop is static and a read input's index
-/// expression adds a reduction loop to it such that the next output's
-/// window starts on one of this one's rows (the stride a multiple of the
-/// dilation, within the window). A thread that computes several
-/// consecutive outputs along it loads the rows they share once. None when
-/// there is no such loop.
+/// rows of an input (a pooling's output rows). It is the parallel loop next
+/// to the innermost one, or the innermost one where the window has a single
+/// row (a 1-D window's columns); it must be static, every reduction loop
+/// static, and a read input's index expression must add a reduction loop
+/// to it such that the next output's window starts on one of this one's
+/// rows (the stride a multiple of the dilation, within the window). A
+/// thread that computes several consecutive outputs along it loads the
+/// rows they share once. None when there is no such loop.
 std::optional<unsigned> windowRowLoop(linalg::GenericOp op,
                                       const ReductionShape &shape);
 

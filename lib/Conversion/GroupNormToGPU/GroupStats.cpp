@@ -132,17 +132,17 @@ void GroupKernelEmitter::emitGroupIndex(bool slicesAcrossSamples) {
   tid = thread;
   firstVec = tid;
   endVec = numVec;
-  if (s.slices > 1 && slicesAcrossSamples) {
-    // Block bid takes slice bid / (N * G) of group bid % (N * G).
-    Value total = mul(n, c64(s.groups));
-    g = arith::RemUIOp::create(b, loc, bid, total);
-    slice = arith::DivUIOp::create(b, loc, bid, total);
-  } else if (s.slices > 1) {
-    // Block bid takes slice bid % P of group bid / P.
-    g = arith::DivUIOp::create(b, loc, bid, c64(s.slices));
-    slice = arith::RemUIOp::create(b, loc, bid, c64(s.slices));
-  }
   if (s.slices > 1) {
+    if (slicesAcrossSamples) {
+      // Block bid takes slice bid / (N * G) of group bid % (N * G).
+      Value total = mul(n, c64(s.groups));
+      g = arith::RemUIOp::create(b, loc, bid, total);
+      slice = arith::DivUIOp::create(b, loc, bid, total);
+    } else {
+      // Block bid takes slice bid % P of group bid / P.
+      g = arith::DivUIOp::create(b, loc, bid, c64(s.slices));
+      slice = arith::RemUIOp::create(b, loc, bid, c64(s.slices));
+    }
     int64_t perSlice = llvm::divideCeil(s.groupSize / s.width, s.slices);
     Value begin = mul(slice, c64(perSlice));
     firstVec = add(begin, tid);

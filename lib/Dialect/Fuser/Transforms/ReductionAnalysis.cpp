@@ -399,45 +399,42 @@ mlir::fuser::windowRowLoop(linalg::GenericOp op, const ReductionShape &shape) {
         return ShapedType::isDynamic(ranges[d]);
       }))
     return std::nullopt;
-  // Whether some read input adds a reduction loop longer than 1 to `row`.
+  // Whether some read input's index expression adds to `row` (with its
+  // stride) a reduction loop d (with its dilation) for which `holds`.
+  auto anyWindowTerm =
+      [&](unsigned row,
+          function_ref<bool(int64_t, unsigned, int64_t)> holds) {
+        for (OpOperand *in : op.getDpsInputOperands()) {
+          if (op.getMatchingBlockArgument(in).use_empty())
+            continue;
+          for (AffineExpr e : op.getMatchingIndexingMap(in).getResults()) {
+            auto terms = windowTerms(e);
+            auto rowTerm =
+                llvm::find_if(terms, [&](auto t) { return t.first == row; });
+            if (rowTerm == terms.end())
+              continue;
+            for (auto [d, dilation] : terms)
+              if (op.getIteratorTypesArray()[d] ==
+                      utils::IteratorType::reduction &&
+                  holds(rowTerm->second, d, dilation))
+                return true;
+          }
+        }
+        return false;
+      };
+  // The window spans more than one of `row`'s input rows.
   auto windowed = [&](unsigned row) {
-    for (OpOperand *in : op.getDpsInputOperands()) {
-      if (op.getMatchingBlockArgument(in).use_empty())
-        continue;
-      for (AffineExpr e : op.getMatchingIndexingMap(in).getResults()) {
-        auto terms = windowTerms(e);
-        if (llvm::none_of(terms, [&](auto t) { return t.first == row; }))
-          continue;
-        for (auto [d, dilation] : terms)
-          if (op.getIteratorTypesArray()[d] ==
-                  utils::IteratorType::reduction &&
-              ranges[d] != 1)
-            return true;
-      }
-    }
-    return false;
+    return anyWindowTerm(
+        row, [&](int64_t, unsigned d, int64_t) { return ranges[d] != 1; });
   };
+  // The next output's window starts on one of this one's rows.
   auto overlaps = [&](unsigned row) {
-    if (ShapedType::isDynamic(ranges[row]) || ranges[row] < 2)
-      return false;
-    for (OpOperand *in : op.getDpsInputOperands()) {
-      if (op.getMatchingBlockArgument(in).use_empty())
-        continue;
-      for (AffineExpr e : op.getMatchingIndexingMap(in).getResults()) {
-        auto terms = windowTerms(e);
-        auto rowTerm =
-            llvm::find_if(terms, [&](auto t) { return t.first == row; });
-        if (rowTerm == terms.end())
-          continue;
-        for (auto [d, dilation] : terms)
-          if (op.getIteratorTypesArray()[d] ==
-                  utils::IteratorType::reduction &&
-              rowTerm->second % dilation == 0 &&
-              rowTerm->second <= dilation * (ranges[d] - 1))
-            return true; // the next output's window starts on one of its rows
-      }
-    }
-    return false;
+    return !ShapedType::isDynamic(ranges[row]) && ranges[row] >= 2 &&
+           anyWindowTerm(row, [&](int64_t stride, unsigned d,
+                                  int64_t dilation) {
+             return stride % dilation == 0 &&
+                    stride <= dilation * (ranges[d] - 1);
+           });
   };
   // The rows of a 2-D or 3-D window first; where the window has a single
   // row (a 1-D window, torch-mlir's 1 x K pool), its columns.

@@ -111,6 +111,12 @@ MODELS = {
                      "softmax"),
     "log_softmax_1024": (lambda: Fn(lambda x: torch.log_softmax(x, dim=-1)),
                          [(32768, 1024)], "softmax"),
+    # Rows of 1000 classes (an ImageNet classifier's): 250 vectors over 32
+    # threads, the last past the row for some.
+    "softmax_1000": (lambda: Fn(lambda x: torch.softmax(x, dim=-1)), [(32768, 1000)],
+                     "softmax"),
+    "logsumexp_1000": (lambda: Fn(lambda x: torch.logsumexp(x, dim=1)),
+                       [(32768, 1000)], "softmax"),
     "sum_dim1": (lambda: Fn(lambda x: torch.sum(x, dim=1)), [MIDDLE], "reduction"),
     "mean_dim1": (lambda: Fn(lambda x: torch.mean(x, dim=1)), [MIDDLE], "reduction"),
     "amax_dim1": (lambda: Fn(lambda x: torch.amax(x, dim=1)), [MIDDLE], "reduction"),

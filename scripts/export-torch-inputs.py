@@ -330,6 +330,42 @@ def max_subtract_gelu(y):
     return F.gelu(m - m.mean(1, keepdim=True))
 
 
+class RowLoss(torch.nn.Module):
+    """A loss over rows of class scores against integer targets (the
+    corpus tests draw an integer input as class indices into the first
+    input's last dimension), or logsumexp of the rows when `loss` is None."""
+
+    def __init__(self, loss=None, **options):
+        super().__init__()
+        self.loss = loss
+        self.options = options
+
+    def forward(self, x, target):
+        if self.loss is None:
+            return torch.logsumexp(x, dim=1) + target.to(x.dtype)
+        return self.loss(x, target, **self.options)
+
+
+def nll_of_log_softmax(x, target):
+    return F.nll_loss(F.log_softmax(x, 1), target)
+
+
+def class_targets(shape, classes, generator, device="cpu"):
+    """The corpus tests' integer inputs: class indices into `classes`, a
+    third of them among the first 16 (so that an ignore_index there
+    occurs)."""
+    t = torch.randint(0, classes, shape, generator=generator, device=device)
+    t.view(-1)[::3] = torch.randint(0, min(classes, 16), t.view(-1)[::3].shape,
+                                    generator=generator, device=device)
+    return t
+
+
+def scores_and_targets(rows, classes):
+    """CPU tensors: torch-mlir cannot lower the losses' meta exports (a
+    device constant is left over), as fuser.torch finds and does too."""
+    return torch.empty(rows, classes), torch.zeros(rows, dtype=torch.int64)
+
+
 def corpus_export(name, module, *inputs, dynamic=True):
     """A model with weights as arguments (WithParams); the first input's
     dim 0 is the dynamic batch when `dynamic`."""
@@ -433,6 +469,18 @@ EXPORTS += [
                   meta(8, 50)),
     corpus_export("torch_reverse_cumsum.mlir",
                   lambda: Scan(-1, reverse=True), meta(4, 3, 20)),
+    # Losses over rows of 1000 classes (ImageNet's): the softmax statistics
+    # alone in one kernel, 250 vectors a row over 32 threads, then the pick
+    # of each row's target and the mean.
+    ("torch_cross_entropy.mlir", RowLoss(F.cross_entropy),
+     scores_and_targets(8, 1000), {"x": {0: batch}, "target": {0: batch}}),
+    ("torch_cross_entropy_smoothed.mlir",
+     RowLoss(F.cross_entropy, label_smoothing=0.1, ignore_index=7),
+     scores_and_targets(65, 1000), None),
+    ("torch_nll_log_softmax.mlir", RowLoss(nll_of_log_softmax),
+     scores_and_targets(65, 1000), None),
+    ("torch_logsumexp_rows.mlir", RowLoss(),
+     scores_and_targets(8, 1000), {"x": {0: batch}, "target": {0: batch}}),
 ]
 
 

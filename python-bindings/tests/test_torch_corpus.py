@@ -72,6 +72,9 @@ def _real_inputs(name, model, inputs, dynamic):
             continue
         shape = [DYNAMIC_BATCH if d in dyn_dims.get(i, ()) else s
                  for d, s in enumerate(t.shape)]
+        if not t.dtype.is_floating_point:  # class targets of the scores
+            out.append(exports.class_targets(shape, out[0].shape[-1], gen))
+            continue
         out.append(torch.randn(*shape, generator=gen))
     return out
 

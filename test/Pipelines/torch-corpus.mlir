@@ -133,7 +133,18 @@
 // RUN: fuser-opt %S/Inputs/torch_cumprod_batch.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=CUMPROD-BATCH
 // CUMPROD-BATCH: remark: scan kernel: 6 line(s) of 4096 elements, one thread per line (a warp reads 32 neighbouring lines); 6 threads, each a chain of 256 steps, leave most of sm_90a's GPU idle
 // RUN: fuser-opt %S/Inputs/torch_rms_norm_rows.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=RMS-ROWS
-// RMS-ROWS: remark: reduction kernel: {{.*}}; its consumer runs in the same kernel, reading each output's elements again from L2
+// RMS-ROWS: remark: reduction kernel: 4096 outputs of 96 elements in 4-element vectors, 32 consecutive threads per output, 256 threads per block; its consumer runs in the same kernel, each thread holding up to 4 elements in registers
+// Losses and logsumexp over rows of 1000 classes: the softmax statistics in
+// one reduction (logsumexp's shift of the maximum recognised), each thread
+// holding its share of a row in registers.
+// RUN: fuser-opt %S/Inputs/torch_cross_entropy.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=CROSS-ENTROPY
+// CROSS-ENTROPY: remark: softmax statistics in one pass: the maximum and the sum of exp(x - maximum) in one reduction
+// CROSS-ENTROPY: remark: reduction kernel: 4096 outputs of 1000 elements in 4-element vectors, 64 consecutive threads per output, 256 threads per block; each thread holds up to 16 elements in registers and takes the softmax statistics in two passes over them
+// RUN: fuser-opt %S/Inputs/torch_logsumexp_rows.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOGSUMEXP
+// LOGSUMEXP: remark: softmax statistics in one pass: the maximum and the sum of exp(x - maximum) in one reduction (logsumexp's shift: 0 where the maximum is infinite)
+// LOGSUMEXP-NOT: remark: reduction kernel: {{.*}} outputs of 1000 elements
+// LOGSUMEXP: remark: reduction kernel: 4096 outputs of 1000 elements {{.*}}; each thread holds up to 16 elements in registers
+// LOGSUMEXP-NOT: remark: reduction kernel: {{.*}} outputs of 1000 elements
 // torch-mlir's assert that the dynamic batch is not negative folds away (the
 // manifest checks equalities only), and the broadcast joins the norm's kernel.
 // RUN: fuser-opt %S/Inputs/torch_l2_normalize_rows.mlir --fuser-gpu-pipeline | fuser-translate --fuser-to-manifest | FileCheck %s --check-prefix=L2-NORMALIZE-MANIFEST

@@ -122,6 +122,10 @@ def case_inputs(case, batch, real=None, device="cuda"):
             args.append(t)
             continue
         dims = shape(i, t)
+        if not t.dtype.is_floating_point:  # class targets of the scores
+            args.append(exports.class_targets(dims, args[0].shape[-1], gen,
+                                              device))
+            continue
         scale = 1.0 / math.sqrt(dims[-1]) if i > 0 and len(dims) == 2 else 1.0
         args.append(torch.randn(*dims, device=device, generator=gen) * scale)
     return model, args, [t for t in args if isinstance(t, torch.Tensor)]

@@ -87,6 +87,18 @@ public:
                                                : shape.reductionLoops.back()) {
     for (unsigned i : readInputs)
       padded.push_back(paddedRead(op->getOperand(i)));
+    // An epilogue's threads, and a softmax's statistics (two passes over
+    // registers instead of an online update per element), hold their
+    // elements where the rule allows.
+    int64_t share = config.getTile()[0];
+    if (stage == Stage::Whole && (epilogue || shape.online) &&
+        epilogueHoldsElements(op, shape, share, vec)) {
+      int64_t elements = 1;
+      for (unsigned d : shape.reductionLoops)
+        elements *= op.getStaticLoopRanges()[d];
+      heldTotal = elements / vec;
+      heldGroups = llvm::divideCeil(heldTotal, share);
+    }
     if (!epilogue)
       return;
     PointwiseOp consumer = epilogue->consumer;
@@ -102,13 +114,6 @@ public:
             op.getIndexingMapsArray()[r].isIdentity())
           source = k;
       heldSource.push_back(source);
-    }
-    int64_t share = config.getTile()[0];
-    if (stage == Stage::Whole && epilogueHoldsElements(op, shape, share, vec)) {
-      int64_t elements = 1;
-      for (unsigned d : shape.reductionLoops)
-        elements *= op.getStaticLoopRanges()[d];
-      heldGroups = elements / (share * vec);
     }
   }
 
@@ -503,9 +508,14 @@ private:
         /*parallel=*/true, zero, consumer.getResultTensorType());
 
     if (heldGroups) { // no loads of the inputs the fold read
-      for (auto [c, lanes] : llvm::zip(heldCoords, heldLanes)) {
+      for (auto [c, lanes, valid] :
+           llvm::zip(heldCoords, heldLanes, heldValid)) {
         coords = c;
-        storeElements(b, loadElements(b, &lanes));
+        OpBuilder gb = b;
+        if (valid)
+          gb = scf::IfOp::create(b, loc, valid, /*withElse=*/false)
+                   .getThenBodyBuilder();
+        storeElements(gb, loadElements(gb, &lanes));
       }
       return;
     }
@@ -749,12 +759,27 @@ private:
                                          SmallVector<Value>(acc));
     Value r = begin;
     int64_t i = 0;
+    int64_t share = config.getTile()[0];
+    SmallVector<Value> ids = identities(b);
     SmallVector<SmallVector<Value>> all;
     for (int64_t u = 0; u < heldGroups; ++u) {
       if (u > 0)
         r = arith::AddIOp::create(b, loc, r, step);
+      // A group past the extent (the last, where the threads do not divide
+      // it) loads the last group and folds identities.
+      Value valid, at = r;
+      if ((u + 1) * share > heldTotal) {
+        Value last = constI64(b, loc, heldTotal - 1);
+        valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, r,
+                                      last);
+        at = arith::MinUIOp::create(b, loc, r, last);
+      }
+      heldValid.push_back(valid);
       SmallVector<SmallVector<Value>> raw;
-      for (ArrayRef<Value> v : elementValues(b, r, {}, bases, &raw)) {
+      for (SmallVector<Value> v : elementValues(b, at, {}, bases, &raw)) {
+        if (valid)
+          for (auto [x, id] : llvm::zip(v, ids))
+            x = arith::SelectOp::create(b, loc, valid, x, id);
         if (shape.online) {
           all.push_back(SmallVector<Value>(v));
           continue;
@@ -1179,7 +1204,9 @@ private:
   SmallVector<unsigned> elementInputs; // the consumer's, not statistics
   SmallVector<int64_t> heldSource; // per element input: the read input, or -1
   int64_t heldGroups = 0;          // groups each thread holds (0: re-read them)
+  int64_t heldTotal = 0;           // groups in an output's extent
   SmallVector<SmallVector<Value>> heldCoords;
+  SmallVector<Value> heldValid; // per held group: within the extent (null: always)
   SmallVector<SmallVector<SmallVector<Value>>> heldLanes;
   SmallVector<Value> elementPtrs, consumerPtrs, elementBases, statistics;
   Value resultBase;   // this output's offset in the consumer's results

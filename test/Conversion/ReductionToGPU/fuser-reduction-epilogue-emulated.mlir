@@ -10,11 +10,14 @@
 // shuffles, NaN, +-inf, -inf rows, ties, a rising row), an L2
 // normalization whose norm is a fuser.pointwise of the sum alone (reached
 // through expand and collapse), with its sums also returned (the results
-// written too), and a scaled row norm whose weight is read per element
+// written too; its elements held, below), and a scaled row norm whose weight is read per element
 // (scalar loads, one thread per output). Threads holding their elements in
 // registers (8 groups each: a softmax over rows of 256 in vectors, an RMS
-// norm over 32 channels) load each element once; a spare thread of the
-// softmax's last block reads the last row's elements and stores nothing.
+// norm over 32 channels; the L2 normalization's rows of 1000, 250 vectors
+// over 64 threads, the fourth group past the row for 6 of them, which load
+// the last vector again and store nothing from it) load each element once;
+// a spare thread of the last block reads the last row's elements and
+// stores nothing.
 
 // CHECK: rms_channels OK
 // CHECK-NEXT: softmax_rows OK

@@ -13,7 +13,9 @@
 // sibling reductions (a sum and a max over one read, in two stages; a
 // column sum and min through shared memory); online softmax statistics
 // (NaN, +-inf, ties, a maximum that grows at every element; sums to 1e-12
-// relative, the emulation being in f64); i1 inputs (masks: a cross
+// relative, the emulation being in f64), also held in registers and taken
+// in two passes (75 vectors a row over 16 threads: a thread's fifth group
+// lies past the row, loads the last vector again and folds nothing); i1 inputs (masks: a cross
 // entropy's count of targets kept) loaded as bytes, in vectors and alone.
 
 // CHECK: rows OK
@@ -36,6 +38,7 @@
 // CHECK-NEXT: siblings_cols OK
 // CHECK-NEXT: online_softmax OK
 // CHECK-NEXT: online_softmax_vector OK
+// CHECK-NEXT: online_softmax_held OK
 // CHECK-NEXT: mask_count OK
 // CHECK-NEXT: mask_count_scalar OK
 // CHECK-NOT: MISMATCH
@@ -401,6 +404,43 @@ func.func @online_softmax_vector(%x: tensor<7x300xf32>) -> (tensor<7xf32>, tenso
   } -> (tensor<7xf32>, tensor<7xf32>)
   return %r#0, %r#1 : tensor<7xf32>, tensor<7xf32>
 }
+
+func.func @online_softmax_held(%x: tensor<7x300xf32>) -> (tensor<7xf32>, tensor<7xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %inf = arith.constant 0x7F800000 : f32
+  %nan = arith.constant 0x7FC00000 : f32
+  %e = tensor.empty() : tensor<7xf32>
+  %mi = linalg.fill ins(%ninf : f32) outs(%e : tensor<7xf32>) -> tensor<7xf32>
+  %si = linalg.fill ins(%zero : f32) outs(%e : tensor<7xf32>) -> tensor<7xf32>
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>],
+                         iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<7x300xf32>) outs(%mi, %si : tensor<7xf32>, tensor<7xf32>)
+      attrs = {fuser.online_softmax, fuser.config = #fuser.config<strategy = "reduction", block = [64, 1, 1], vector_width = 4, tile = [16, 1]>} {
+  ^bb0(%in: f32, %m: f32, %s: f32):
+    %d = arith.subf %in, %m : f32
+    %a = math.absf %d : f32
+    %n = arith.negf %a : f32
+    %x0 = math.exp %n : f32
+    %isnan = arith.cmpf uno, %d, %d : f32
+    %ex = arith.select %isnan, %zero, %x0 : f32
+    %isinf = arith.cmpf oeq, %in, %inf : f32
+    %w = arith.select %isinf, %nan, %one : f32
+    %grows = arith.cmpf ogt, %in, %m : f32
+    %se = arith.mulf %s, %ex : f32
+    %up = arith.addf %se, %w : f32
+    %we = arith.mulf %w, %ex : f32
+    %keep = arith.addf %s, %we : f32
+    %s2 = arith.select %grows, %up, %keep : f32
+    %m2 = arith.maximumf %m, %in : f32
+    %mnan = arith.cmpf uno, %m2, %m2 : f32
+    %s3 = arith.select %mnan, %nan, %s2 : f32
+    linalg.yield %m2, %s3 : f32, f32
+  } -> (tensor<7xf32>, tensor<7xf32>)
+  return %r#0, %r#1 : tensor<7xf32>, tensor<7xf32>
+}
+
 
 func.func @siblings(%x: tensor<7x300xf32>, %y: tensor<7x300xf32>) -> (tensor<7xf32>, tensor<7xf32>) {
   %zero = arith.constant 0.0 : f32

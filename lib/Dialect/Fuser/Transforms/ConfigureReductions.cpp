@@ -180,9 +180,12 @@ void mlir::fuser::configureReductions(ModuleOp module, const ChipInfo &chip,
     };
     // Rows short enough for the threads of an output to hold them in
     // registers (kEpilogueHeldGroups groups each) are read once: the
-    // fewest threads that do, if the block allows them.
+    // fewest threads that do, if the block allows them. A softmax's
+    // statistics alone (cross_entropy's) are held too: two passes over
+    // registers (the maximum, then the exponentials) cost a handful of
+    // operations per element where the online update costs a rescale each.
     bool held = false;
-    if (succeeded(epilogue))
+    if (succeeded(epilogue) || (shape->online && slices <= 1))
       for (int64_t s = share; s <= std::max(share, widest) && !held; s *= 2)
         if ((held = epilogueHoldsElements(op, *shape, s, vector)))
           widenShare(s);
@@ -236,6 +239,13 @@ void mlir::fuser::configureReductions(ModuleOp module, const ChipInfo &chip,
     op->setAttr(kReductionConfigAttrName, config);
     if (!report)
       return;
+    // A thread's last group may lie past the extent (rows of 1000 over 32
+    // threads of 4-element vectors).
+    auto heldElements = [&] {
+      int64_t most = llvm::divideCeil(length, share) * vector;
+      return (length % share ? "up to " : "its ") + std::to_string(most) +
+             " elements";
+    };
     InFlightDiagnostic remark = op.emitRemark();
     remark << "reduction kernel: " << outputs << " outputs of "
            << length * vector << " elements";
@@ -268,9 +278,8 @@ void mlir::fuser::configureReductions(ModuleOp module, const ChipInfo &chip,
              << slices << " partial results in a fixed order";
     if (succeeded(epilogue))
       remark << "; its consumer runs in the same kernel, "
-             << (held ? "each thread holding its " +
-                            std::to_string(length * vector / share) +
-                            " elements in registers"
+             << (held ? "each thread holding " + heldElements() +
+                            " in registers"
                       : "reading each output's elements again from L2 (" +
                             std::to_string(rereadPerSm / 1024) + " KiB per SM)")
              << (epilogue->resultsLive ? ", and the results are written too"
@@ -278,6 +287,10 @@ void mlir::fuser::configureReductions(ModuleOp module, const ChipInfo &chip,
     else if (!noEpilogue.empty() &&
              noEpilogue.find("no fuser.pointwise") == std::string::npos)
       remark << "; its consumer gets a kernel of its own: " << noEpilogue;
+    if (held && failed(epilogue))
+      remark << "; each thread holds " << heldElements()
+             << " in registers and takes the softmax statistics in two "
+                "passes over them";
   });
 }
 

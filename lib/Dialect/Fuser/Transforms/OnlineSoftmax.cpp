@@ -17,7 +17,10 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+
+#include <limits>
 
 namespace mlir::fuser {
 #define GEN_PASS_DEF_FUSERONLINESOFTMAXPASS
@@ -57,9 +60,104 @@ OpOperand *plainReductionInput(linalg::GenericOp op) {
 }
 
 /// A sum of exp(x - m) found with the max reduction that computes m.
+/// `shifted`: m is torch.logsumexp's shift of the maximum, 0 where the
+/// maximum is infinite, else the maximum.
 struct SoftmaxStatistics {
   linalg::GenericOp max, sum;
+  bool shifted = false;
 };
+
+/// `v` without the tensor reshapes that add or drop unit dimensions.
+Value peelReshapes(Value v) {
+  while (true) {
+    if (auto expand = v.getDefiningOp<tensor::ExpandShapeOp>())
+      v = expand.getSrc();
+    else if (auto collapse = v.getDefiningOp<tensor::CollapseShapeOp>())
+      v = collapse.getSrc();
+    else
+      return v;
+  }
+}
+
+/// The element of `v` at any point where the tensor `root` holds `x`, for
+/// an elementwise chain of linalg.generics from `root` (through reshapes)
+/// and splat constants; null where something else is on the way.
+Attribute elementOfChain(Value v, Value root, FloatAttr x, int depth = 0) {
+  v = peelReshapes(v);
+  if (v == root)
+    return x;
+  DenseElementsAttr splat;
+  if (matchPattern(v, m_Constant(&splat)) && splat.isSplat())
+    return splat.getSplatValue<Attribute>();
+  auto op = v.getDefiningOp<linalg::GenericOp>();
+  if (!op || depth > 8 || op->getNumResults() != 1 ||
+      op.getNumReductionLoops() != 0)
+    return {};
+  Block &body = op.getRegion().front();
+  DenseMap<Value, Attribute> value;
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(in);
+    if (!map.isIdentity() && map.getNumResults() != 0)
+      return {};
+    Attribute a = elementOfChain(in->get(), root, x, depth + 1);
+    if (!a)
+      return {};
+    value[op.getMatchingBlockArgument(in)] = a;
+  }
+  if (failed(foldScalarBody(body, value)))
+    return {};
+  return value.lookup(body.getTerminator()->getOperand(0));
+}
+
+/// The max reduction whose result `v` is, or torch.logsumexp's shift of
+/// (`shifted`): where(|m| == inf, 0, m) of such a result m, recognised by
+/// evaluating its elementwise chain at finite and infinite points.
+linalg::GenericOp maxOrShiftedMax(Value v, bool &shifted) {
+  v = peelReshapes(v);
+  auto isMax = [](linalg::GenericOp op) {
+    return op && plainReductionInput<arith::MaximumFOp>(op);
+  };
+  shifted = false;
+  if (auto max = v.getDefiningOp<linalg::GenericOp>(); isMax(max))
+    return max;
+  // The chain's one max reduction.
+  linalg::GenericOp max;
+  SmallVector<Value> work{v};
+  for (int steps = 0; !work.empty() && steps < 16; ++steps) {
+    auto op = peelReshapes(work.pop_back_val()).getDefiningOp<linalg::GenericOp>();
+    if (!op)
+      continue;
+    if (isMax(op)) {
+      if (max && max != op)
+        return {};
+      max = op;
+      continue;
+    }
+    for (OpOperand *in : op.getDpsInputOperands())
+      work.push_back(in->get());
+  }
+  if (!max)
+    return {};
+  Value root = max.getResult(0);
+  MLIRContext *ctx = v.getContext();
+  auto at = [&](double x) {
+    return dyn_cast_or_null<FloatAttr>(
+        elementOfChain(v, root, FloatAttr::get(Float32Type::get(ctx), x)));
+  };
+  for (float x : {-2.5f, 0.0f, 3.0f, 1e30f, -1e30f}) {
+    FloatAttr y = at(x);
+    if (!y || y.getValueAsDouble() != double(x))
+      return {};
+  }
+  double inf = std::numeric_limits<double>::infinity();
+  for (double x : {inf, -inf}) {
+    FloatAttr y = at(x);
+    if (!y || y.getValueAsDouble() != 0.0)
+      return {};
+  }
+  shifted = true;
+  return max;
+}
 
 /// Matches `sum`: sum over the loops of `max` of exp(x - m), x read as
 /// `max` reads it and m the max's result at the same output point (the
@@ -87,18 +185,23 @@ std::optional<SoftmaxStatistics> matchStatistics(linalg::GenericOp sum) {
     return std::nullopt;
   OpOperand *xIn = sum.getMatchingOpOperand(x);
   OpOperand *mIn = sum.getMatchingOpOperand(m);
-  // m is read at the output's point: through the output's map, with the
-  // output's type.
-  if (sum.getMatchingIndexingMap(mIn) !=
-          sum.getMatchingIndexingMap(sum.getDpsInitOperand(0)) ||
-      mIn->get().getType() != sum.getResult(0).getType())
+  // m is read at the output's point: through the output's map, but for
+  // unit dimensions (keepdim's (d0, 0) against (d0)).
+  auto withoutUnits = [](AffineMap map) {
+    SmallVector<AffineExpr> kept;
+    for (AffineExpr e : map.getResults())
+      if (!isa<AffineConstantExpr>(e))
+        kept.push_back(e);
+    return AffineMap::get(map.getNumDims(), 0, kept, map.getContext());
+  };
+  auto mTy = cast<RankedTensorType>(mIn->get().getType());
+  auto outTy = cast<RankedTensorType>(sum.getResult(0).getType());
+  if (withoutUnits(sum.getMatchingIndexingMap(mIn)) !=
+          withoutUnits(sum.getMatchingIndexingMap(sum.getDpsInitOperand(0))) ||
+      (mTy != outTy && !getReassociationIndicesForReshape(mTy, outTy)))
     return std::nullopt;
-  Value mSource = mIn->get();
-  if (auto expand = mSource.getDefiningOp<tensor::ExpandShapeOp>())
-    mSource = expand.getSrc();
-  else if (auto collapse = mSource.getDefiningOp<tensor::CollapseShapeOp>())
-    mSource = collapse.getSrc();
-  auto max = mSource.getDefiningOp<linalg::GenericOp>();
+  bool shifted = false;
+  linalg::GenericOp max = maxOrShiftedMax(mIn->get(), shifted);
   if (!max)
     return std::nullopt;
   OpOperand *maxIn = plainReductionInput<arith::MaximumFOp>(max);
@@ -115,7 +218,7 @@ std::optional<SoftmaxStatistics> matchStatistics(linalg::GenericOp sum) {
   auto sumTy = cast<RankedTensorType>(sum.getResult(0).getType());
   if (maxTy != sumTy && !getReassociationIndicesForReshape(maxTy, sumTy))
     return std::nullopt;
-  return SoftmaxStatistics{max, sum};
+  return SoftmaxStatistics{max, sum, shifted};
 }
 
 /// The online body on (x, m, s): the merge of (m, s) with x's own state
@@ -183,6 +286,31 @@ void fuse(RewriterBase &rewriter, const SoftmaxStatistics &st) {
   online->setAttr(kOnlineSoftmaxAttrName, rewriter.getUnitAttr());
   rewriter.replaceAllUsesWith(max.getResult(0), online.getResult(0));
   Value sumResult = online.getResult(1);
+  if (st.shifted) {
+    // Against logsumexp's shift: the same sum where the maximum is finite
+    // or -inf (every exp is 0 then), +inf where it is +inf (exp(x - 0)
+    // sums to +inf; the online sum is NaN there, as softmax's is).
+    unsigned rank = type.getRank();
+    AffineMap id = AffineMap::getMultiDimIdentityMap(rank, rewriter.getContext());
+    auto fix = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{type},
+        ValueRange{online.getResult(0), online.getResult(1)},
+        ValueRange{tensor::EmptyOp::create(
+            rewriter, loc, destinationSizes(rewriter, loc, maxInit),
+            type.getElementType())},
+        ArrayRef<AffineMap>{id, id, id},
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value inf = arith::ConstantOp::create(
+              b, l, b.getF32FloatAttr(std::numeric_limits<float>::infinity()));
+          Value isInf = arith::CmpFOp::create(
+              b, l, arith::CmpFPredicate::OEQ, args[0], inf);
+          linalg::YieldOp::create(
+              b, l,
+              ValueRange{arith::SelectOp::create(b, l, isInf, inf, args[1])});
+        });
+    sumResult = fix.getResult(0);
+  }
   auto sumTy = cast<RankedTensorType>(sum.getResult(0).getType());
   if (sumTy != type) {
     rewriter.setInsertionPoint(sum);
@@ -216,7 +344,10 @@ struct FuserOnlineSoftmaxPass
       fuse(rewriter, *st);
       if (report)
         emitRemark(loc) << "softmax statistics in one pass: the maximum and "
-                           "the sum of exp(x - maximum) in one reduction";
+                           "the sum of exp(x - maximum) in one reduction"
+                        << (st->shifted ? " (logsumexp's shift: 0 where the "
+                                          "maximum is infinite)"
+                                        : "");
     }
   }
 };

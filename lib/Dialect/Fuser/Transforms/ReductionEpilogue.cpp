@@ -185,7 +185,8 @@ bool mlir::fuser::epilogueHoldsElements(linalg::GenericOp op,
       return false;
     elements *= ranges[d];
   }
-  int64_t perThread = share * vector;
-  return elements > 0 && elements % perThread == 0 &&
-         elements / perThread <= kEpilogueHeldGroups;
+  // Whole vectors; a thread's last group may lie past the extent (rows of
+  // 1000 floats: 250 vectors over 32 threads), and then holds nothing.
+  return elements > 0 && vector > 0 && elements % vector == 0 &&
+         llvm::divideCeil(elements / vector, share) <= kEpilogueHeldGroups;
 }

@@ -1,7 +1,9 @@
 # Inputs and expected outputs of fuser-reduction-epilogue-emulated.mlir's
 # functions, as flat row-major lists (small integers: the sums are exact in
 # any order). The third item: how often each element of the first input is
-# loaded, twice here (the fold, then the consumer's pass).
+# loaded: twice where the consumer's pass reads them again, once where the
+# threads hold them (more for a vector that threads past the row load
+# again, and for the rows of a last block's spare thread).
 {
  'rms_channels': lambda R: (lambda x: ([x], [v / math.sqrt(sum(x[((n * 64 + k) * 3 + h) * 5 + w] ** 2 for k in range(64)) / 64.0 + 1e-05)
                                              for n in range(2) for c in range(64) for h in range(3) for w in range(5)
@@ -11,7 +13,7 @@
                                        [2] * (7 * 300)))(
      [softmax_row(R, 300, k) for k in range(7)]),
  'l2_rows': lambda R: (lambda x: ([sum(x, [])], ([v / max(math.sqrt(sum(t * t for t in r)), 1e-12) for r in x for v in r],
-                                                 [float(sum(t * t for t in r)) for r in x]), [2] * 5000))(
+                                                 [float(sum(t * t for t in r)) for r in x]), ([1] * 996 + [7] * 4) * 4 + [2] * 996 + [14] * 4))(
      [[float(R.randint(-9, 9)) for _ in range(1000)] for _ in range(5)]),
  'weighted_rows': lambda R: (lambda x, w: ([sum(x, []), w], [v / math.sqrt(sum(t * t for t in r)) * w[j] for r in x for j, v in enumerate(r)],
                                            [2] * (64 * 13)))(

@@ -32,16 +32,15 @@ func.func @rms_channels(%x: tensor<112x64x512x512xf32>) -> tensor<112x64x512x512
 
 // -----
 
-// Rows of 1000: 250 vectors split evenly over no power of two, so the
-// consumer's pass reads them again, from L2 (64 threads per row keep the
-// re-read to 125 KiB per SM).
-// CHECK-LABEL: func.func @rows_reread
-// CHECK: strategy = "reduction_epilogue", block = [256, 1, 1], vector_width = 4, tile = [64, 1]
-func.func @rows_reread(%x: tensor<32768x1000xf32>) -> tensor<32768x1000xf32> {
+// Rows of 1000: 250 vectors over 32 threads, 8 each but for the last 6,
+// which lie past the row: held in registers all the same.
+// CHECK-LABEL: func.func @rows_ragged_held
+// CHECK: strategy = "reduction_epilogue", block = [256, 1, 1], vector_width = 4, tile = [32, 1]
+func.func @rows_ragged_held(%x: tensor<32768x1000xf32>) -> tensor<32768x1000xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<32768xf32>
   %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32768xf32>) -> tensor<32768xf32>
-  // expected-remark @+1 {{reduction kernel: 32768 outputs of 1000 elements in 4-element vectors, 64 consecutive threads per output, 256 threads per block; its consumer runs in the same kernel, reading each output's elements again from L2 (125 KiB per SM)}}
+  // expected-remark @+1 {{reduction kernel: 32768 outputs of 1000 elements in 4-element vectors, 32 consecutive threads per output, 256 threads per block; its consumer runs in the same kernel, each thread holding up to 32 elements in registers}}
   %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
                        iterator_types = ["parallel", "reduction"]}
       ins(%x : tensor<32768x1000xf32>) outs(%init : tensor<32768xf32>) {
@@ -57,6 +56,34 @@ func.func @rows_reread(%x: tensor<32768x1000xf32>) -> tensor<32768x1000xf32> {
     fuser.yield %o : f32
   }
   return %y : tensor<32768x1000xf32>
+}
+
+// -----
+
+// Rows of 36000: 9000 vectors, more than 1024 threads hold, so the
+// consumer's pass reads them again, from L2.
+// CHECK-LABEL: func.func @rows_reread
+// CHECK: strategy = "reduction_epilogue", block = [1024, 1, 1], vector_width = 4, tile = [1024, 1]
+func.func @rows_reread(%x: tensor<2048x36000xf32>) -> tensor<2048x36000xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2048xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2048xf32>) -> tensor<2048xf32>
+  // expected-remark @+1 {{reduction kernel: 2048 outputs of 36000 elements in 4-element vectors, 1024 consecutive threads per output, 1024 threads per block; its consumer runs in the same kernel, reading each output's elements again from L2}}
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<2048x36000xf32>) outs(%init : tensor<2048xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %t = arith.addf %a, %acc : f32
+    linalg.yield %t : f32
+  } -> tensor<2048xf32>
+  %y = fuser.pointwise ins(%x, %s : tensor<2048x36000xf32>, tensor<2048xf32>)
+      maps [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>]
+      -> tensor<2048x36000xf32> {
+  ^bb0(%v: f32, %ss: f32):
+    %o = arith.subf %v, %ss : f32
+    fuser.yield %o : f32
+  }
+  return %y : tensor<2048x36000xf32>
 }
 
 // -----

@@ -422,3 +422,62 @@ func.func @half_rows(%x: tensor<4096x64xf16>, %init: tensor<4096xf32>) -> tensor
   } -> tensor<4096xf32>
   return %r : tensor<4096xf32>
 }
+
+// -----
+
+// A softmax's statistics with no consumer in the kernel (cross_entropy's):
+// rows of 1000 are held in registers, 250 vectors over 32 threads, and the
+// statistics taken in two passes over them; rows of 393216 keep the online
+// update.
+// CHECK-LABEL: func.func @softmax_statistics
+// CHECK: strategy = "reduction", block = [256, 1, 1], vector_width = 4, tile = [32, 1]
+// CHECK: strategy = "reduction", block = [512, 1, 1], vector_width = 4, tile = [512, 1]
+func.func @softmax_statistics(%x: tensor<32768x1000xf32>, %y: tensor<4096x393216xf32>)
+    -> (tensor<32768xf32>, tensor<32768xf32>, tensor<4096xf32>, tensor<4096xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<32768xf32>
+  %mi = linalg.fill ins(%ninf : f32) outs(%e : tensor<32768xf32>) -> tensor<32768xf32>
+  %si = linalg.fill ins(%zero : f32) outs(%e : tensor<32768xf32>) -> tensor<32768xf32>
+  // expected-remark @+1 {{reduction kernel: 32768 outputs of 1000 elements in 4-element vectors, 32 consecutive threads per output, 256 threads per block; each thread holds up to 32 elements in registers and takes the softmax statistics in two passes over them}}
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>],
+                         iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<32768x1000xf32>) outs(%mi, %si : tensor<32768xf32>, tensor<32768xf32>)
+      attrs = {fuser.online_softmax} {
+  ^bb0(%in: f32, %m: f32, %s: f32):
+    %d = arith.subf %in, %m : f32
+    %a = math.absf %d : f32
+    %n = arith.negf %a : f32
+    %ex = math.exp %n : f32
+    %grows = arith.cmpf ogt, %in, %m : f32
+    %se = arith.mulf %s, %ex : f32
+    %up = arith.addf %se, %one : f32
+    %keep = arith.addf %s, %ex : f32
+    %s2 = arith.select %grows, %up, %keep : f32
+    %m2 = arith.maximumf %m, %in : f32
+    linalg.yield %m2, %s2 : f32, f32
+  } -> (tensor<32768xf32>, tensor<32768xf32>)
+  %f = tensor.empty() : tensor<4096xf32>
+  %mj = linalg.fill ins(%ninf : f32) outs(%f : tensor<4096xf32>) -> tensor<4096xf32>
+  %sj = linalg.fill ins(%zero : f32) outs(%f : tensor<4096xf32>) -> tensor<4096xf32>
+  // expected-remark @+1 {{reduction kernel: 4096 outputs of 393216 elements in 4-element vectors, 512 consecutive threads per output, 512 threads per block}}
+  %q:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>],
+                         iterator_types = ["parallel", "reduction"]}
+      ins(%y : tensor<4096x393216xf32>) outs(%mj, %sj : tensor<4096xf32>, tensor<4096xf32>)
+      attrs = {fuser.online_softmax} {
+  ^bb0(%in: f32, %m: f32, %s: f32):
+    %d = arith.subf %in, %m : f32
+    %a = math.absf %d : f32
+    %n = arith.negf %a : f32
+    %ex = math.exp %n : f32
+    %grows = arith.cmpf ogt, %in, %m : f32
+    %se = arith.mulf %s, %ex : f32
+    %up = arith.addf %se, %one : f32
+    %keep = arith.addf %s, %ex : f32
+    %s2 = arith.select %grows, %up, %keep : f32
+    %m2 = arith.maximumf %m, %in : f32
+    linalg.yield %m2, %s2 : f32, f32
+  } -> (tensor<4096xf32>, tensor<4096xf32>)
+  return %r#0, %r#1, %q#0, %q#1 : tensor<32768xf32>, tensor<32768xf32>, tensor<4096xf32>, tensor<4096xf32>
+}

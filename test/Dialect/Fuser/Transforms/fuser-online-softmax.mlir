@@ -114,3 +114,121 @@ func.func @left_alone(%x: tensor<8x16xf32>, %z: tensor<8x16xf32>) -> (tensor<8xf
   } -> tensor<8xf32>
   return %s0, %s1 : tensor<8xf32>, tensor<8xf32>
 }
+
+// -----
+
+// torch.logsumexp(x, 1) as torch-mlir lowers it: the sum subtracts
+// where(|m| == inf, 0, m) (compared in f64), a shift recognised by
+// evaluating its chain at finite and infinite points. The sum's users read
+// the online sum, +inf where the maximum is +inf (exp(x - 0) sums to +inf
+// there; the online sum is NaN, as softmax's is).
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#keep = affine_map<(d0, d1) -> (d0, 0)>
+#scalar = affine_map<(d0, d1) -> ()>
+// CHECK-LABEL: func.func @logsumexp
+// CHECK: %[[R:.+]]:2 = linalg.generic {{.*}} attrs = {fuser.online_softmax}
+// CHECK: %[[FIX:.+]] = linalg.generic {{.*}} ins(%[[R]]#0, %[[R]]#1 : tensor<8xf32>, tensor<8xf32>)
+// CHECK-NEXT: ^bb0(%[[M:.+]]: f32, %[[S:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT: %[[INF:.+]] = arith.constant 0x7F800000 : f32
+// CHECK-NEXT: %[[IS:.+]] = arith.cmpf oeq, %[[M]], %[[INF]] : f32
+// CHECK-NEXT: %[[SUM:.+]] = arith.select %[[IS]], %[[INF]], %[[S]] : f32
+// CHECK: linalg.generic {{.*}} ins(%[[FIX]] : tensor<8xf32>)
+// CHECK: math.log
+func.func @logsumexp(%x: tensor<8x1000xf32>) -> tensor<8xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %zeros = arith.constant dense<0.0> : tensor<f32>
+  %inf64 = arith.constant 0x7FF0000000000000 : f64
+  %e = tensor.empty() : tensor<8xf32>
+  %mi = linalg.fill ins(%ninf : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  // expected-remark @+1 {{softmax statistics in one pass: the maximum and the sum of exp(x - maximum) in one reduction (logsumexp's shift: 0 where the maximum is infinite)}}
+  %m = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x1000xf32>) outs(%mi : tensor<8xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %t = arith.maximumf %in, %acc : f32
+    linalg.yield %t : f32
+  } -> tensor<8xf32>
+  %mk = tensor.expand_shape %m [[0, 1]] output_shape [8, 1] : tensor<8xf32> into tensor<8x1xf32>
+  %e1 = tensor.empty() : tensor<8x1xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mk : tensor<8x1xf32>) outs(%e1 : tensor<8x1xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %t = math.absf %in : f32
+    linalg.yield %t : f32
+  } -> tensor<8x1xf32>
+  %eb = tensor.empty() : tensor<8x1xi1>
+  %isinf = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<8x1xf32>) outs(%eb : tensor<8x1xi1>) {
+  ^bb0(%in: f32, %o: i1):
+    %w = arith.extf %in : f32 to f64
+    %c = arith.cmpf oeq, %w, %inf64 : f64
+    linalg.yield %c : i1
+  } -> tensor<8x1xi1>
+  %shift = linalg.generic {indexing_maps = [#id, #scalar, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%isinf, %zeros, %mk : tensor<8x1xi1>, tensor<f32>, tensor<8x1xf32>) outs(%e1 : tensor<8x1xf32>) {
+  ^bb0(%c: i1, %z: f32, %v: f32, %o: f32):
+    %t = arith.select %c, %z, %v : f32
+    linalg.yield %t : f32
+  } -> tensor<8x1xf32>
+  %si = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %s = linalg.generic {indexing_maps = [#id, #keep, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %shift : tensor<8x1000xf32>, tensor<8x1xf32>) outs(%si : tensor<8xf32>) {
+  ^bb0(%in: f32, %sh: f32, %acc: f32):
+    %d = arith.subf %in, %sh : f32
+    %ex = math.exp %d : f32
+    %t = arith.addf %ex, %acc : f32
+    linalg.yield %t : f32
+  } -> tensor<8xf32>
+  %l = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%s : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %t = math.log %in : f32
+    linalg.yield %t : f32
+  } -> tensor<8xf32>
+  return %l : tensor<8xf32>
+}
+
+// -----
+
+// A shift that is not logsumexp's (1 where the maximum is infinite): the
+// max and the sum stay two reductions.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#keep = affine_map<(d0, d1) -> (d0, 0)>
+// CHECK-LABEL: func.func @other_shift
+// CHECK-NOT: fuser.online_softmax
+func.func @other_shift(%x: tensor<8x1000xf32>) -> tensor<8xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %inf = arith.constant 0x7F800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %mi = linalg.fill ins(%ninf : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %m = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x1000xf32>) outs(%mi : tensor<8xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %t = arith.maximumf %in, %acc : f32
+    linalg.yield %t : f32
+  } -> tensor<8xf32>
+  %mk = tensor.expand_shape %m [[0, 1]] output_shape [8, 1] : tensor<8xf32> into tensor<8x1xf32>
+  %e1 = tensor.empty() : tensor<8x1xf32>
+  %shift = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mk : tensor<8x1xf32>) outs(%e1 : tensor<8x1xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %a = math.absf %v : f32
+    %c = arith.cmpf oeq, %a, %inf : f32
+    %t = arith.select %c, %one, %v : f32
+    linalg.yield %t : f32
+  } -> tensor<8x1xf32>
+  %si = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %s = linalg.generic {indexing_maps = [#id, #keep, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %shift : tensor<8x1000xf32>, tensor<8x1xf32>) outs(%si : tensor<8xf32>) {
+  ^bb0(%in: f32, %sh: f32, %acc: f32):
+    %d = arith.subf %in, %sh : f32
+    %ex = math.exp %d : f32
+    %t = arith.addf %ex, %acc : f32
+    linalg.yield %t : f32
+  } -> tensor<8xf32>
+  return %s : tensor<8xf32>
+}

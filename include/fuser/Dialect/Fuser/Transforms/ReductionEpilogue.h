@@ -52,9 +52,11 @@ inline constexpr int64_t kEpilogueHeldGroups = 8;
 
 /// Whether the threads of reduction `op`'s epilogue, `share` per output
 /// and `vector` elements per group, hold their elements in registers
-/// instead of reading them again: the reduced extent is static, a
-/// multiple of share x vector, with at most kEpilogueHeldGroups groups per
-/// thread. The configuration prefers such a share; the lowering follows.
+/// instead of reading them again: the reduced extent is static, whole
+/// vectors, with at most kEpilogueHeldGroups groups per thread (the last
+/// may be past the extent). The configuration prefers such a share; the
+/// lowering follows. A softmax's statistics without a consumer are held
+/// by the same rule, and computed in two passes over the registers.
 bool epilogueHoldsElements(linalg::GenericOp op, const ReductionShape &shape,
                            int64_t share, int64_t vector);
 

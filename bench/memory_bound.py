@@ -169,6 +169,12 @@ MODELS = {
                              [(32768, 1000), Targets((32768,), 1000)], "loss"),
     "nll_loss": (lambda: Fn(lambda x, t: F.nll_loss(F.log_softmax(x, 1), t)),
                  [(32768, 1000), Targets((32768,), 1000)], "loss"),
+    # Gathers: an embedding lookup (GPT-2's vocabulary, 16384 tokens of 1024
+    # features) and a concatenation along the features.
+    "embedding": (lambda: Fn(lambda t, w: F.embedding(t, w)),
+                  [Targets((16384,), 50257), (50257, 1024)], "gather"),
+    "cat_features": (lambda: Fn(lambda a, b: torch.cat([a, b], dim=1)),
+                     [(16384, 4096), (16384, 4096)], "gather"),
 }
 
 

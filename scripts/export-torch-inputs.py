@@ -350,8 +350,22 @@ def nll_of_log_softmax(x, target):
     return F.nll_loss(F.log_softmax(x, 1), target)
 
 
+class Embedding(torch.nn.Module):
+    """F.embedding of a table argument: torch-mlir's gather checks each
+    index with cf.assert in the generic's body. The corpus tests draw its
+    integer input below `index_bound` (the table's rows)."""
+
+    def __init__(self, rows):
+        super().__init__()
+        self.index_bound = rows
+
+    def forward(self, table, tokens):
+        return F.embedding(tokens, table)
+
+
 def class_targets(shape, classes, generator, device="cpu"):
-    """The corpus tests' integer inputs: class indices into `classes`, a
+    """The corpus tests' integer inputs: indices below `classes` (the
+    model's index_bound, else the first input's last dimension), a
     third of them among the first 16 (so that an ignore_index there
     occurs)."""
     t = torch.randint(0, classes, shape, generator=generator, device=device)
@@ -481,6 +495,9 @@ EXPORTS += [
      scores_and_targets(65, 1000), None),
     ("torch_logsumexp_rows.mlir", RowLoss(),
      scores_and_targets(8, 1000), {"x": {0: batch}, "target": {0: batch}}),
+    # A lookup whose extents the fallback's 16 x 16 tiles divide.
+    ("torch_embedding.mlir", Embedding(100),
+     (torch.empty(100, 64), torch.zeros(32, dtype=torch.int64)), None),
 ]
 
 

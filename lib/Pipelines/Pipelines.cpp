@@ -185,6 +185,7 @@ void mlir::fuser::buildKernelPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createFuserCopiesToLinalgPass());
   pm.addNestedPass<func::FuncOp>(createFuserUnitParallelLoopPass());
   pm.addNestedPass<func::FuncOp>(createFuserReductionLoopsInnermostPass());
+  pm.addNestedPass<func::FuncOp>(createFuserGuardAssertsPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(
       createParallelLoopTilingPass({16, 16}, /*noMinMaxBounds=*/true));

@@ -73,7 +73,8 @@ def _real_inputs(name, model, inputs, dynamic):
         shape = [DYNAMIC_BATCH if d in dyn_dims.get(i, ()) else s
                  for d, s in enumerate(t.shape)]
         if not t.dtype.is_floating_point:  # class targets of the scores
-            out.append(exports.class_targets(shape, out[0].shape[-1], gen))
+            bound = getattr(model, "index_bound", None) or out[0].shape[-1]
+            out.append(exports.class_targets(shape, bound, gen))
             continue
         out.append(torch.randn(*shape, generator=gen))
     return out

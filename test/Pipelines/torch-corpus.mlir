@@ -145,6 +145,14 @@
 // LOGSUMEXP-NOT: remark: reduction kernel: {{.*}} outputs of 1000 elements
 // LOGSUMEXP: remark: reduction kernel: 4096 outputs of 1000 elements {{.*}}; each thread holds up to 16 elements in registers
 // LOGSUMEXP-NOT: remark: reduction kernel: {{.*}} outputs of 1000 elements
+// F.embedding: its index checks (cf.assert in the gather's body) no longer
+// keep the fallback's loops on the host where its tiles divide the extents.
+// RUN: fuser-opt %S/Inputs/torch_embedding.mlir --fuser-gpu-pipeline | FileCheck %s --check-prefix=EMBEDDING
+// EMBEDDING-COUNT-1: gpu.launch_func
+// EMBEDDING-NOT: gpu.launch_func
+// EMBEDDING-NOT: scf.parallel
+// The kernel's arguments are ones the manifest describes (no i1 constant).
+// RUN: fuser-opt %S/Inputs/torch_embedding.mlir --fuser-gpu-pipeline | fuser-translate --fuser-to-manifest -o /dev/null
 // torch-mlir's assert that the dynamic batch is not negative folds away (the
 // manifest checks equalities only), and the broadcast joins the norm's kernel.
 // RUN: fuser-opt %S/Inputs/torch_l2_normalize_rows.mlir --fuser-gpu-pipeline | fuser-translate --fuser-to-manifest | FileCheck %s --check-prefix=L2-NORMALIZE-MANIFEST

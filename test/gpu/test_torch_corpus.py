@@ -123,8 +123,8 @@ def case_inputs(case, batch, real=None, device="cuda"):
             continue
         dims = shape(i, t)
         if not t.dtype.is_floating_point:  # class targets of the scores
-            args.append(exports.class_targets(dims, args[0].shape[-1], gen,
-                                              device))
+            bound = getattr(model, "index_bound", None) or args[0].shape[-1]
+            args.append(exports.class_targets(dims, bound, gen, device))
             continue
         scale = 1.0 / math.sqrt(dims[-1]) if i > 0 and len(dims) == 2 else 1.0
         args.append(torch.randn(*dims, device=device, generator=gen) * scale)

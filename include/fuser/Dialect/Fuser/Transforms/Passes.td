@@ -1129,6 +1129,23 @@ def FuserUnitParallelLoopPass
                            "::mlir::memref::MemRefDialect"];
 }
 
+def FuserGuardAssertsPass
+    : Pass<"fuser-guard-asserts", "mlir::func::FuncOp"> {
+  let summary = "Put the asserts in linalg bodies under a branch, for the fallback";
+  let description = [{
+    torch-mlir checks gathered indices with `cf.assert` in the generic's
+    body (F.embedding, torch.gather: "index must be smaller than dim
+    size"). Upstream's conversion of parallel loops to a GPU launch gives
+    up on a loop nest whose innermost body holds such an assert directly,
+    so an embedding lookup whose extents the fallback's 16 x 16 tiles
+    divide stayed a loop on the host and the module failed to compile.
+    This pass rewrites each `cf.assert %ok, msg` in a linalg body as
+    `scf.if %ok {} else { cf.assert %ok, msg }`: the same check, which
+    the conversion takes.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
 def FuserReductionLoopsInnermostPass
     : Pass<"fuser-reduction-loops-innermost", "mlir::func::FuncOp"> {
   let summary = "Put the reduction loops of generic ops innermost for the fallback";

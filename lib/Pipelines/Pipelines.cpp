@@ -186,6 +186,8 @@ void mlir::fuser::buildKernelPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createFuserUnitParallelLoopPass());
   pm.addNestedPass<func::FuncOp>(createFuserReductionLoopsInnermostPass());
   pm.addNestedPass<func::FuncOp>(createFuserGuardAssertsPass());
+  // Gathers and copies (every loop parallel): 4 elements per thread.
+  pm.addNestedPass<func::FuncOp>(createConvertParallelGenericsToGPUPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(
       createParallelLoopTilingPass({16, 16}, /*noMinMaxBounds=*/true));
@@ -193,6 +195,10 @@ void mlir::fuser::buildKernelPipeline(OpPassManager &pm,
   mapping.mappingPolicyStr = "innermost-first";
   pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass(mapping));
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
+  // Constants and sizes into the launches, so that the kernels index with
+  // them (a division by a known extent is a multiply and shift) instead of
+  // taking them as arguments.
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   // One gpu.module, so one PTX image, per compiled module.
   pm.addPass(createFuserMergeGpuModulesPass());

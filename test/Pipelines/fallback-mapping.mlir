@@ -1,14 +1,27 @@
-// The generic fallback maps the innermost parallel loop to threadIdx.x, so
-// a warp's lanes read and write neighbouring elements of a row-major tensor
-// (the outermost loop on x put them a row apart: one memory sector each).
+// The generic fallback's all-parallel generics (gathers, copies) become one
+// launch of 256-thread blocks in which consecutive threads take consecutive
+// groups of 4 elements along the innermost loop: a warp's lanes read and
+// write neighbouring elements of a row-major tensor, each with 4 loads in
+// flight before its stores. Sizes and constants are sunk into the kernel:
+// its coordinates come from divisions by constants, not by arguments.
 // RUN: fuser-opt %s --fuser-kernel-pipeline | FileCheck %s
 
+// CHECK: gpu.launch_func @fuser_kernels::@forward_kernel blocks in (%{{.+}}, %{{.+}}, %{{.+}}) threads in (%{{.+}}, %{{.+}}, %{{.+}}) args(%{{.+}} : memref<64x256xf32>, %{{.+}} : memref<64x256xf32>)
 // CHECK-LABEL: gpu.func @forward_kernel
+// CHECK-DAG: %[[C256:.+]] = arith.constant 256 : index
+// CHECK-DAG: %[[C4:.+]] = arith.constant 4 : index
+// CHECK-DAG: %[[GROUPS:.+]] = arith.constant 4096 : index
 // CHECK: %[[TX:.+]] = gpu.thread_id  x
-// CHECK: %[[IN_TILE:.+]] = affine.apply #{{.+}}()[%{{.+}}, %{{.+}}, %[[TX]]]
-// CHECK: %[[COL:.+]] = arith.addi %[[IN_TILE]], %{{.+}} : index
-// CHECK: memref.load %{{.+}}[%{{.+}}, %[[COL]]] : memref<64x256xf32>
-// CHECK: memref.store %{{.+}}, %{{.+}}[%{{.+}}, %[[COL]]] : memref<64x256xf32>
+// CHECK: %[[G0:.+]] = arith.addi %{{.+}}, %[[TX]] : index
+// CHECK: scf.for %[[G:.+]] = %[[G0]] to %[[GROUPS]] step
+// CHECK: %[[E:.+]] = arith.muli %[[G]], %[[C4]] : index
+// CHECK: %[[COL:.+]] = arith.remui %[[E]], %[[C256]] : index
+// CHECK: %[[ROW:.+]] = arith.divui %[[E]], %[[C256]] : index
+// CHECK: memref.load %{{.+}}[%[[ROW]], %[[COL]]] : memref<64x256xf32>
+// CHECK-COUNT-3: memref.load
+// CHECK-NOT: memref.load
+// CHECK: memref.store %{{.+}}, %{{.+}}[%[[ROW]], %[[COL]]] : memref<64x256xf32>
+// CHECK-COUNT-3: memref.store
 
 // linalg.index keeps the group from fusing: the fallback compiles it.
 #id = affine_map<(d0, d1) -> (d0, d1)>

@@ -1,0 +1,167 @@
+//===- ParallelGenericsToGPU.cpp - the fallback's gathers, 4 per thread ---===//
+//
+// See the pass description: an all-parallel linalg.generic on buffers whose
+// outputs are written through the identity becomes a gpu.launch in which
+// each thread computes a group of consecutive elements along the innermost
+// loop, all its loads issued before its stores.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fuser/Conversion/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir::fuser {
+#define GEN_PASS_DEF_CONVERTPARALLELGENERICSTOGPUPASS
+#include "fuser/Conversion/Passes.h.inc"
+} // namespace mlir::fuser
+
+using namespace mlir;
+
+namespace {
+
+/// Threads per block and the grid-stride loop's most blocks: the pointwise
+/// kernels' (lib/Dialect/Fuser/IR/Chips.cpp measured 256 on sm_90a).
+constexpr int64_t kBlock = 256;
+constexpr int64_t kMaxGrid = int64_t(1) << 20;
+/// Consecutive elements per thread where the innermost extent allows.
+constexpr int64_t kGroup = 4;
+
+/// Whether `op` is one this pass lowers: on buffers, every loop parallel,
+/// each output written through the identity and never read.
+bool isLowerable(linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0 ||
+      op.getNumReductionLoops() != 0)
+    return false;
+  Type shape = op.getDpsInits()[0].getType();
+  for (OpOperand &init : op.getDpsInitsMutable())
+    if (!op.getMatchingIndexingMap(&init).isIdentity() ||
+        !op.getMatchingBlockArgument(&init).use_empty() ||
+        cast<MemRefType>(init.get().getType()).getShape() !=
+            cast<MemRefType>(shape).getShape())
+      return false;
+  return true;
+}
+
+void lower(linalg::GenericOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value out = op.getDpsInits()[0];
+  auto outType = cast<MemRefType>(out.getType());
+  unsigned rank = op.getNumLoops();
+  // The loops' extents are the first output's dimensions (identity map).
+  SmallVector<Value> extents;
+  for (unsigned d = 0; d < rank; ++d)
+    extents.push_back(memref::DimOp::create(b, loc, out, d));
+  int64_t inner = outType.getShape().back();
+  int64_t group =
+      !ShapedType::isDynamic(inner) && inner % kGroup == 0 ? kGroup : 1;
+  auto cst = [&](OpBuilder &ob, int64_t v) {
+    return arith::ConstantIndexOp::create(ob, loc, v).getResult();
+  };
+  Value count = cst(b, 1);
+  for (Value e : extents)
+    count = arith::MulIOp::create(b, loc, count, e);
+  Value groups = arith::DivUIOp::create(b, loc, count, cst(b, group));
+  Value blocks = arith::MinUIOp::create(
+      b, loc,
+      arith::MaxUIOp::create(
+          b, loc, arith::CeilDivUIOp::create(b, loc, groups, cst(b, kBlock)),
+          cst(b, 1)),
+      cst(b, kMaxGrid));
+  Value one = cst(b, 1);
+  auto launch = gpu::LaunchOp::create(b, loc, blocks, one, one,
+                                      cst(b, kBlock), one, one);
+  OpBuilder lb = OpBuilder::atBlockBegin(&launch.getBody().front());
+  Value first = arith::AddIOp::create(
+      lb, loc, arith::MulIOp::create(lb, loc, launch.getBlockIds().x,
+                                     cst(lb, kBlock)),
+      launch.getThreadIds().x);
+  Value stride =
+      arith::MulIOp::create(lb, loc, launch.getGridSize().x, cst(lb, kBlock));
+  auto loop = scf::ForOp::create(lb, loc, first, groups, stride);
+  gpu::TerminatorOp::create(lb, loc);
+
+  OpBuilder fb = OpBuilder::atBlockBegin(loop.getBody());
+  // The group's first element's coordinates, innermost first.
+  SmallVector<Value> coords(rank);
+  Value rest =
+      arith::MulIOp::create(fb, loc, loop.getInductionVar(), cst(fb, group));
+  for (unsigned d = rank; d-- > 0;) {
+    if (d == 0) {
+      coords[d] = rest;
+      break;
+    }
+    coords[d] = arith::RemUIOp::create(fb, loc, rest, extents[d]);
+    rest = arith::DivUIOp::create(fb, loc, rest, extents[d]);
+  }
+  Block &body = op.getRegion().front();
+  SmallVector<SmallVector<Value>> results;
+  for (int64_t k = 0; k < group; ++k) {
+    SmallVector<Value> at(coords);
+    if (k > 0)
+      at.back() = arith::AddIOp::create(fb, loc, coords.back(), cst(fb, k));
+    IRMapping mapping;
+    for (OpOperand *in : op.getDpsInputOperands()) {
+      BlockArgument arg = op.getMatchingBlockArgument(in);
+      if (arg.use_empty())
+        continue;
+      Value source = in->get();
+      if (!isa<MemRefType>(source.getType())) { // a scalar operand
+        mapping.map(arg, source);
+        continue;
+      }
+      SmallVector<Value> indices;
+      for (AffineExpr e : op.getMatchingIndexingMap(in).getResults()) {
+        if (auto dim = dyn_cast<AffineDimExpr>(e))
+          indices.push_back(at[dim.getPosition()]);
+        else // a broadcast's unit dimension
+          indices.push_back(cst(fb, cast<AffineConstantExpr>(e).getValue()));
+      }
+      mapping.map(arg, memref::LoadOp::create(fb, loc, source, indices));
+    }
+    for (Operation &inner : body.without_terminator()) {
+      if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+        mapping.map(index.getResult(), at[index.getDim()]);
+        continue;
+      }
+      Operation *clone = fb.clone(inner, mapping);
+      // linalg.index in nested regions (an scf.if of a guarded assert).
+      clone->walk([&](linalg::IndexOp nested) {
+        nested.replaceAllUsesWith(at[nested.getDim()]);
+        nested.erase();
+      });
+    }
+    SmallVector<Value> values;
+    for (Value v : body.getTerminator()->getOperands())
+      values.push_back(mapping.lookupOrDefault(v));
+    results.push_back(values);
+  }
+  // The stores after every group element's loads.
+  for (int64_t k = 0; k < group; ++k) {
+    SmallVector<Value> at(coords);
+    if (k > 0)
+      at.back() = arith::AddIOp::create(fb, loc, coords.back(), cst(fb, k));
+    for (auto [v, init] : llvm::zip(results[k], op.getDpsInits()))
+      memref::StoreOp::create(fb, loc, v, init, at);
+  }
+  op.erase();
+}
+
+struct ConvertParallelGenericsToGPUPass
+    : fuser::impl::ConvertParallelGenericsToGPUPassBase<
+          ConvertParallelGenericsToGPUPass> {
+  void runOnOperation() override {
+    SmallVector<linalg::GenericOp> ops;
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (!op->getParentOfType<gpu::LaunchOp>() && isLowerable(op))
+        ops.push_back(op);
+    });
+    for (linalg::GenericOp op : ops)
+      lower(op);
+  }
+};
+
+} // namespace

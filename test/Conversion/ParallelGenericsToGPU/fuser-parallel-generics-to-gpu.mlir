@@ -1,0 +1,87 @@
+// RUN: fuser-opt %s -split-input-file --fuser-parallel-generics-to-gpu | FileCheck %s
+
+// A concatenation's gather (fuser-slices-to-gathers' form) over rows of 8:
+// 4 consecutive elements per thread, every load before the stores, the
+// linalg.index of each element its own column.
+// CHECK-LABEL: func.func @concat
+// CHECK: %[[ROWS:.+]] = memref.dim %[[OUT:.+]], %{{.+}} : memref<5x8xf32>
+// CHECK: %[[COLS:.+]] = memref.dim %[[OUT]], %{{.+}} : memref<5x8xf32>
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}}) threads({{.*}}) in (%{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}})
+// CHECK: scf.for %[[G:.+]] =
+// CHECK: %[[E:.+]] = arith.muli %[[G]], %{{.+}} : index
+// CHECK: %[[COL:.+]] = arith.remui %[[E]], %[[COLS]] : index
+// CHECK: %[[ROW:.+]] = arith.divui %[[E]], %[[COLS]] : index
+// CHECK: arith.cmpi ult, %[[COL]]
+// CHECK-COUNT-4: scf.if
+// CHECK-NOT: memref.store
+// CHECK: memref.store %{{.+}}, %[[OUT]][%[[ROW]], %[[COL]]] : memref<5x8xf32>
+// CHECK-COUNT-3: memref.store
+// CHECK-NOT: linalg.generic
+func.func @concat(%a: memref<5x3xf32>, %b: memref<5x5xf32>, %out: memref<5x8xf32>) {
+  %c3 = arith.constant 3 : index
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      outs(%out : memref<5x8xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %lt = arith.cmpi ult, %j, %c3 : index
+    %v = scf.if %lt -> f32 {
+      %x = memref.load %a[%i, %j] : memref<5x3xf32>
+      scf.yield %x : f32
+    } else {
+      %k = arith.subi %j, %c3 : index
+      %y = memref.load %b[%i, %k] : memref<5x5xf32>
+      scf.yield %y : f32
+    }
+    linalg.yield %v : f32
+  }
+  return
+}
+
+// -----
+
+// Rows of 6 (not a multiple of 4) and a dynamic row count: one element per
+// thread, the inputs loaded through their maps (a broadcast row read at its
+// column only).
+// CHECK-LABEL: func.func @odd_rows
+// CHECK: gpu.launch
+// CHECK: scf.for
+// CHECK-COUNT-2: memref.load
+// CHECK: arith.addf
+// CHECK-NEXT: memref.store
+// CHECK-NOT: memref.store
+func.func @odd_rows(%x: memref<?x6xf32>, %bias: memref<6xf32>, %out: memref<?x6xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>,
+                                   affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x, %bias : memref<?x6xf32>, memref<6xf32>) outs(%out : memref<?x6xf32>) {
+  ^bb0(%v: f32, %b: f32, %o: f32):
+    %s = arith.addf %v, %b : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Left to the fallback: a reduction, and an output that the body reads.
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT: gpu.launch
+// CHECK-COUNT-2: linalg.generic
+func.func @left_alone(%x: memref<8x16xf32>, %sums: memref<8xf32>, %acc: memref<8x16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<8x16xf32>) outs(%sums : memref<8xf32>) {
+  ^bb0(%v: f32, %s: f32):
+    %t = arith.addf %v, %s : f32
+    linalg.yield %t : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<8x16xf32>) outs(%acc : memref<8x16xf32>) {
+  ^bb0(%v: f32, %a: f32):
+    %t = arith.addf %v, %a : f32
+    linalg.yield %t : f32
+  }
+  return
+}

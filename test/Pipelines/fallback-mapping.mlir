@@ -39,3 +39,29 @@ func.func @forward(%x: tensor<64x256xf32>) -> tensor<64x256xf32> {
   } -> tensor<64x256xf32>
   return %y : tensor<64x256xf32>
 }
+
+// A gather with torch-mlir's index checks that reads its output (here:
+// adds into it) keeps the 16 x 16 tiles; its asserts, under an scf.if
+// (fuser-guard-asserts), no longer keep the loops on the host where the
+// tiles divide the extents.
+// CHECK-LABEL: gpu.func @gather_accumulate_kernel
+// CHECK: scf.if
+// CHECK: cf.assert
+// CHECK: gpu.return
+func.func @gather_accumulate(%tokens: tensor<32xi64>, %table: tensor<100x32xf32>,
+                             %acc: tensor<32x32xf32>) -> tensor<32x32xf32> {
+  %c100 = arith.constant 100 : index
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%tokens : tensor<32xi64>) outs(%acc : tensor<32x32xf32>) {
+  ^bb0(%t: i64, %out: f32):
+    %i = arith.index_cast %t : i64 to index
+    %j = linalg.index 1 : index
+    %lt = arith.cmpi slt, %i, %c100 : index
+    cf.assert %lt, "index must be smaller than dim size"
+    %v = tensor.extract %table[%i, %j] : tensor<100x32xf32>
+    %s = arith.addf %v, %out : f32
+    linalg.yield %s : f32
+  } -> tensor<32x32xf32>
+  return %r : tensor<32x32xf32>
+}

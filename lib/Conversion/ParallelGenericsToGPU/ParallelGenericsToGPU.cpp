@@ -30,11 +30,16 @@ constexpr int64_t kMaxGrid = int64_t(1) << 20;
 constexpr int64_t kGroup = 4;
 
 /// Whether `op` is one this pass lowers: on buffers, every loop parallel,
+/// each input read at loops or constants (no strides or sums of loops),
 /// each output written through the identity and never read.
 bool isLowerable(linalg::GenericOp op) {
   if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0 ||
       op.getNumReductionLoops() != 0)
     return false;
+  for (OpOperand *in : op.getDpsInputOperands())
+    if (!llvm::all_of(op.getMatchingIndexingMap(in).getResults(),
+                      llvm::IsaPred<AffineDimExpr, AffineConstantExpr>))
+      return false;
   Type shape = op.getDpsInits()[0].getType();
   for (OpOperand &init : op.getDpsInitsMutable())
     if (!op.getMatchingIndexingMap(&init).isIdentity() ||
@@ -87,8 +92,9 @@ void lower(linalg::GenericOp op) {
   OpBuilder fb = OpBuilder::atBlockBegin(loop.getBody());
   // The group's first element's coordinates, innermost first.
   SmallVector<Value> coords(rank);
-  Value rest =
-      arith::MulIOp::create(fb, loc, loop.getInductionVar(), cst(fb, group));
+  Value rest = loop.getInductionVar();
+  if (group > 1)
+    rest = arith::MulIOp::create(fb, loc, rest, cst(fb, group));
   for (unsigned d = rank; d-- > 0;) {
     if (d == 0) {
       coords[d] = rest;
@@ -98,9 +104,9 @@ void lower(linalg::GenericOp op) {
     rest = arith::DivUIOp::create(fb, loc, rest, extents[d]);
   }
   Block &body = op.getRegion().front();
-  SmallVector<SmallVector<Value>> results;
+  SmallVector<SmallVector<Value>> results, elementCoords;
   for (int64_t k = 0; k < group; ++k) {
-    SmallVector<Value> at(coords);
+    SmallVector<Value> &at = elementCoords.emplace_back(coords);
     if (k > 0)
       at.back() = arith::AddIOp::create(fb, loc, coords.back(), cst(fb, k));
     IRMapping mapping;
@@ -127,12 +133,7 @@ void lower(linalg::GenericOp op) {
         mapping.map(index.getResult(), at[index.getDim()]);
         continue;
       }
-      Operation *clone = fb.clone(inner, mapping);
-      // linalg.index in nested regions (an scf.if of a guarded assert).
-      clone->walk([&](linalg::IndexOp nested) {
-        nested.replaceAllUsesWith(at[nested.getDim()]);
-        nested.erase();
-      });
+      fb.clone(inner, mapping);
     }
     SmallVector<Value> values;
     for (Value v : body.getTerminator()->getOperands())
@@ -140,13 +141,9 @@ void lower(linalg::GenericOp op) {
     results.push_back(values);
   }
   // The stores after every group element's loads.
-  for (int64_t k = 0; k < group; ++k) {
-    SmallVector<Value> at(coords);
-    if (k > 0)
-      at.back() = arith::AddIOp::create(fb, loc, coords.back(), cst(fb, k));
-    for (auto [v, init] : llvm::zip(results[k], op.getDpsInits()))
+  for (auto [values, at] : llvm::zip(results, elementCoords))
+    for (auto [v, init] : llvm::zip(values, op.getDpsInits()))
       memref::StoreOp::create(fb, loc, v, init, at);
-  }
   op.erase();
 }
 

@@ -12,10 +12,16 @@
 // CHECK: %[[COL:.+]] = arith.remui %[[E]], %[[COLS]] : index
 // CHECK: %[[ROW:.+]] = arith.divui %[[E]], %[[COLS]] : index
 // CHECK: arith.cmpi ult, %[[COL]]
-// CHECK-COUNT-4: scf.if
+// CHECK: %[[V0:.+]] = scf.if
+// CHECK: %[[COL1:.+]] = arith.addi %[[COL]], %{{.+}} : index
+// CHECK-NEXT: arith.cmpi ult, %[[COL1]]
+// CHECK: %[[V1:.+]] = scf.if
+// CHECK: memref.load %{{.+}}[%[[ROW]], %[[COL1]]] : memref<5x3xf32>
+// CHECK-COUNT-2: scf.if
 // CHECK-NOT: memref.store
-// CHECK: memref.store %{{.+}}, %[[OUT]][%[[ROW]], %[[COL]]] : memref<5x8xf32>
-// CHECK-COUNT-3: memref.store
+// CHECK: memref.store %[[V0]], %[[OUT]][%[[ROW]], %[[COL]]] : memref<5x8xf32>
+// CHECK-NEXT: memref.store %[[V1]], %[[OUT]][%[[ROW]], %[[COL1]]] : memref<5x8xf32>
+// CHECK-COUNT-2: memref.store
 // CHECK-NOT: linalg.generic
 func.func @concat(%a: memref<5x3xf32>, %b: memref<5x5xf32>, %out: memref<5x8xf32>) {
   %c3 = arith.constant 3 : index
@@ -45,10 +51,13 @@ func.func @concat(%a: memref<5x3xf32>, %b: memref<5x5xf32>, %out: memref<5x8xf32
 // column only).
 // CHECK-LABEL: func.func @odd_rows
 // CHECK: gpu.launch
-// CHECK: scf.for
-// CHECK-COUNT-2: memref.load
+// CHECK: scf.for %[[G:.+]] =
+// CHECK: %[[COL:.+]] = arith.remui %[[G]], %{{.+}} : index
+// CHECK: %[[ROW:.+]] = arith.divui %[[G]], %{{.+}} : index
+// CHECK: memref.load %{{.+}}[%[[ROW]], %[[COL]]] : memref<?x6xf32>
+// CHECK: memref.load %{{.+}}[%[[COL]]] : memref<6xf32>
 // CHECK: arith.addf
-// CHECK-NEXT: memref.store
+// CHECK-NEXT: memref.store %{{.+}}, %{{.+}}[%[[ROW]], %[[COL]]] : memref<?x6xf32>
 // CHECK-NOT: memref.store
 func.func @odd_rows(%x: memref<?x6xf32>, %bias: memref<6xf32>, %out: memref<?x6xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>,
@@ -58,6 +67,47 @@ func.func @odd_rows(%x: memref<?x6xf32>, %bias: memref<6xf32>, %out: memref<?x6x
   ^bb0(%v: f32, %b: f32, %o: f32):
     %s = arith.addf %v, %b : f32
     linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A transposed input, a unit dimension read at 0, a rank-0 scalar, two
+// outputs, and linalg.index read inside a nested region: each input loaded
+// at its map's coordinates, the index replaced by the element's column.
+// CHECK-LABEL: func.func @maps
+// CHECK: scf.for %[[G:.+]] =
+// CHECK: %[[E:.+]] = arith.muli %[[G]], %{{.+}} : index
+// CHECK: %[[COL:.+]] = arith.remui %[[E]], %{{.+}} : index
+// CHECK: %[[ROW:.+]] = arith.divui %[[E]], %{{.+}} : index
+// CHECK: memref.load %{{.+}}[%[[COL]], %[[ROW]]] : memref<8x4xf32>
+// CHECK: memref.load %{{.+}}[%[[ROW]], %[[C0:.+]]] : memref<4x1xf32>
+// CHECK: memref.load %{{.+}}[] : memref<f32>
+// CHECK: scf.if
+// CHECK: arith.index_cast %[[COL]] : index to i32
+// CHECK-NOT: linalg.index
+// CHECK-COUNT-8: memref.store
+// CHECK-NOT: memref.store
+func.func @maps(%t: memref<8x4xf32>, %u: memref<4x1xf32>, %s: memref<f32>, %flag: i1,
+                %o1: memref<4x8xf32>, %o2: memref<4x8xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, 0)>,
+                                   affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>,
+                                   affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%t, %u, %s : memref<8x4xf32>, memref<4x1xf32>, memref<f32>) outs(%o1, %o2 : memref<4x8xf32>, memref<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32, %x: f32, %y: f32):
+    %p = arith.mulf %a, %b : f32
+    %q = arith.addf %p, %c : f32
+    %j = linalg.index 1 : index
+    %r = scf.if %flag -> f32 {
+      %ji = arith.index_cast %j : index to i32
+      %jf = arith.sitofp %ji : i32 to f32
+      scf.yield %jf : f32
+    } else {
+      scf.yield %q : f32
+    }
+    linalg.yield %q, %r : f32, f32
   }
   return
 }
@@ -82,6 +132,29 @@ func.func @left_alone(%x: memref<8x16xf32>, %sums: memref<8xf32>, %acc: memref<8
   ^bb0(%v: f32, %a: f32):
     %t = arith.addf %v, %a : f32
     linalg.yield %t : f32
+  }
+  return
+}
+
+// -----
+
+// Left to the fallback: an output written transposed, and an input read
+// at a stride (no loop or constant).
+// CHECK-LABEL: func.func @other_maps
+// CHECK-NOT: gpu.launch
+// CHECK-COUNT-2: linalg.generic
+func.func @other_maps(%x: memref<8x16xf32>, %y: memref<16x8xf32>, %w: memref<8x32xf32>, %z: memref<8x16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1, d0)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<8x16xf32>) outs(%y : memref<16x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1 * 2)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%w : memref<8x32xf32>) outs(%z : memref<8x16xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
   }
   return
 }

@@ -1,10 +1,11 @@
-// RUN: fuser-opt %s --fuser-reduction-to-gpu -canonicalize -cse --mlir-print-op-generic | %PYTHON %S/Inputs/emulate_reductions.py %S/Inputs/epilogue_cases.py | FileCheck %s
+// RUN: fuser-opt %s --fuser-reduction-to-gpu -canonicalize -cse --mlir-print-op-generic | %PYTHON %S/Inputs/emulate_reductions.py %S/Inputs/epilogue_cases.py --stores-once | FileCheck %s
 
 // Reductions that compute their broadcast consumer (strategy
 // "reduction_epilogue") run on the CPU (Inputs/emulate_reductions.py) on
 // the inputs of Inputs/epilogue_cases.py: each input element is loaded
-// twice (the fold, then the consumer's pass) and never more, and the
-// consumer's elements match the reference. An RMS norm over the channels
+// twice (the fold, then the consumer's pass) where the threads do not hold
+// their elements, once where they do (below), each output element is stored
+// exactly once, and the consumer's elements match the reference. An RMS norm over the channels
 // of NCHW (threads a block-row apart, odd sizes, combined in shared
 // memory), a softmax over rows from online statistics (vectors, warp
 // shuffles, NaN, +-inf, -inf rows, ties, a rising row), an L2

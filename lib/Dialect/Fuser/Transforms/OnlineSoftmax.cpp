@@ -20,6 +20,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <cmath>
 #include <limits>
 
 namespace mlir::fuser {
@@ -144,7 +145,8 @@ linalg::GenericOp maxOrShiftedMax(Value v, bool &shifted) {
     return dyn_cast_or_null<FloatAttr>(
         elementOfChain(v, root, FloatAttr::get(Float32Type::get(ctx), x)));
   };
-  for (float x : {-2.5f, 0.0f, 3.0f, 1e30f, -1e30f}) {
+  float largest = std::numeric_limits<float>::max();
+  for (float x : {-2.5f, 0.0f, 3.0f, 1e30f, -1e30f, largest, -largest}) {
     FloatAttr y = at(x);
     if (!y || y.getValueAsDouble() != double(x))
       return {};
@@ -155,6 +157,9 @@ linalg::GenericOp maxOrShiftedMax(Value v, bool &shifted) {
     if (!y || y.getValueAsDouble() != 0.0)
       return {};
   }
+  FloatAttr nan = at(std::numeric_limits<double>::quiet_NaN());
+  if (!nan || !std::isnan(nan.getValueAsDouble()))
+    return {};
   shifted = true;
   return max;
 }

@@ -286,6 +286,7 @@ class Machine:
             if len(vals) > 1:  # a vector store: aligned to the whole vector
                 assert p.off % len(vals) == 0, "misaligned vector store"
             assert 0 <= p.off and p.off + len(vals) <= len(p.buf), "store out of bounds"
+            ctx['stores'].extend((id(p.buf), p.off + j) for j in range(len(vals)))
             p.buf[p.off:p.off + len(vals)] = vals; return None
         if o == 'memref.load':
             m, idx = [self.get(v, x) for x in op['args']]
@@ -311,7 +312,8 @@ class Machine:
                 v = dict(zip(params[:nparams], args))
                 v.update(smem)
                 vs.append(v)
-            ctx = [dict(tid=t, bid=b, loads=self.loads) for t in range(block)]
+            ctx = [dict(tid=t, bid=b, loads=self.loads, stores=self.stores)
+                   for t in range(block)]
             self.lockstep(body[1:], vs, ctx)
 
     def collective(self, op):
@@ -399,6 +401,7 @@ def run_host(m, fname, inputs):
     params = body[0][1]
     v = dict(zip(params, inputs))
     m.loads = []
+    m.stores = []
     for op in body[1:]:
         if isinstance(op, tuple):
             continue
@@ -566,11 +569,21 @@ def check(m, fname, inputs, ref, expected_loads=None):
     got_loads = [loads.get(i, 0) for i in range(len(inputs[0]))]
     assert got_loads == want and len(loads) == sum(1 for c in want if c), \
         f"{fname}: input elements loaded other than {'once' if expected_loads is None else 'as expected'}"
+    if STORES_ONCE:
+        stores = Counter(m.stores)
+        for out in outs:
+            twice = [i for i in range(len(out)) if stores.get((id(out), i), 0) != 1]
+            assert not twice, f"{fname}: output elements {twice[:8]} not stored exactly once"
     again = run_host(m, fname, inputs)
     assert all(map(same, outs, again)), f"{fname}: two runs differ"
     got, want = (outs, ref) if isinstance(ref, tuple) else ([outs[0]], [ref])
     ok = len(got) == len(want) and all(map(same, got, want))
     print(fname, "OK" if ok else f"MISMATCH {[g[:8] for g in got]} != {[w[:8] for w in want]}")
+
+
+# --stores-once: every element of every returned buffer is stored exactly
+# once (the reduction epilogue's threads past the row store nothing).
+STORES_ONCE = "--stores-once" in sys.argv
 
 
 def main():

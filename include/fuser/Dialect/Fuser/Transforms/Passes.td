@@ -960,7 +960,13 @@ def FuserOnlineSoftmaxPass
 
     Matched: a max reduction (maximumf into -inf) of an input x, and a sum
     (addf into +0.0) of exp(x - m) over the same loops, x read the same way
-    and m the max's result (or a reshape of it) at the output point.
+    and m the max's result (or a reshape of it that adds or drops unit
+    dimensions, read through keepdim's `(d0, 0)` or the output's map) at
+    the output point. m may also be torch.logsumexp's shift of the maximum,
+    `where(|max| == inf, 0, max)`: an elementwise chain from the max that
+    evaluates to x at finite points (up to +-FLT_MAX), to 0 at +-inf and to
+    NaN at NaN. The sum's users then read `select(max == +inf, +inf, s)`,
+    PyTorch's sum of exp(x - 0) where a row holds +inf.
   }];
   let options = [
     Option<"report", "report", "bool", /*default=*/"false",
@@ -1137,8 +1143,10 @@ def FuserGuardAssertsPass
     body (F.embedding, torch.gather: "index must be smaller than dim
     size"). Upstream's conversion of parallel loops to a GPU launch gives
     up on a loop nest whose innermost body holds such an assert directly,
-    so an embedding lookup whose extents the fallback's 16 x 16 tiles
-    divide stayed a loop on the host and the module failed to compile.
+    so such a generic whose extents the fallback's 16 x 16 tiles divide
+    stayed a loop on the host and the module failed to compile (F.embedding
+    did, before `fuser-parallel-generics-to-gpu` took its gathers; a
+    generic with asserts that reads its output still takes the tiles).
     This pass rewrites each `cf.assert %ok, msg` in a linalg body as
     `scf.if %ok {} else { cf.assert %ok, msg }`: the same check, which
     the conversion takes.

@@ -257,7 +257,9 @@ def ConvertParallelGenericsToGPUPass
     grid-stride loop of at most 2^20 blocks. A thread computes its group's
     4 elements (the body, with `linalg.index` the element's coordinates
     and each input loaded through its map), then stores them, so that the
-    loads of all 4 are in flight together. Other generics (reductions,
+    loads of all 4 are in flight together. What does not depend on the
+    column (an embedding's token, its index checks) is computed for the
+    first element and reused by the others. Other generics (reductions,
     outputs read or written through other maps) are left to the fallback.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect",

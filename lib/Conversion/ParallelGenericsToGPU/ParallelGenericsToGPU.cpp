@@ -10,7 +10,9 @@
 #include "fuser/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/IR/IRMapping.h"
 
 namespace mlir::fuser {
@@ -48,6 +50,23 @@ bool isLowerable(linalg::GenericOp op) {
             cast<MemRefType>(shape).getShape())
       return false;
   return true;
+}
+
+/// Whether a body op with the same operands as element 0's computes the
+/// same (its result can be reused): a pure op, a load (the group's stores
+/// come after all its loads), or an index check (an scf.if holding only a
+/// cf.assert, fuser-guard-asserts' form).
+bool isReusable(Operation &inner) {
+  if (isa<memref::LoadOp>(inner))
+    return true;
+  if (auto ifOp = dyn_cast<scf::IfOp>(inner))
+    return ifOp->getNumResults() == 0 &&
+           llvm::all_of(ifOp->getRegions(), [](Region &r) {
+             return llvm::all_of(r.getOps(), [](Operation &o) {
+               return isa<cf::AssertOp, scf::YieldOp>(o);
+             });
+           });
+  return inner.getNumRegions() == 0 && isPure(&inner);
 }
 
 void lower(linalg::GenericOp op) {
@@ -105,6 +124,15 @@ void lower(linalg::GenericOp op) {
   }
   Block &body = op.getRegion().front();
   SmallVector<SmallVector<Value>> results, elementCoords;
+  // Element 0's values: the other elements reuse those that do not depend
+  // on the column (an embedding's token and its index checks), so that
+  // only the column's loads repeat.
+  IRMapping firstElement;
+  auto sameAsFirst = [&](IRMapping &mapping, Operation &inner) {
+    return llvm::all_of(inner.getOperands(), [&](Value v) {
+      return mapping.lookupOrDefault(v) == firstElement.lookupOrDefault(v);
+    });
+  };
   for (int64_t k = 0; k < group; ++k) {
     SmallVector<Value> &at = elementCoords.emplace_back(coords);
     if (k > 0)
@@ -117,6 +145,10 @@ void lower(linalg::GenericOp op) {
       Value source = in->get();
       if (!isa<MemRefType>(source.getType())) { // a scalar operand
         mapping.map(arg, source);
+        continue;
+      }
+      if (k > 0 && !op.getMatchingIndexingMap(in).isFunctionOfDim(rank - 1)) {
+        mapping.map(arg, firstElement.lookup(arg));
         continue;
       }
       SmallVector<Value> indices;
@@ -133,8 +165,15 @@ void lower(linalg::GenericOp op) {
         mapping.map(index.getResult(), at[index.getDim()]);
         continue;
       }
+      if (k > 0 && isReusable(inner) && sameAsFirst(mapping, inner)) {
+        for (Value r : inner.getResults())
+          mapping.map(r, firstElement.lookup(r));
+        continue;
+      }
       fb.clone(inner, mapping);
     }
+    if (k == 0)
+      firstElement = mapping;
     SmallVector<Value> values;
     for (Value v : body.getTerminator()->getOperands())
       values.push_back(mapping.lookupOrDefault(v));

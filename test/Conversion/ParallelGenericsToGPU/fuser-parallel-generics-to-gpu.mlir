@@ -158,3 +158,38 @@ func.func @other_maps(%x: memref<8x16xf32>, %y: memref<16x8xf32>, %w: memref<8x3
   }
   return
 }
+
+// -----
+
+// An embedding lookup (fuser-guard-asserts' form of its index check): the
+// token, its cast and its check do not depend on the column, so the other
+// 3 elements reuse element 0's; only the table's loads repeat.
+// CHECK-LABEL: func.func @lookup
+// CHECK: scf.for
+// CHECK: %[[TOK:.+]] = memref.load %{{.+}}[%{{.+}}] : memref<32xi64>
+// CHECK-NOT: memref<32xi64>
+// CHECK: %[[I:.+]] = arith.index_cast %[[TOK]]
+// CHECK: scf.if
+// CHECK: cf.assert
+// CHECK-NOT: scf.if
+// CHECK-COUNT-4: memref.load %{{.+}}[%[[I]], %{{.+}}] : memref<100x64xf32>
+// CHECK-NOT: scf.if
+// CHECK-COUNT-4: memref.store
+func.func @lookup(%tokens: memref<32xi64>, %table: memref<100x64xf32>, %out: memref<32x64xf32>) {
+  %c100 = arith.constant 100 : index
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%tokens : memref<32xi64>) outs(%out : memref<32x64xf32>) {
+  ^bb0(%t: i64, %o: f32):
+    %i = arith.index_cast %t : i64 to index
+    %j = linalg.index 1 : index
+    %lt = arith.cmpi slt, %i, %c100 : index
+    scf.if %lt {
+    } else {
+      cf.assert %lt, "index must be smaller than dim size"
+    }
+    %v = memref.load %table[%i, %j] : memref<100x64xf32>
+    linalg.yield %v : f32
+  }
+  return
+}

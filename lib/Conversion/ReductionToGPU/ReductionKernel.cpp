@@ -760,13 +760,13 @@ private:
     Value r = begin;
     int64_t i = 0;
     int64_t share = config.getTile()[0];
-    SmallVector<Value> ids = identities(b);
     SmallVector<SmallVector<Value>> all;
     for (int64_t u = 0; u < heldGroups; ++u) {
       if (u > 0)
         r = arith::AddIOp::create(b, loc, r, step);
       // A group past the extent (the last, where the threads do not divide
-      // it) loads the last group and folds identities.
+      // it) loads the last group and folds identities (`acc`, the fold's
+      // start).
       Value valid, at = r;
       if ((u + 1) * share > heldTotal) {
         Value last = constI64(b, loc, heldTotal - 1);
@@ -778,7 +778,7 @@ private:
       SmallVector<SmallVector<Value>> raw;
       for (SmallVector<Value> v : elementValues(b, at, {}, bases, &raw)) {
         if (valid)
-          for (auto [x, id] : llvm::zip(v, ids))
+          for (auto [x, id] : llvm::zip(v, acc))
             x = arith::SelectOp::create(b, loc, valid, x, id);
         if (shape.online) {
           all.push_back(SmallVector<Value>(v));

@@ -37,6 +37,7 @@
 
 #include "fuser/Conversion/Common/KernelUtils.h"
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
+#include "fuser/Dialect/Fuser/Transforms/ScanPrologue.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -540,33 +541,12 @@ private:
                                  "scan_serial";
     }
     bool writesAccumulator = !op.getAccumulator().use_empty();
-    // A pointwise producer only the scan reads, of the scan's shape through
-    // identity maps (a masked cumsum's x * mask), runs in the scan's loads.
-    auto prologue = op.getInput().getDefiningOp<PointwiseOp>();
-    SmallVector<unsigned> prologueInputs;
-    if (prologue &&
-        (!op.getInput().hasOneUse() || prologue->getNumResults() != 1 ||
-         prologue.getInputs().empty() ||
-         !llvm::all_of(llvm::seq<unsigned>(0, prologue.getInputs().size()),
-                       [&](unsigned i) {
-                         return prologue.isIdentityInput(i) &&
-                                cast<ShapedType>(
-                                    prologue.getInputs()[i].getType())
-                                        .getShape() == inputTy.getShape();
-                       })))
-      prologue = {};
-    // Its body runs on vectors of the loads: elementwise ops only.
-    if (prologue &&
-        !llvm::all_of(prologue.getBodyBlock().without_terminator(),
-                      [](Operation &inner) {
-                        return isa<arith::ConstantOp>(inner) ||
-                               OpTrait::hasElementwiseMappableTraits(&inner);
-                      }))
-      prologue = {};
-    if (prologue)
-      for (unsigned i = 0; i < prologue.getInputs().size(); ++i)
-        if (!prologue.getBodyBlock().getArgument(i).use_empty())
-          prologueInputs.push_back(i);
+    // A pointwise producer only the scan reads (a masked cumsum's x * mask)
+    // runs in the scan's loads (ScanPrologue.h).
+    std::optional<ScanPrologue> fused = scanPrologue(op);
+    PointwiseOp prologue = fused ? fused->producer : PointwiseOp();
+    SmallVector<unsigned> prologueInputs =
+        fused ? fused->readInputs : SmallVector<unsigned>();
     bool readsInit = !op.getInclusive() || writesAccumulator;
     TypedAttr initConstant = constantFillValue(op.getAccumulatorInit());
 

@@ -86,6 +86,18 @@ constexpr int64_t kWindowRowsPerThread = 4;
 /// block-row read 9.13 GB from DRAM for 8.59 GB of input and took 2.243 ms,
 /// 64 read 8.64 GB in 2.078 ms (eager 2.111).
 constexpr int64_t kWideStridedBlock = 1024;
+/// Long columns. Threads a block-row apart stop at 32 per output, so a
+/// strided reduction over columns longer than 32 x kMaxFoldsPerThread
+/// (x @ A for a vector x, a column sum of a tall matrix) keeps each thread
+/// on thousands of scalar loads, one block-row of 32 outputs (128 bytes of
+/// each row) per block. Two stages instead: block-rows of up to
+/// kLongColumnNeighbours neighbouring outputs in blocks of
+/// kWideStridedBlock threads, the columns split into slices until about
+/// kTargetThreads threads run. H200, 2026-12-01 (a config sweep of
+/// bench/memory_bound.py's vecmat, x @ A, A 65536 x 8192): 32 threads x 32
+/// outputs in one stage 0.563 ms, 8 x 128 in 4 slices 0.507, 4 x 256 in 8
+/// 0.503, 2 x 512 in 16 0.498 (eager 0.537).
+constexpr int64_t kLongColumnNeighbours = 512;
 
 int64_t product(linalg::GenericOp op, ArrayRef<unsigned> loops) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -160,15 +172,35 @@ void mlir::fuser::configureReductions(ModuleOp module, const ChipInfo &chip,
     if (!op.hasDynamicShape())
       slices = std::min(kTargetThreads / (blocks * block),
                         length / (kMinSliceFolds * share));
+    bool longColumns = false;
+    if (!shape->innermostReduces && !op.hasDynamicShape() && slices <= 1 &&
+        share * kMaxFoldsPerThread < length) {
+      int64_t neighbours =
+          std::min<int64_t>(kLongColumnNeighbours, llvm::PowerOf2Ceil(outputs));
+      int64_t wideShare = std::max<int64_t>(1, kWideStridedBlock / neighbours);
+      int64_t wideBlocks =
+          llvm::divideCeil(outputs, kWideStridedBlock / wideShare);
+      int64_t wideSlices = std::min(
+          {kTargetThreads / (wideBlocks * kWideStridedBlock),
+           length / (kMinSliceFolds * wideShare), kReductionMaxSlices});
+      if (wideSlices >= 2) {
+        longColumns = true;
+        share = wideShare;
+        block = kWideStridedBlock;
+        blocks = wideBlocks;
+        slices = wideSlices;
+      }
+    }
     // The broadcast consumer in the same kernel, when one stage suffices
     // and the re-read elements fit in L2 (with more threads per output if
     // that makes them fit).
     std::string noEpilogue;
     FailureOr<ReductionEpilogue> epilogue =
-        slices > 1 ? FailureOr<ReductionEpilogue>(failure())
-                   : analyzeReductionEpilogue(op, *shape, noEpilogue);
-    if (slices > 1)
+        analyzeReductionEpilogue(op, *shape, noEpilogue);
+    if (slices > 1 && succeeded(epilogue)) {
+      epilogue = failure();
       noEpilogue = "it runs in two stages";
+    }
     int64_t rereadPerSm = 0;
     // More threads per output, up to `widest`, for the epilogue.
     int64_t widest = shape->innermostReduces ? maxShare : block / 32;
@@ -269,7 +301,15 @@ void mlir::fuser::configureReductions(ModuleOp module, const ChipInfo &chip,
              << (*rowLoop == shape->parallelLoops.back() ? "elements"
                                                          : "rows")
              << " they share are loaded once)";
-    if (slices > 1)
+    if (longColumns)
+      remark << "; two stages: columns of " << length * vector
+             << " elements are too long for one, so block-rows of "
+             << block / share << " neighbouring outputs, " << slices
+             << " blocks per output each reduce a slice of about "
+             << llvm::divideCeil(length, slices) * vector
+             << " elements, and a second kernel combines each output's "
+             << slices << " partial results in a fixed order";
+    else if (slices > 1)
       remark << "; two stages: " << blocks << " block(s) of " << block
              << " threads would leave most of the GPU idle, so " << slices
              << " blocks per output each reduce a slice of about "

@@ -4,6 +4,7 @@
 
 #include "fuser/Dialect/Fuser/IR/Chips.h"
 #include "fuser/Dialect/Fuser/IR/FuserOps.h"
+#include "fuser/Dialect/Fuser/Transforms/ScanPrologue.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -21,6 +22,14 @@ namespace {
 /// 0.345, 512 of 16 0.423 (eager 0.664).
 constexpr int64_t kRowVector = 4;
 constexpr int64_t kMaxRowThreads = 1024;
+/// At most this many threads per row when each element reads two or more
+/// tensors (a fused prologue's: a masked cumsum's x and mask): blocks of
+/// half the size, twice as many per SM, keep more loads in flight while
+/// others combine a chunk. H200, 2026-12-01 (a bench/memory_bound.py
+/// config sweep), torch.cumsum(x * (m > 0), dim=1) on 4096 x 32768: 1024
+/// threads 0.475 ms, 512 0.393, 256 0.404; one input (cumsum, cumprod of
+/// the same rows): 1024 0.268-0.270, 512 0.274-0.278, 256 0.270-0.271.
+constexpr int64_t kMaxRowThreadsSeveralInputs = 512;
 /// Elements a serial scan's thread loads before it folds them.
 constexpr int64_t kSerialAhead = 16;
 /// Threads per block of either kernel unless a row takes more.
@@ -61,6 +70,8 @@ void mlir::fuser::configureScans(ModuleOp module, const ChipInfo &chip,
     bool rows = dim == type.getRank() - 1 && (bits == 32 || bits == 64);
     KernelConfigAttr config;
     int64_t threads, steps;
+    std::optional<ScanPrologue> prologue = scanPrologue(op);
+    int64_t streams = prologue ? prologue->readInputs.size() : 1;
     if (rows) {
       // The fewest threads that take a row in one chunk, up to
       // kMaxRowThreads, and rows shorter than a block share it. Each
@@ -69,7 +80,8 @@ void mlir::fuser::configureScans(ModuleOp module, const ChipInfo &chip,
       int64_t vec = std::min<int64_t>(
           kRowVector, llvm::PowerOf2Ceil(std::max<int64_t>(length, 1)));
       int64_t perRow = std::clamp<int64_t>(
-          llvm::PowerOf2Ceil(llvm::divideCeil(length, vec)), 1, kMaxRowThreads);
+          llvm::PowerOf2Ceil(llvm::divideCeil(length, vec)), 1,
+          streams > 1 ? kMaxRowThreadsSeveralInputs : kMaxRowThreads);
       int64_t access = 128 / bits;
       while (access > 1 && (ShapedType::isDynamic(shape[dim]) ||
                             length % access != 0 || vec % access != 0))
@@ -103,7 +115,11 @@ void mlir::fuser::configureScans(ModuleOp module, const ChipInfo &chip,
              << (config.getVectorWidth() > 1
                      ? " in " + std::to_string(config.getVectorWidth()) +
                            "-element vectors"
-                     : std::string());
+                     : std::string())
+             << (streams > 1 ? " (its input's producer runs in the kernel: " +
+                                   std::to_string(streams) +
+                                   " tensors read per element)"
+                             : std::string());
     else
       remark << "one thread per line"
              << (inner > 1 ? " (a warp reads 32 neighbouring lines)"

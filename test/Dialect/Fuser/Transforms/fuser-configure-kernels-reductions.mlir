@@ -37,6 +37,44 @@ func.func @bias_grad(%g: tensor<1024x8192xf32>, %init: tensor<8192xf32>) -> tens
 
 // -----
 
+// A vector times a matrix (x @ A): 8192 columns of 65536, too long for 32
+// threads a block-row apart. Two stages: block-rows of 512 neighbouring
+// columns, each column split into 16 slices.
+// CHECK-LABEL: func.func @vecmat_columns
+// CHECK: fuser.config = #fuser.config<strategy = "reduction", block = [1024, 1, 1], tile = [2, 512, 16]>
+func.func @vecmat_columns(%x: tensor<65536xf32>, %a: tensor<65536x8192xf32>, %init: tensor<8192xf32>) -> tensor<8192xf32> {
+  // expected-remark @+1 {{reduction kernel: 8192 outputs of 65536 elements, 2 threads a block-row apart per output, 1024 threads per block; two stages: columns of 65536 elements are too long for one, so block-rows of 512 neighbouring outputs, 16 blocks per output each reduce a slice of about 4096 elements, and a second kernel combines each output's 16 partial results in a fixed order}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x, %a : tensor<65536xf32>, tensor<65536x8192xf32>) outs(%init : tensor<8192xf32>) {
+  ^bb0(%u: f32, %v: f32, %acc: f32):
+    %p = arith.mulf %u, %v : f32
+    %s = arith.addf %p, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<8192xf32>
+  return %r : tensor<8192xf32>
+}
+
+// -----
+
+// 100 columns of 65536: the GPU is idle with one block, so two stages as
+// before (block-rows of 32 columns, 64 slices), not the long-column form.
+// CHECK-LABEL: func.func @few_long_columns
+// CHECK: tile = [32, 32, 64]>
+func.func @few_long_columns(%a: tensor<65536x100xf32>, %init: tensor<100xf32>) -> tensor<100xf32> {
+  // expected-remark @+1 {{two stages: 4 block(s) of 1024 threads would leave most of the GPU idle}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%a : tensor<65536x100xf32>) outs(%init : tensor<100xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %s = arith.addf %v, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<100xf32>
+  return %r : tensor<100xf32>
+}
+
+// -----
+
 // One total: up to 1024 threads share it. Its extent is dynamic, so one
 // stage whatever its size at run time (two stages need static extents).
 // CHECK-LABEL: func.func @total

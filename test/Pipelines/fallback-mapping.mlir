@@ -1,12 +1,14 @@
 // The generic fallback's all-parallel generics (gathers, copies) become one
 // launch of 256-thread blocks in which consecutive threads take consecutive
 // groups of 4 elements along the innermost loop: a warp's lanes read and
-// write neighbouring elements of a row-major tensor, each with 4 loads in
-// flight before its stores. Sizes and constants are sunk into the kernel:
-// its coordinates come from divisions by constants, not by arguments.
+// write neighbouring elements of a row-major tensor, each group's loads
+// and stores one 16-byte vector (rows of 256 floats keep every group
+// aligned) through pointers, which the manifest asks the runtime to align.
+// Sizes and constants are sunk into the kernel: its coordinates come from
+// divisions by constants, not by arguments.
 // RUN: fuser-opt %s --fuser-kernel-pipeline | FileCheck %s
 
-// CHECK: gpu.launch_func @fuser_kernels::@forward_kernel blocks in (%{{.+}}, %{{.+}}, %{{.+}}) threads in (%{{.+}}, %{{.+}}, %{{.+}}) args(%{{.+}} : memref<64x256xf32>, %{{.+}} : memref<64x256xf32>)
+// CHECK: gpu.launch_func @fuser_kernels::@forward_kernel blocks in (%{{.+}}, %{{.+}}, %{{.+}}) threads in (%{{.+}}, %{{.+}}, %{{.+}}) args(%{{.+}} : !llvm.ptr<1>, %{{.+}} : !llvm.ptr<1>)
 // CHECK-LABEL: gpu.func @forward_kernel
 // CHECK-DAG: %[[C256:.+]] = arith.constant 256 : index
 // CHECK-DAG: %[[C4:.+]] = arith.constant 4 : index
@@ -17,11 +19,16 @@
 // CHECK: %[[E:.+]] = arith.muli %[[G]], %[[C4]] : index
 // CHECK: %[[COL:.+]] = arith.remui %[[E]], %[[C256]] : index
 // CHECK: %[[ROW:.+]] = arith.divui %[[E]], %[[C256]] : index
-// CHECK: memref.load %{{.+}}[%[[ROW]], %[[COL]]] : memref<64x256xf32>
-// CHECK-COUNT-3: memref.load
-// CHECK-NOT: memref.load
-// CHECK: memref.store %{{.+}}, %{{.+}}[%[[ROW]], %[[COL]]] : memref<64x256xf32>
-// CHECK-COUNT-3: memref.store
+// CHECK: %[[ROWSTART:.+]] = arith.muli %[[ROW]], %[[C256]] : index
+// CHECK: %[[AT:.+]] = arith.addi %[[ROWSTART]], %[[COL]] : index
+// CHECK: %[[AT64:.+]] = arith.index_castui %[[AT]] : index to i64
+// CHECK: %[[IN:.+]] = llvm.getelementptr inbounds %arg0[%[[AT64]]]
+// CHECK: llvm.load %[[IN]] {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK-NOT: llvm.load
+// CHECK: %[[OUT:.+]] = llvm.getelementptr inbounds %arg1[%[[AT64]]]
+// CHECK: llvm.store %{{.+}}, %[[OUT]] {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+// CHECK-NOT: llvm.store
+// CHECK: gpu.return
 
 // linalg.index keeps the group from fusing: the fallback compiles it.
 #id = affine_map<(d0, d1) -> (d0, d1)>

@@ -259,13 +259,22 @@ def ConvertParallelGenericsToGPUPass
     and each input loaded through its map), then stores them, so that the
     loads of all 4 are in flight together. What does not depend on the
     column (an embedding's token, its index checks) is computed for the
-    first element and reused by the others. Other generics (reductions,
-    outputs read or written through other maps) are left to the fallback.
+    first element and reused by the others. A group's accesses along the
+    column of a buffer whose static layout keeps each group aligned (rows
+    and offset multiples of the group) are one vector (16 bytes for f32)
+    through a pointer made on the host, which the manifest asks the
+    runtime to align: the inputs read through the column's loop, the
+    body's loads whose last index is the column's `linalg.index` and whose
+    others are the same for the group (an embedding's row of the table),
+    and the outputs. Other generics (reductions, outputs read or written
+    through other maps) are left to the fallback.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::arith::ArithDialect",
+                           "::mlir::LLVM::LLVMDialect",
                            "::mlir::memref::MemRefDialect",
-                           "::mlir::scf::SCFDialect"];
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def ConvertFuserToLinalgPass : Pass<"fuser-to-linalg", "mlir::ModuleOp"> {

@@ -9,9 +9,13 @@
 
 #include "fuser/Conversion/Passes.h"
 
+#include "fuser/Conversion/Common/KernelUtils.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/IR/IRMapping.h"
 
@@ -69,9 +73,66 @@ bool isReusable(Operation &inner) {
   return inner.getNumRegions() == 0 && isPure(&inner);
 }
 
+/// How a group's elements of one buffer, consecutive along its innermost
+/// dimension from a multiple of the group, move as one vector access: the
+/// buffer's static layout, whose rows and offset keep every group's first
+/// element aligned to the vector's bytes (the manifest asks the runtime for
+/// 16-byte aligned buffers behind kernel pointers).
+struct VectorLayout {
+  SmallVector<int64_t> strides;
+  int64_t offset = 0;
+  unsigned bytes = 0;
+};
+
+std::optional<VectorLayout> vectorLayout(Type type, int64_t group) {
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref || group < 2 || memref.getRank() == 0)
+    return std::nullopt;
+  Type element = memref.getElementType();
+  if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0)
+    return std::nullopt; // i1 is a byte in memory; index has no size here
+  VectorLayout layout;
+  int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
+  layout.bytes = group * elementBytes;
+  if (layout.bytes != 4 && layout.bytes != 8 && layout.bytes != 16)
+    return std::nullopt;
+  if (failed(memref.getStridesAndOffset(layout.strides, layout.offset)) ||
+      layout.strides.back() != 1 || ShapedType::isDynamic(layout.offset) ||
+      layout.offset * elementBytes % layout.bytes != 0)
+    return std::nullopt;
+  for (int64_t stride : ArrayRef<int64_t>(layout.strides).drop_back())
+    if (ShapedType::isDynamic(stride) ||
+        stride * elementBytes % layout.bytes != 0)
+      return std::nullopt;
+  return layout;
+}
+
+/// The body values that depend on the innermost (column) loop: its
+/// linalg.index, the inputs read along it, and what computes on them.
+DenseSet<Value> columnDependent(linalg::GenericOp op) {
+  unsigned column = op.getNumLoops() - 1;
+  DenseSet<Value> dependent;
+  for (OpOperand *in : op.getDpsInputOperands())
+    if (op.getMatchingIndexingMap(in).isFunctionOfDim(column))
+      dependent.insert(op.getMatchingBlockArgument(in));
+  for (Operation &inner : op.getRegion().front().without_terminator()) {
+    auto index = dyn_cast<linalg::IndexOp>(inner);
+    bool depends = index && index.getDim() == column;
+    inner.walk([&](Operation *nested) {
+      depends |= llvm::any_of(nested->getOperands(), [&](Value v) {
+        return dependent.contains(v);
+      });
+    });
+    if (depends)
+      dependent.insert(inner.getResults().begin(), inner.getResults().end());
+  }
+  return dependent;
+}
+
 void lower(linalg::GenericOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
+  MLIRContext *ctx = op.getContext();
   Value out = op.getDpsInits()[0];
   auto outType = cast<MemRefType>(out.getType());
   unsigned rank = op.getNumLoops();
@@ -123,6 +184,57 @@ void lower(linalg::GenericOp op) {
     rest = arith::DivUIOp::create(fb, loc, rest, extents[d]);
   }
   Block &body = op.getRegion().front();
+  // Group accesses along the column as vectors, through pointers made on
+  // the host: (buffer, pointer) pairs.
+  OpBuilder hb(launch);
+  DenseMap<Value, Value> pointers;
+  auto pointerTo = [&](Value memref) {
+    Value &ptr = pointers[memref];
+    if (!ptr)
+      ptr = fuser::hostPointerToMemRef(hb, loc, memref);
+    return ptr;
+  };
+  auto elementPointer = [&](Value memref, const VectorLayout &layout,
+                            ValueRange indices) {
+    Value linear;
+    auto add = [&](Value term) {
+      linear = linear ? arith::AddIOp::create(fb, loc, linear, term) : term;
+    };
+    for (auto [i, stride] : llvm::zip(indices, layout.strides))
+      add(stride == 1 ? i
+                      : arith::MulIOp::create(fb, loc, i, cst(fb, stride)));
+    if (layout.offset)
+      add(cst(fb, layout.offset));
+    Value at = arith::IndexCastUIOp::create(fb, loc, fb.getI64Type(), linear);
+    Type element = cast<MemRefType>(memref.getType()).getElementType();
+    return fuser::gepElement(fb, loc, pointerTo(memref), element, at);
+  };
+  auto vectorLoad = [&](Value memref, const VectorLayout &layout,
+                        ValueRange indices) -> Value {
+    Type element = cast<MemRefType>(memref.getType()).getElementType();
+    return LLVM::LoadOp::create(fb, loc, VectorType::get({group}, element),
+                                elementPointer(memref, layout, indices),
+                                layout.bytes);
+  };
+  DenseSet<Value> byColumn = columnDependent(op);
+  // A body load along the column: its last index the column's
+  // linalg.index, the others the same for the whole group.
+  auto vectorizableLoad = [&](Operation &inner) -> std::optional<VectorLayout> {
+    auto load = dyn_cast<memref::LoadOp>(inner);
+    if (!load || load.getIndices().empty() ||
+        load.getMemRef().getParentRegion() == &op.getRegion())
+      return std::nullopt;
+    auto index = load.getIndices().back().getDefiningOp<linalg::IndexOp>();
+    if (!index || index.getDim() != rank - 1 ||
+        llvm::any_of(load.getIndices().drop_back(),
+                     [&](Value v) { return byColumn.contains(v); }))
+      return std::nullopt;
+    return vectorLayout(load.getMemRef().getType(), group);
+  };
+  DenseMap<Value, Value> vectors; // a body load's or an input's, per group
+  auto lane = [&](Value vector, int64_t k) -> Value {
+    return vector::ExtractOp::create(fb, loc, vector, k);
+  };
   SmallVector<SmallVector<Value>> results, elementCoords;
   // Element 0's values: the other elements reuse those that do not depend
   // on the column (an embedding's token and its index checks), so that
@@ -147,16 +259,35 @@ void lower(linalg::GenericOp op) {
         mapping.map(arg, source);
         continue;
       }
-      if (k > 0 && !op.getMatchingIndexingMap(in).isFunctionOfDim(rank - 1)) {
+      AffineMap map = op.getMatchingIndexingMap(in);
+      if (k > 0 && !map.isFunctionOfDim(rank - 1)) {
         mapping.map(arg, firstElement.lookup(arg));
         continue;
       }
+      if (Value vector = vectors.lookup(arg)) {
+        mapping.map(arg, lane(vector, k));
+        continue;
+      }
       SmallVector<Value> indices;
-      for (AffineExpr e : op.getMatchingIndexingMap(in).getResults()) {
+      for (AffineExpr e : map.getResults()) {
         if (auto dim = dyn_cast<AffineDimExpr>(e))
           indices.push_back(at[dim.getPosition()]);
         else // a broadcast's unit dimension
           indices.push_back(cst(fb, cast<AffineConstantExpr>(e).getValue()));
+      }
+      // Read along the column in its last dimension only: one vector.
+      std::optional<VectorLayout> layout;
+      if (map.getNumResults() > 0 &&
+          map.getResults().back() == getAffineDimExpr(rank - 1, ctx) &&
+          llvm::count_if(map.getResults(), [&](AffineExpr e) {
+            return e.isFunctionOfDim(rank - 1);
+          }) == 1)
+        layout = vectorLayout(source.getType(), group);
+      if (layout) {
+        Value vector = vectorLoad(source, *layout, indices);
+        vectors[arg] = vector;
+        mapping.map(arg, lane(vector, k));
+        continue;
       }
       mapping.map(arg, memref::LoadOp::create(fb, loc, source, indices));
     }
@@ -164,6 +295,20 @@ void lower(linalg::GenericOp op) {
       if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
         mapping.map(index.getResult(), at[index.getDim()]);
         continue;
+      }
+      if (auto load = dyn_cast<memref::LoadOp>(inner)) {
+        Value &vector = vectors[load.getResult()];
+        if (!vector && k == 0)
+          if (std::optional<VectorLayout> layout = vectorizableLoad(inner)) {
+            SmallVector<Value> indices;
+            for (Value i : load.getIndices())
+              indices.push_back(mapping.lookupOrDefault(i));
+            vector = vectorLoad(load.getMemRef(), *layout, indices);
+          }
+        if (vector) {
+          mapping.map(load.getResult(), lane(vector, k));
+          continue;
+        }
       }
       if (k > 0 && isReusable(inner) && sameAsFirst(mapping, inner)) {
         for (Value r : inner.getResults())
@@ -179,10 +324,27 @@ void lower(linalg::GenericOp op) {
       values.push_back(mapping.lookupOrDefault(v));
     results.push_back(values);
   }
-  // The stores after every group element's loads.
-  for (auto [values, at] : llvm::zip(results, elementCoords))
-    for (auto [v, init] : llvm::zip(values, op.getDpsInits()))
-      memref::StoreOp::create(fb, loc, v, init, at);
+  // The stores after every group element's loads: one vector per output
+  // where its layout allows.
+  for (auto [r, init] : llvm::enumerate(op.getDpsInits())) {
+    if (std::optional<VectorLayout> layout =
+            vectorLayout(init.getType(), group)) {
+      SmallVector<Value> lanes;
+      for (ArrayRef<Value> values : results)
+        lanes.push_back(values[r]);
+      Value vector = vector::FromElementsOp::create(
+          fb, loc,
+          VectorType::get({group},
+                          cast<MemRefType>(init.getType()).getElementType()),
+          lanes);
+      LLVM::StoreOp::create(fb, loc, vector,
+                            elementPointer(init, *layout, elementCoords[0]),
+                            layout->bytes);
+      continue;
+    }
+    for (auto [values, at] : llvm::zip(results, elementCoords))
+      memref::StoreOp::create(fb, loc, values[r], init, at);
+  }
   op.erase();
 }
 

@@ -2,10 +2,13 @@
 
 // A concatenation's gather (fuser-slices-to-gathers' form) over rows of 8:
 // 4 consecutive elements per thread, every load before the stores, the
-// linalg.index of each element its own column.
+// linalg.index of each element its own column. The loads under the scf.if
+// stay scalar; the 4 results are stored as one 16-byte vector through a
+// pointer made on the host (rows of 8 floats keep each group aligned).
 // CHECK-LABEL: func.func @concat
 // CHECK: %[[ROWS:.+]] = memref.dim %[[OUT:.+]], %{{.+}} : memref<5x8xf32>
 // CHECK: %[[COLS:.+]] = memref.dim %[[OUT]], %{{.+}} : memref<5x8xf32>
+// CHECK: %[[INTPTR:.+]] = memref.extract_aligned_pointer_as_index %[[OUT]] : memref<5x8xf32> -> index
 // CHECK: gpu.launch blocks({{.*}}) in ({{.*}}) threads({{.*}}) in (%{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}})
 // CHECK: scf.for %[[G:.+]] =
 // CHECK: %[[E:.+]] = arith.muli %[[G]], %{{.+}} : index
@@ -17,11 +20,12 @@
 // CHECK-NEXT: arith.cmpi ult, %[[COL1]]
 // CHECK: %[[V1:.+]] = scf.if
 // CHECK: memref.load %{{.+}}[%[[ROW]], %[[COL1]]] : memref<5x3xf32>
-// CHECK-COUNT-2: scf.if
+// CHECK-COUNT-2: %[[V:.+]] = scf.if
 // CHECK-NOT: memref.store
-// CHECK: memref.store %[[V0]], %[[OUT]][%[[ROW]], %[[COL]]] : memref<5x8xf32>
-// CHECK-NEXT: memref.store %[[V1]], %[[OUT]][%[[ROW]], %[[COL1]]] : memref<5x8xf32>
-// CHECK-COUNT-2: memref.store
+// CHECK: %[[VEC:.+]] = vector.from_elements %[[V0]], %[[V1]], %{{.+}}, %{{.+}} : vector<4xf32>
+// CHECK: %[[AT:.+]] = llvm.getelementptr inbounds %{{.+}}[%{{.+}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
+// CHECK-NEXT: llvm.store %[[VEC]], %[[AT]] {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+// CHECK-NOT: memref.store
 // CHECK-NOT: linalg.generic
 func.func @concat(%a: memref<5x3xf32>, %b: memref<5x5xf32>, %out: memref<5x8xf32>) {
   %c3 = arith.constant 3 : index
@@ -75,7 +79,9 @@ func.func @odd_rows(%x: memref<?x6xf32>, %bias: memref<6xf32>, %out: memref<?x6x
 
 // A transposed input, a unit dimension read at 0, a rank-0 scalar, two
 // outputs, and linalg.index read inside a nested region: each input loaded
-// at its map's coordinates, the index replaced by the element's column.
+// at its map's coordinates (none along the column in its last dimension:
+// scalar loads), the index replaced by the element's column; each output
+// stored as one vector.
 // CHECK-LABEL: func.func @maps
 // CHECK: scf.for %[[G:.+]] =
 // CHECK: %[[E:.+]] = arith.muli %[[G]], %{{.+}} : index
@@ -87,7 +93,7 @@ func.func @odd_rows(%x: memref<?x6xf32>, %bias: memref<6xf32>, %out: memref<?x6x
 // CHECK: scf.if
 // CHECK: arith.index_cast %[[COL]] : index to i32
 // CHECK-NOT: linalg.index
-// CHECK-COUNT-8: memref.store
+// CHECK-COUNT-2: llvm.store %{{.+}}, %{{.+}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
 // CHECK-NOT: memref.store
 func.func @maps(%t: memref<8x4xf32>, %u: memref<4x1xf32>, %s: memref<f32>, %flag: i1,
                 %o1: memref<4x8xf32>, %o2: memref<4x8xf32>) {
@@ -163,18 +169,28 @@ func.func @other_maps(%x: memref<8x16xf32>, %y: memref<16x8xf32>, %w: memref<8x3
 
 // An embedding lookup (fuser-guard-asserts' form of its index check): the
 // token, its cast and its check do not depend on the column, so the other
-// 3 elements reuse element 0's; only the table's loads repeat.
+// 3 elements reuse element 0's; the table's 4 elements of the token's row
+// are one vector load (its last index the column's linalg.index, the
+// other the token's), the results one vector store.
 // CHECK-LABEL: func.func @lookup
+// CHECK: memref.extract_aligned_pointer_as_index %{{.+}} : memref<100x64xf32> -> index
 // CHECK: scf.for
+// CHECK: %[[COL:.+]] = arith.remui
 // CHECK: %[[TOK:.+]] = memref.load %{{.+}}[%{{.+}}] : memref<32xi64>
 // CHECK-NOT: memref<32xi64>
 // CHECK: %[[I:.+]] = arith.index_cast %[[TOK]]
 // CHECK: scf.if
 // CHECK: cf.assert
 // CHECK-NOT: scf.if
-// CHECK-COUNT-4: memref.load %{{.+}}[%[[I]], %{{.+}}] : memref<100x64xf32>
+// CHECK: %[[ROWSTART:.+]] = arith.muli %[[I]], %{{.+}} : index
+// CHECK: %[[AT:.+]] = arith.addi %[[ROWSTART]], %[[COL]] : index
+// CHECK: %[[AT64:.+]] = arith.index_castui %[[AT]] : index to i64
+// CHECK: %[[P:.+]] = llvm.getelementptr inbounds %{{.+}}[%[[AT64]]]
+// CHECK: llvm.load %[[P]] {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK-NOT: memref.load
 // CHECK-NOT: scf.if
-// CHECK-COUNT-4: memref.store
+// CHECK: llvm.store %{{.+}}, %{{.+}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+// CHECK-NOT: memref.store
 func.func @lookup(%tokens: memref<32xi64>, %table: memref<100x64xf32>, %out: memref<32x64xf32>) {
   %c100 = arith.constant 100 : index
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>],
@@ -190,6 +206,28 @@ func.func @lookup(%tokens: memref<32xi64>, %table: memref<100x64xf32>, %out: mem
     }
     %v = memref.load %table[%i, %j] : memref<100x64xf32>
     linalg.yield %v : f32
+  }
+  return
+}
+
+// -----
+
+// Layouts that do not keep a group aligned: an output view at an offset of
+// 2 floats, an input whose rows are 10 floats apart (40 bytes). Groups of
+// 4 still, with scalar loads and stores.
+// CHECK-LABEL: func.func @unaligned_views
+// CHECK: scf.for
+// CHECK-COUNT-4: memref.load %{{.+}} : memref<4x8xf32, strided<[10, 1]>>
+// CHECK-COUNT-4: memref.store %{{.+}} : memref<4x8xf32, strided<[8, 1], offset: 2>>
+// CHECK-NOT: llvm.load
+// CHECK-NOT: llvm.store
+func.func @unaligned_views(%x: memref<4x8xf32, strided<[10, 1]>>, %out: memref<4x8xf32, strided<[8, 1], offset: 2>>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<4x8xf32, strided<[10, 1]>>) outs(%out : memref<4x8xf32, strided<[8, 1], offset: 2>>) {
+  ^bb0(%v: f32, %o: f32):
+    %n = arith.negf %v : f32
+    linalg.yield %n : f32
   }
   return
 }

@@ -91,7 +91,8 @@ public:
     // registers instead of an online update per element), hold their
     // elements where the rule allows.
     int64_t share = config.getTile()[0];
-    if (stage == Stage::Whole && (epilogue || shape.online) &&
+    if (stage == Stage::Whole &&
+        ((epilogue && !epilogue->overOutputs) || shape.online) &&
         epilogueHoldsElements(op, shape, share, vec)) {
       int64_t elements = 1;
       for (unsigned d : shape.reductionLoops)
@@ -325,7 +326,7 @@ public:
       for (unsigned k = 0; k < n; ++k)
         partial[k] = memref::LoadOp::create(b, loc, smem[k], index(b, slot));
     }
-    if (epilogue) {
+    if (epilogue && !epilogue->overOutputs) {
       auto ifValid = scf::IfOp::create(b, loc, valid, /*withElse=*/false);
       OpBuilder vb = ifValid.getThenBodyBuilder();
       SmallVector<Value> result = withInits(vb, partial, initPtrs);
@@ -350,7 +351,11 @@ public:
             gepElement(tb, loc, partialsPtrs[k], accTypes[k], at),
             byteWidth(accTypes[k]));
     } else {
-      storeResults(tb, withInits(tb, partial, initPtrs), outPtrs);
+      SmallVector<Value> result = withInits(tb, partial, initPtrs);
+      if (writeResults)
+        storeResults(tb, result, outPtrs);
+      if (epilogue)
+        emitOutputConsumer(tb, result);
     }
     gpu::ReturnOp::create(b, loc);
   }
@@ -482,6 +487,38 @@ private:
     }
     known.map(v, s);
     return s;
+  }
+
+  /// The consumer over the outputs at this thread's output, from its
+  /// `result`: the statistics computed, the other inputs loaded there.
+  void emitOutputConsumer(OpBuilder &b, ArrayRef<Value> result) {
+    PointwiseOp consumer = epilogue->consumer;
+    IRMapping known;
+    for (auto [r, v] : llvm::zip(op->getResults(), result))
+      known.map(r, v);
+    Value at = outputOffset(b);
+    Block &body = consumer.getBodyBlock();
+    IRMapping mapping;
+    unsigned k = 0;
+    for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
+      if (epilogue->readsStatistic[i]) {
+        mapping.map(arg, statistic(b, consumer.getInputs()[i], known));
+        continue;
+      }
+      Type t = arg.getType();
+      mapping.map(arg,
+                  loadStored(b, t, gepElement(b, loc, elementPtrs[k++], t, at),
+                             0));
+    }
+    for (Operation &inner : body.without_terminator())
+      b.clone(inner, mapping);
+    for (auto [q, v] : llvm::enumerate(body.getTerminator()->getOperands())) {
+      Value value = mapping.lookup(v);
+      Type t = value.getType();
+      LLVM::StoreOp::create(b, loc, value,
+                            gepElement(b, loc, consumerPtrs[q], t, at),
+                            byteWidth(t));
+    }
   }
 
   /// The consumer over this thread's elements: groups r = begin, begin +

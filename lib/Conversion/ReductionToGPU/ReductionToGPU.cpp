@@ -52,6 +52,10 @@
 // elements. Parameters: (inputs read..., the consumer's element inputs...,
 // inits..., outs... (only when something else reads the results), the
 // consumer's results..., extents).
+// A consumer over the outputs (ReductionEpilogue::overOutputs: logsumexp's
+// log(s) + m) runs in the thread that stores each result, in the one
+// kernel or in kernel 2 of two, with that kernel's parameters in the same
+// order: its other inputs are loaded at the output's offset.
 //
 //===----------------------------------------------------------------------===//
 
@@ -186,15 +190,15 @@ private:
     bool twoStage = slices > 1;
     std::optional<ReductionEpilogue> epilogue;
     if (withEpilogue) {
-      if (twoStage)
-        return op.emitOpError()
-               << "has a '" << kReductionEpilogueStrategy
-               << "' config of two stages; its consumer runs in one";
       FailureOr<ReductionEpilogue> found =
           analyzeReductionEpilogue(op, *shape, why);
       if (failed(found))
         return op.emitOpError()
                << "is configured to compute its consumer but " << why;
+      if (twoStage && !found->overOutputs)
+        return op.emitOpError()
+               << "has a '" << kReductionEpilogueStrategy
+               << "' config of two stages; its broadcast consumer runs in one";
       epilogue = *found;
     }
     bool writeResults = !epilogue || epilogue->resultsLive;
@@ -225,10 +229,13 @@ private:
     // Pointers: (inputs..., inits..., outs...), (inputs..., partials...) or
     // (partials..., inits..., outs...), one of each per result, the inits
     // only where no constant; then the extents.
+    // The consumer runs in the kernel that stores the results: the only
+    // one, or the second of two.
+    Stage last = twoStage ? Stage::Combine : Stage::Whole;
     auto paramTypes = [&](Stage stage) {
       size_t ptrs = stage == Stage::Combine ? n : readInputs.size();
       ptrs += stage == Stage::Partials ? n : loadedInits + n;
-      if (epilogue)
+      if (epilogue && stage == last)
         ptrs += elementInputs.size() - (writeResults ? 0 : n) +
                 epilogue->consumer->getNumResults();
       SmallVector<Type> params(ptrs, ptrTy);
@@ -252,9 +259,10 @@ private:
     auto kernel =
         createKernel(kernelSymbols, op.getLoc(), name, paramTypes(first),
                      config.getBlock(), sharedBuffers(config));
+    const ReductionEpilogue *consumer = epilogue ? &*epilogue : nullptr;
     emitReductionKernel(kernel, op, *shape, config, readInputs, initConstants,
-                        first, slices, epilogue ? &*epilogue : nullptr,
-                        writeResults);
+                        first, slices, twoStage ? nullptr : consumer,
+                        twoStage || writeResults);
     // Kernel 2 of two: one thread per partial, consecutive, as a config.
     KernelConfigAttr combineConfig;
     gpu::GPUFuncOp combineKernel;
@@ -265,7 +273,8 @@ private:
           paramTypes(Stage::Combine), combineConfig.getBlock(),
           sharedBuffers(combineConfig));
       emitReductionKernel(combineKernel, op, *shape, combineConfig, readInputs,
-                          initConstants, Stage::Combine, slices);
+                          initConstants, Stage::Combine, slices, consumer,
+                          writeResults);
     }
 
     // Host code: extents, the outputs (and the partials), the launches.
@@ -290,8 +299,10 @@ private:
         allocs.push_back(allocate(r, outMap));
     if (epilogue)
       for (Value r : epilogue->consumer->getResults())
-        consumerAllocs.push_back(
-            allocate(r, b.getMultiDimIdentityMap(op.getNumLoops())));
+        consumerAllocs.push_back(allocate(
+            r, epilogue->overOutputs
+                   ? outMap
+                   : b.getMultiDimIdentityMap(op.getNumLoops())));
     SmallVector<Value> extentArgs;
     for (Value s : sizes)
       extentArgs.push_back(arith::IndexCastUIOp::create(b, loc, i64, s));
@@ -331,8 +342,9 @@ private:
       }
       args.push_back(hostPointerToTensor(b, loc, input));
     }
+    SmallVector<Value> elementArgs;
     for (Value input : elementInputs)
-      args.push_back(hostPointerToTensor(b, loc, input));
+      elementArgs.push_back(hostPointerToTensor(b, loc, input));
     SmallVector<Value> outArgs; // inits..., outs..., consumer results...
     for (unsigned k = 0; k < n; ++k)
       if (!initConstants[k])
@@ -342,6 +354,7 @@ private:
     for (Value alloc : consumerAllocs)
       outArgs.push_back(hostPointerToMemRef(b, loc, alloc));
     if (!twoStage) {
+      llvm::append_range(args, elementArgs);
       llvm::append_range(args, outArgs);
       llvm::append_range(args, extentArgs);
       launch(kernel, config, gridFor(config), args);
@@ -372,6 +385,7 @@ private:
                                 arith::ConstantIndexOp::create(b, loc, slices));
       launch(kernel, config, grid, args);
       SmallVector<Value> combineArgs(partialsPtrs);
+      llvm::append_range(combineArgs, elementArgs);
       llvm::append_range(combineArgs, outArgs);
       llvm::append_range(combineArgs, extentArgs);
       launch(combineKernel, combineConfig, gridFor(combineConfig), combineArgs);

@@ -25,8 +25,20 @@
 // CHECK-NEXT: l2_rows OK
 // CHECK-NEXT: weighted_rows OK
 // CHECK-NEXT: softmax_held OK
+// CHECK-NEXT: lse_rows OK
+// CHECK-NEXT: lse_held OK
+// CHECK-NEXT: column_norms_two_stages OK
 // CHECK-NEXT: rms_channels_held OK
 // CHECK-NOT: MISMATCH
+
+// Consumers over the outputs (ReductionEpilogue::overOutputs), computed by
+// the thread that stores each result: logsumexp's log(s) + m plus a tensor
+// of the outputs' shape, from online statistics folded per element (rows of
+// 300) and held (rows of 256), each element loaded once, special rows
+// included (NaN, +inf, all -inf: log(0) + -inf; the spare thread of the
+// held rows' block reads the last row again); column norms in two
+// stages (threads a block-row apart, 4 slices), whose sqrt runs in the
+// second kernel and whose sums are returned too.
 
 func.func @rms_channels(%x: tensor<2x64x3x5xf32>) -> tensor<2x64x3x5xf32> {
   %zero = arith.constant 0.0 : f32
@@ -232,4 +244,115 @@ func.func @rms_channels_held(%x: tensor<2x32x2x4xf32>) -> tensor<2x32x2x4xf32> {
     fuser.yield %o : f32
   }
   return %y : tensor<2x32x2x4xf32>
+}
+
+func.func @lse_rows(%x: tensor<7x300xf32>, %b: tensor<7xf32>) -> tensor<7xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %inf = arith.constant 0x7F800000 : f32
+  %nan = arith.constant 0x7FC00000 : f32
+  %e = tensor.empty() : tensor<7xf32>
+  %mi = linalg.fill ins(%ninf : f32) outs(%e : tensor<7xf32>) -> tensor<7xf32>
+  %si = linalg.fill ins(%zero : f32) outs(%e : tensor<7xf32>) -> tensor<7xf32>
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>],
+                         iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<7x300xf32>) outs(%mi, %si : tensor<7xf32>, tensor<7xf32>)
+      attrs = {fuser.online_softmax, fuser.config = #fuser.config<strategy = "reduction_epilogue", block = [64, 1, 1], vector_width = 4, tile = [8, 1]>} {
+  ^bb0(%in: f32, %m: f32, %s: f32):
+    %d = arith.subf %in, %m : f32
+    %a = math.absf %d : f32
+    %n = arith.negf %a : f32
+    %x0 = math.exp %n : f32
+    %isnan = arith.cmpf uno, %d, %d : f32
+    %ex = arith.select %isnan, %zero, %x0 : f32
+    %isinf = arith.cmpf oeq, %in, %inf : f32
+    %w = arith.select %isinf, %nan, %one : f32
+    %grows = arith.cmpf ogt, %in, %m : f32
+    %se = arith.mulf %s, %ex : f32
+    %up = arith.addf %se, %w : f32
+    %we = arith.mulf %w, %ex : f32
+    %keep = arith.addf %s, %we : f32
+    %s2 = arith.select %grows, %up, %keep : f32
+    %m2 = arith.maximumf %m, %in : f32
+    %mnan = arith.cmpf uno, %m2, %m2 : f32
+    %s3 = arith.select %mnan, %nan, %s2 : f32
+    linalg.yield %m2, %s3 : f32, f32
+  } -> (tensor<7xf32>, tensor<7xf32>)
+  %y = fuser.pointwise ins(%r#0, %r#1, %b : tensor<7xf32>, tensor<7xf32>, tensor<7xf32>)
+      maps [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>]
+      -> tensor<7xf32> {
+  ^bb0(%m: f32, %s: f32, %v: f32):
+    %l = math.log %s : f32
+    %t = arith.addf %l, %m : f32
+    %o = arith.addf %t, %v : f32
+    fuser.yield %o : f32
+  }
+  return %y : tensor<7xf32>
+}
+
+func.func @lse_held(%x: tensor<7x256xf32>, %b: tensor<7xf32>) -> tensor<7xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %inf = arith.constant 0x7F800000 : f32
+  %nan = arith.constant 0x7FC00000 : f32
+  %e = tensor.empty() : tensor<7xf32>
+  %mi = linalg.fill ins(%ninf : f32) outs(%e : tensor<7xf32>) -> tensor<7xf32>
+  %si = linalg.fill ins(%zero : f32) outs(%e : tensor<7xf32>) -> tensor<7xf32>
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>],
+                         iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<7x256xf32>) outs(%mi, %si : tensor<7xf32>, tensor<7xf32>)
+      attrs = {fuser.online_softmax, fuser.config = #fuser.config<strategy = "reduction_epilogue", block = [64, 1, 1], vector_width = 4, tile = [8, 1]>} {
+  ^bb0(%in: f32, %m: f32, %s: f32):
+    %d = arith.subf %in, %m : f32
+    %a = math.absf %d : f32
+    %n = arith.negf %a : f32
+    %x0 = math.exp %n : f32
+    %isnan = arith.cmpf uno, %d, %d : f32
+    %ex = arith.select %isnan, %zero, %x0 : f32
+    %isinf = arith.cmpf oeq, %in, %inf : f32
+    %w = arith.select %isinf, %nan, %one : f32
+    %grows = arith.cmpf ogt, %in, %m : f32
+    %se = arith.mulf %s, %ex : f32
+    %up = arith.addf %se, %w : f32
+    %we = arith.mulf %w, %ex : f32
+    %keep = arith.addf %s, %we : f32
+    %s2 = arith.select %grows, %up, %keep : f32
+    %m2 = arith.maximumf %m, %in : f32
+    %mnan = arith.cmpf uno, %m2, %m2 : f32
+    %s3 = arith.select %mnan, %nan, %s2 : f32
+    linalg.yield %m2, %s3 : f32, f32
+  } -> (tensor<7xf32>, tensor<7xf32>)
+  %y = fuser.pointwise ins(%r#0, %r#1, %b : tensor<7xf32>, tensor<7xf32>, tensor<7xf32>)
+      maps [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>]
+      -> tensor<7xf32> {
+  ^bb0(%m: f32, %s: f32, %v: f32):
+    %l = math.log %s : f32
+    %t = arith.addf %l, %m : f32
+    %o = arith.addf %t, %v : f32
+    fuser.yield %o : f32
+  }
+  return %y : tensor<7xf32>
+}
+
+func.func @column_norms_two_stages(%x: tensor<300x9xf32>) -> (tensor<9xf32>, tensor<9xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<9xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<9xf32>) -> tensor<9xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<300x9xf32>) outs(%init : tensor<9xf32>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction_epilogue", block = [64, 1, 1], tile = [2, 32, 4]>} {
+  ^bb0(%a: f32, %acc: f32):
+    %sq = arith.mulf %a, %a : f32
+    %t = arith.addf %sq, %acc : f32
+    linalg.yield %t : f32
+  } -> tensor<9xf32>
+  %n = fuser.pointwise ins(%s : tensor<9xf32>) maps [affine_map<(d0) -> (d0)>] -> tensor<9xf32> {
+  ^bb0(%ss: f32):
+    %r = math.sqrt %ss : f32
+    fuser.yield %r : f32
+  }
+  return %n, %s : tensor<9xf32>, tensor<9xf32>
 }

@@ -194,7 +194,7 @@ func.func @not_a_fold(%x: tensor<?x?xf32>, %init: tensor<?xf32>) -> tensor<?xf32
 // -----
 
 func.func @epilogue_without_consumer(%x: tensor<?x?xf32>, %init: tensor<?xf32>) -> tensor<?xf32> {
-  // expected-error @+1 {{is configured to compute its consumer but no fuser.pointwise over its loops reads its results}}
+  // expected-error @+1 {{is configured to compute its consumer but no fuser.pointwise reads its results}}
   %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
                        iterator_types = ["parallel", "reduction"]}
       ins(%x : tensor<?x?xf32>) outs(%init : tensor<?xf32>)
@@ -209,7 +209,7 @@ func.func @epilogue_without_consumer(%x: tensor<?x?xf32>, %init: tensor<?xf32>) 
 // -----
 
 func.func @epilogue_two_stages(%x: tensor<4x100000xf32>, %init: tensor<4xf32>) -> tensor<4x100000xf32> {
-  // expected-error @+1 {{has a 'reduction_epilogue' config of two stages; its consumer runs in one}}
+  // expected-error @+1 {{has a 'reduction_epilogue' config of two stages; its broadcast consumer runs in one}}
   %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
                        iterator_types = ["parallel", "reduction"]}
       ins(%x : tensor<4x100000xf32>) outs(%init : tensor<4xf32>)

@@ -197,10 +197,15 @@ void mlir::fuser::configureReductions(ModuleOp module, const ChipInfo &chip,
     std::string noEpilogue;
     FailureOr<ReductionEpilogue> epilogue =
         analyzeReductionEpilogue(op, *shape, noEpilogue);
-    if (slices > 1 && succeeded(epilogue)) {
+    // A consumer over the outputs runs where the results are stored: in the
+    // last kernel, whatever the threads. A broadcast consumer walks the
+    // elements again: one stage, and the rules below.
+    bool overOutputs = succeeded(epilogue) && epilogue->overOutputs;
+    if (slices > 1 && succeeded(epilogue) && !overOutputs) {
       epilogue = failure();
       noEpilogue = "it runs in two stages";
     }
+    bool broadcast = succeeded(epilogue) && !overOutputs;
     int64_t rereadPerSm = 0;
     // More threads per output, up to `widest`, for the epilogue.
     int64_t widest = shape->innermostReduces ? maxShare : block / 32;
@@ -217,11 +222,11 @@ void mlir::fuser::configureReductions(ModuleOp module, const ChipInfo &chip,
     // registers (the maximum, then the exponentials) cost a handful of
     // operations per element where the online update costs a rescale each.
     bool held = false;
-    if (succeeded(epilogue) || (shape->online && slices <= 1))
+    if (broadcast || (shape->online && slices <= 1))
       for (int64_t s = share; s <= std::max(share, widest) && !held; s *= 2)
         if ((held = epilogueHoldsElements(op, *shape, s, vector)))
           widenShare(s);
-    if (succeeded(epilogue) && !held) {
+    if (broadcast && !held) {
       int64_t budget =
           chip.l2BytesPerSm ? chip.l2BytesPerSm : kDefaultL2BytesPerSm;
       int64_t perOutput = rereadBytesPerOutput(op, *epilogue, length * vector);
@@ -238,12 +243,13 @@ void mlir::fuser::configureReductions(ModuleOp module, const ChipInfo &chip,
                      " KiB per SM) would not fit in " + chip.name.str() +
                      "'s L2 (" + std::to_string(budget / 1024) + " KiB per SM)";
         epilogue = failure();
+        broadcast = false;
       } else {
         widenShare(fits);
       }
     }
     bool wide = !shape->innermostReduces && share > 1 && slices <= 1 &&
-                failed(epilogue) && outputs * share >= kTargetThreads &&
+                !broadcast && outputs * share >= kTargetThreads &&
                 block < kWideStridedBlock;
     if (wide) {
       block = kWideStridedBlock;
@@ -256,11 +262,17 @@ void mlir::fuser::configureReductions(ModuleOp module, const ChipInfo &chip,
     // Several outputs per thread along overlapping windows' rows.
     std::optional<unsigned> rowLoop = windowRowLoop(op, *shape);
     int64_t rows = 1;
-    if (rowLoop && share == 1 && slices <= 1 && failed(epilogue) &&
+    if (rowLoop && share == 1 && slices <= 1 && !broadcast &&
         op.getStaticLoopRanges()[*rowLoop] >= kWindowRowsPerThread &&
         outputs / kWindowRowsPerThread >= kTargetThreads) {
       rows = kWindowRowsPerThread;
       tile.append({1, rows});
+      // Each thread stores several outputs; their consumer keeps a kernel.
+      if (overOutputs) {
+        epilogue = failure();
+        noEpilogue = std::to_string(rows) +
+                     " outputs per thread along its windows' rows";
+      }
     }
     auto config = KernelConfigAttr::get(
         op.getContext(),
@@ -316,7 +328,12 @@ void mlir::fuser::configureReductions(ModuleOp module, const ChipInfo &chip,
              << llvm::divideCeil(length, slices) * vector
              << " elements, and a second kernel combines each output's "
              << slices << " partial results in a fixed order";
-    if (succeeded(epilogue))
+    if (succeeded(epilogue) && epilogue->overOutputs)
+      remark << "; its consumer over the outputs runs where each result is "
+                "stored"
+             << (epilogue->resultsLive ? ", and the results are written too"
+                                       : "");
+    else if (succeeded(epilogue))
       remark << "; its consumer runs in the same kernel, "
              << (held ? "each thread holding " + heldElements() +
                             " in registers"
@@ -327,7 +344,7 @@ void mlir::fuser::configureReductions(ModuleOp module, const ChipInfo &chip,
     else if (!noEpilogue.empty() &&
              noEpilogue.find("no fuser.pointwise") == std::string::npos)
       remark << "; its consumer gets a kernel of its own: " << noEpilogue;
-    if (held && failed(epilogue))
+    if (held && !broadcast)
       remark << "; each thread holds " << heldElements()
              << " in registers and takes the softmax statistics in two "
                 "passes over them";

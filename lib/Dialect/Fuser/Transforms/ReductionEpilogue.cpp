@@ -62,26 +62,95 @@ static bool availableBefore(Value v, Operation *op) {
   return def->getParentRegion()->isProperAncestor(op->getParentRegion());
 }
 
+/// The consumer over the outputs of a reduction with no broadcast consumer
+/// (see analyzeReductionEpilogue): `epilogue` holds the statistics' ops.
+static LogicalResult
+findOutputConsumer(linalg::GenericOp op, ReductionEpilogue &epilogue,
+                   const SetVector<Value> &statistics,
+                   ArrayRef<PointwiseOp> candidates, std::string &why) {
+  auto fail = [&](const Twine &reason) {
+    why = reason.str();
+    return failure();
+  };
+  auto isStatisticUser = [&](Operation *user, unsigned i) {
+    return (isSizeQuery(user) && i < op->getNumResults()) ||
+           llvm::is_contained(epilogue.reshapes, user) ||
+           llvm::is_contained(epilogue.statisticOps, user);
+  };
+  PointwiseOp consumer;
+  if (candidates.size() > 1)
+    return fail("several fuser.pointwise ops read its results");
+  if (candidates.size() == 1) {
+    consumer = candidates.front();
+  } else {
+    // The statistic op whose result leaves the statistics (returned, or
+    // read by another kernel): a row norm's sqrt.
+    for (PointwiseOp s : epilogue.statisticOps) {
+      if (llvm::all_of(s->getUsers(), [&](Operation *user) {
+            return isStatisticUser(user, op->getNumResults());
+          }))
+        continue;
+      if (consumer)
+        return fail("several statistics of its results are read elsewhere");
+      consumer = s;
+    }
+    if (!consumer)
+      return fail("no fuser.pointwise reads its results");
+    llvm::erase(epilogue.statisticOps, consumer);
+  }
+  epilogue.consumer = consumer;
+  epilogue.overOutputs = true;
+  for (auto [i, s] : llvm::enumerate(statistics)) {
+    if (s == consumer->getResult(0))
+      continue;
+    for (Operation *user : s.getUsers())
+      if (user != consumer && !isStatisticUser(user, i))
+        epilogue.resultsLive = true;
+  }
+  auto outputType = cast<ShapedType>(op.getDpsInits()[0].getType());
+  if (consumer->getNumResults() != 1 ||
+      consumer.getResultTensorType().getShape() != outputType.getShape())
+    return fail("its consumer over the outputs has another shape than the "
+                "results");
+  if (!plainElementType(consumer.getResultTensorType().getElementType()))
+    return fail("its consumer writes i1 or index elements, which the "
+                "kernel does not store as bytes");
+  for (auto [i, input] : llvm::enumerate(consumer.getInputs())) {
+    auto type = dyn_cast<RankedTensorType>(input.getType());
+    if (!type || type.getShape() != outputType.getShape() ||
+        !consumer.isIdentityInput(i))
+      return fail("its consumer over the outputs reads a tensor of another "
+                  "shape, or not through the identity");
+    bool isStatistic = statistics.contains(input);
+    epilogue.readsStatistic.push_back(isStatistic);
+    if (isStatistic)
+      continue;
+    if (!plainElementType(type.getElementType()))
+      return fail("its consumer reads i1 or index elements, which the "
+                  "kernel does not load as bytes");
+    if (!availableBefore(input, op))
+      return fail(
+          "its consumer reads a tensor computed after the reduction");
+  }
+  return success();
+}
+
 FailureOr<ReductionEpilogue> mlir::fuser::analyzeReductionEpilogue(
     linalg::GenericOp op, const ReductionShape &shape, std::string &why) {
   auto fail = [&](const Twine &reason) {
     why = reason.str();
     return failure();
   };
-  if (shape.arg)
-    return fail("it keeps an index (a value-and-index reduction)");
-  for (OpOperand *in : op.getDpsInputOperands())
-    if (!op.getMatchingIndexingMap(in).isProjectedPermutation(
-            /*allowZeroInResults=*/true) ||
-        paddedRead(in->get()))
-      return fail("it reads windows or padding (pooling)");
 
   // The statistics: the results and what computes on them alone.
   ReductionEpilogue epilogue;
   SetVector<Value> statistics;
   for (Value r : op->getResults())
     statistics.insert(r);
+  int64_t outputRank =
+      cast<ShapedType>(op.getDpsInits()[0].getType()).getRank();
   SetVector<Operation *> consumers;
+  SmallVector<PointwiseOp> outputConsumers;
   for (size_t i = 0; i < statistics.size(); ++i) {
     for (Operation *user : statistics[i].getUsers()) {
       // The size of a result is known without it (the lowering
@@ -112,20 +181,36 @@ FailureOr<ReductionEpilogue> mlir::fuser::analyzeReductionEpilogue(
         consumers.insert(pw);
         continue;
       }
+      if (pw && pw.getResultTensorType().getRank() == outputRank &&
+          !llvm::is_contained(outputConsumers, pw))
+        outputConsumers.push_back(pw);
       epilogue.resultsLive = true;
     }
   }
-  if (consumers.empty())
-    return fail("no fuser.pointwise over its loops reads its results");
+  llvm::sort(epilogue.statisticOps, [](PointwiseOp a, PointwiseOp b) {
+    return a->isBeforeInBlock(b);
+  });
+  if (consumers.empty()) {
+    epilogue.resultsLive = false;
+    if (failed(findOutputConsumer(op, epilogue, statistics, outputConsumers,
+                                  why)))
+      return failure();
+    return epilogue;
+  }
+  if (shape.arg)
+    return fail("it keeps an index (a value-and-index reduction)");
+  for (OpOperand *in : op.getDpsInputOperands())
+    if (!op.getMatchingIndexingMap(in).isProjectedPermutation(
+            /*allowZeroInResults=*/true) ||
+        paddedRead(in->get()))
+      return fail("it reads windows or padding (pooling)");
   if (consumers.size() > 1)
     return fail("several fuser.pointwise ops read its results");
   auto consumer = cast<PointwiseOp>(consumers.front());
   epilogue.consumer = consumer;
-  llvm::sort(epilogue.statisticOps, [](PointwiseOp a, PointwiseOp b) {
-    return a->isBeforeInBlock(b);
-  });
   // A statistic read by something the kernel leaves alone keeps the
   // results alive.
+  epilogue.resultsLive = false;
   for (auto [i, s] : llvm::enumerate(statistics))
     for (Operation *user : s.getUsers())
       if (user != consumer && !(isSizeQuery(user) && i < op->getNumResults()) &&

@@ -186,6 +186,9 @@ class Machine:
         if o == 'math.absf': return abs(a[0])
         if o == 'math.exp': return math.exp(a[0])
         if o == 'math.sqrt': return math.sqrt(a[0]) if a[0] >= 0 else math.nan
+        if o == 'math.log':
+            if a[0] == 0: return -math.inf
+            return math.log(a[0]) if a[0] > 0 else math.nan
         if o == 'arith.divf': return divide(a[0], a[1])
         if o == 'arith.mulf': return a[0] * a[1]
         if o == 'arith.maximumf':
@@ -497,6 +500,15 @@ def softmax_stats(row):
     if m == math.inf:
         return m, math.nan
     return m, math.fsum(math.exp(x - m) for x in row)
+
+
+def lse(row):
+    """log(sum of exp(x - m)) + m from softmax_stats: -inf for a row of
+    -inf (log 0), NaN where the sum is."""
+    m, s = softmax_stats(row)
+    if s == 0:
+        return -math.inf
+    return math.log(s) + m if s > 0 else math.nan
 
 
 def pool(x, fn):

@@ -22,6 +22,13 @@
                                                      for r in x for m, s in [softmax_stats(r)] for v in r],
                                        [1] * (6 * 256) + [2] * 256))(
      [softmax_row(R, 256, k) for k in range(7)]),
+ 'lse_rows': lambda R: (lambda x, b: ([sum(x, []), b], [lse(r) + v for r, v in zip(x, b)]))(
+     [softmax_row(R, 300, k) for k in range(7)], [float(R.randint(-9, 9)) for _ in range(7)]),
+ 'lse_held': lambda R: (lambda x, b: ([sum(x, []), b], [lse(r) + v for r, v in zip(x, b)], [1] * (6 * 256) + [2] * 256))(
+     [softmax_row(R, 256, k) for k in range(7)], [float(R.randint(-9, 9)) for _ in range(7)]),
+ 'column_norms_two_stages': lambda R: (lambda x: ([x], ([math.sqrt(sum(x[i * 9 + c] ** 2 for i in range(300))) for c in range(9)],
+                                                       [float(sum(x[i * 9 + c] ** 2 for i in range(300))) for c in range(9)])))(
+     [float(R.randint(-9, 9)) for _ in range(300 * 9)]),
  'rms_channels_held': lambda R: (lambda x: ([x], [v / math.sqrt(sum(x[((n * 32 + k) * 2 + h) * 4 + w] ** 2 for k in range(32)) / 32.0 + 1e-05)
                                                   for n in range(2) for c in range(32) for h in range(2) for w in range(4)
                                                   for v in [x[((n * 32 + c) * 2 + h) * 4 + w]]]))(

@@ -230,3 +230,86 @@ func.func @mask_consumer(%x: tensor<64x1024xf32>) -> tensor<64x1024xi1> {
   }
   return %y : tensor<64x1024xi1>
 }
+
+// -----
+
+// A consumer over the outputs (a row norm's sqrt plus a bias of the
+// outputs' shape): it runs where each result is stored.
+// CHECK-LABEL: func.func @row_norms_plus_bias
+// CHECK: strategy = "reduction_epilogue", block = [256, 1, 1], vector_width = 4, tile = [64, 1]
+func.func @row_norms_plus_bias(%x: tensor<4096x1024xf32>, %b: tensor<4096xf32>) -> tensor<4096xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4096xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<4096xf32>) -> tensor<4096xf32>
+  // expected-remark @+1 {{reduction kernel: 4096 outputs of 1024 elements in 4-element vectors, 64 consecutive threads per output, 256 threads per block; its consumer over the outputs runs where each result is stored}}
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4096x1024xf32>) outs(%init : tensor<4096xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %sq = arith.mulf %a, %a : f32
+    %t = arith.addf %sq, %acc : f32
+    linalg.yield %t : f32
+  } -> tensor<4096xf32>
+  %y = fuser.pointwise ins(%s, %b : tensor<4096xf32>, tensor<4096xf32>)
+      maps [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>] -> tensor<4096xf32> {
+  ^bb0(%ss: f32, %v: f32):
+    %r = math.sqrt %ss : f32
+    %o = arith.addf %r, %v : f32
+    fuser.yield %o : f32
+  }
+  return %y : tensor<4096xf32>
+}
+
+// -----
+
+// A total's mean whose sum is also returned: two stages, the division in
+// the second kernel, the sum written too.
+// CHECK-LABEL: func.func @mean_and_sum
+// CHECK: strategy = "reduction_epilogue"
+func.func @mean_and_sum(%x: tensor<16777216xf32>) -> (tensor<f32>, tensor<f32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<f32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  // expected-remark @+1 {{a second kernel combines each output's 256 partial results in a fixed order; its consumer over the outputs runs where each result is stored, and the results are written too}}
+  %s = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>],
+                       iterator_types = ["reduction"]}
+      ins(%x : tensor<16777216xf32>) outs(%init : tensor<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %t = arith.addf %a, %acc : f32
+    linalg.yield %t : f32
+  } -> tensor<f32>
+  %m = fuser.pointwise ins(%s : tensor<f32>) maps [affine_map<() -> ()>] -> tensor<f32> {
+  ^bb0(%ss: f32):
+    %n = arith.constant 1.6777216e+07 : f32
+    %o = arith.divf %ss, %n : f32
+    fuser.yield %o : f32
+  }
+  return %m, %s : tensor<f32>, tensor<f32>
+}
+
+// -----
+
+// A consumer over the outputs that reads an i1 mask keeps its own kernel.
+// CHECK-LABEL: func.func @masked_row_sums
+// CHECK: strategy = "reduction", block
+func.func @masked_row_sums(%x: tensor<4096x1024xf32>, %keep: tensor<4096xi1>) -> tensor<4096xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4096xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<4096xf32>) -> tensor<4096xf32>
+  // expected-remark @+1 {{its consumer gets a kernel of its own: its consumer reads i1 or index elements, which the kernel does not load as bytes}}
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4096x1024xf32>) outs(%init : tensor<4096xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %t = arith.addf %a, %acc : f32
+    linalg.yield %t : f32
+  } -> tensor<4096xf32>
+  %y = fuser.pointwise ins(%s, %keep : tensor<4096xf32>, tensor<4096xi1>)
+      maps [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>] -> tensor<4096xf32> {
+  ^bb0(%ss: f32, %k: i1):
+    %z = arith.constant 0.0 : f32
+    %o = arith.select %k, %ss, %z : f32
+    fuser.yield %o : f32
+  }
+  return %y : tensor<4096xf32>
+}

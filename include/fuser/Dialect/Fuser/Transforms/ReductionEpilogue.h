@@ -33,6 +33,11 @@ inline constexpr llvm::StringLiteral kReductionEpilogueStrategy =
 /// which the kernel computes once per output.
 struct ReductionEpilogue {
   PointwiseOp consumer;
+  /// The consumer runs over the reduction's outputs instead of its whole
+  /// iteration space (logsumexp's `log(s) + m`, a row norm's sqrt, a
+  /// bias after a matrix-vector product): the thread that stores each
+  /// result computes it there, in the last kernel of two stages too.
+  bool overOutputs = false;
   /// Per consumer input: whether it reads a statistic (else an element of
   /// the iteration space: the consumer's loops are the reduction's).
   SmallVector<bool> readsStatistic;
@@ -70,6 +75,12 @@ bool epilogueHoldsElements(linalg::GenericOp op, const ReductionShape &shape,
 /// keeps its pointwise kernel). The reduction reads plain tensors through
 /// projected permutations (no pooling windows), keeps no index, and has
 /// no dynamic loop its consumer does not share.
+/// Without one, a consumer over the outputs (`overOutputs`): the only
+/// fuser.pointwise of the output's shape that reads statistics and other
+/// tensors, or else the only statistic op whose result something other
+/// than statistics reads; every input of the output's shape, read through
+/// the identity, the others existing before the reduction, of whole-byte
+/// elements.
 FailureOr<ReductionEpilogue>
 analyzeReductionEpilogue(linalg::GenericOp op, const ReductionShape &shape,
                          std::string &why);

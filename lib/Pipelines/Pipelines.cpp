@@ -121,6 +121,10 @@ void mlir::fuser::buildFusionPipeline(OpPassManager &pm,
     FuserOnlineSoftmaxPassOptions onlineOpts;
     onlineOpts.report = opts.report;
     pm.addNestedPass<func::FuncOp>(createFuserOnlineSoftmaxPass(onlineOpts));
+    // A row sum of log_softmax reads the logits with the statistics.
+    FuserSplitShiftedSumsPassOptions splitOpts;
+    splitOpts.report = opts.report;
+    pm.addNestedPass<func::FuncOp>(createFuserSplitShiftedSumsPass(splitOpts));
     // A mean's scale goes into its sum's terms: one kernel.
     FuserScaleSumTermsPassOptions scaleOpts;
     scaleOpts.report = opts.report;

@@ -93,3 +93,17 @@ def test_losses(stem, rows, fn, generator):
     t = targets(rows, generator)
     got = mod.main(x, t)
     check(f"{stem} over {rows} rows", got, fn(x.double(), t), TOL)
+
+
+@pytest.mark.parametrize("offset", [1000.0, -1000.0])
+def test_smoothed_loss_far_from_zero(offset, generator):
+    """The smoothed loss's row sum of log_softmax is split into sum(x) - n
+    (m + log s) (fuser-split-shifted-sums): logits far from 0 beside their
+    spread round that split at the logits' magnitude; the loss stays within
+    the tolerance of float64."""
+    mod = load_corpus("torch_cross_entropy_smoothed")
+    x = torch.randn(65, 1000, device="cuda", generator=generator) + offset
+    t = targets(65, generator)
+    got = mod.main(x, t)
+    want = F.cross_entropy(x.double(), t, label_smoothing=0.1, ignore_index=IGNORE)
+    check(f"smoothed cross_entropy of logits near {offset}", got, want, TOL)

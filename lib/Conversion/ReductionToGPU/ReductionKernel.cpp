@@ -875,11 +875,20 @@ private:
         b, loc,
         b.getFloatAttr(
             t, APFloat::getQNaN(cast<FloatType>(t).getFloatSemantics())));
-    SmallVector<Value> result(2);
+    SmallVector<Value> result(shape.numResults());
     result[mi] = m;
     result[si] = arith::SelectOp::create(
         b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, m, m),
         nan, sum);
+    // The siblings' folds of the same elements, pairwise.
+    for (unsigned k = shape.firstSibling(); k < shape.numResults(); ++k) {
+      SmallVector<Value> values;
+      for (ArrayRef<Value> e : all)
+        values.push_back(e[k]);
+      ReductionShape::Fold f = shape.fold(k);
+      result[k] = pairwiseTree(
+          values, [&](Value x, Value y) { return fold(b, f, x, y); });
+    }
     return result;
   }
 
@@ -957,7 +966,7 @@ private:
       Value value = mapping.lookup(
           shape.combiner->getOperand(1 - shape.accumulatorOperand));
       if (shape.online) { // x alone: (x, exp(x - x)), NaN for +inf
-        SmallVector<Value> values(2);
+        SmallVector<Value> values(shape.numResults());
         values[shape.online->maxResult] = value;
         Type t = value.getType();
         const llvm::fltSemantics &sem = cast<FloatType>(t).getFloatSemantics();
@@ -970,6 +979,11 @@ private:
             arith::ConstantOp::create(
                 lb, loc, lb.getFloatAttr(t, APFloat::getQNaN(sem))),
             arith::ConstantOp::create(lb, loc, lb.getFloatAttr(t, 1.0)));
+        for (unsigned k = shape.firstSibling(); k < shape.numResults(); ++k) {
+          ReductionShape::Fold f = shape.fold(k);
+          values[k] =
+              mapping.lookup(f.combiner->getOperand(1 - f.accumulatorOperand));
+        }
         all.push_back(values);
         continue;
       }
@@ -1131,27 +1145,16 @@ private:
   SmallVector<Value> combine(OpBuilder &b, ArrayRef<Value> acc,
                              ArrayRef<Value> value,
                              bool strictlyBetter = false) {
-    if (shape.online)
-      return mergeOnlineSoftmax(b, acc, value);
+    if (shape.online) {
+      SmallVector<Value> results = mergeOnlineSoftmax(b, acc, value);
+      for (unsigned k = shape.firstSibling(); k < shape.numResults(); ++k)
+        results.push_back(fold(b, shape.fold(k), acc[k], value[k]));
+      return results;
+    }
     if (!shape.arg) {
       SmallVector<Value> results;
-      for (unsigned k = 0; k < shape.numResults(); ++k) {
-        ReductionShape::Fold f = shape.fold(k);
-        IRMapping mapping;
-        mapping.map(f.combiner->getOperand(f.accumulatorOperand), acc[k]);
-        mapping.map(f.combiner->getOperand(1 - f.accumulatorOperand), value[k]);
-        Operation *op = b.clone(*f.combiner, mapping);
-        MLIRContext *ctx = op->getContext();
-        if (auto fm = dyn_cast<arith::ArithFastMathInterface>(op))
-          op->setAttr(
-              fm.getFastMathAttrName(),
-              arith::FastMathFlagsAttr::get(ctx, arith::FastMathFlags::none));
-        if (auto of = dyn_cast<arith::ArithIntegerOverflowFlagsInterface>(op))
-          op->setAttr(of.getIntegerOverflowAttrName(),
-                      arith::IntegerOverflowFlagsAttr::get(
-                          ctx, arith::IntegerOverflowFlags::none));
-        results.push_back(op->getResult(0));
-      }
+      for (unsigned k = 0; k < shape.numResults(); ++k)
+        results.push_back(fold(b, shape.fold(k), acc[k], value[k]));
       return results;
     }
     unsigned vr = shape.arg->valueResult, ir = shape.arg->indexResult;
@@ -1187,6 +1190,25 @@ private:
     result[vr] = arith::SelectOp::create(b, loc, take, vn, va);
     result[ir] = arith::SelectOp::create(b, loc, take, in, ia);
     return result;
+  }
+
+  /// `acc` and `value` folded by `f`'s combiner, without fast-math or
+  /// overflow flags (see combine).
+  Value fold(OpBuilder &b, const ReductionShape::Fold &f, Value acc,
+             Value value) {
+    IRMapping mapping;
+    mapping.map(f.combiner->getOperand(f.accumulatorOperand), acc);
+    mapping.map(f.combiner->getOperand(1 - f.accumulatorOperand), value);
+    Operation *op = b.clone(*f.combiner, mapping);
+    MLIRContext *ctx = op->getContext();
+    if (auto fm = dyn_cast<arith::ArithFastMathInterface>(op))
+      op->setAttr(fm.getFastMathAttrName(),
+                  arith::FastMathFlagsAttr::get(ctx, arith::FastMathFlags::none));
+    if (auto of = dyn_cast<arith::ArithIntegerOverflowFlagsInterface>(op))
+      op->setAttr(of.getIntegerOverflowAttrName(),
+                  arith::IntegerOverflowFlagsAttr::get(
+                      ctx, arith::IntegerOverflowFlags::none));
+    return op->getResult(0);
   }
 
   /// Two online softmax states (m1, s1), (m2, s2) as one: m = max(m1, m2)

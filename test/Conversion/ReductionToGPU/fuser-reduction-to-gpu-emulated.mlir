@@ -16,7 +16,9 @@
 // relative, the emulation being in f64), also held in registers and taken
 // in two passes (75 vectors a row over 16 threads: a thread's fifth group
 // lies past the row, loads the last vector again and folds nothing); i1 inputs (masks: a cross
-// entropy's count of targets kept) loaded as bytes, in vectors and alone.
+// entropy's count of targets kept) loaded as bytes, in vectors and alone;
+// online statistics with a sibling sum of the same elements (a smoothed
+// cross-entropy's row sum), in two stages and held.
 
 // CHECK: rows OK
 // CHECK-NEXT: onestage OK
@@ -41,6 +43,8 @@
 // CHECK-NEXT: online_softmax_held OK
 // CHECK-NEXT: mask_count OK
 // CHECK-NEXT: mask_count_scalar OK
+// CHECK-NEXT: online_softmax_sum OK
+// CHECK-NEXT: online_softmax_sum_held OK
 // CHECK-NOT: MISMATCH
 
 func.func @rows(%x: tensor<7x1000xf32>, %init: tensor<7xf32>) -> tensor<7xf32> {
@@ -509,4 +513,78 @@ func.func @mask_count_scalar(%m: tensor<5x33xi1>) -> tensor<5xi64> {
     linalg.yield %s : i64
   } -> tensor<5xi64>
   return %r : tensor<5xi64>
+}
+
+func.func @online_softmax_sum(%x: tensor<7x300xf32>) -> (tensor<7xf32>, tensor<7xf32>, tensor<7xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %inf = arith.constant 0x7F800000 : f32
+  %nan = arith.constant 0x7FC00000 : f32
+  %e = tensor.empty() : tensor<7xf32>
+  %mi = linalg.fill ins(%ninf : f32) outs(%e : tensor<7xf32>) -> tensor<7xf32>
+  %si = linalg.fill ins(%zero : f32) outs(%e : tensor<7xf32>) -> tensor<7xf32>
+  %r:3 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>],
+                         iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<7x300xf32>) outs(%mi, %si, %si : tensor<7xf32>, tensor<7xf32>, tensor<7xf32>)
+      attrs = {fuser.online_softmax, fuser.config = #fuser.config<strategy = "reduction", block = [64, 1, 1], tile = [16, 1, 5]>} {
+  ^bb0(%in: f32, %m: f32, %s: f32, %t: f32):
+    %d = arith.subf %in, %m : f32
+    %a = math.absf %d : f32
+    %n = arith.negf %a : f32
+    %x0 = math.exp %n : f32
+    %isnan = arith.cmpf uno, %d, %d : f32
+    %ex = arith.select %isnan, %zero, %x0 : f32
+    %isinf = arith.cmpf oeq, %in, %inf : f32
+    %w = arith.select %isinf, %nan, %one : f32
+    %grows = arith.cmpf ogt, %in, %m : f32
+    %se = arith.mulf %s, %ex : f32
+    %up = arith.addf %se, %w : f32
+    %we = arith.mulf %w, %ex : f32
+    %keep = arith.addf %s, %we : f32
+    %s2 = arith.select %grows, %up, %keep : f32
+    %m2 = arith.maximumf %m, %in : f32
+    %mnan = arith.cmpf uno, %m2, %m2 : f32
+    %s3 = arith.select %mnan, %nan, %s2 : f32
+    %t2 = arith.addf %in, %t : f32
+    linalg.yield %m2, %s3, %t2 : f32, f32, f32
+  } -> (tensor<7xf32>, tensor<7xf32>, tensor<7xf32>)
+  return %r#0, %r#1, %r#2 : tensor<7xf32>, tensor<7xf32>, tensor<7xf32>
+}
+
+func.func @online_softmax_sum_held(%x: tensor<7x300xf32>) -> (tensor<7xf32>, tensor<7xf32>, tensor<7xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %inf = arith.constant 0x7F800000 : f32
+  %nan = arith.constant 0x7FC00000 : f32
+  %e = tensor.empty() : tensor<7xf32>
+  %mi = linalg.fill ins(%ninf : f32) outs(%e : tensor<7xf32>) -> tensor<7xf32>
+  %si = linalg.fill ins(%zero : f32) outs(%e : tensor<7xf32>) -> tensor<7xf32>
+  %r:3 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>],
+                         iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<7x300xf32>) outs(%mi, %si, %si : tensor<7xf32>, tensor<7xf32>, tensor<7xf32>)
+      attrs = {fuser.online_softmax, fuser.config = #fuser.config<strategy = "reduction", block = [64, 1, 1], vector_width = 4, tile = [16, 1]>} {
+  ^bb0(%in: f32, %m: f32, %s: f32, %t: f32):
+    %d = arith.subf %in, %m : f32
+    %a = math.absf %d : f32
+    %n = arith.negf %a : f32
+    %x0 = math.exp %n : f32
+    %isnan = arith.cmpf uno, %d, %d : f32
+    %ex = arith.select %isnan, %zero, %x0 : f32
+    %isinf = arith.cmpf oeq, %in, %inf : f32
+    %w = arith.select %isinf, %nan, %one : f32
+    %grows = arith.cmpf ogt, %in, %m : f32
+    %se = arith.mulf %s, %ex : f32
+    %up = arith.addf %se, %w : f32
+    %we = arith.mulf %w, %ex : f32
+    %keep = arith.addf %s, %we : f32
+    %s2 = arith.select %grows, %up, %keep : f32
+    %m2 = arith.maximumf %m, %in : f32
+    %mnan = arith.cmpf uno, %m2, %m2 : f32
+    %s3 = arith.select %mnan, %nan, %s2 : f32
+    %t2 = arith.addf %in, %t : f32
+    linalg.yield %m2, %s3, %t2 : f32, f32, f32
+  } -> (tensor<7xf32>, tensor<7xf32>, tensor<7xf32>)
+  return %r#0, %r#1, %r#2 : tensor<7xf32>, tensor<7xf32>, tensor<7xf32>
 }

@@ -10,7 +10,9 @@
 #include "fuser/Dialect/Fuser/Transforms/Passes.h"
 #include "fuser/Dialect/Fuser/Transforms/ReductionAnalysis.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -24,22 +26,64 @@ using namespace mlir::fuser;
 
 namespace {
 
-/// Whether `op` is a plain reduction a sibling may join: tensors, parallel
-/// and reduction loops, its result folded by one combiner (no
-/// value-and-index, no online softmax, no discardable attributes).
-bool isPlainReduction(linalg::GenericOp op) {
-  if (!op.hasPureTensorSemantics() || op.getNumReductionLoops() == 0 ||
-      !op->getDiscardableAttrDictionary().empty())
+/// Whether `op` is a reduction a sibling may join: tensors, parallel and
+/// reduction loops, its results folded by one combiner each, or a
+/// softmax's online statistics (no value-and-index, no other discardable
+/// attribute).
+bool isMergeable(linalg::GenericOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumReductionLoops() == 0)
     return false;
+  for (NamedAttribute attr : op->getDiscardableAttrs())
+    if (attr.getName() != kOnlineSoftmaxAttrName)
+      return false;
   std::string why;
   FailureOr<ReductionShape> shape = analyzeReduction(op, why);
-  return succeeded(shape) && !shape->arg && !shape->online;
+  return succeeded(shape) && !shape->arg;
 }
 
-/// Whether `a` (before `b` in the block) and `b` can be one reduction at
-/// `b`'s place: the same loops, output maps and extents, a common input
-/// read the same way, `b` reading nothing `a` computes, every user of `a`
-/// after `b`.
+bool isOnline(linalg::GenericOp op) {
+  return op->hasAttr(kOnlineSoftmaxAttrName);
+}
+
+/// Whether `v` exists before `a` (in `a`'s block or above it), or comes
+/// from ops that can move before it (an init's tensor.empty, constant and
+/// linalg.fill, added to `moves`).
+bool availableBefore(Value v, Operation *a, SetVector<Operation *> &moves) {
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return v.getParentRegion()->isAncestor(a->getParentRegion());
+  if (def->getBlock() != a->getBlock())
+    return def->getParentRegion()->isProperAncestor(a->getParentRegion());
+  if (def->isBeforeInBlock(a) || moves.contains(def))
+    return true;
+  if (!isa<tensor::EmptyOp, arith::ConstantOp, linalg::FillOp>(def) ||
+      !llvm::all_of(def->getOperands(), [&](Value operand) {
+        return availableBefore(operand, a, moves);
+      }))
+    return false;
+  moves.insert(def);
+  return true;
+}
+
+/// Whether every operand of `b` exists before `a`, or can move there
+/// (`moves`), so that their merge may stand at `a`'s place.
+bool operandsBefore(linalg::GenericOp b, linalg::GenericOp a,
+                    SetVector<Operation *> &moves) {
+  return llvm::all_of(b->getOperands(), [&](Value v) {
+    return availableBefore(v, a, moves);
+  });
+}
+
+bool usersAfter(linalg::GenericOp a, linalg::GenericOp b) {
+  return llvm::all_of(a->getUsers(), [&](Operation *user) {
+    return user->getBlock() == b->getBlock() && b->isBeforeInBlock(user);
+  });
+}
+
+/// Whether `a` (before `b` in the block) and `b` can be one reduction: the
+/// same loops, output maps and extents, a common input read the same way,
+/// `b` reading nothing `a` computes, at most one of them a softmax's
+/// online statistics, and a place for it (mergePlace).
 bool areSiblings(linalg::GenericOp a, linalg::GenericOp b) {
   if (a.getIteratorTypesArray() != b.getIteratorTypesArray() ||
       a.getStaticLoopRanges() != b.getStaticLoopRanges() ||
@@ -60,15 +104,32 @@ bool areSiblings(linalg::GenericOp a, linalg::GenericOp b) {
   // Dynamic extents: the same tensor dimensions give them.
   if (llvm::any_of(a.getStaticLoopRanges(), ShapedType::isDynamic))
     return false;
-  for (Operation *user : a->getUsers())
-    if (user->getBlock() != b->getBlock() || !b->isBeforeInBlock(user))
-      return false;
-  return true;
+  if (isOnline(a) && isOnline(b))
+    return false;
+  SetVector<Operation *> moves;
+  return usersAfter(a, b) || operandsBefore(b, a, moves);
 }
 
-/// One reduction computing `a`'s results then `b`'s, at `b`'s place.
+/// One reduction computing `a`'s results then `b`'s (the online
+/// statistics' first: their kernel reads them as results 0 and 1), at `b`'s
+/// place, or at `a`'s where something reads `a` before `b`.
 linalg::GenericOp merge(RewriterBase &rewriter, linalg::GenericOp a,
                         linalg::GenericOp b) {
+  Operation *place = b;
+  if (!usersAfter(a, b)) {
+    place = a;
+    // b's init fills move up with it.
+    SetVector<Operation *> moves;
+    operandsBefore(b, a, moves);
+    SmallVector<Operation *> ordered(moves.begin(), moves.end());
+    llvm::sort(ordered,
+               [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
+    for (Operation *op : ordered)
+      rewriter.moveOpBefore(op, a);
+  }
+  bool online = isOnline(a) || isOnline(b);
+  if (isOnline(b))
+    std::swap(a, b);
   SmallVector<Value> inputs, inits;
   SmallVector<AffineMap> maps;
   IRMapping mapping;
@@ -97,9 +158,9 @@ linalg::GenericOp merge(RewriterBase &rewriter, linalg::GenericOp a,
     }
   SmallVector<Type> types(a->getResultTypes());
   llvm::append_range(types, b->getResultTypes());
-  rewriter.setInsertionPoint(b);
+  rewriter.setInsertionPoint(place);
   auto merged = linalg::GenericOp::create(
-      rewriter, b.getLoc(), types, inputs, inits, maps,
+      rewriter, place->getLoc(), types, inputs, inits, maps,
       a.getIteratorTypesArray(),
       [&](OpBuilder &nb, Location loc, ValueRange args) {
         for (auto [arg, k] : inputArgs)
@@ -116,6 +177,8 @@ linalg::GenericOp merge(RewriterBase &rewriter, linalg::GenericOp a,
         }
         linalg::YieldOp::create(nb, loc, yields);
       });
+  if (online)
+    merged->setAttr(kOnlineSoftmaxAttrName, rewriter.getUnitAttr());
   unsigned fromA = a->getNumResults(); // read before `a` is erased
   rewriter.replaceOp(a, merged->getResults().take_front(fromA));
   rewriter.replaceOp(b, merged->getResults().drop_front(fromA));
@@ -134,7 +197,7 @@ struct FuserMergeSiblingReductionsPass
       changed = false;
       SmallVector<linalg::GenericOp> reductions;
       getOperation().walk([&](linalg::GenericOp op) {
-        if (isPlainReduction(op))
+        if (isMergeable(op))
           reductions.push_back(op);
       });
       for (size_t i = 0; i < reductions.size() && !changed; ++i)

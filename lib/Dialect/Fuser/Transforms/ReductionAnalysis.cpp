@@ -138,7 +138,9 @@ static LogicalResult matchArgReduction(linalg::GenericOp op,
 /// The online softmax form (OnlineSoftmax in ReductionAnalysis.h) that
 /// fuser-online-softmax builds and marks: result 0 yields maximumf(m, x)
 /// for a value x that reads neither running result, both results f32;
-/// `accumulating` gets every body op that reads a running result.
+/// results 2, ... (fuser-merge-sibling-reductions) each fold a value that
+/// reads no running result into their own accumulator. `accumulating` gets
+/// every body op that reads a running result.
 static LogicalResult matchOnlineSoftmax(linalg::GenericOp op,
                                         ReductionShape &shape,
                                         std::string &why) {
@@ -160,7 +162,9 @@ static LogicalResult matchOnlineSoftmax(linalg::GenericOp op,
   if (combiner->getOperand(accOperand) != accMax)
     return failure();
   // The ops that read a running result, directly or not.
-  DenseSet<Value> tainted{accMax, accSum};
+  DenseSet<Value> tainted;
+  for (OpOperand &init : op.getDpsInitsMutable())
+    tainted.insert(op.getMatchingBlockArgument(&init));
   for (Operation &inner : body.without_terminator())
     if (llvm::any_of(inner.getOperands(),
                      [&](Value v) { return tainted.contains(v); })) {
@@ -169,6 +173,21 @@ static LogicalResult matchOnlineSoftmax(linalg::GenericOp op,
     }
   if (tainted.contains(combiner->getOperand(1 - accOperand)))
     return failure();
+  for (unsigned k = 2; k < op.getNumDpsInits(); ++k) {
+    BlockArgument acc = op.getMatchingBlockArgument(op.getDpsInitOperand(k));
+    Operation *fold = yield.getValues()[k].getDefiningOp();
+    why = "a result of a reduction marked '" + kOnlineSoftmaxAttrName.str() +
+          "' after its maximum and sum does not fold a value into its own "
+          "accumulator";
+    if (!fold || fold->getBlock() != &body || fold->getNumOperands() != 2 ||
+        !acc.hasOneUse() || acc.getUses().begin()->getOwner() != fold ||
+        !fold->getResult(0).hasOneUse())
+      return failure();
+    unsigned operand = fold->getOperand(0) == acc ? 0 : 1;
+    if (tainted.contains(fold->getOperand(1 - operand)))
+      return failure();
+    shape.siblings.push_back({fold, operand, TypedAttr()});
+  }
   shape.combiner = combiner;
   shape.accumulatorOperand = accOperand;
   shape.online = OnlineSoftmax{0, 1};
@@ -311,7 +330,9 @@ FailureOr<ReductionShape> mlir::fuser::analyzeReduction(linalg::GenericOp op,
     shape.siblings.assign(folds.begin() + 1, folds.end());
     return success();
   };
-  if (results == 2 && succeeded(matchOnlineSoftmax(op, shape, why))) {
+  if (results >= 2 && op->hasAttr(kOnlineSoftmaxAttrName)) {
+    if (failed(matchOnlineSoftmax(op, shape, why)))
+      return failure();
   } else if (results == 2 && succeeded(matchArgReduction(op, shape, why))) {
   } else if (failed(matchFolds())) {
     if (results == 2)

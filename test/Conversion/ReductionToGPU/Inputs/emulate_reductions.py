@@ -502,6 +502,12 @@ def softmax_stats(row):
     return m, math.fsum(math.exp(x - m) for x in row)
 
 
+def whole_values(row):
+    """The row's finite values rounded to whole numbers: its sums are exact
+    in any order."""
+    return [float(round(x)) if math.isfinite(x) else x for x in row]
+
+
 def lse(row):
     """log(sum of exp(x - m)) + m from softmax_stats: -inf for a row of
     -inf (log 0), NaN where the sum is."""

@@ -53,4 +53,9 @@
      [[R.randint(0, 1) for _ in range(300)] for _ in range(7)]),
  'mask_count_scalar': lambda R: (lambda m: ([sum(m, [])], [sum(r) for r in m]))(
      [[R.randint(0, 1) for _ in range(33)] for _ in range(5)]),
+ 'online_softmax_sum': lambda R: (lambda x: ([sum(x, [])], tuple(map(list, zip(*map(softmax_stats, x)))) + ([sum(r) for r in x],)))(
+     [whole_values(softmax_row(R, 300, k)) for k in range(7)]),
+ 'online_softmax_sum_held': lambda R: (lambda x: ([sum(x, [])], tuple(map(list, zip(*map(softmax_stats, x)))) + ([sum(r) for r in x],),
+                                                 ([1] * 296 + [6] * 4) * 6 + [2] * 296 + [12] * 4))(
+     [whole_values(softmax_row(R, 300, k)) for k in range(7)]),
 }

@@ -90,3 +90,53 @@ func.func @left_alone(%a: tensor<8x16xf32>, %b: tensor<8x16xf32>)
   } -> tensor<8xf32>
   return %s, %t, %c, %u : tensor<8xf32>, tensor<8xf32>, tensor<16xf32>, tensor<8xf32>
 }
+
+// -----
+
+// A softmax's online statistics take the row sum of the same logits (a
+// label-smoothed cross-entropy's, split by fuser-split-shifted-sums): the
+// maximum and the sum of exponentials stay results 0 and 1, the attribute
+// stays, and the merged op stands where the statistics stood, since their
+// users come before the sum.
+// CHECK-LABEL: func.func @statistics_and_row_sum
+// CHECK-SAME: (%[[X:.+]]: tensor<8x1000xf32>)
+// CHECK: %[[R:.+]]:3 = linalg.generic {{.+}} ins(%[[X]] : tensor<8x1000xf32>) outs(%{{.+}}, %{{.+}}, %{{.+}} : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) attrs =  {fuser.online_softmax}
+// CHECK: arith.maximumf
+// CHECK: %[[SX:.+]] = arith.addf %{{.+}}, %{{.+}} : f32
+// CHECK-NEXT: linalg.yield %{{.+}}, %{{.+}}, %[[SX]]
+// CHECK: tensor.expand_shape %[[R]]#0
+// CHECK: return %{{.+}}, %[[R]]#2
+func.func @statistics_and_row_sum(%x: tensor<8x1000xf32>) -> (tensor<8x1xf32>, tensor<8xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %mi = linalg.fill ins(%ninf : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %si = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %stats:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>],
+                             iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x1000xf32>) outs(%mi, %si : tensor<8xf32>, tensor<8xf32>) attrs = {fuser.online_softmax} {
+  ^bb0(%in: f32, %m: f32, %s: f32):
+    %d = arith.subf %in, %m : f32
+    %a = math.absf %d : f32
+    %n = arith.negf %a : f32
+    %ex = math.exp %n : f32
+    %grows = arith.cmpf ogt, %in, %m : f32
+    %se = arith.mulf %s, %ex : f32
+    %up = arith.addf %se, %one : f32
+    %keep = arith.addf %s, %ex : f32
+    %s2 = arith.select %grows, %up, %keep : f32
+    %m2 = arith.maximumf %m, %in : f32
+    linalg.yield %m2, %s2 : f32, f32
+  } -> (tensor<8xf32>, tensor<8xf32>)
+  %m = tensor.expand_shape %stats#0 [[0, 1]] output_shape [8, 1] : tensor<8xf32> into tensor<8x1xf32>
+  // expected-remark @+1 {{merged with a sibling reduction that reads the same input}}
+  %sx = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                        iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x1000xf32>) outs(%si : tensor<8xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %in, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  return %m, %sx : tensor<8x1xf32>, tensor<8xf32>
+}

@@ -989,9 +989,13 @@ def FuserMergeSiblingReductionsPass
     once. A triplet margin loss computes the distances from the anchor to
     the positive and to the negative: two sums over rows that both read the
     anchor; merged, the anchor is read once instead of twice. The merged
-    op stands where the later one stood; every user of the earlier one must
-    come after it. Value-and-index and online softmax reductions, and
-    reductions with dynamic extents, are left alone.
+    op stands where the later one stood when every user of the earlier one
+    comes after it, else where the earlier one stood when every operand of
+    the later one exists by then. A softmax's online statistics
+    (`fuser.online_softmax`) take a sibling: their maximum and sum stay
+    results 0 and 1 (the row sum of a label-smoothed cross-entropy joins
+    them, see `fuser-split-shifted-sums`). Value-and-index reductions, two
+    online ones, and reductions with dynamic extents are left alone.
 
     ```mlir
     %d1 = linalg.generic {...} ins(%a, %p) outs(%z) { ... sum (a - p)^2 }
@@ -1005,6 +1009,61 @@ def FuserMergeSiblingReductionsPass
            "Emit a remark for each pair of reductions merged">,
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def FuserSplitShiftedSumsPass
+    : Pass<"fuser-split-shifted-sums", "mlir::func::FuncOp"> {
+  let summary = "A row sum of values shifted by their softmax statistics: "
+                "sum(x) - n g, the logits read once";
+  let description = [{
+    A label-smoothed cross-entropy adds the row sum of log_softmax(x),
+    `sum_j (x_j - m - log s)`, where m and s are the row's softmax
+    statistics (`fuser-online-softmax`'s reduction of x): a second
+    reduction over the logits, which reads them again from memory. The sum
+    splits into `sum_j x_j - n (m + log s)` (n the reduced extent): the
+    first part reads only x and `fuser-merge-sibling-reductions` joins it
+    to the statistics' reduction (one read of the logits), and the shift
+    becomes an elementwise op over the outputs.
+
+    Rewritten: a float sum (`addf` into its init) of a tree of `addf`,
+    `subf` and `negf` whose leaves are terms that vary along the reduced
+    loops (reading no input that is constant along them) and terms that are
+    inputs constant along them, each computed from the online softmax
+    statistics of an input the sum reads along the loops, through reshapes
+    and elementwise ops, over static extents.
+
+    Rounding: sum(x) and n g round at the magnitudes n max|x| and n |g|
+    (g = m + log s, at least max x), where the shifted sum rounds at that
+    of its terms x - g, none above 0. Logits far from 0 beside their spread
+    (all near 1000, rows of 1000) make the split row sum's error larger
+    relative to itself (by about 1000 / 7 there), but a loss scales the
+    row sum by its smoothing over n: about 1e-6 of the loss there, far
+    within atol = rtol = 1e-4. Only shifts by softmax statistics are split;
+    others (a mean subtracted, whose terms cancel) are left alone.
+
+    ```mlir
+    %r = linalg.generic {... ["parallel", "reduction"]}
+        ins(%x, %m, %l : tensor<8x1000xf32>, tensor<8x1xf32>, tensor<8x1xf32>)
+        outs(%zero : tensor<8xf32>) {
+      ^bb0(%in: f32, %max: f32, %logsum: f32, %acc: f32):
+        %d = arith.subf %in, %max : f32
+        %t = arith.subf %d, %logsum : f32
+        %s = arith.addf %t, %acc : f32
+        linalg.yield %s : f32 }
+    // becomes
+    %sx = linalg.generic {... ["parallel", "reduction"]} ins(%x) outs(%zero) {
+      ... sum of %in }
+    %r = linalg.generic {... ["parallel"]} ins(%sx, %m, %l) outs(%e) {
+      ... %sx + 1000 * (-%max - %logsum) }
+    ```
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark for each sum split">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def FuserScaleSumTermsPass

@@ -96,9 +96,10 @@ struct ReductionShape {
   /// Set for a softmax's online statistics; `combiner` is then the
   /// maximum's.
   std::optional<OnlineSoftmax> online;
-  /// Results 1, 2, ... of independent reductions over one read
-  /// (fuser-merge-sibling-reductions): each folds its own value into its
-  /// own accumulator, as `combiner` does for result 0.
+  /// Results 1, 2, ... (2, 3, ... after an online softmax's two) of
+  /// independent reductions over one read (fuser-merge-sibling-reductions):
+  /// each folds its own value into its own accumulator, as `combiner` does
+  /// for result 0.
   struct Fold {
     Operation *combiner = nullptr;
     unsigned accumulatorOperand = 0;
@@ -111,14 +112,17 @@ struct ReductionShape {
   SmallVector<Operation *> accumulating;
 
   /// The results, in order: one (and its siblings'), an arg reduction's
-  /// value and index, or an online softmax's maximum and sum.
+  /// value and index, or an online softmax's maximum and sum (and its
+  /// siblings').
   unsigned numResults() const {
-    return arg || online ? 2 : 1 + siblings.size();
+    return arg ? 2 : (online ? 2 : 1) + siblings.size();
   }
-  /// Result k's fold: `combiner` for 0, else its sibling's.
+  /// The first sibling's result.
+  unsigned firstSibling() const { return online ? 2 : 1; }
+  /// Result k's fold: `combiner` for 0, a sibling's from firstSibling().
   Fold fold(unsigned k) const {
-    return k == 0 ? Fold{combiner, accumulatorOperand, identity}
-                  : siblings[k - 1];
+    return k < firstSibling() ? Fold{combiner, accumulatorOperand, identity}
+                              : siblings[k - firstSibling()];
   }
 };
 

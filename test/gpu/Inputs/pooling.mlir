@@ -6,7 +6,7 @@
 // (a 1-wide output: the window's loop innermost, read element by element);
 // and pools large enough for 4 outputs per thread along the output rows
 // (avg_pool2d(3, stride=1) with 253 rows, max_pool2d(3, stride=2,
-// padding=1)) or along the output columns of 1-D pools (avg_pool1d(4,
+// padding=1)) or 2 along the output columns of 1-D pools (avg_pool1d(4,
 // stride=2, padding=1), max_pool1d(3, stride=2, padding=1), 2049 columns).
 #map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 module {

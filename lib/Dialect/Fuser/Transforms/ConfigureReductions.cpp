@@ -67,17 +67,26 @@ constexpr int64_t kResidentThreadsPerSm = 2048;
 /// Outputs per thread along a pooling's output rows (windowRowLoop), when
 /// one thread computes each output: 4 rows of a 3 x 3, stride-1 window read
 /// 6 input rows instead of 12, and the loads that dominate such a kernel
-/// halve. A 1-D window's outputs share elements along the row instead:
-/// avg_pool1d(4, 2, 1) loads 10 elements per 4 outputs instead of 16 (H200,
-/// 2026-11-30, 64 x 256 x 16384: 0.518 -> 0.449-0.451 ms). Only while the threads
-/// left still fill the GPU (kTargetThreads).
+/// halve. A 1-D window's outputs share elements along the row instead
+/// (kWindowElementsPerThread): avg_pool1d(4, 2, 1) loads 6 elements per 2
+/// outputs instead of 8, and neighbouring threads stay 4 elements apart
+/// (with 4 outputs each, 8: their loads spread over twice the sectors).
+/// H200, 64 x 256 x 16384: 1 output per thread 0.518 ms, 4 0.449-0.451
+/// (2026-11-30), 4 0.440, 2 0.407, 8 0.803 (2026-12-01, a config sweep,
+/// torch.compile 0.420). Only while the threads left still fill the GPU
+/// (kTargetThreads).
 constexpr int64_t kWindowRowsPerThread = 4;
+constexpr int64_t kWindowElementsPerThread = 2;
 /// Threads per block of a one-stage reduction whose threads share outputs a
 /// block-row apart (share S > 1), with no consumer in the kernel, when the
 /// outputs alone fill the GPU (a dynamic extent counts as kDynamicExtent):
 /// a block-row then spans 1024 / S neighbouring outputs instead of
-/// max(256, 32 S) / S. A kernel with a consumer keeps its block, which the
-/// epilogue's register and L2 rules above were measured with. A block-row's
+/// max(256, 32 S) / S. So does one whose consumer runs in the kernel from
+/// elements its threads hold in registers (RMSNorm over the 64 channels of
+/// 112 x 64 x 512 x 512, 8 threads per output: 256 threads 3.96-4.03 ms,
+/// 512 3.72-3.80, 1024 3.75-3.81; H200, 2026-12-01, a config sweep); one
+/// that reads its elements again from L2 keeps its block, which the L2
+/// rule above was measured with. A block-row's
 /// first and last 32-byte sectors are shared with the neighbouring blocks
 /// whenever rows are not 128-byte aligned, and blocks many waves into the
 /// grid drift apart until L2 no longer holds the sector the neighbour read.
@@ -249,7 +258,7 @@ void mlir::fuser::configureReductions(ModuleOp module, const ChipInfo &chip,
       }
     }
     bool wide = !shape->innermostReduces && share > 1 && slices <= 1 &&
-                !broadcast && outputs * share >= kTargetThreads &&
+                (!broadcast || held) && outputs * share >= kTargetThreads &&
                 block < kWideStridedBlock;
     if (wide) {
       block = kWideStridedBlock;
@@ -262,10 +271,13 @@ void mlir::fuser::configureReductions(ModuleOp module, const ChipInfo &chip,
     // Several outputs per thread along overlapping windows' rows.
     std::optional<unsigned> rowLoop = windowRowLoop(op, *shape);
     int64_t rows = 1;
+    int64_t perThread = rowLoop && *rowLoop == shape->parallelLoops.back()
+                            ? kWindowElementsPerThread
+                            : kWindowRowsPerThread;
     if (rowLoop && share == 1 && slices <= 1 && !broadcast &&
-        op.getStaticLoopRanges()[*rowLoop] >= kWindowRowsPerThread &&
-        outputs / kWindowRowsPerThread >= kTargetThreads) {
-      rows = kWindowRowsPerThread;
+        op.getStaticLoopRanges()[*rowLoop] >= perThread &&
+        outputs / perThread >= kTargetThreads) {
+      rows = perThread;
       tile.append({1, rows});
       // Each thread stores several outputs; their consumer keeps a kernel.
       if (overOutputs) {

@@ -2,14 +2,14 @@
 
 // RMSNorm over the 64 channels of NCHW: 8 threads a block-row apart per
 // output hold 8 channels each in registers, so the consumer reads nothing
-// again.
+// again; blocks of 1024 threads, 128 neighbouring outputs per block-row.
 // CHECK-LABEL: func.func @rms_channels
-// CHECK: strategy = "reduction_epilogue", block = [256, 1, 1], tile = [8, 32]
+// CHECK: strategy = "reduction_epilogue", block = [1024, 1, 1], tile = [8, 128]
 func.func @rms_channels(%x: tensor<112x64x512x512xf32>) -> tensor<112x64x512x512xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<112x1x512x512xf32>
   %init = linalg.fill ins(%zero : f32) outs(%e : tensor<112x1x512x512xf32>) -> tensor<112x1x512x512xf32>
-  // expected-remark @+1 {{reduction kernel: 29360128 outputs of 64 elements, 8 threads a block-row apart per output, 256 threads per block; its consumer runs in the same kernel, each thread holding its 8 elements in registers}}
+  // expected-remark @+1 {{reduction kernel: 29360128 outputs of 64 elements, 8 threads a block-row apart per output, 1024 threads per block (128 neighbouring outputs per block-row, so that fewer sectors straddle two blocks); its consumer runs in the same kernel, each thread holding its 8 elements in registers}}
   %s = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, 0, d2, d3)>],
                        iterator_types = ["parallel", "reduction", "parallel", "parallel"]}
       ins(%x : tensor<112x64x512x512xf32>) outs(%init : tensor<112x1x512x512xf32>) {

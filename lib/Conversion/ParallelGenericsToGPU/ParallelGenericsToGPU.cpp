@@ -218,10 +218,21 @@ void lower(linalg::GenericOp op) {
   };
   DenseSet<Value> byColumn = columnDependent(op);
   // A body load along the column: its last index the column's
-  // linalg.index, the others the same for the whole group.
+  // linalg.index, the others the same for the whole group, in a body that
+  // writes nothing (the vector loads the group's elements before the ops
+  // of elements 1, 2, ... run).
+  bool writes = false;
+  body.walk([&](Operation *inner) {
+    if (isa<cf::AssertOp>(inner) ||
+        inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+      return;
+    auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
+    writes |= effects ? effects.hasEffect<MemoryEffects::Write>()
+                      : !isMemoryEffectFree(inner);
+  });
   auto vectorizableLoad = [&](Operation &inner) -> std::optional<VectorLayout> {
     auto load = dyn_cast<memref::LoadOp>(inner);
-    if (!load || load.getIndices().empty() ||
+    if (writes || !load || load.getIndices().empty() ||
         load.getMemRef().getParentRegion() == &op.getRegion())
       return std::nullopt;
     auto index = load.getIndices().back().getDefiningOp<linalg::IndexOp>();

@@ -228,7 +228,10 @@ private:
     auto i64 = IntegerType::get(ctx, 64);
     // Pointers: (inputs..., inits..., outs...), (inputs..., partials...) or
     // (partials..., inits..., outs...), one of each per result, the inits
-    // only where no constant; then the extents.
+    // only where no constant; in the kernel that computes a consumer, its
+    // element inputs after the inputs (or the partials), the outs only when
+    // something else reads them, and its results after them; then the
+    // extents.
     // The consumer runs in the kernel that stores the results: the only
     // one, or the second of two.
     Stage last = twoStage ? Stage::Combine : Stage::Whole;

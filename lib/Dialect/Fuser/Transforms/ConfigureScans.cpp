@@ -118,7 +118,7 @@ void mlir::fuser::configureScans(ModuleOp module, const ChipInfo &chip,
                      : std::string())
              << (streams > 1 ? " (its input's producer runs in the kernel: " +
                                    std::to_string(streams) +
-                                   " tensors read per element)"
+                                   " inputs read per element)"
                              : std::string());
     else
       remark << "one thread per line"

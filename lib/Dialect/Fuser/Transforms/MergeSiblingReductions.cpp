@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 namespace mlir::fuser {
 #define GEN_PASS_DEF_FUSERMERGESIBLINGREDUCTIONSPASS
@@ -65,13 +66,15 @@ bool availableBefore(Value v, Operation *a, SetVector<Operation *> &moves) {
   return true;
 }
 
-/// Whether every operand of `b` exists before `a`, or can move there
-/// (`moves`), so that their merge may stand at `a`'s place.
+/// Whether every operand of `b`, and every value its body reads from
+/// above (a constant), exists before `a` or can move there (`moves`), so
+/// that their merge may stand at `a`'s place.
 bool operandsBefore(linalg::GenericOp b, linalg::GenericOp a,
                     SetVector<Operation *> &moves) {
-  return llvm::all_of(b->getOperands(), [&](Value v) {
-    return availableBefore(v, a, moves);
-  });
+  SetVector<Value> used(b->getOperands().begin(), b->getOperands().end());
+  getUsedValuesDefinedAbove(b->getRegions(), used);
+  return llvm::all_of(
+      used, [&](Value v) { return availableBefore(v, a, moves); });
 }
 
 bool usersAfter(linalg::GenericOp a, linalg::GenericOp b) {
@@ -83,7 +86,8 @@ bool usersAfter(linalg::GenericOp a, linalg::GenericOp b) {
 /// Whether `a` (before `b` in the block) and `b` can be one reduction: the
 /// same loops, output maps and extents, a common input read the same way,
 /// `b` reading nothing `a` computes, at most one of them a softmax's
-/// online statistics, and a place for it (mergePlace).
+/// online statistics, and a place for it: `b`'s when every user of `a`
+/// comes after `b`, else `a`'s when `b`'s operands exist by then.
 bool areSiblings(linalg::GenericOp a, linalg::GenericOp b) {
   if (a.getIteratorTypesArray() != b.getIteratorTypesArray() ||
       a.getStaticLoopRanges() != b.getStaticLoopRanges() ||

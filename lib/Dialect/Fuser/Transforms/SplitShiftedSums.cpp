@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
@@ -55,38 +56,57 @@ void collectTerms(Value v, bool negated, SmallVectorImpl<Term> &terms) {
   terms.push_back({v, negated});
 }
 
-/// Whether `t` is computed from `stats`'s results alone: through reshapes
-/// and elementwise linalg.generic ops (a log of the sum).
-bool fromStatistics(Value t, linalg::GenericOp stats) {
-  if (t.getDefiningOp() == stats.getOperation())
-    return true;
-  Operation *def = t.getDefiningOp();
-  if (auto expand = dyn_cast_or_null<tensor::ExpandShapeOp>(def))
-    return fromStatistics(expand.getSrc(), stats);
-  if (auto collapse = dyn_cast_or_null<tensor::CollapseShapeOp>(def))
-    return fromStatistics(collapse.getSrc(), stats);
-  auto generic = dyn_cast_or_null<linalg::GenericOp>(def);
-  if (!generic || generic.getNumReductionLoops() != 0 ||
-      generic.getNumDpsInputs() == 0)
-    return false;
-  return llvm::all_of(generic.getDpsInputOperands(), [&](OpOperand *in) {
-    return fromStatistics(in->get(), stats);
-  });
+/// `v` through the reshapes that add or drop its unit dimensions.
+Value throughReshapes(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto expand = dyn_cast<tensor::ExpandShapeOp>(def))
+      v = expand.getSrc();
+    else if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(def))
+      v = collapse.getSrc();
+    else
+      break;
+  }
+  return v;
 }
 
-/// The online softmax statistics of `x` over `sum`'s reduction loops: a
-/// reduction marked fuser.online_softmax with `sum`'s iterators and static
-/// extents, reading `x` through the same map.
-bool isStatisticsOf(linalg::GenericOp stats, linalg::GenericOp sum,
-                    OpOperand *x) {
-  if (!stats->hasAttr(kOnlineSoftmaxAttrName) ||
+/// The online softmax statistics whose result `k` is `v` (through
+/// reshapes), if they reduce `x` over `sum`'s loops: iterators, static
+/// extents, output map and x's map alike, with room for one more result
+/// (fuser-merge-sibling-reductions then joins the two).
+linalg::GenericOp statisticsOf(Value v, unsigned k, linalg::GenericOp sum,
+                               OpOperand *x) {
+  auto result = dyn_cast<OpResult>(throughReshapes(v));
+  auto stats =
+      result ? dyn_cast<linalg::GenericOp>(result.getOwner()) : nullptr;
+  if (!stats || result.getResultNumber() != k ||
+      !stats->hasAttr(kOnlineSoftmaxAttrName) ||
+      stats->getNumResults() + 1 > kMaxSiblingReductions ||
       stats.getIteratorTypesArray() != sum.getIteratorTypesArray() ||
-      stats.getStaticLoopRanges() != sum.getStaticLoopRanges())
-    return false;
-  return llvm::any_of(stats.getDpsInputOperands(), [&](OpOperand *in) {
+      stats.getStaticLoopRanges() != sum.getStaticLoopRanges() ||
+      stats.getIndexingMapsArray().back() != sum.getIndexingMapsArray().back())
+    return nullptr;
+  bool readsX = llvm::any_of(stats.getDpsInputOperands(), [&](OpOperand *in) {
     return in->get() == x->get() &&
            stats.getMatchingIndexingMap(in) == sum.getMatchingIndexingMap(x);
   });
+  return readsX ? stats : nullptr;
+}
+
+/// `v` as log(s) of an elementwise linalg.generic whose body is one
+/// math.log of its one input: that input, else null.
+Value logOf(Value v) {
+  auto log = throughReshapes(v).getDefiningOp<linalg::GenericOp>();
+  if (!log || log.getNumReductionLoops() != 0 || log.getNumDpsInputs() != 1 ||
+      log->getNumResults() != 1)
+    return Value();
+  Block &body = log.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto op = yield.getValues()[0].getDefiningOp<math::LogOp>();
+  if (!op || &body.front() != op.getOperation() ||
+      op.getOperand() != body.getArgument(0) ||
+      !log.getMatchingIndexingMap(log.getDpsInputOperand(0)).isIdentity())
+    return Value();
+  return log.getDpsInputOperand(0)->get();
 }
 
 /// Splits `sum` when it folds x - g (terms along the reduced loops, and
@@ -155,29 +175,23 @@ bool split(RewriterBase &rewriter, linalg::GenericOp sum) {
   }
   if (alongInputs.empty())
     return false;
-  for (const Term &t : constant) {
-    Value g = invariantInput(t.leaf)->get();
-    bool fromStats = false;
-    for (unsigned i : alongInputs) {
+  // log_softmax's shift: -m - log(s), m and s the online statistics of an
+  // input the sum reads along the loops (the error bound the pass
+  // description gives holds for it alone).
+  if (constant.size() != 2 ||
+      !llvm::all_of(constant, [](const Term &t) { return t.negated; }))
+    return false;
+  bool shift = false;
+  for (unsigned i : alongInputs)
+    for (auto [mi, li] : {std::pair{0, 1}, std::pair{1, 0}}) {
       OpOperand *x = sum.getDpsInputOperand(i);
-      Operation *def = g.getDefiningOp();
-      // The statistics reach g through reshapes and elementwise ops.
-      SmallVector<Operation *> stack{def};
-      SetVector<Operation *> seen;
-      while (!stack.empty() && !fromStats) {
-        Operation *o = stack.pop_back_val();
-        if (!o || !seen.insert(o))
-          continue;
-        if (auto stats = dyn_cast<linalg::GenericOp>(o);
-            stats && isStatisticsOf(stats, sum, x) && fromStatistics(g, stats))
-          fromStats = true;
-        for (Value operand : o->getOperands())
-          stack.push_back(operand.getDefiningOp());
-      }
+      Value m = invariantInput(constant[mi].leaf)->get();
+      Value s = logOf(invariantInput(constant[li].leaf)->get());
+      linalg::GenericOp stats = statisticsOf(m, 0, sum, x);
+      shift |= stats && s && statisticsOf(s, 1, sum, x) == stats;
     }
-    if (!fromStats)
-      return false;
-  }
+  if (!shift)
+    return false;
 
   // sum(x): the terms along the loops, into the same init.
   Location loc = sum.getLoc();

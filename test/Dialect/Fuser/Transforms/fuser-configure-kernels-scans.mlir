@@ -30,7 +30,7 @@ func.func @masked_cumsum_rows(%x: tensor<4096x32768xf32>, %m: tensor<4096x32768x
     %v = arith.select %keep, %a, %zero : f32
     fuser.yield %v : f32
   }
-  // expected-remark @+1 {{scan kernel: 4096 line(s) of 32768 elements, 512 threads per row, 4 consecutive elements each in 4-element vectors (its input's producer runs in the kernel: 2 tensors read per element)}}
+  // expected-remark @+1 {{scan kernel: 4096 line(s) of 32768 elements, 512 threads per row, 4 consecutive elements each in 4-element vectors (its input's producer runs in the kernel: 2 inputs read per element)}}
   %out, %acc = fuser.scan dimension(1) inclusive(true)
       ins(%masked : tensor<4096x32768xf32>) outs(%e, %init : tensor<4096x32768xf32>, tensor<4096xf32>) {
   ^bb0(%a: f32, %b: f32):

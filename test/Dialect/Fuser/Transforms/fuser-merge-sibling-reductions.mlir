@@ -97,12 +97,16 @@ func.func @left_alone(%a: tensor<8x16xf32>, %b: tensor<8x16xf32>)
 // label-smoothed cross-entropy's, split by fuser-split-shifted-sums): the
 // maximum and the sum of exponentials stay results 0 and 1, the attribute
 // stays, and the merged op stands where the statistics stood, since their
-// users come before the sum.
+// users come before the sum: the sum's init fill and the constant its body
+// reads move up with it.
 // CHECK-LABEL: func.func @statistics_and_row_sum
 // CHECK-SAME: (%[[X:.+]]: tensor<8x1000xf32>)
-// CHECK: %[[R:.+]]:3 = linalg.generic {{.+}} ins(%[[X]] : tensor<8x1000xf32>) outs(%{{.+}}, %{{.+}}, %{{.+}} : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) attrs =  {fuser.online_softmax}
+// CHECK: %[[HALF:.+]] = arith.constant 5.000000e-01 : f32
+// CHECK: %[[Z:.+]] = linalg.fill
+// CHECK: %[[R:.+]]:3 = linalg.generic {{.+}} ins(%[[X]] : tensor<8x1000xf32>) outs(%{{.+}}, %{{.+}}, %[[Z]] : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) attrs =  {fuser.online_softmax}
 // CHECK: arith.maximumf
-// CHECK: %[[SX:.+]] = arith.addf %{{.+}}, %{{.+}} : f32
+// CHECK: %[[H:.+]] = arith.mulf %{{.+}}, %[[HALF]] : f32
+// CHECK-NEXT: %[[SX:.+]] = arith.addf %[[H]], %{{.+}} : f32
 // CHECK-NEXT: linalg.yield %{{.+}}, %{{.+}}, %[[SX]]
 // CHECK: tensor.expand_shape %[[R]]#0
 // CHECK: return %{{.+}}, %[[R]]#2
@@ -130,12 +134,15 @@ func.func @statistics_and_row_sum(%x: tensor<8x1000xf32>) -> (tensor<8x1xf32>, t
     linalg.yield %m2, %s2 : f32, f32
   } -> (tensor<8xf32>, tensor<8xf32>)
   %m = tensor.expand_shape %stats#0 [[0, 1]] output_shape [8, 1] : tensor<8xf32> into tensor<8x1xf32>
+  %half = arith.constant 0.5 : f32
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
   // expected-remark @+1 {{merged with a sibling reduction that reads the same input}}
   %sx = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
                         iterator_types = ["parallel", "reduction"]}
-      ins(%x : tensor<8x1000xf32>) outs(%si : tensor<8xf32>) {
+      ins(%x : tensor<8x1000xf32>) outs(%z : tensor<8xf32>) {
   ^bb0(%in: f32, %acc: f32):
-    %s = arith.addf %in, %acc : f32
+    %h = arith.mulf %in, %half : f32
+    %s = arith.addf %h, %acc : f32
     linalg.yield %s : f32
   } -> tensor<8xf32>
   return %m, %sx : tensor<8x1xf32>, tensor<8xf32>

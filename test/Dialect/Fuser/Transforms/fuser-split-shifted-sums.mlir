@@ -100,3 +100,48 @@ func.func @centred_sums(%x: tensor<8x1000xf32>) -> tensor<8xf32> {
   } -> tensor<8xf32>
   return %r : tensor<8xf32>
 }
+
+// -----
+
+// A shift by the maximum alone (x - m, without log s) is no log_softmax:
+// left alone.
+// CHECK-LABEL: func.func @max_shift_only
+// CHECK: %[[STATS:.+]]:2 = linalg.generic
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%{{.+}}, %{{.+}} : tensor<8x1000xf32>, tensor<8x1xf32>)
+// CHECK-NOT: linalg.generic
+func.func @max_shift_only(%x: tensor<8x1000xf32>) -> tensor<8xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %mi = linalg.fill ins(%ninf : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %si = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %stats:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>],
+                             iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x1000xf32>) outs(%mi, %si : tensor<8xf32>, tensor<8xf32>) attrs = {fuser.online_softmax} {
+  ^bb0(%in: f32, %m: f32, %s: f32):
+    %d = arith.subf %in, %m : f32
+    %a = math.absf %d : f32
+    %n = arith.negf %a : f32
+    %ex = math.exp %n : f32
+    %grows = arith.cmpf ogt, %in, %m : f32
+    %se = arith.mulf %s, %ex : f32
+    %up = arith.addf %se, %one : f32
+    %keep = arith.addf %s, %ex : f32
+    %s2 = arith.select %grows, %up, %keep : f32
+    %m2 = arith.maximumf %m, %in : f32
+    linalg.yield %m2, %s2 : f32, f32
+  } -> (tensor<8xf32>, tensor<8xf32>)
+  %m = tensor.expand_shape %stats#0 [[0, 1]] output_shape [8, 1] : tensor<8xf32> into tensor<8x1xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x, %m : tensor<8x1000xf32>, tensor<8x1xf32>) outs(%z : tensor<8xf32>) {
+  ^bb0(%in: f32, %max: f32, %acc: f32):
+    %d = arith.subf %in, %max : f32
+    %s = arith.addf %d, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}

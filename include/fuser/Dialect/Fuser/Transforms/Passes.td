@@ -1025,12 +1025,14 @@ def FuserSplitShiftedSumsPass
     to the statistics' reduction (one read of the logits), and the shift
     becomes an elementwise op over the outputs.
 
-    Rewritten: a float sum (`addf` into its init) of a tree of `addf`,
-    `subf` and `negf` whose leaves are terms that vary along the reduced
-    loops (reading no input that is constant along them) and terms that are
-    inputs constant along them, each computed from the online softmax
-    statistics of an input the sum reads along the loops, through reshapes
-    and elementwise ops, over static extents.
+    Rewritten: a float sum (`addf` into its init), over static extents, of
+    a tree of `addf`, `subf` and `negf` whose leaves are terms that vary
+    along the reduced loops (reading no input that is constant along them)
+    and exactly two subtracted inputs constant along them: the maximum m
+    and the log (an elementwise `math.log`) of the sum s of the online
+    softmax statistics of an input the sum reads along the loops, through
+    reshapes, those statistics having the sum's loops and output map and
+    room for one more result (so that the merge follows).
 
     Rounding: sum(x) and n g round at the magnitudes n max|x| and n |g|
     (g = m + log s, at least max x), where the shifted sum rounds at that
@@ -1038,8 +1040,8 @@ def FuserSplitShiftedSumsPass
     (all near 1000, rows of 1000) make the split row sum's error larger
     relative to itself (by about 1000 / 7 there), but a loss scales the
     row sum by its smoothing over n: about 1e-6 of the loss there, far
-    within atol = rtol = 1e-4. Only shifts by softmax statistics are split;
-    others (a mean subtracted, whose terms cancel) are left alone.
+    within atol = rtol = 1e-4. Only log_softmax's shift is split; others
+    (a mean subtracted, whose terms cancel) are left alone.
 
     ```mlir
     %r = linalg.generic {... ["parallel", "reduction"]}

@@ -39,7 +39,8 @@ struct ReductionEpilogue {
   /// result computes it there, in the last kernel of two stages too.
   bool overOutputs = false;
   /// Per consumer input: whether it reads a statistic (else an element of
-  /// the iteration space: the consumer's loops are the reduction's).
+  /// the consumer's loops: the reduction's, or its outputs' for a consumer
+  /// over the outputs).
   SmallVector<bool> readsStatistic;
   /// The fuser.pointwise ops of statistics alone, in block order.
   SmallVector<PointwiseOp> statisticOps;
@@ -75,7 +76,8 @@ bool epilogueHoldsElements(linalg::GenericOp op, const ReductionShape &shape,
 /// keeps its pointwise kernel). The reduction reads plain tensors through
 /// projected permutations (no pooling windows), keeps no index, and has
 /// no dynamic loop its consumer does not share.
-/// Without one, a consumer over the outputs (`overOutputs`): the only
+/// Without one, a consumer over the outputs (`overOutputs`), for any
+/// reduction (value-and-index and pooling windows too): the only
 /// fuser.pointwise of the output's shape that reads statistics and other
 /// tensors, or else the only statistic op whose result something other
 /// than statistics reads; every input of the output's shape, read through

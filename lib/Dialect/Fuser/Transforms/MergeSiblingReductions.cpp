@@ -83,8 +83,19 @@ bool usersAfter(linalg::GenericOp a, linalg::GenericOp b) {
   });
 }
 
+/// Whether `a` and `b` read a common input through the same map.
+bool sharesInput(linalg::GenericOp a, linalg::GenericOp b) {
+  return llvm::any_of(a.getDpsInputOperands(), [&](OpOperand *x) {
+    return llvm::any_of(b.getDpsInputOperands(), [&](OpOperand *y) {
+      return x->get() == y->get() &&
+             a.getMatchingIndexingMap(x) == b.getMatchingIndexingMap(y);
+    });
+  });
+}
+
 /// Whether `a` (before `b` in the block) and `b` can be one reduction: the
-/// same loops, output maps and extents, a common input read the same way,
+/// same loops, output maps and extents, a common input read the same way
+/// (or both totals of vectors),
 /// `b` reading nothing `a` computes, at most one of them a softmax's
 /// online statistics, and a place for it: `b`'s when every user of `a`
 /// comes after `b`, else `a`'s when `b`'s operands exist by then.
@@ -94,13 +105,12 @@ bool areSiblings(linalg::GenericOp a, linalg::GenericOp b) {
       a.getIndexingMapsArray().back() != b.getIndexingMapsArray().back() ||
       a.getNumResults() + b.getNumResults() > kMaxSiblingReductions)
     return false;
-  bool shares = llvm::any_of(a.getDpsInputOperands(), [&](OpOperand *x) {
-    return llvm::any_of(b.getDpsInputOperands(), [&](OpOperand *y) {
-      return x->get() == y->get() &&
-             a.getMatchingIndexingMap(x) == b.getMatchingIndexingMap(y);
-    });
-  });
-  if (!shares)
+  bool shares = sharesInput(a, b);
+  // Totals of vectors (a loss's sum and its count of targets kept) merge
+  // without a common input: one launch instead of two, each still read
+  // once.
+  bool totals = a.getNumLoops() == 1 && a.getNumParallelLoops() == 0;
+  if (!shares && !totals)
     return false;
   for (Value v : b->getOperands())
     if (v.getDefiningOp() == a.getOperation())
@@ -214,10 +224,14 @@ struct FuserMergeSiblingReductionsPass
           if (!areSiblings(a, b))
             continue;
           Location loc = b.getLoc();
+          bool shared = sharesInput(a, b);
           merge(rewriter, a, b);
           if (report)
-            emitRemark(loc) << "merged with a sibling reduction that reads "
-                               "the same input: one kernel, one read";
+            emitRemark(loc) << (shared ? "merged with a sibling reduction that "
+                                         "reads the same input: one kernel, "
+                                         "one read"
+                                       : "merged with a sibling total over "
+                                         "the same loop: one kernel");
           changed = true;
         }
     }

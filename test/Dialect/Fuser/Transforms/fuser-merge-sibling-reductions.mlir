@@ -147,3 +147,38 @@ func.func @statistics_and_row_sum(%x: tensor<8x1000xf32>) -> (tensor<8x1xf32>, t
   } -> tensor<8xf32>
   return %m, %sx : tensor<8x1xf32>, tensor<8xf32>
 }
+
+// -----
+
+// A loss's totals over the batch, its sum and its count of targets kept,
+// read no common input but are totals of vectors: one reduction, one
+// launch.
+// CHECK-LABEL: func.func @loss_totals
+// CHECK-SAME: (%[[L:.+]]: tensor<1000xf32>, %[[K:.+]]: tensor<1000xi1>)
+// CHECK: %[[R:.+]]:2 = linalg.generic {{.+}} ins(%[[L]], %[[K]] : tensor<1000xf32>, tensor<1000xi1>)
+// CHECK: return %[[R]]#0, %[[R]]#1
+func.func @loss_totals(%l: tensor<1000xf32>, %k: tensor<1000xi1>) -> (tensor<f32>, tensor<i64>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : i64
+  %e = tensor.empty() : tensor<f32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %ei = tensor.empty() : tensor<i64>
+  %zi = linalg.fill ins(%c0 : i64) outs(%ei : tensor<i64>) -> tensor<i64>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>],
+                       iterator_types = ["reduction"]}
+      ins(%l : tensor<1000xf32>) outs(%z : tensor<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %t = arith.addf %in, %acc : f32
+    linalg.yield %t : f32
+  } -> tensor<f32>
+  // expected-remark @+1 {{merged with a sibling total over the same loop: one kernel}}
+  %n = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>],
+                       iterator_types = ["reduction"]}
+      ins(%k : tensor<1000xi1>) outs(%zi : tensor<i64>) {
+  ^bb0(%in: i1, %acc: i64):
+    %w = arith.extui %in : i1 to i64
+    %t = arith.addi %w, %acc : i64
+    linalg.yield %t : i64
+  } -> tensor<i64>
+  return %s, %n : tensor<f32>, tensor<i64>
+}

@@ -994,8 +994,11 @@ def FuserMergeSiblingReductionsPass
     the later one exists by then. A softmax's online statistics
     (`fuser.online_softmax`) take a sibling: their maximum and sum stay
     results 0 and 1 (the row sum of a label-smoothed cross-entropy joins
-    them, see `fuser-split-shifted-sums`). Value-and-index reductions, two
-    online ones, and reductions with dynamic extents are left alone.
+    them, see `fuser-split-shifted-sums`). Totals of vectors (one
+    reduction loop, no parallel one: a loss's sum and its count of targets
+    kept) merge without a common input, which saves a launch. Value-and-index
+    reductions, two online ones, and reductions with dynamic extents are
+    left alone.
 
     ```mlir
     %d1 = linalg.generic {...} ins(%a, %p) outs(%z) { ... sum (a - p)^2 }

@@ -62,6 +62,33 @@ static bool availableBefore(Value v, Operation *op) {
   return def->getParentRegion()->isProperAncestor(op->getParentRegion());
 }
 
+/// Whether `user` of statistic `i` (results first) is part of computing
+/// the statistics: a size query of a result, a reshape or a statistic op.
+static bool isStatisticUser(linalg::GenericOp op,
+                            const ReductionEpilogue &epilogue, Operation *user,
+                            unsigned i) {
+  return (isSizeQuery(user) && i < op->getNumResults()) ||
+         llvm::is_contained(epilogue.reshapes, user) ||
+         llvm::is_contained(epilogue.statisticOps, user);
+}
+
+/// Whether something besides the consumer and the statistics' own ops reads
+/// a statistic (the consumer's own result is none): the kernel must still
+/// write the results.
+static bool readElsewhere(linalg::GenericOp op,
+                          const ReductionEpilogue &epilogue,
+                          const SetVector<Value> &statistics) {
+  Operation *consumer = epilogue.consumer;
+  for (auto [i, s] : llvm::enumerate(statistics)) {
+    if (s.getDefiningOp() == consumer)
+      continue;
+    for (Operation *user : s.getUsers())
+      if (user != consumer && !isStatisticUser(op, epilogue, user, i))
+        return true;
+  }
+  return false;
+}
+
 /// The consumer over the outputs of a reduction with no broadcast consumer
 /// (see analyzeReductionEpilogue): `epilogue` holds the statistics' ops.
 static LogicalResult
@@ -71,11 +98,6 @@ findOutputConsumer(linalg::GenericOp op, ReductionEpilogue &epilogue,
   auto fail = [&](const Twine &reason) {
     why = reason.str();
     return failure();
-  };
-  auto isStatisticUser = [&](Operation *user, unsigned i) {
-    return (isSizeQuery(user) && i < op->getNumResults()) ||
-           llvm::is_contained(epilogue.reshapes, user) ||
-           llvm::is_contained(epilogue.statisticOps, user);
   };
   PointwiseOp consumer;
   if (candidates.size() > 1)
@@ -87,7 +109,7 @@ findOutputConsumer(linalg::GenericOp op, ReductionEpilogue &epilogue,
     // read by another kernel): a row norm's sqrt.
     for (PointwiseOp s : epilogue.statisticOps) {
       if (llvm::all_of(s->getUsers(), [&](Operation *user) {
-            return isStatisticUser(user, op->getNumResults());
+            return isStatisticUser(op, epilogue, user, op->getNumResults());
           }))
         continue;
       if (consumer)
@@ -100,13 +122,7 @@ findOutputConsumer(linalg::GenericOp op, ReductionEpilogue &epilogue,
   }
   epilogue.consumer = consumer;
   epilogue.overOutputs = true;
-  for (auto [i, s] : llvm::enumerate(statistics)) {
-    if (s == consumer->getResult(0))
-      continue;
-    for (Operation *user : s.getUsers())
-      if (user != consumer && !isStatisticUser(user, i))
-        epilogue.resultsLive = true;
-  }
+  epilogue.resultsLive = readElsewhere(op, epilogue, statistics);
   auto outputType = cast<ShapedType>(op.getDpsInits()[0].getType());
   if (consumer->getNumResults() != 1 ||
       consumer.getResultTensorType().getShape() != outputType.getShape())
@@ -155,12 +171,9 @@ FailureOr<ReductionEpilogue> mlir::fuser::analyzeReductionEpilogue(
     for (Operation *user : statistics[i].getUsers()) {
       // The size of a result is known without it (the lowering
       // replaces the tensor.dim).
-      if (isSizeQuery(user) && i < op->getNumResults())
+      if ((isSizeQuery(user) && i < op->getNumResults()) ||
+          user->getBlock() != op->getBlock())
         continue;
-      if (user->getBlock() != op->getBlock()) {
-        epilogue.resultsLive = true;
-        continue;
-      }
       if (reshapesUnitDims(user)) {
         if (statistics.insert(user->getResult(0)))
           epilogue.reshapes.push_back(user);
@@ -184,14 +197,12 @@ FailureOr<ReductionEpilogue> mlir::fuser::analyzeReductionEpilogue(
       if (pw && pw.getResultTensorType().getRank() == outputRank &&
           !llvm::is_contained(outputConsumers, pw))
         outputConsumers.push_back(pw);
-      epilogue.resultsLive = true;
     }
   }
   llvm::sort(epilogue.statisticOps, [](PointwiseOp a, PointwiseOp b) {
     return a->isBeforeInBlock(b);
   });
   if (consumers.empty()) {
-    epilogue.resultsLive = false;
     if (failed(findOutputConsumer(op, epilogue, statistics, outputConsumers,
                                   why)))
       return failure();
@@ -210,13 +221,7 @@ FailureOr<ReductionEpilogue> mlir::fuser::analyzeReductionEpilogue(
   epilogue.consumer = consumer;
   // A statistic read by something the kernel leaves alone keeps the
   // results alive.
-  epilogue.resultsLive = false;
-  for (auto [i, s] : llvm::enumerate(statistics))
-    for (Operation *user : s.getUsers())
-      if (user != consumer && !(isSizeQuery(user) && i < op->getNumResults()) &&
-          !llvm::is_contained(epilogue.reshapes, user) &&
-          !llvm::is_contained(epilogue.statisticOps, user))
-        epilogue.resultsLive = true;
+  epilogue.resultsLive = readElsewhere(op, epilogue, statistics);
 
   // The consumer's inputs: statistics through the output map's loops,
   // or tensors that exist before the reduction.

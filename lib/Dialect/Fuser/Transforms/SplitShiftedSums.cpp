@@ -56,6 +56,22 @@ void collectTerms(Value v, bool negated, SmallVectorImpl<Term> &terms) {
   terms.push_back({v, negated});
 }
 
+/// The sum of `terms`, term k's value `valueOf(k)`, each added or
+/// subtracted as its sign says, in order.
+Value signedSum(OpBuilder &b, Location loc, ArrayRef<Term> terms,
+                function_ref<Value(unsigned)> valueOf) {
+  Value total;
+  for (auto [k, t] : llvm::enumerate(terms)) {
+    Value v = valueOf(k);
+    if (!total)
+      total = t.negated ? arith::NegFOp::create(b, loc, v).getResult() : v;
+    else
+      total = t.negated ? arith::SubFOp::create(b, loc, total, v).getResult()
+                        : arith::AddFOp::create(b, loc, total, v).getResult();
+  }
+  return total;
+}
+
 /// `v` through the reshapes that add or drop its unit dimensions.
 Value throughReshapes(Value v) {
   while (Operation *def = v.getDefiningOp()) {
@@ -217,15 +233,9 @@ bool split(RewriterBase &rewriter, linalg::GenericOp sum) {
         for (Operation &inner : body.without_terminator())
           if (slice.contains(&inner))
             b.clone(inner, mapping);
-        Value total;
-        for (const Term &t : along) {
-          Value v = mapping.lookupOrDefault(t.leaf);
-          if (!total)
-            total = t.negated ? arith::NegFOp::create(b, l, v).getResult() : v;
-          else
-            total = t.negated ? arith::SubFOp::create(b, l, total, v).getResult()
-                              : arith::AddFOp::create(b, l, total, v).getResult();
-        }
+        Value total = signedSum(b, l, along, [&](unsigned k) {
+          return mapping.lookupOrDefault(along[k].leaf);
+        });
         Value acc = args.back();
         linalg::YieldOp::create(
             b, l,
@@ -263,15 +273,8 @@ bool split(RewriterBase &rewriter, linalg::GenericOp sum) {
       rewriter, loc, TypeRange{resultType}, gInputs, ValueRange{empty}, gMaps,
       SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
       [&](OpBuilder &b, Location l, ValueRange args) {
-        Value g;
-        for (auto [k, t] : llvm::enumerate(constant)) {
-          Value v = args[k + 1];
-          if (!g)
-            g = t.negated ? arith::NegFOp::create(b, l, v).getResult() : v;
-          else
-            g = t.negated ? arith::SubFOp::create(b, l, g, v).getResult()
-                          : arith::AddFOp::create(b, l, g, v).getResult();
-        }
+        Value g = signedSum(b, l, constant,
+                            [&](unsigned k) { return args[k + 1]; });
         Value count = arith::ConstantOp::create(
             b, l, b.getF32FloatAttr(static_cast<float>(n)));
         Value scaled = arith::MulFOp::create(b, l, g, count);

@@ -26,17 +26,22 @@ Value addConst(OpBuilder &b, Location loc, Value x, int64_t c) {
 Value both(OpBuilder &b, Location loc, Value x, Value y) {
   return arith::AndIOp::create(b, loc, x, y);
 }
-/// rowOk && col + e < limit.
+/// rowOk && col + e < limit (a null limit: columns known in bounds).
 Value laneOk(OpBuilder &b, Location loc, Value rowOk, Value col, int64_t e,
              Value limit) {
+  if (!limit)
+    return rowOk;
   Value c = addConst(b, loc, col, e);
   Value below =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, limit);
   return both(b, loc, rowOk, below);
 }
-/// rowOk && col + width <= limit && alignedOk.
+/// rowOk && col + width <= limit && alignedOk (a null limit: columns known
+/// in bounds).
 Value wholeOk(OpBuilder &b, Location loc, Value rowOk, Value col,
               int64_t width, Value limit, Value alignedOk) {
+  if (!limit)
+    return both(b, loc, rowOk, alignedOk);
   Value end = addConst(b, loc, col, width);
   Value fits =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, end, limit);

@@ -4,7 +4,10 @@
 // or one `width`-wide vector of a row, written once: a vector access when
 // the row is in bounds, the whole vector is below the limit and the
 // addresses are aligned, else lane by lane, each lane guarded, never
-// touching memory out of bounds (a guarded load reads 0).
+// touching memory out of bounds (a guarded load reads 0). A null `limit`
+// says that the kernel's columns are all below it (N a static multiple of
+// the tile's columns): only the row and the alignment are checked, which
+// ptxas cannot prove where the tile's column comes from a runtime tile count.
 //
 //===----------------------------------------------------------------------===//
 

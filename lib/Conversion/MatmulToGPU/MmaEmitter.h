@@ -128,6 +128,13 @@ protected:
     Value rem = arith::RemUIOp::create(b, loc, x, c64(d));
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rem, zero);
   }
+  /// N is a static multiple of the tile's columns: every column a tile
+  /// computes is below N, so the epilogue checks rows only.
+  bool columnsInBounds() const {
+    APInt staticN;
+    return matchPattern(n, m_ConstantInt(&staticN)) &&
+           staticN.getZExtValue() % t.bn == 0;
+  }
   bool elemBytesIs4() const { return t.elemBytes() == 4; }
   Type accTy() { return t.f64Math() ? Type(b.getF64Type()) : f32; }
   Value smemAt(Value base, Type ty, Value idx) {

@@ -29,7 +29,8 @@ static constexpr int64_t kMaxEpilogueLoadBatch = 8;
 void MmaEmitter::storeTwo(Value v, Value row, Value rowOk, Value col,
                           Value alignedOk) {
   Value base = add(mul(row, n), col);
-  storeVectorIf(b, loc, cPtr, resElem, v, base, rowOk, col, n, alignedOk);
+  storeVectorIf(b, loc, cPtr, resElem, v, base, rowOk, col,
+                columnsInBounds() ? Value() : n, alignedOk);
 }
 
 /// Applies the epilogue to each pair of accumulators (c0 c1 or c2 c3 of
@@ -38,7 +39,8 @@ LogicalResult MmaEmitter::emitEpilogue(ValueRange acc,
                                        const AccumulatorLayout &layout) {
   Block &body = op.getEpilogue().front();
   Value nEven = isMultipleOf(n, 2);
-  EpilogueInputs inputs(b, loc, op, epiArgs, 2, m, n, nEven);
+  EpilogueInputs inputs(b, loc, op, epiArgs, 2, m, n, nEven,
+                        columnsInBounds());
   ArrayRef<EpilogueRead> reads = inputs.reads();
   auto colOf = [&](int64_t j) {
     Value lanePair = layout.laneColumn(b, loc);

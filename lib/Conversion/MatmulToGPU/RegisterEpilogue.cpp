@@ -21,9 +21,10 @@ using namespace mlir::fuser;
 
 EpilogueInputs::EpilogueInputs(OpBuilder &b, Location loc, MatmulOp op,
                                ValueRange args, int64_t width, Value m,
-                               Value n, Value alignedOk)
+                               Value n, Value alignedOk,
+                               bool columnsInBounds)
     : b(b), loc(loc), args(args), width(width), m(m), n(n),
-      alignedOk(alignedOk) {
+      alignedOk(alignedOk), colLimit(columnsInBounds ? Value() : n) {
   always = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
   ValueRange inputs = op.getEpilogueInputs();
   singles.resize(inputs.size());
@@ -48,7 +49,7 @@ Value EpilogueInputs::splat(Value s) {
 
 Value EpilogueInputs::loadRow(int64_t input, Value col) {
   return loadVectorIf(b, loc, args[input], types[input], width, col, always,
-                      col, n, alignedOk);
+                      col, colLimit, alignedOk);
 }
 
 SmallVector<Value> EpilogueInputs::loadColumns(Value row, Value rowOk) {
@@ -83,7 +84,7 @@ SmallVector<Value> EpilogueInputs::at(Value row, Value rowOk, Value col,
       Value rowStart = arith::MulIOp::create(b, loc, row, n);
       Value base = arith::AddIOp::create(b, loc, rowStart, col);
       in.push_back(loadVectorIf(b, loc, args[e], types[e], width, base, rowOk,
-                                col, n, alignedOk));
+                                col, colLimit, alignedOk));
       break;
     }
     case EpilogueRead::Transposed: {

@@ -25,9 +25,11 @@ public:
   /// `args`: the kernel's values of op's epilogue inputs (pointers, or the
   /// scalars themselves). Loads the scalars' and single values' splats
   /// now. `alignedOk`: vector loads of a row are aligned (N a multiple of
-  /// `width`).
+  /// `width`). `columnsInBounds`: every column asked for is below N (no
+  /// column checks, GuardedAccess.h).
   EpilogueInputs(OpBuilder &b, Location loc, MatmulOp op, ValueRange args,
-                 int64_t width, Value m, Value n, Value alignedOk);
+                 int64_t width, Value m, Value n, Value alignedOk,
+                 bool columnsInBounds = false);
 
   ArrayRef<EpilogueRead> reads() const { return readKinds; }
 
@@ -50,6 +52,8 @@ private:
   SmallVector<Value> args;
   int64_t width;
   Value m, n, alignedOk, always;
+  /// The columns' bound for the checks: n, or null where they are in bounds.
+  Value colLimit;
   SmallVector<EpilogueRead> readKinds;
   SmallVector<Type> types;
   SmallVector<Value> singles;

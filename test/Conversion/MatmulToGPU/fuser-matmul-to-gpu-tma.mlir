@@ -129,6 +129,11 @@ func.func @linear(%x: tensor<?x256xbf16>, %w: tensor<512x256xbf16>, %b: tensor<5
 // CHECK: arith.minui %c256_i64{{[_0-9]*}}, %{{.+}} : i64
 // CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
 // CHECK: nvvm.barrier id = %[[GROUP:[0-9]+]] number_of_threads = %c128_i32
+// N = 512 is a multiple of the tile's 256 columns: the bias is loaded with
+// no column check, only whether N is even (aligned pairs).
+// CHECK-NOT: arith.cmpi ule
+// CHECK: llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<1> -> vector<2xbf16>
+// CHECK-NOT: arith.cmpi ule
 // CHECK: llvm.store %{{.+}}, %{{.+}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<3>
 // CHECK-NOT: llvm.store %{{.+}} !llvm.ptr<1>
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
@@ -151,6 +156,28 @@ func.func @bf16_result(%x: tensor<?x256xbf16>, %w: tensor<512x256xbf16>, %b: ten
     fuser.yield %s : bf16
   }
   return %y : tensor<?x512xbf16>
+}
+
+// -----
+
+// N = 520 is no multiple of the tile's 256 columns: the last tile's
+// columns past N load 0 (each bias pair checks col + 2 <= N).
+#w2 = #fuser.config<strategy = "wgmma_tma", block = [384, 1, 1], tile = [128, 256, 64, 16, 256, 4], min_blocks_per_sm = 1, precision = "bf16">
+
+// CHECK-LABEL: gpu.func @bf16_result_ragged_n_matmul
+// CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK: arith.cmpi ule, %{{.+}}, %c520_i64
+// CHECK: scf.if %{{.+}} -> (vector<2xbf16>)
+// CHECK: llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<1> -> vector<2xbf16>
+func.func @bf16_result_ragged_n(%x: tensor<?x256xbf16>, %w: tensor<520x256xbf16>, %b: tensor<520xbf16>) -> tensor<?x520xbf16> {
+  %y = fuser.matmul %x, %w transpose_b epilogue_inputs(%b : tensor<520xbf16>)
+         epilogue_maps [affine_map<(m, n) -> (n)>] {config = #w2}
+         : tensor<?x256xbf16>, tensor<520x256xbf16> -> tensor<?x520xbf16> {
+  ^bb0(%acc: bf16, %bias: bf16):
+    %s = arith.addf %acc, %bias : bf16
+    fuser.yield %s : bf16
+  }
+  return %y : tensor<?x520xbf16>
 }
 
 // -----

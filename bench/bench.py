@@ -332,16 +332,26 @@ def with_cublas_fraction(res, nbytes):
     return out, nbytes
 
 
-def time_w2_variants(res, variants, args, out, exact, iters):
-    """Adds to `res` each .artifacts/mma_w2_<variant>'s time on `args` into
-    `out` (NaN-poisoned first), named with its max error against `exact`."""
+def w2_variant_calls(variants, args, out, exact):
+    """Each .artifacts/mma_w2_<variant>'s call on `args` into `out`, named
+    with its max error against `exact` (checked NaN-poisoned first)."""
+    calls = {}
     for v in variants:
         mod = load(f"mma_w2_{v}")
         out.fill_(float("nan"))
         mod.forward(*args, out=out)
         err = float((out.double() - exact).abs().max())
-        res[f"fuser {v} (max err {err:.1e})"] = time_fn(
-            lambda: mod.forward(*args, out=out), iters)
+        calls[f"fuser {v} (max err {err:.1e})"] = (
+            lambda mod=mod: mod.forward(*args, out=out))
+    return calls
+
+
+def time_against_cublas(calls, iters):
+    """Times the tensor-core rows in interleaved rounds: run one after the
+    other, the GPU's clocks fall as it heats, and the rows timed last (fuser's)
+    would pay for it."""
+    rounds = 5
+    return time_interleaved(calls, max(1, iters // rounds), rounds)
 
 
 def bench_w2_tf32(iters):
@@ -363,13 +373,13 @@ def bench_w2_tf32(iters):
             err = float((ref(x).double() - exact).abs().max())
             compiled_fn = torch.compile(ref)
             compiled_fn(x)
-            res = {"eager": time_fn(lambda: ref(x), iters),
-                   "compile": time_fn(lambda: compiled_fn(x), iters),
-                   f"cuBLAS TF32 GEMM alone (eager err {err:.1e})":
-                       time_fn(lambda: torch.mm(x, w.T), iters)}
+            calls = {"eager": lambda: ref(x), "compile": lambda: compiled_fn(x),
+                     f"cuBLAS TF32 GEMM alone (eager err {err:.1e})":
+                         lambda: torch.mm(x, w.T)}
             # _cluster: in 2-block clusters sharing B (cluster-m=2).
-            time_w2_variants(res, ("tf32", "tf32_tma", "tf32_cluster", "3xtf32",
-                                   "3xtf32_cluster"), (x, w, b), out, exact, iters)
+            calls.update(w2_variant_calls(("tf32", "tf32_tma", "tf32_cluster", "3xtf32",
+                                           "3xtf32_cluster"), (x, w, b), out, exact))
+            res = time_against_cublas(calls, iters)
     finally:
         torch.backends.cuda.matmul.allow_tf32 = prev
     return with_cublas_fraction(res, (1024 * 8192 * 2 + 8192 * 8192) * 4)
@@ -391,13 +401,46 @@ def bench_w2_bf16(iters):
         err = float((ref(x).double() - exact).abs().max())
         compiled_fn = torch.compile(ref)
         compiled_fn(x)
-        res = {"eager": time_fn(lambda: ref(x), iters),
-               "compile": time_fn(lambda: compiled_fn(x), iters),
-               f"cuBLAS bf16 torch.mm alone (eager err {err:.1e})":
-                   time_fn(lambda: torch.mm(x, w.T), iters),
-               "F.linear bf16 (cuBLAS + bias)": time_fn(lambda: F.linear(x, w, b), iters)}
-        time_w2_variants(res, ("bf16", "bf16_cluster"), (x, w, b), out, exact, iters)
+        calls = {"eager": lambda: ref(x), "compile": lambda: compiled_fn(x),
+                 f"cuBLAS bf16 torch.mm alone (eager err {err:.1e})": lambda: torch.mm(x, w.T),
+                 "F.linear bf16 (cuBLAS + bias)": lambda: F.linear(x, w, b)}
+        calls.update(w2_variant_calls(("bf16", "bf16_cluster"), (x, w, b), out, exact))
+        res = time_against_cublas(calls, iters)
     return with_cublas_fraction(res, (1024 * 8192 * 2 + 8192 * 8192) * 2)
+
+
+def bench_bare_gemm(prec, m, n, k):
+    """The bare product x @ W^T on tensor cores (.artifacts/cluster_<prec>_
+    <M>x<N>x<K>_c1, from scripts/build-mma-artifacts.sh) against cuBLAS
+    (eager: torch.mm) and torch.compile, interleaved; W2's data: x in
+    [0, 1), W as nn.Linear initializes it."""
+    def run(iters):
+        dtype = torch.bfloat16 if prec == "bf16" else torch.float32
+        x = torch.rand(m, k, device="cuda").to(dtype)
+        w = ((torch.rand(n, k, device="cuda") * 2 - 1) / k ** 0.5).to(dtype)
+        out = torch.empty(m, n, device="cuda", dtype=dtype)
+        mod = load(f"cluster_{prec}_{m}x{n}x{k}_c1")
+        prev = torch.backends.cuda.matmul.allow_tf32
+        torch.backends.cuda.matmul.allow_tf32 = True
+        try:
+            with torch.no_grad():
+                out.fill_(float("nan"))
+                mod.forward(x, w, out=out)
+                exact = x.double() @ w.double().T
+                err = float((out.double() - exact).abs().max())
+                compiled_fn = torch.compile(lambda a, b: a @ b.T)
+                compiled_fn(x, w)
+                res = time_against_cublas({
+                    "eager": lambda: torch.mm(x, w.T),
+                    "compile": lambda: compiled_fn(x, w),
+                    f"fuser (max err {err:.1e})": lambda: mod.forward(x, w, out=out)}, iters)
+        finally:
+            torch.backends.cuda.matmul.allow_tf32 = prev
+        flops = 2 * m * n * k
+        for r in res.values():
+            r["TFLOP/s"] = flops / (r["median_ms"] * 1e-3) / 1e12
+        return res, (m * k + n * k + m * n) * x.element_size()
+    return run
 
 
 def bench_mma_variants(iters):
@@ -465,6 +508,11 @@ WORKLOADS = {
     "chain": ("seed chain (7 ops) 65536x1000", bench_chain),
     "w2tf32": ("W2 on tensor cores, TF32 (PyTorch with TF32 allowed)", bench_w2_tf32),
     "w2bf16": ("W2 on tensor cores, bf16 tensors", bench_w2_bf16),
+    # The bare products against cuBLAS's (eager) at W2's shape and 4096^3.
+    "mm_tf32": ("x @ W^T, 1024 x 8192 x 8192, TF32", bench_bare_gemm("tf32", 1024, 8192, 8192)),
+    "mm_tf32_4096": ("x @ W^T, 4096^3, TF32", bench_bare_gemm("tf32", 4096, 4096, 4096)),
+    "mm_bf16": ("x @ W^T, 1024 x 8192 x 8192, bf16", bench_bare_gemm("bf16", 1024, 8192, 8192)),
+    "mm_bf16_4096": ("x @ W^T, 4096^3, bf16", bench_bare_gemm("bf16", 4096, 4096, 4096)),
     "mmav": ("W2 tensor-core tile variants", bench_mma_variants),
     # 65536-element groups (256 KB, more than shared memory holds) and
     # 1024-element ones.

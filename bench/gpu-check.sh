@@ -22,7 +22,7 @@ cd "$(dirname "$0")/.."
 OUT_DIR=${OUT:-bench/results/latest}
 mkdir -p "$OUT_DIR"
 export PYTHONUNBUFFERED=1 FUSER_ARTIFACTS=$PWD/.artifacts
-RUN_TESTS=1 RUN_BENCH=1 RUN_SANITIZE=0 ONLY=w1,chain,w2,w3,gn,gn_small,w2tf32,w2bf16 SUITE= MEMORY_BOUND= GEMM_MODELS=
+RUN_TESTS=1 RUN_BENCH=1 RUN_SANITIZE=0 ONLY=w1,chain,w2,w3,gn,gn_small,w2tf32,w2bf16,mm_tf32,mm_tf32_4096,mm_bf16,mm_bf16_4096 SUITE= MEMORY_BOUND= GEMM_MODELS=
 while [ $# -gt 0 ]; do
   case $1 in
     --skip-tests) RUN_TESTS=0 ;;

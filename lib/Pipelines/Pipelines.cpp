@@ -129,6 +129,10 @@ void mlir::fuser::buildFusionPipeline(OpPassManager &pm,
     FuserScaleSumTermsPassOptions scaleOpts;
     scaleOpts.report = opts.report;
     pm.addNestedPass<func::FuncOp>(createFuserScaleSumTermsPass(scaleOpts));
+    // The terms those passes made (a loss's smoothing sum over the row
+    // sums) go into the reductions that read them, before they merge.
+    pm.addNestedPass<func::FuncOp>(
+        createFuserFuseReductionProloguesPass(prologueOpts));
     // Reductions that share a read: one kernel.
     FuserMergeSiblingReductionsPassOptions siblingOpts;
     siblingOpts.report = opts.report;

@@ -7,7 +7,10 @@
 // linalg.generic result is dropped when nothing reads it and the results
 // that stay do not depend on its running value (upstream's
 // EraseUnusedOperandsAndResults keeps any output whose block argument the
-// body reads, as the index's select does).
+// body reads, as the index's select does). An elementwise generic's output
+// whose initial value the body never reads starts from tensor.empty: a
+// fill there (torch-mlir's gathers write into zeros) was a kernel of its
+// own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +18,7 @@
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -129,13 +133,42 @@ struct EraseUnusedResultsPattern : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
+/// An all-parallel generic's outputs whose values the body never reads
+/// start from tensor.empty rather than what they were (a fill).
+struct UnreadInitsToEmptyPattern : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics() ||
+        op.getNumLoops() != op.getNumParallelLoops())
+      return failure();
+    bool changed = false;
+    for (OpOperand &init : op.getDpsInitsMutable()) {
+      if (init.get().getDefiningOp<tensor::EmptyOp>() ||
+          op.payloadUsesValueFromOperand(&init))
+        continue;
+      rewriter.setInsertionPoint(op);
+      auto type = cast<RankedTensorType>(init.get().getType());
+      Value empty = tensor::EmptyOp::create(
+          rewriter, op.getLoc(),
+          tensor::getMixedSizes(rewriter, op.getLoc(), init.get()),
+          type.getElementType());
+      rewriter.modifyOpInPlace(op, [&] { init.set(empty); });
+      changed = true;
+    }
+    return success(changed);
+  }
+};
+
 class EraseUnusedResultsPass
     : public fuser::impl::FuserEraseUnusedResultsPassBase<
           EraseUnusedResultsPass> {
 public:
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<EraseUnusedResultsPattern>(&getContext());
+    patterns.add<EraseUnusedResultsPattern, UnreadInitsToEmptyPattern>(
+        &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

@@ -12,6 +12,8 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include "llvm/ADT/SmallBitVector.h"
+
 namespace mlir::fuser {
 #define GEN_PASS_DEF_FUSERFUSEREDUCTIONPROLOGUESPASS
 #include "fuser/Dialect/Fuser/Transforms/Passes.h.inc"
@@ -29,11 +31,13 @@ bool isByteTensor(Value v) {
 }
 
 /// Whether the i1 tensor `mask` comes from an elementwise op that the
-/// reduction absorbs right after the op reading it: all-parallel, its only
-/// use, reading whole-byte tensors (`x.abs() < beta` in a Huber loss).
+/// reduction absorbs right after the op reading it: all-parallel, reading
+/// whole-byte tensors (`x.abs() < beta` in a Huber loss, `target !=
+/// ignore_index` in a loss's sum and count). A mask with other users is
+/// recomputed (fuseOneProducer).
 bool isFusableMask(Value mask) {
   auto producer = mask.getDefiningOp<linalg::LinalgOp>();
-  if (!producer || !mask.hasOneUse() || !producer.hasPureTensorSemantics() ||
+  if (!producer || !producer.hasPureTensorSemantics() ||
       producer.getNumLoops() != producer.getNumParallelLoops() ||
       producer->getNumResults() != 1 || isa<linalg::FillOp>(producer))
     return false;
@@ -101,22 +105,42 @@ bool cheapToRecompute(linalg::GenericOp producer) {
   return read <= bytes(producer->getResult(0).getType());
 }
 
+/// Whether `map` is a permutation of the loops with constant-0 results
+/// (unit dimensions) among them: each element is read once.
+bool readsEachElementOnce(AffineMap map) {
+  // (upstream's isProjectedPermutation refuses more results than loops.)
+  llvm::SmallBitVector seen(map.getNumDims());
+  for (AffineExpr e : map.getResults()) {
+    if (auto c = dyn_cast<AffineConstantExpr>(e); c && c.getValue() == 0)
+      continue;
+    auto d = dyn_cast<AffineDimExpr>(e);
+    if (!d || seen.test(d.getPosition()))
+      return false;
+    seen.set(d.getPosition());
+  }
+  return map.getNumSymbols() == 0 && seen.all();
+}
+
 /// Fuses one producer into `consumer`; returns the fused op or null.
 linalg::GenericOp fuseOneProducer(RewriterBase &rewriter,
                                   linalg::GenericOp consumer) {
   for (OpOperand *operand : consumer.getDpsInputOperands()) {
-    // Read through a permutation only: through a broadcast over the
-    // reduction loops, the producer would run once per reduced element.
-    if (!consumer.getMatchingIndexingMap(operand).isPermutation())
+    // Read through a permutation only (unit dimensions at 0 aside: a loss's
+    // row statistics as 32768 x 1): through a broadcast over the reduction
+    // loops, the producer would run once per reduced element.
+    if (!readsEachElementOnce(consumer.getMatchingIndexingMap(operand)))
       continue;
     linalg::GenericOp producer = elementwiseProducer(rewriter, *operand);
     if (!producer || !linalg::areElementwiseOpsFusable(operand))
       continue;
     // A producer with other users stays for them; where recomputing it is
     // cheap the reduction fuses a copy of its own, so the fused op has the
-    // reduction's result alone.
+    // reduction's result alone. An i1 mask is always recomputed: the
+    // reduction kernel reads no i1 tensor (isFusableMask).
     if (!producer->hasOneUse()) {
-      if (producer->getNumResults() != 1 || !cheapToRecompute(producer))
+      bool mask = getElementTypeOrSelf(operand->get().getType()).isInteger(1);
+      if (producer->getNumResults() != 1 ||
+          (!mask && !cheapToRecompute(producer)))
         continue;
       rewriter.setInsertionPoint(producer);
       auto copy = cast<linalg::GenericOp>(rewriter.clone(*producer));

@@ -87,3 +87,48 @@ func.func @two_sums(%x: tensor<4x8xf32>, %a: tensor<4xf32>, %b: tensor<4xf32>) -
   } -> (tensor<4xf32>, tensor<4xf32>)
   return %r#1 : tensor<4xf32>
 }
+
+// -----
+
+// A gather as torch-mlir writes a loss's pick of the target's logit: into
+// a fill of zeros that the body never reads. It starts from tensor.empty,
+// and the fill goes.
+// CHECK-LABEL: func.func @unread_fill
+// CHECK-NOT: linalg.fill
+// CHECK: %[[E:.+]] = tensor.empty() : tensor<8x1xf32>
+// CHECK: linalg.generic {{.+}} outs(%[[E]] : tensor<8x1xf32>)
+func.func @unread_fill(%x: tensor<8x10xf32>, %t: tensor<8x1xi64>) -> tensor<8x1xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x1xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%e : tensor<8x1xf32>) -> tensor<8x1xf32>
+  %pick = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                          iterator_types = ["parallel", "parallel"]}
+      ins(%t : tensor<8x1xi64>) outs(%fill : tensor<8x1xf32>) {
+  ^bb0(%i: i64, %o: f32):
+    %r = linalg.index 0 : index
+    %c = arith.index_cast %i : i64 to index
+    %v = tensor.extract %x[%r, %c] : tensor<8x10xf32>
+    linalg.yield %v : f32
+  } -> tensor<8x1xf32>
+  return %pick : tensor<8x1xf32>
+}
+
+// -----
+
+// A body that reads its output keeps the fill.
+// CHECK-LABEL: func.func @read_fill
+// CHECK: %[[F:.+]] = linalg.fill
+// CHECK: linalg.generic {{.+}} outs(%[[F]] : tensor<8xf32>)
+func.func @read_fill(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %fill = linalg.fill ins(%one : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]}
+      ins(%x : tensor<8xf32>) outs(%fill : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}

@@ -206,3 +206,76 @@ func.func @huber_mask(%x: tensor<8x16xf32>, %y: tensor<8x16xf32>) -> tensor<f32>
   } -> tensor<f32>
   return %sum : tensor<f32>
 }
+
+// -----
+
+// A loss's sum and count over the targets that are not ignore_index, as
+// torch-mlir lowers nll_loss: the mask target != 7 has three readers. Each
+// reduction recomputes it from the targets (it reads no i1 tensor); the
+// select of the gathered index keeps the original. The picked values come
+// as 32 x 1 and are read through (d0) -> (d0, 0): each element once, so
+// their negation fuses too.
+// CHECK-LABEL: func.func @loss_mask_and_unit_rows
+// CHECK-SAME: (%[[T:.+]]: tensor<32xi64>, %[[P:.+]]: tensor<32x1xf32>)
+// CHECK: %[[MASK:.+]] = linalg.generic {{.+}} ins(%[[T]] : tensor<32xi64>)
+// CHECK: linalg.generic {{.+}} ins(%[[MASK]], %[[T]]
+// CHECK: linalg.generic {{.+}} ins(%[[T]] : tensor<32xi64>)
+// CHECK: arith.cmpi ne
+// CHECK: arith.extui
+// CHECK: linalg.generic {{.+}} ins(%[[T]], %[[P]] : tensor<32xi64>, tensor<32x1xf32>)
+// CHECK: arith.negf
+// CHECK: arith.cmpi ne
+// CHECK: arith.select
+func.func @loss_mask_and_unit_rows(%t: tensor<32xi64>, %p: tensor<32x1xf32>)
+    -> (tensor<32xi64>, tensor<i64>, tensor<f32>) {
+  %c7 = arith.constant 7 : i64
+  %c0 = arith.constant 0 : i64
+  %zero = arith.constant 0.0 : f32
+  %eb = tensor.empty() : tensor<32xi1>
+  %ei = tensor.empty() : tensor<32xi64>
+  %ef = tensor.empty() : tensor<32x1xf32>
+  %mask = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                          iterator_types = ["parallel"]}
+      ins(%t : tensor<32xi64>) outs(%eb : tensor<32xi1>) {
+  ^bb0(%a: i64, %o: i1):
+    %s = arith.cmpi ne, %a, %c7 : i64
+    linalg.yield %s : i1
+  } -> tensor<32xi1>
+  %idx = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                         iterator_types = ["parallel"]}
+      ins(%mask, %t : tensor<32xi1>, tensor<32xi64>) outs(%ei : tensor<32xi64>) {
+  ^bb0(%m: i1, %a: i64, %o: i64):
+    %s = arith.select %m, %a, %c0 : i64
+    linalg.yield %s : i64
+  } -> tensor<32xi64>
+  %neg = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                         iterator_types = ["parallel", "parallel"]}
+      ins(%p : tensor<32x1xf32>) outs(%ef : tensor<32x1xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.negf %a : f32
+    linalg.yield %s : f32
+  } -> tensor<32x1xf32>
+  %esi = tensor.empty() : tensor<i64>
+  %ci = linalg.fill ins(%c0 : i64) outs(%esi : tensor<i64>) -> tensor<i64>
+  // expected-remark @+1 {{fused 1 elementwise producer(s) into this reduction}}
+  %count = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>],
+                           iterator_types = ["reduction"]}
+      ins(%mask : tensor<32xi1>) outs(%ci : tensor<i64>) {
+  ^bb0(%m: i1, %acc: i64):
+    %w = arith.extui %m : i1 to i64
+    %s = arith.addi %w, %acc : i64
+    linalg.yield %s : i64
+  } -> tensor<i64>
+  %esf = tensor.empty() : tensor<f32>
+  %cf = linalg.fill ins(%zero : f32) outs(%esf : tensor<f32>) -> tensor<f32>
+  // expected-remark @+1 {{fused 2 elementwise producer(s) into this reduction}}
+  %sum = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0, 0)>, affine_map<(d0) -> ()>],
+                         iterator_types = ["reduction"]}
+      ins(%mask, %neg : tensor<32xi1>, tensor<32x1xf32>) outs(%cf : tensor<f32>) {
+  ^bb0(%m: i1, %a: f32, %acc: f32):
+    %v = arith.select %m, %a, %zero : f32
+    %s = arith.addf %v, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  return %idx, %count, %sum : tensor<32xi64>, tensor<i64>, tensor<f32>
+}

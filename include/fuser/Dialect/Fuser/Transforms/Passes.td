@@ -59,15 +59,19 @@ def FuserFuseReductionProloguesPass
     elementwise producers' inputs directly: each producer (a
     `linalg.generic` with parallel loops only, or a named elementwise op,
     `linalg.transpose` or `linalg.broadcast`, generalized first) read
-    through a permutation is folded into the reduction's body, upstream's
-    elementwise fusion. So a transposed copy, a widening to f64 or a
+    through a permutation (constant-0 results on unit dimensions allowed: a
+    loss's row statistics as 32768 x 1) is folded into the reduction's
+    body, upstream's elementwise fusion. So a transposed copy, a widening to f64 or a
     squared difference before a sum is computed as the sum reads it,
     instead of written to memory by one kernel and read by the next. A
     producer with other users stays for them; the reduction then fuses a
     copy only when recomputing it reads no more memory than its result
     would (per element, its full-size inputs' bytes at most the result's:
-    a transposed copy or a widening, not a chain over several tensors). Runs after the matmul
-    and group-norm fusions, which claim their ops first, and before
+    a transposed copy or a widening, not a chain over several tensors). An
+    i1 mask is always recomputed, since a reduction kernel reads no i1
+    tensor (`target != ignore_index`, read by a loss's sum and its count).
+    Runs after the matmul and group-norm fusions, which claim their ops
+    first, again after the softmax passes (the terms they make), and before
     `fuser-fuse-pointwise`. With `report`, a remark on each reduction
     counts what it absorbed.
 
@@ -727,8 +731,14 @@ def FuserEraseUnusedResultsPass
     the body ops that only computed it: the index goes, and the maximum is
     a plain max reduction. Upstream's unused-result canonicalization keeps
     such an output, since the body reads its block argument.
+
+    An all-parallel `linalg.generic` whose body never reads an output's
+    initial value gets `tensor.empty` there instead: torch-mlir's gathers
+    (a loss's pick of the target's logit) write into a fill of zeros, which
+    was a kernel of its own.
   }];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def FuserConstantPowersPass

@@ -141,6 +141,11 @@ void mlir::fuser::buildFusionPipeline(OpPassManager &pm,
     // Per-channel vectors broadcast through a reshape fuse into their
     // consumers (BatchNorm's scale).
     pm.addNestedPass<func::FuncOp>(createFuserFoldUnitExpandsPass());
+    // A gather computes its indices as it reads them (a loss's targets).
+    FuserFuseGatherProducersPassOptions gatherProducerOpts;
+    gatherProducerOpts.report = opts.report;
+    pm.addNestedPass<func::FuncOp>(
+        createFuserFuseGatherProducersPass(gatherProducerOpts));
     FuserFusePointwisePassOptions fuseOpts;
     fuseOpts.report = opts.report;
     pm.addNestedPass<func::FuncOp>(createFuserFusePointwisePass(fuseOpts));

@@ -788,6 +788,29 @@ def FuserFoldUnitExpandsPass
                            "::mlir::tensor::TensorDialect"];
 }
 
+def FuserFuseGatherProducersPass
+    : Pass<"fuser-fuse-gather-producers", "mlir::func::FuncOp"> {
+  let summary = "Compute a gather's indices from their elementwise producers' inputs";
+  let description = [{
+    A gather (an all-parallel `linalg.generic` whose body extracts elements
+    at computed indices: a loss's pick of each row's target logit) reads
+    indices that elementwise generics computed (the target, or 0 where it is
+    `ignore_index`). No fusion group takes a gather, so each producer was a
+    kernel of its own, writing the indices for the gather to read back.
+    This pass folds each elementwise producer that only the gather reads
+    into the gather's body (upstream's elementwise fusion), until none is
+    left: the gather reads the targets themselves. Runs after
+    `fuser-fold-unit-expands`, which rebuilds a producer read through a
+    unit-dimension reshape in the gather's shape. With `report`, a remark
+    on each gather counts what it absorbed.
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark on each gather that absorbed producers">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def FuserFoldScanFlipsPass
     : Pass<"fuser-fold-scan-flips", "mlir::func::FuncOp"> {
   let summary = "A flip, a scan and a flip back as one reversed fuser.scan";

@@ -49,12 +49,17 @@ struct CachedCall {
   std::vector<size_t> mutations;
 };
 
+/// The address alignment the kernels' widest accesses (16-byte vectors,
+/// TMA) need: make_dense copies arguments that lack it.
+constexpr uint64_t kDenseAlignment = 16;
+
 /// Strings looked up on every call, made once.
 struct Names {
   nb::object dtype = nb::str("dtype"), shape = nb::str("shape"),
              stride = nb::str("stride"), dataPtr = nb::str("data_ptr"),
              getDevice = nb::str("get_device"), device = nb::str("device"),
-             contiguous = nb::str("contiguous"), copy = nb::str("copy_"),
+             contiguous = nb::str("contiguous"), clone = nb::str("clone"),
+             copy = nb::str("copy_"),
              newEmpty = nb::str("new_empty");
 };
 
@@ -87,8 +92,8 @@ public:
   /// `tensorType` is torch.Tensor; `empty` torch.empty (and `emptyLike`
   /// torch.empty_like, for results shaped like an argument); `currentStream`
   /// returns a device's current CUstream as an int. `makeDense`: pass
-  /// a dense copy of a non-contiguous tensor (else the general path takes
-  /// the call, to reject it).
+  /// a dense, 16-byte aligned copy of a non-contiguous or misaligned tensor
+  /// (else the general path takes the call, to reject it).
   TorchLauncher(nb::object select, nb::dict dtypes, nb::object tensorType,
                 nb::object empty, nb::object emptyLike,
                 nb::object currentStream, bool makeDense)
@@ -255,6 +260,13 @@ private:
     else
       return false;
     facts.data = address(facts.tensor.ptr());
+    // A dense view at an address the kernels' 16-byte accesses cannot take
+    // (x[1:] of a float tensor): an aligned copy, as for a strided one.
+    if (makeDense && facts.data % kDenseAlignment != 0) {
+      facts.tensor =
+          check(PyObject_CallMethodNoArgs(facts.tensor.ptr(), names.clone.ptr()));
+      facts.data = address(facts.tensor.ptr());
+    }
     facts.plain = Py_TYPE(facts.tensor.ptr()) ==
                   reinterpret_cast<PyTypeObject *>(tensorType.ptr());
     if (PyErr_Occurred())
@@ -360,8 +372,9 @@ void bindTorchLauncher(nb::module_ &m) {
            "for a new signature; dtypes maps torch dtypes to fuser dtype "
            "names; empty and empty_like are torch's; current_stream(device) "
            "returns "
-           "the device's current CUstream as an int; make_dense: pass dense "
-           "copies of non-contiguous tensors (else NotImplemented).")
+           "the device's current CUstream as an int; make_dense: pass dense, "
+           "16-byte aligned copies of non-contiguous or misaligned tensors "
+           "(else NotImplemented).")
       .def("__call__", &TorchLauncher::call, nb::arg("tensors"),
            "Runs the kernels: None, the result, or a tuple of results; "
            "NotImplemented (nothing launched) unless every tensor is a "

@@ -91,3 +91,22 @@ def test_a_marked_forward_is_skipped(package):
 
     c, calls = make(package, Marked)
     assert c(torch.randn(4, 16)) == "kernels" and len(calls) == 1
+
+
+def test_kernel_arguments_are_dense_and_aligned():
+    """What the kernels take: a tensor as it is when dense at a 16-byte
+    aligned address; else a dense copy (a transposed view, a view 4 bytes
+    into its storage), equal to it."""
+    from fuser.torch._runtime.autograd import contiguous
+
+    aligned = torch.randn(64)
+    assert aligned.data_ptr() % 16 == 0
+    shifted = torch.randn(1025)[1:]
+    transposed = torch.randn(8, 4).t()
+    kept, shifted_copy, transposed_copy = contiguous(
+        [aligned, shifted, transposed])
+    assert kept is aligned
+    for view, copy in ((shifted, shifted_copy), (transposed, transposed_copy)):
+        assert copy.is_contiguous() and copy.data_ptr() % 16 == 0
+        assert copy.data_ptr() != view.data_ptr()
+        assert torch.equal(copy, view)

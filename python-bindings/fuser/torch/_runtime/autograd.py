@@ -15,8 +15,11 @@ from .._package import Variant
 
 
 def contiguous(ts):
-    """Dense tensors, as the kernels take them."""
-    return [t if t.is_contiguous() else t.contiguous() for t in ts]
+    """Dense, 16-byte aligned tensors, as the kernels take them: a copy of a
+    strided view, or of a dense one at an address their vector accesses
+    cannot take (x[1:] of a float tensor)."""
+    return [t if t.is_contiguous() and t.data_ptr() % 16 == 0
+            else t.clone(memory_format=torch.contiguous_format) for t in ts]
 
 
 def as_list(results) -> list:

@@ -49,10 +49,6 @@ struct CachedCall {
   std::vector<size_t> mutations;
 };
 
-/// The address alignment the kernels' widest accesses (16-byte vectors,
-/// TMA) need: make_dense copies arguments that lack it.
-constexpr uint64_t kDenseAlignment = 16;
-
 /// Strings looked up on every call, made once.
 struct Names {
   nb::object dtype = nb::str("dtype"), shape = nb::str("shape"),

@@ -266,10 +266,12 @@ PyObject *NativeTorchLauncher::call(PyObject *tensors) {
         device = index;
       else if (index != device)
         return Py_NewRef(Py_NotImplemented);
-      if (t.is_contiguous())
+      bool aligned =
+          reinterpret_cast<uint64_t>(t.data_ptr()) % kDenseAlignment == 0;
+      if (t.is_contiguous() && aligned)
         dense[i] = t;
       else if (impl->makeDense)
-        dense[i] = t.contiguous();
+        dense[i] = t.is_contiguous() ? t.clone() : t.contiguous();
       else
         return Py_NewRef(Py_NotImplemented);
       dtypes[i] = *dtype;

@@ -34,8 +34,8 @@ NB_MODULE(_fuser_torch, m) {
           nb::arg("select"), nb::arg("error_type"), nb::arg("make_dense"),
           "select(tensors) -> (Function, mutations, artifact, function name) "
           "picks the function for a new signature; error_type is "
-          "fuser.FuserError; make_dense: pass dense copies of non-contiguous "
-          "tensors (else NotImplemented).")
+          "fuser.FuserError; make_dense: pass dense, 16-byte aligned copies of "
+          "non-contiguous or misaligned tensors (else NotImplemented).")
       .def(
           "__call__",
           [](NativeTorchLauncher &self, nb::handle tensors) {

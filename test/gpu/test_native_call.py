@@ -150,8 +150,7 @@ def test_what_the_native_path_does_not_take_gets_the_general_errors():
 def test_misaligned_input_runs_on_an_aligned_copy():
     """A dense view 4 bytes past an aligned address (the kernels' 16-byte
     vectors and TMA cannot take it): the call passes an aligned copy, the
-    view itself unchanged. The runtime alone refuses it, naming the
-    alignment."""
+    view itself unchanged (the runtime alone refuses it: unittests/Runtime)."""
     model, compiled = load("linear_leaky_dynamic")
     base = torch.randn(4 * 256 + 1, device="cuda")
     x = base[1:].view(4, 256)
@@ -160,9 +159,6 @@ def test_misaligned_input_runs_on_an_aligned_copy():
     with torch.no_grad():
         torch.testing.assert_close(compiled(x), model(x), atol=1e-4, rtol=1e-4)
     assert torch.equal(base, before)
-    variant = compiled._fuser_variant([x])
-    with pytest.raises(fuser.FuserError, match="is not aligned to 16 bytes"):
-        variant.entry()(x)
 
 
 def load_host(name):

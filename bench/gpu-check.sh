@@ -16,8 +16,7 @@
 #   usage: bench/gpu-check.sh [--skip-tests] [--skip-bench] [--sanitize] [--only w1,chain]
 #                             [--suite gemm,training] [--memory-bound all] [--gemm-models all]
 #   bench cases: w1 chain w2 w3 gn gn_small w2tf32 w2bf16 mm_tf32 mm_tf32_4096 mm_bf16
-#   mm_bf16_4096 (default), and the
-#   tile sweeps w2v (FFMA) and mmav (tensor cores)
+#   mm_bf16_4096 (default), and the tile sweeps w2v (FFMA) and mmav (tensor cores)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT_DIR=${OUT:-bench/results/latest}

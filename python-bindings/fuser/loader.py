@@ -111,8 +111,9 @@ class TorchCall:
     update in place, its Artifact, the function's name) for a new
     signature. Calling returns NotImplemented where the general path must
     take the call: torch not imported, a tensor that is not a PyTorch CUDA
-    tensor of a fuser dtype (or not contiguous, unless `make_dense` asks
-    for dense copies), or after interpreter exit released it."""
+    tensor of a fuser dtype (or not contiguous or 16-byte aligned, unless
+    `make_dense` asks for dense, aligned copies), or after interpreter exit
+    released it."""
 
     def __init__(self, select, make_dense: bool = False) -> None:
         self._select = select

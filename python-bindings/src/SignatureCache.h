@@ -25,6 +25,7 @@ namespace fuser::python {
 /// The address alignment the kernels' widest accesses (16-byte vectors,
 /// TMA) need: with make_dense, both launchers pass a dense copy of an
 /// argument that lacks it (x[1:] of a float tensor), as of a strided one.
+/// (fuser.torch's dense_aligned, for the general path, takes the same.)
 constexpr uint64_t kDenseAlignment = 16;
 
 /// `fn` prepared for a new signature (dense tensors `refs`), checked to

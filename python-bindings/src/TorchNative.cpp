@@ -267,7 +267,8 @@ PyObject *NativeTorchLauncher::call(PyObject *tensors) {
       else if (index != device)
         return Py_NewRef(Py_NotImplemented);
       bool aligned =
-          reinterpret_cast<uint64_t>(t.data_ptr()) % kDenseAlignment == 0;
+          reinterpret_cast<uint64_t>(t.const_data_ptr()) % kDenseAlignment ==
+          0;
       if (t.is_contiguous() && aligned)
         dense[i] = t;
       else if (impl->makeDense)

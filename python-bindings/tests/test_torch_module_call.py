@@ -97,13 +97,13 @@ def test_kernel_arguments_are_dense_and_aligned():
     """What the kernels take: a tensor as it is when dense at a 16-byte
     aligned address; else a dense copy (a transposed view, a view 4 bytes
     into its storage), equal to it."""
-    from fuser.torch._runtime.autograd import contiguous
+    from fuser.torch._runtime.autograd import dense_aligned
 
     aligned = torch.randn(64)
     assert aligned.data_ptr() % 16 == 0
     shifted = torch.randn(1025)[1:]
     transposed = torch.randn(8, 4).t()
-    kept, shifted_copy, transposed_copy = contiguous(
+    kept, shifted_copy, transposed_copy = dense_aligned(
         [aligned, shifted, transposed])
     assert kept is aligned
     for view, copy in ((shifted, shifted_copy), (transposed, transposed_copy)):

@@ -92,9 +92,12 @@ SmallVector<Value> EpilogueInputs::at(Value row, Value rowOk, Value col,
       for (int64_t l = 0; l < width; ++l) {
         Value lane = constI64(b, loc, l);
         Value c = arith::AddIOp::create(b, loc, col, lane);
-        Value below =
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, n);
-        Value ok = arith::AndIOp::create(b, loc, rowOk, below);
+        Value ok = rowOk;
+        if (colLimit) {
+          Value below = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::ult, c, colLimit);
+          ok = arith::AndIOp::create(b, loc, rowOk, below);
+        }
         Value colStart = arith::MulIOp::create(b, loc, c, m);
         Value idx = arith::AddIOp::create(b, loc, colStart, row);
         lanes.push_back(loadScalarIf(b, loc, args[e], types[e], idx, ok));

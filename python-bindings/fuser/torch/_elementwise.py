@@ -42,7 +42,7 @@ from . import _save_load
 from ._compiler import compile_training
 from ._package import Package, jsonable
 from ._runtime import TrainingModule, make_compiled
-from ._runtime.autograd import run_backward, run_forward
+from ._runtime.autograd import dense_aligned, run_backward, run_forward
 
 FORMAT = "fuser-torch-elementwise"
 VERSION = 1
@@ -124,9 +124,7 @@ def _split(args: Sequence[Any]) -> Tuple[List[torch.Tensor], tuple]:
 def _flat(t: torch.Tensor) -> torch.Tensor:
     """t as a dense, 16-byte aligned vector (a view when it is one)."""
     t = t.reshape(-1)
-    if not t.is_contiguous() or t.data_ptr() % 16:
-        t = t.clone(memory_format=torch.contiguous_format)
-    return t
+    return dense_aligned([t])[0]
 
 
 def _outputs(variant, given: Sequence[torch.Tensor], shape) -> list:

@@ -7,10 +7,10 @@
 // linalg.generic result is dropped when nothing reads it and the results
 // that stay do not depend on its running value (upstream's
 // EraseUnusedOperandsAndResults keeps any output whose block argument the
-// body reads, as the index's select does). An elementwise generic's output
-// whose initial value the body never reads starts from tensor.empty: a
-// fill there (torch-mlir's gathers write into zeros) was a kernel of its
-// own.
+// body reads, as the index's select does). An all-parallel generic's output
+// that it writes whole and whose initial value its body never reads starts
+// from tensor.empty: a fill there (torch-mlir's gathers write into zeros)
+// was a kernel of its own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -133,8 +133,9 @@ struct EraseUnusedResultsPattern : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
-/// An all-parallel generic's outputs whose values the body never reads
-/// start from tensor.empty rather than what they were (a fill).
+/// An all-parallel generic's outputs that it writes whole (through a
+/// permutation) and whose values the body never reads start from
+/// tensor.empty rather than what they were (a fill).
 struct UnreadInitsToEmptyPattern : OpRewritePattern<linalg::GenericOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -146,14 +147,22 @@ struct UnreadInitsToEmptyPattern : OpRewritePattern<linalg::GenericOp> {
     bool changed = false;
     for (OpOperand &init : op.getDpsInitsMutable()) {
       if (init.get().getDefiningOp<tensor::EmptyOp>() ||
-          op.payloadUsesValueFromOperand(&init))
+          op.payloadUsesValueFromOperand(&init) ||
+          !op.getMatchingIndexingMap(&init).isPermutation())
         continue;
-      rewriter.setInsertionPoint(op);
-      auto type = cast<RankedTensorType>(init.get().getType());
-      Value empty = tensor::EmptyOp::create(
-          rewriter, op.getLoc(),
-          tensor::getMixedSizes(rewriter, op.getLoc(), init.get()),
-          type.getElementType());
+      // What a fill filled, where that is empty; else a new empty tensor
+      // sized as the init.
+      auto fill = init.get().getDefiningOp<linalg::FillOp>();
+      Value empty =
+          fill ? fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>() : Value();
+      if (!empty) {
+        rewriter.setInsertionPoint(op);
+        auto type = cast<RankedTensorType>(init.get().getType());
+        empty = tensor::EmptyOp::create(
+            rewriter, op.getLoc(),
+            tensor::getMixedSizes(rewriter, op.getLoc(), init.get()),
+            type.getElementType());
+      }
       rewriter.modifyOpInPlace(op, [&] { init.set(empty); });
       changed = true;
     }

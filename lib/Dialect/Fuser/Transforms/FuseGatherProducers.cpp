@@ -14,6 +14,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include "llvm/ADT/SmallBitVector.h"
+
 namespace mlir::fuser {
 #define GEN_PASS_DEF_FUSERFUSEGATHERPRODUCERSPASS
 #include "fuser/Dialect/Fuser/Transforms/Passes.h.inc"
@@ -39,12 +41,40 @@ bool isGather(linalg::GenericOp op) {
   return found.wasInterrupted();
 }
 
+/// Whether `map`, over loops of `ranges`, reads each element once: a
+/// permutation of the loops, with constant 0s among the results (an index
+/// tensor of N x 1) and unit loops left out.
+bool readsEachElementOnce(AffineMap map, ArrayRef<int64_t> ranges) {
+  llvm::SmallBitVector seen(map.getNumDims());
+  for (auto [d, range] : llvm::enumerate(ranges))
+    if (range == 1)
+      seen.set(d);
+  for (AffineExpr e : map.getResults()) {
+    if (auto c = dyn_cast<AffineConstantExpr>(e); c && c.getValue() == 0)
+      continue;
+    auto d = dyn_cast<AffineDimExpr>(e);
+    if (!d || (seen.test(d.getPosition()) && ranges[d.getPosition()] != 1))
+      return false;
+    seen.set(d.getPosition());
+  }
+  return map.getNumSymbols() == 0 && seen.all();
+}
+
 /// An elementwise producer the gather can absorb: all-parallel, read by
-/// the gather alone, not reading its own output.
-bool isAbsorbable(linalg::GenericOp producer) {
+/// the gather alone and once per element (through a broadcast it would run
+/// once per gathered element), its own inputs read through dimensions and
+/// constants (what the gather kernel indexes), not reading its output.
+bool isAbsorbable(linalg::GenericOp producer, OpOperand &use,
+                  linalg::GenericOp gather) {
   if (!producer || !allParallel(producer) || !producer->hasOneUse() ||
-      producer->getNumResults() != 1)
+      producer->getNumResults() != 1 ||
+      !readsEachElementOnce(gather.getMatchingIndexingMap(&use),
+                            gather.getStaticLoopRanges()))
     return false;
+  for (OpOperand *in : producer.getDpsInputOperands())
+    if (!producer.getMatchingIndexingMap(in).isProjectedPermutation(
+            /*allowZeroInResults=*/true))
+      return false;
   for (OpOperand &init : producer.getDpsInitsMutable())
     if (producer.payloadUsesValueFromOperand(&init))
       return false;
@@ -56,7 +86,8 @@ linalg::GenericOp fuseOneProducer(RewriterBase &rewriter,
                                   linalg::GenericOp gather) {
   for (OpOperand *operand : gather.getDpsInputOperands()) {
     auto producer = operand->get().getDefiningOp<linalg::GenericOp>();
-    if (!isAbsorbable(producer) || !linalg::areElementwiseOpsFusable(operand))
+    if (!isAbsorbable(producer, *operand, gather) ||
+        !linalg::areElementwiseOpsFusable(operand))
       continue;
     rewriter.setInsertionPoint(gather);
     FailureOr<linalg::ElementwiseOpFusionResult> fused =

@@ -34,7 +34,7 @@ bool isByteTensor(Value v) {
 /// reduction absorbs right after the op reading it: all-parallel, reading
 /// whole-byte tensors (`x.abs() < beta` in a Huber loss, `target !=
 /// ignore_index` in a loss's sum and count). A mask with other users is
-/// recomputed (fuseOneProducer).
+/// recomputed for each (fuseOneProducer).
 bool isFusableMask(Value mask) {
   auto producer = mask.getDefiningOp<linalg::LinalgOp>();
   if (!producer || !producer.hasPureTensorSemantics() ||
@@ -105,13 +105,18 @@ bool cheapToRecompute(linalg::GenericOp producer) {
   return read <= bytes(producer->getResult(0).getType());
 }
 
-/// Whether `map` is a permutation of the loops with constant-0 results
-/// (unit dimensions) among them: each element is read once.
-bool readsEachElementOnce(AffineMap map) {
+/// Whether `map`, reading `type`, is a permutation of the loops with
+/// constant-0 results into unit dimensions among them: each element is
+/// read once.
+bool readsEachElementOnce(AffineMap map, Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped || shaped.getRank() != map.getNumResults())
+    return false;
   // (upstream's isProjectedPermutation refuses more results than loops.)
   llvm::SmallBitVector seen(map.getNumDims());
-  for (AffineExpr e : map.getResults()) {
-    if (auto c = dyn_cast<AffineConstantExpr>(e); c && c.getValue() == 0)
+  for (auto [p, e] : llvm::enumerate(map.getResults())) {
+    if (auto c = dyn_cast<AffineConstantExpr>(e);
+        c && c.getValue() == 0 && shaped.getDimSize(p) == 1)
       continue;
     auto d = dyn_cast<AffineDimExpr>(e);
     if (!d || seen.test(d.getPosition()))
@@ -128,33 +133,42 @@ linalg::GenericOp fuseOneProducer(RewriterBase &rewriter,
     // Read through a permutation only (unit dimensions at 0 aside: a loss's
     // row statistics as 32768 x 1): through a broadcast over the reduction
     // loops, the producer would run once per reduced element.
-    if (!readsEachElementOnce(consumer.getMatchingIndexingMap(operand)))
+    if (!readsEachElementOnce(consumer.getMatchingIndexingMap(operand),
+                              operand->get().getType()))
       continue;
     linalg::GenericOp producer = elementwiseProducer(rewriter, *operand);
     if (!producer || !linalg::areElementwiseOpsFusable(operand))
       continue;
     // A producer with other users stays for them; where recomputing it is
     // cheap the reduction fuses a copy of its own, so the fused op has the
-    // reduction's result alone. An i1 mask is always recomputed: the
-    // reduction kernel reads no i1 tensor (isFusableMask).
+    // reduction's result alone. An i1 mask is recomputed whatever its
+    // inputs: otherwise it stays an op of its own, its bytes written and
+    // read back by a kernel more (a loss's `target != ignore_index`, whose
+    // targets its readers read anyway).
+    Value original = operand->get();
+    linalg::GenericOp copy;
     if (!producer->hasOneUse()) {
-      bool mask = getElementTypeOrSelf(operand->get().getType()).isInteger(1);
+      bool mask = getElementTypeOrSelf(original.getType()).isInteger(1);
       if (producer->getNumResults() != 1 ||
           (!mask && !cheapToRecompute(producer)))
         continue;
       rewriter.setInsertionPoint(producer);
-      auto copy = cast<linalg::GenericOp>(rewriter.clone(*producer));
+      copy = cast<linalg::GenericOp>(rewriter.clone(*producer));
       rewriter.modifyOpInPlace(consumer, [&] {
-        operand->set(
-            copy->getResult(cast<OpResult>(operand->get()).getResultNumber()));
+        operand->set(copy->getResult(cast<OpResult>(original).getResultNumber()));
       });
       producer = copy;
     }
     rewriter.setInsertionPoint(consumer); // where the fused op goes
     FailureOr<linalg::ElementwiseOpFusionResult> fused =
         linalg::fuseElementwiseOps(rewriter, operand);
-    if (failed(fused))
+    if (failed(fused)) {
+      if (copy) { // the reduction reads the original again
+        rewriter.modifyOpInPlace(consumer, [&] { operand->set(original); });
+        rewriter.eraseOp(copy);
+      }
       continue;
+    }
     for (auto [original, replacement] : fused->replacements)
       rewriter.replaceAllUsesWith(original, replacement);
     rewriter.eraseOp(consumer);

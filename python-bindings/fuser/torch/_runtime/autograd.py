@@ -14,11 +14,16 @@ from torch.autograd.function import once_differentiable
 from .._package import Variant
 
 
-def contiguous(ts):
+# The address alignment the kernels' widest accesses (16-byte vectors, TMA)
+# need; the native launchers' kDenseAlignment.
+DENSE_ALIGNMENT = 16
+
+
+def dense_aligned(ts):
     """Dense, 16-byte aligned tensors, as the kernels take them: a copy of a
     strided view, or of a dense one at an address their vector accesses
     cannot take (x[1:] of a float tensor)."""
-    return [t if t.is_contiguous() and t.data_ptr() % 16 == 0
+    return [t if t.is_contiguous() and t.data_ptr() % DENSE_ALIGNMENT == 0
             else t.clone(memory_format=torch.contiguous_format) for t in ts]
 
 
@@ -62,8 +67,8 @@ def _kernel_call(variant: Variant, args, out=None) -> list:
     tensors (every result, in the kernel's order), or None to allocate."""
     entry = variant.entry()
     if out is None:
-        return as_list(entry(*contiguous(args)))
-    return as_list(entry(*contiguous(args), out=tuple(out)))
+        return as_list(entry(*dense_aligned(args)))
+    return as_list(entry(*dense_aligned(args), out=tuple(out)))
 
 
 def run_forward(forward: Variant, tensors: Sequence[torch.Tensor],

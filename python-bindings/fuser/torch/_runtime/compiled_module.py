@@ -21,7 +21,7 @@ from ...loader import TorchCall, release_at_exit
 from .._package import (DTYPE_NAMES, Package, Variant, current_autocast,
                         describe_specs, jsonable_or_none)
 from .._remarks import Remark
-from .autograd import contiguous
+from .autograd import dense_aligned
 from .compiler_interface import VariantCompiler
 
 
@@ -312,7 +312,7 @@ class CompiledModule(torch.nn.Module):
                 return results if d["_fuser_flat"] else \
                     self._fuser_unflatten(results)
         variant = self._fuser_variant(tensors, autocast)
-        results = variant.entry()(*contiguous(tensors))
+        results = variant.entry()(*dense_aligned(tensors))
         return self._fuser_unflatten(
             write_back(variant, tensors, results))
 

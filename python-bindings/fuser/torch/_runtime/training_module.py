@@ -20,7 +20,7 @@ import torch
 
 from ..._native import FuserError
 from .._package import Variant, describe_specs, manifest_function
-from .autograd import _FuserStep, as_list, contiguous
+from .autograd import _FuserStep, as_list, dense_aligned
 from .compiled_module import CompiledModule, dynamic_dims, write_back
 
 
@@ -50,7 +50,7 @@ class TrainingModule(CompiledModule):
                                     *tensors)
             return self._fuser_unflatten(write_back(forward, tensors, outs))
         forward = self._fuser_variant(tensors, autocast)
-        results = as_list(forward.entry()(*contiguous(tensors)))
+        results = as_list(forward.entry()(*dense_aligned(tensors)))
         return self._fuser_unflatten(write_back(
             forward, tensors,
             tuple(results[:forward.info["training"]["outputs"]])))

@@ -132,3 +132,49 @@ func.func @read_fill(%x: tensor<8xf32>) -> tensor<8xf32> {
   } -> tensor<8xf32>
   return %r : tensor<8xf32>
 }
+
+// -----
+
+// A dynamic size: the empty tensor takes it from what the fill filled,
+// and the fill goes.
+// CHECK-LABEL: func.func @unread_fill_dynamic
+// CHECK-NOT: linalg.fill
+// CHECK: %[[E:.+]] = tensor.empty(%{{.+}}) : tensor<?xf32>
+// CHECK-NOT: linalg.fill
+// CHECK: linalg.generic {{.+}} outs(%[[E]] : tensor<?xf32>)
+func.func @unread_fill_dynamic(%x: tensor<8x10xf32>, %t: tensor<?xi64>) -> tensor<?xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %t, %c0 : tensor<?xi64>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  %pick = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                          iterator_types = ["parallel"]}
+      ins(%t : tensor<?xi64>) outs(%fill : tensor<?xf32>) {
+  ^bb0(%i: i64, %o: f32):
+    %c = arith.index_cast %i : i64 to index
+    %v = tensor.extract %x[%c0, %c] : tensor<8x10xf32>
+    linalg.yield %v : f32
+  } -> tensor<?xf32>
+  return %pick : tensor<?xf32>
+}
+
+// -----
+
+// Kept: the body writes only column 0 of its 8 x 4 output; the rest keeps
+// the fill.
+// CHECK-LABEL: func.func @partial_write
+// CHECK: %[[F:.+]] = linalg.fill
+// CHECK: linalg.generic {{.+}} outs(%[[F]] : tensor<8x4xf32>)
+func.func @partial_write(%x: tensor<8xf32>) -> tensor<8x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x4xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0, 0)>],
+                       iterator_types = ["parallel"]}
+      ins(%x : tensor<8xf32>) outs(%fill : tensor<8x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<8x4xf32>
+  return %r : tensor<8x4xf32>
+}

@@ -83,3 +83,35 @@ func.func @kept(%x: tensor<8x10xf32>, %t: tensor<8xi64>) -> (tensor<8xf32>, tens
   } -> tensor<8xf32>
   return %pick, %wide : tensor<8xf32>, tensor<8xf32>
 }
+
+// -----
+
+// Kept: an embedding's lookup reads each token's index for all 16 of its
+// row's elements (through (d0, d1) -> (d0)): fused, the producer would run
+// once per element gathered.
+// CHECK-LABEL: func.func @broadcast_index
+// CHECK: %[[IDX:.+]] = linalg.generic
+// CHECK: linalg.generic {{.+}} ins(%[[IDX]] : tensor<8xi64>)
+// CHECK: tensor.extract
+func.func @broadcast_index(%table: tensor<100x16xf32>, %t: tensor<8xi64>) -> tensor<8x16xf32> {
+  %c1 = arith.constant 1 : i64
+  %ei = tensor.empty() : tensor<8xi64>
+  %idx = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                         iterator_types = ["parallel"]}
+      ins(%t : tensor<8xi64>) outs(%ei : tensor<8xi64>) {
+  ^bb0(%a: i64, %o: i64):
+    %s = arith.addi %a, %c1 : i64
+    linalg.yield %s : i64
+  } -> tensor<8xi64>
+  %ef = tensor.empty() : tensor<8x16xf32>
+  %rows = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>],
+                          iterator_types = ["parallel", "parallel"]}
+      ins(%idx : tensor<8xi64>) outs(%ef : tensor<8x16xf32>) {
+  ^bb0(%i: i64, %o: f32):
+    %r = arith.index_cast %i : i64 to index
+    %c = linalg.index 1 : index
+    %v = tensor.extract %table[%r, %c] : tensor<100x16xf32>
+    linalg.yield %v : f32
+  } -> tensor<8x16xf32>
+  return %rows : tensor<8x16xf32>
+}

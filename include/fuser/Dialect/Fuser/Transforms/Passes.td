@@ -68,8 +68,10 @@ def FuserFuseReductionProloguesPass
     copy only when recomputing it reads no more memory than its result
     would (per element, its full-size inputs' bytes at most the result's:
     a transposed copy or a widening, not a chain over several tensors). An
-    i1 mask is always recomputed, since a reduction kernel reads no i1
-    tensor (`target != ignore_index`, read by a loss's sum and its count).
+    i1 mask is recomputed for each reader whatever its inputs, rather than
+    written by a kernel of its own and read back (`target !=
+    ignore_index`, read by a loss's sum and its count, which read the
+    targets anyway).
     Runs after the matmul and group-norm fusions, which claim their ops
     first, again after the softmax passes (the terms they make), and before
     `fuser-fuse-pointwise`. With `report`, a remark on each reduction

@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/Support/Debug.h"
 
 #include <cmath>
@@ -28,6 +29,52 @@ bool fuser::isBroadcastRead(AffineMap map, Type type) {
     if (isa<AffineConstantExpr>(expr) && shaped.getDimSize(i) != 1)
       return false; // a slice of a longer (or dynamic) dimension
   return true;
+}
+
+bool fuser::readsEachElementOnce(AffineMap map, Type type,
+                                 ArrayRef<int64_t> loopRanges) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped || !shaped.hasRank() ||
+      shaped.getRank() != map.getNumResults() || map.getNumSymbols() != 0 ||
+      loopRanges.size() != map.getNumDims())
+    return false;
+  llvm::SmallBitVector seen(map.getNumDims());
+  for (auto [d, range] : llvm::enumerate(loopRanges))
+    if (range == 1)
+      seen.set(d);
+  for (auto [p, e] : llvm::enumerate(map.getResults())) {
+    if (auto c = dyn_cast<AffineConstantExpr>(e);
+        c && c.getValue() == 0 && shaped.getDimSize(p) == 1)
+      continue;
+    auto dim = dyn_cast<AffineDimExpr>(e);
+    if (!dim)
+      return false;
+    unsigned d = dim.getPosition();
+    if (seen.test(d) && loopRanges[d] != 1)
+      return false; // read twice
+    seen.set(d);
+  }
+  return seen.all();
+}
+
+FailureOr<linalg::GenericOp>
+fuser::fuseElementwiseProducer(RewriterBase &rewriter, OpOperand &operand) {
+  Operation *consumer = operand.getOwner();
+  Operation *producer = operand.get().getDefiningOp();
+  rewriter.setInsertionPoint(consumer); // where the fused op goes
+  FailureOr<linalg::ElementwiseOpFusionResult> fused =
+      linalg::fuseElementwiseOps(rewriter, &operand);
+  if (failed(fused))
+    return failure();
+  for (auto [original, replacement] : fused->replacements)
+    rewriter.replaceAllUsesWith(original, replacement);
+  rewriter.eraseOp(consumer);
+  rewriter.eraseOp(producer);
+  auto fusedOp = cast<linalg::GenericOp>(fused->fusedOp);
+  FailureOr<linalg::GenericOp> deduplicated =
+      linalg::deduplicateOperandsAndRemoveDeadResults(rewriter, fusedOp,
+                                                      /*removeOutputs=*/false);
+  return succeeded(deduplicated) ? *deduplicated : fusedOp;
 }
 
 SmallVector<OpFoldResult> fuser::destinationSizes(OpBuilder &b, Location loc,

@@ -2,7 +2,9 @@
 //
 // What "elementwise" means for fusion, shared by the passes that absorb
 // elementwise linalg ops into fusion groups (fuser-fuse-pointwise,
-// fuser-fuse-matmul), so they accept exactly the same ops.
+// fuser-fuse-matmul), so they accept exactly the same ops, and into
+// reductions and gathers (fuser-fuse-reduction-prologues,
+// fuser-fuse-gather-producers), which fuse them alike.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,6 +43,23 @@ Value mapElements(OpBuilder &b, Location loc, Value v, Type elementType,
 /// 0 on a dimension of static size 1 (torch-mlir's keepdim and unsqueezed
 /// shapes: `(d0, d1) -> (0, d1)`, `(d0, d1, d2, d3) -> (d0, d1, 0, 0)`).
 bool isBroadcastRead(AffineMap map, Type type);
+
+/// True if a value of type `type` read through `map`, over loops of
+/// `loopRanges`, has each element read once: the results are distinct
+/// loops or the constant 0 on dimensions of static size 1, and only loops
+/// of extent 1 are left out (a loss's row statistics as 32768 x 1, read by
+/// a reduction over the rows). More results than loops are allowed, unlike
+/// isBroadcastRead.
+bool readsEachElementOnce(AffineMap map, Type type,
+                          ArrayRef<int64_t> loopRanges);
+
+/// Fuses the elementwise linalg.generic producing `operand` into its
+/// consumer with upstream's elementwise fusion: both are replaced by the
+/// fused generic, its operands deduplicated (a value the fused body read
+/// through several uses then has one), which is returned. Failure, with
+/// nothing changed, where upstream's fusion fails.
+FailureOr<linalg::GenericOp> fuseElementwiseProducer(RewriterBase &rewriter,
+                                                     OpOperand &operand);
 
 /// Rewrites a broadcast read (isBroadcastRead) of `value` through `map` as a
 /// read through a projected permutation, the only maps fusion groups take:

@@ -16,6 +16,8 @@
 
 #include "fuser/Dialect/Fuser/Transforms/Passes.h"
 
+#include "ElementwiseUtils.h"
+
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -28,6 +30,7 @@ namespace mlir::fuser {
 } // namespace mlir::fuser
 
 using namespace mlir;
+using namespace mlir::fuser;
 
 namespace {
 
@@ -160,7 +163,7 @@ struct UnreadInitsToEmptyPattern : OpRewritePattern<linalg::GenericOp> {
         auto type = cast<RankedTensorType>(init.get().getType());
         empty = tensor::EmptyOp::create(
             rewriter, op.getLoc(),
-            tensor::getMixedSizes(rewriter, op.getLoc(), init.get()),
+            destinationSizes(rewriter, op.getLoc(), init.get()),
             type.getElementType());
       }
       rewriter.modifyOpInPlace(op, [&] { init.set(empty); });

@@ -9,12 +9,13 @@
 
 #include "fuser/Dialect/Fuser/Transforms/Passes.h"
 
+#include "ElementwiseUtils.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
-#include "llvm/ADT/SmallBitVector.h"
 
 namespace mlir::fuser {
 #define GEN_PASS_DEF_FUSERFUSEGATHERPRODUCERSPASS
@@ -22,6 +23,7 @@ namespace mlir::fuser {
 } // namespace mlir::fuser
 
 using namespace mlir;
+using namespace mlir::fuser;
 
 namespace {
 
@@ -41,25 +43,6 @@ bool isGather(linalg::GenericOp op) {
   return found.wasInterrupted();
 }
 
-/// Whether `map`, over loops of `ranges`, reads each element once: a
-/// permutation of the loops, with constant 0s among the results (an index
-/// tensor of N x 1) and unit loops left out.
-bool readsEachElementOnce(AffineMap map, ArrayRef<int64_t> ranges) {
-  llvm::SmallBitVector seen(map.getNumDims());
-  for (auto [d, range] : llvm::enumerate(ranges))
-    if (range == 1)
-      seen.set(d);
-  for (AffineExpr e : map.getResults()) {
-    if (auto c = dyn_cast<AffineConstantExpr>(e); c && c.getValue() == 0)
-      continue;
-    auto d = dyn_cast<AffineDimExpr>(e);
-    if (!d || (seen.test(d.getPosition()) && ranges[d.getPosition()] != 1))
-      return false;
-    seen.set(d.getPosition());
-  }
-  return map.getNumSymbols() == 0 && seen.all();
-}
-
 /// An elementwise producer the gather can absorb: all-parallel, read by
 /// the gather alone and once per element (through a broadcast it would run
 /// once per gathered element), its own inputs read through dimensions and
@@ -69,7 +52,7 @@ bool isAbsorbable(linalg::GenericOp producer, OpOperand &use,
   if (!producer || !allParallel(producer) || !producer->hasOneUse() ||
       producer->getNumResults() != 1 ||
       !readsEachElementOnce(gather.getMatchingIndexingMap(&use),
-                            gather.getStaticLoopRanges()))
+                            use.get().getType(), gather.getStaticLoopRanges()))
     return false;
   for (OpOperand *in : producer.getDpsInputOperands())
     if (!producer.getMatchingIndexingMap(in).isProjectedPermutation(
@@ -89,20 +72,10 @@ linalg::GenericOp fuseOneProducer(RewriterBase &rewriter,
     if (!isAbsorbable(producer, *operand, gather) ||
         !linalg::areElementwiseOpsFusable(operand))
       continue;
-    rewriter.setInsertionPoint(gather);
-    FailureOr<linalg::ElementwiseOpFusionResult> fused =
-        linalg::fuseElementwiseOps(rewriter, operand);
-    if (failed(fused))
-      continue;
-    for (auto [original, replacement] : fused->replacements)
-      rewriter.replaceAllUsesWith(original, replacement);
-    rewriter.eraseOp(gather);
-    rewriter.eraseOp(producer);
-    auto fusedOp = cast<linalg::GenericOp>(fused->fusedOp);
-    FailureOr<linalg::GenericOp> deduplicated =
-        linalg::deduplicateOperandsAndRemoveDeadResults(
-            rewriter, fusedOp, /*removeOutputs=*/false);
-    return succeeded(deduplicated) ? *deduplicated : fusedOp;
+    FailureOr<linalg::GenericOp> fused =
+        fuseElementwiseProducer(rewriter, *operand);
+    if (succeeded(fused))
+      return *fused;
   }
   return {};
 }

@@ -8,11 +8,12 @@
 
 #include "fuser/Dialect/Fuser/Transforms/Passes.h"
 
+#include "ElementwiseUtils.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/PatternMatch.h"
 
-#include "llvm/ADT/SmallBitVector.h"
 
 namespace mlir::fuser {
 #define GEN_PASS_DEF_FUSERFUSEREDUCTIONPROLOGUESPASS
@@ -20,6 +21,7 @@ namespace mlir::fuser {
 } // namespace mlir::fuser
 
 using namespace mlir;
+using namespace mlir::fuser;
 
 namespace {
 
@@ -105,27 +107,6 @@ bool cheapToRecompute(linalg::GenericOp producer) {
   return read <= bytes(producer->getResult(0).getType());
 }
 
-/// Whether `map`, reading `type`, is a permutation of the loops with
-/// constant-0 results into unit dimensions among them: each element is
-/// read once.
-bool readsEachElementOnce(AffineMap map, Type type) {
-  auto shaped = dyn_cast<ShapedType>(type);
-  if (!shaped || shaped.getRank() != map.getNumResults())
-    return false;
-  // (upstream's isProjectedPermutation refuses more results than loops.)
-  llvm::SmallBitVector seen(map.getNumDims());
-  for (auto [p, e] : llvm::enumerate(map.getResults())) {
-    if (auto c = dyn_cast<AffineConstantExpr>(e);
-        c && c.getValue() == 0 && shaped.getDimSize(p) == 1)
-      continue;
-    auto d = dyn_cast<AffineDimExpr>(e);
-    if (!d || seen.test(d.getPosition()))
-      return false;
-    seen.set(d.getPosition());
-  }
-  return map.getNumSymbols() == 0 && seen.all();
-}
-
 /// Fuses one producer into `consumer`; returns the fused op or null.
 linalg::GenericOp fuseOneProducer(RewriterBase &rewriter,
                                   linalg::GenericOp consumer) {
@@ -134,7 +115,8 @@ linalg::GenericOp fuseOneProducer(RewriterBase &rewriter,
     // row statistics as 32768 x 1): through a broadcast over the reduction
     // loops, the producer would run once per reduced element.
     if (!readsEachElementOnce(consumer.getMatchingIndexingMap(operand),
-                              operand->get().getType()))
+                              operand->get().getType(),
+                              consumer.getStaticLoopRanges()))
       continue;
     linalg::GenericOp producer = elementwiseProducer(rewriter, *operand);
     if (!producer || !linalg::areElementwiseOpsFusable(operand))
@@ -159,29 +141,14 @@ linalg::GenericOp fuseOneProducer(RewriterBase &rewriter,
       });
       producer = copy;
     }
-    rewriter.setInsertionPoint(consumer); // where the fused op goes
-    FailureOr<linalg::ElementwiseOpFusionResult> fused =
-        linalg::fuseElementwiseOps(rewriter, operand);
-    if (failed(fused)) {
-      if (copy) { // the reduction reads the original again
-        rewriter.modifyOpInPlace(consumer, [&] { operand->set(original); });
-        rewriter.eraseOp(copy);
-      }
-      continue;
+    FailureOr<linalg::GenericOp> fused =
+        fuseElementwiseProducer(rewriter, *operand);
+    if (succeeded(fused))
+      return *fused;
+    if (copy) { // the reduction reads the original again
+      rewriter.modifyOpInPlace(consumer, [&] { operand->set(original); });
+      rewriter.eraseOp(copy);
     }
-    for (auto [original, replacement] : fused->replacements)
-      rewriter.replaceAllUsesWith(original, replacement);
-    rewriter.eraseOp(consumer);
-    rewriter.eraseOp(producer);
-    // One input per tensor: a value the fused body read through several
-    // uses (x - y under abs, square and compare) then has one use, and its
-    // own producer fuses next.
-    auto fusedOp = cast<linalg::GenericOp>(fused->fusedOp);
-    FailureOr<linalg::GenericOp> deduplicated =
-        linalg::deduplicateOperandsAndRemoveDeadResults(
-            rewriter, fusedOp,
-            /*removeOutputs=*/false);
-    return succeeded(deduplicated) ? *deduplicated : fusedOp;
   }
   return {};
 }

@@ -16,7 +16,6 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
-
 namespace mlir::fuser {
 #define GEN_PASS_DEF_FUSERFUSEGATHERPRODUCERSPASS
 #include "fuser/Dialect/Fuser/Transforms/Passes.h.inc"

@@ -14,7 +14,6 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/PatternMatch.h"
 
-
 namespace mlir::fuser {
 #define GEN_PASS_DEF_FUSERFUSEREDUCTIONPROLOGUESPASS
 #include "fuser/Dialect/Fuser/Transforms/Passes.h.inc"

@@ -373,6 +373,32 @@ def test_pooling_columns_per_thread(generator):
         assert bool(same.all()), f"max_pool1d trial {trial}: {int((~same).sum())} differ"
 
 
+def test_pooling_tiles_per_thread(generator):
+    """Pools whose input rows load as 16-byte vectors, each thread computing
+    4 x 4 outputs (pooling.mlir's tile_pools): 258 output columns (the last
+    group's outputs past them not stored, its vectors kept in the row), 253
+    rows (the last group overlapping the one before); NaN and -inf in the
+    windows, at the rows' ends too."""
+    import torch.nn.functional as F
+    mod = load("pooling")
+    for trial in range(2):
+        x = data((4, 64, 255, 260), generator)
+        y = data((4, 64, 130, 128), generator)
+        if trial == 1:
+            x[0, 0, 0, 0] = float("nan")
+            x[3, 63, 254, :] = float("-inf")
+            x[2, 5, :, 259] = float("nan")
+            y[1, 2, 3, 4] = float("nan")
+            y[3, 63, :, 127] = float("-inf")
+        avg, mx = poisoned((4, 64, 253, 258)), poisoned((4, 64, 128, 126))
+        mod.tile_pools(x, y, out=(avg, mx))
+        check(f"avg_pool2d(3, 1) 4 x 4 outputs per thread, trial {trial}", avg,
+              F.avg_pool2d(x.double(), 3, stride=1), 1e-5)
+        want = F.max_pool2d(y, 3, stride=1)
+        same = (mx == want) | (torch.isnan(mx) & torch.isnan(want))
+        assert bool(same.all()), f"max_pool2d trial {trial}: {int((~same).sum())} differ"
+
+
 def test_global_pooling(generator):
     """avg_pool2d(x, 4) and max_pool2d(x, 4) on 8 x 512 x 4 x 4 (a ResNet's
     last pool): one output per window, the window's loop innermost."""

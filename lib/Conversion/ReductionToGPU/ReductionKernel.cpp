@@ -24,6 +24,9 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 
+#include <map>
+#include <tuple>
+
 using namespace mlir;
 using namespace mlir::fuser;
 using namespace mlir::fuser::reduction;
@@ -38,7 +41,12 @@ bool mlir::fuser::reduction::usesShuffles(KernelConfigAttr config,
 }
 
 int64_t mlir::fuser::reduction::windowRowsPerThread(KernelConfigAttr config) {
-  return config.getTile().size() == 4 ? config.getTile()[3] : 1;
+  return config.getTile().size() >= 4 ? config.getTile()[3] : 1;
+}
+
+int64_t
+mlir::fuser::reduction::windowColumnsPerThread(KernelConfigAttr config) {
+  return config.getTile().size() == 5 ? config.getTile()[4] : 1;
 }
 
 SmallVector<Type>
@@ -188,13 +196,21 @@ public:
         b, loc, arith::MulIOp::create(b, loc, bid, perBlockV), local);
     // With U outputs per thread along the window's row loop, that loop
     // counts groups of U rows.
+    // With V more along the window's column loop, that loop counts groups
+    // of V columns.
     int64_t rows = windowRowsPerThread(config);
-    std::optional<unsigned> rowLoop;
-    int64_t rowExtent = 0;
-    if (rows > 1) {
+    int64_t cols = windowColumnsPerThread(config);
+    std::optional<unsigned> rowLoop, colLoop;
+    int64_t rowExtent = 0, colExtent = 0;
+    if (rows > 1 || cols > 1) {
       rowLoop = windowRowLoop(op, shape);
       rowExtent = staticRanges[*rowLoop];
       extents[*rowLoop] = constI64(b, loc, llvm::divideCeil(rowExtent, rows));
+    }
+    if (cols > 1) {
+      colLoop = windowColumnLoop(op, shape, cols);
+      colExtent = staticRanges[*colLoop];
+      extents[*colLoop] = constI64(b, loc, llvm::divideCeil(colExtent, cols));
     }
     Value outputs = product(b, shape.parallelLoops);
     // In groups of `vec` consecutive elements, one vector load each.
@@ -227,6 +243,14 @@ public:
                                  arith::MulIOp::create(b, loc, coords[*rowLoop],
                                                        constI64(b, loc, rows)),
                                  constI64(b, loc, rowExtent - rows));
+    }
+    // Columns are not clamped: the group's vectors stay aligned, and the
+    // outputs past the extent are not stored.
+    Value firstCol;
+    if (colLoop) {
+      extents[*colLoop] = constI64(b, loc, colExtent);
+      firstCol = arith::MulIOp::create(b, loc, coords[*colLoop],
+                                       constI64(b, loc, cols));
     }
 
     // Each input's offset from its parallel coordinates, once per thread.
@@ -263,6 +287,12 @@ public:
     Value end = staticFold
                     ? last
                     : Value(arith::SelectOp::create(b, loc, valid, last, zero));
+    if (colLoop) {
+      emitWindowTile(b, *rowLoop, *colLoop, firstRow, firstCol, rows, cols,
+                     valid, initPtrs, outPtrs);
+      gpu::ReturnOp::create(b, loc);
+      return;
+    }
     if (rowLoop) {
       emitWindowRows(b, *rowLoop, firstRow, rows, valid, lane, last, shareV,
                      initPtrs, outPtrs);
@@ -398,6 +428,132 @@ private:
       coords[row] =
           arith::AddIOp::create(tb, loc, firstRow, constI64(tb, loc, u));
       storeResults(tb, withInits(tb, results[u], initPtrs), outPtrs);
+    }
+  }
+
+  /// One thread's `rows` x `cols` outputs from (`firstRow`, `firstCol`)
+  /// along the window's row and column loops (windowColumnLoop): every
+  /// input row their windows read is loaded once, as `cols`-element
+  /// vectors covering the columns they read, and each output folds its
+  /// window from those in the window's order. An input element's offset
+  /// from the first output's is a constant: its row's part, and its column
+  /// (output column v plus window column k) within the vector loaded at
+  /// column v + k rounded down to a multiple of `cols`. Such a vector past
+  /// the input row (for outputs past the extent alone) is loaded from the
+  /// row's last columns instead, so that no load leaves the tensor.
+  void emitWindowTile(OpBuilder &b, unsigned row, unsigned col, Value firstRow,
+                      Value firstCol, int64_t rows, int64_t cols, Value valid,
+                      ArrayRef<Value> initPtrs, ArrayRef<Value> outPtrs) {
+    coords[row] = firstRow;
+    coords[col] = firstCol;
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    int64_t window = 1;
+    for (unsigned d : shape.reductionLoops)
+      window *= ranges[d];
+    // Input k's (row part, column) offsets of output (u, v)'s window
+    // element r.
+    auto elementOffset = [&](unsigned k, int64_t u, int64_t v, int64_t r) {
+      SmallVector<int64_t> point(op.getNumLoops(), 0);
+      point[row] = u;
+      point[col] = v;
+      for (unsigned d : llvm::reverse(shape.reductionLoops)) {
+        point[d] = r % ranges[d];
+        r /= ranges[d];
+      }
+      AffineMap map = op.getIndexingMapsArray()[readInputs[k]];
+      ArrayRef<int64_t> dims = operandType(readInputs[k]).getShape();
+      int64_t rowPart = 0, stride = dims.back();
+      for (unsigned p = map.getNumResults() - 1; p-- > 0;) {
+        for (auto [d, c] : windowTerms(map.getResult(p)))
+          rowPart += c * point[d] * stride;
+        stride *= dims[p];
+      }
+      int64_t column = 0;
+      for (auto [d, c] : windowTerms(map.getResults().back()))
+        column += c * point[d];
+      return std::make_pair(rowPart, column);
+    };
+    // The vectors: (input, row part, first column) -> value.
+    std::map<std::tuple<unsigned, int64_t, int64_t>, Value> vectors;
+    for (auto [k, i] : llvm::enumerate(readInputs)) {
+      Type t = op.getRegion().front().getArgument(i).getType();
+      int64_t width = operandType(i).getShape().back();
+      Value base = offset(b, op.getIndexingMapsArray()[i], /*parallel=*/true,
+                          constI64(b, loc, 0), operandType(i));
+      for (int64_t u = 0; u < rows; ++u)
+        for (int64_t v = 0; v < cols; ++v)
+          for (int64_t r = 0; r < window; ++r) {
+            auto [rowPart, column] = elementOffset(k, u, v, r);
+            int64_t first = column / cols * cols;
+            Value &vector = vectors[{k, rowPart, first}];
+            if (vector)
+              continue;
+            Value at = constI64(b, loc, first);
+            if (first > 0) {
+              // The first column group, [firstCol, firstCol + cols), lies
+              // in the row: the row's width is a multiple of `cols`.
+              Value inRow = arith::CmpIOp::create(
+                  b, loc, arith::CmpIPredicate::ult,
+                  arith::AddIOp::create(b, loc, firstCol, at),
+                  constI64(b, loc, width));
+              at = arith::SelectOp::create(
+                  b, loc, inRow, at,
+                  arith::SubIOp::create(b, loc, constI64(b, loc, width - cols),
+                                        firstCol));
+            }
+            at = arith::AddIOp::create(
+                b, loc, base,
+                arith::AddIOp::create(b, loc, at, constI64(b, loc, rowPart)));
+            vector = loadStored(
+                b, t, gepElement(b, loc, inputPtrs[k], storageType(t), at),
+                cols);
+          }
+    }
+    // Each output's fold, in the window's order.
+    SmallVector<SmallVector<SmallVector<Value>>> results(rows);
+    for (int64_t u = 0; u < rows; ++u) {
+      coords[row] = arith::AddIOp::create(b, loc, firstRow, constI64(b, loc, u));
+      for (int64_t v = 0; v < cols; ++v) {
+        coords[col] =
+            arith::AddIOp::create(b, loc, firstCol, constI64(b, loc, v));
+        SmallVector<Value> acc = identities(b);
+        for (int64_t r = 0; r < window; ++r) {
+          int64_t rest = r;
+          for (unsigned d : llvm::reverse(shape.reductionLoops)) {
+            coords[d] = constI64(b, loc, rest % ranges[d]);
+            rest /= ranges[d];
+          }
+          SmallVector<SmallVector<Value>> lanes;
+          for (unsigned k = 0; k < readInputs.size(); ++k) {
+            auto [rowPart, column] = elementOffset(k, u, v, r);
+            int64_t first = column / cols * cols;
+            lanes.push_back({vector::ExtractOp::create(
+                b, loc, vectors.at({k, rowPart, first}), column - first)});
+          }
+          acc = combine(b, acc, bodyValues(b, lanes).front());
+        }
+        results[u].push_back(acc);
+      }
+    }
+    auto ifValid = scf::IfOp::create(b, loc, valid, /*withElse=*/false);
+    OpBuilder tb = ifValid.getThenBodyBuilder();
+    int64_t extent = ranges[col];
+    for (int64_t u = 0; u < rows; ++u) {
+      coords[row] =
+          arith::AddIOp::create(tb, loc, firstRow, constI64(tb, loc, u));
+      for (int64_t v = 0; v < cols; ++v) {
+        coords[col] =
+            arith::AddIOp::create(tb, loc, firstCol, constI64(tb, loc, v));
+        OpBuilder sb = tb;
+        if (extent % cols != 0) // the last group's outputs past the extent
+          sb = scf::IfOp::create(tb, loc,
+                                 arith::CmpIOp::create(
+                                     tb, loc, arith::CmpIPredicate::ult,
+                                     coords[col], constI64(tb, loc, extent)),
+                                 /*withElse=*/false)
+                   .getThenBodyBuilder();
+        storeResults(sb, withInits(sb, results[u][v], initPtrs), outPtrs);
+      }
     }
   }
 
@@ -936,6 +1092,15 @@ private:
     }
     if (raw)
       *raw = lanes;
+    return bodyValues(lb, lanes);
+  }
+
+  /// The body's values (what elementValues returns) for the loaded values
+  /// `lanes` (lanes[k][j]: read input k's for element j of the group at
+  /// coords).
+  SmallVector<SmallVector<Value>>
+  bodyValues(OpBuilder &lb, ArrayRef<SmallVector<Value>> lanes) {
+    Block &body = op.getRegion().front();
     SmallVector<SmallVector<Value>> all;
     for (int64_t j = 0; j < vec; ++j) {
       // The reduction coordinates of element j.

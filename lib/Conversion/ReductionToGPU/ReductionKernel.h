@@ -23,9 +23,13 @@ namespace mlir::fuser::reduction {
 /// consecutive, at most a warp, and every running value is 32 or 64 bits.
 bool usesShuffles(KernelConfigAttr config, TypeRange types);
 
-/// Outputs per thread along a window's row loop: U of tile = [1, D, 1, U],
-/// else 1.
+/// Outputs per thread along a window's row loop: U of tile = [1, D, 1, U]
+/// or [1, D, 1, U, V], else 1.
 int64_t windowRowsPerThread(KernelConfigAttr config);
+
+/// Outputs per thread along a window's column loop: V of tile =
+/// [1, D, 1, U, V], else 1.
+int64_t windowColumnsPerThread(KernelConfigAttr config);
 
 /// The element types of `op`'s results: what each thread keeps running.
 SmallVector<Type> accumulatorTypes(linalg::GenericOp op);

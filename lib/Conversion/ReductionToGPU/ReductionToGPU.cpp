@@ -44,6 +44,15 @@
 // each, the same fixed-order tree) and applies the init as above. No
 // atomics: every run sums in the same order.
 //
+// Overlapping windows (pooling), tile = [1, D, 1, U]: each thread computes
+// U neighbouring outputs along the window's row loop (windowRowLoop), the
+// last group clamped to end at the last row, loading each input row they
+// share once and folding every output before storing any. With tile =
+// [1, D, 1, U, V] it also computes V neighbouring outputs along the column
+// loop (windowColumnLoop): each input row is loaded as V-element vectors
+// covering the columns the V windows read, and the outputs of the last,
+// partial column group are not stored.
+//
 // A reduction epilogue (strategy "reduction_epilogue", one stage;
 // ReductionEpilogue.h): every thread of an output gets its result (the
 // whole butterfly, or its output's slot of shared memory), computes the
@@ -160,13 +169,14 @@ private:
     ArrayRef<int64_t> tile = config.getTile();
     int64_t block = config.getBlock()[0];
     int64_t slices = tile.size() >= 3 ? tile[2] : 1;
-    if ((tile.size() < 2 || tile.size() > 4) || !llvm::isPowerOf2_64(tile[0]) ||
+    if ((tile.size() < 2 || tile.size() > 5) || !llvm::isPowerOf2_64(tile[0]) ||
         block % tile[0] != 0 || (tile[1] != 1 && tile[1] != block / tile[0]) ||
         slices > kReductionMaxSlices || config.getBlock()[1] != 1 ||
         config.getBlock()[2] != 1)
       return op.emitOpError()
              << "needs a reduction config with block = [B, 1, 1] and tile = "
-                "[S, D], [S, D, P] or [1, D, 1, U]: S a power of two dividing "
+                "[S, D], [S, D, P], [1, D, 1, U] or [1, D, 1, U, V]: S a power "
+                "of two dividing "
                 "B, D 1 or B / S, P at most "
              << kReductionMaxSlices;
     if (int64_t rows = windowRowsPerThread(config); rows > 1) {
@@ -179,6 +189,17 @@ private:
                   "one stage, no consumer, static window extents and "
                   "overlapping windows along an output loop of at least "
                << rows << " outputs";
+    }
+    if (int64_t cols = windowColumnsPerThread(config); cols > 1) {
+      std::optional<unsigned> colLoop = windowColumnLoop(op, *shape, cols);
+      if (tile[0] != 1 || slices != 1 || withEpilogue || !colLoop ||
+          config.getVectorWidth() != 1)
+        return op.emitOpError()
+               << "has a reduction config of " << cols
+               << " outputs per thread along a window's columns, which needs "
+                  "one thread per output, one stage, no consumer, scalar "
+                  "folds, and a window column loop whose inputs load as "
+               << cols << "-element 16-byte vectors";
     }
     int64_t vector = config.getVectorWidth();
     int64_t widest = reductionVectorWidth(op, *shape);
@@ -309,18 +330,24 @@ private:
     SmallVector<Value> extentArgs;
     for (Value s : sizes)
       extentArgs.push_back(arith::IndexCastUIOp::create(b, loc, i64, s));
-    // Threads' outputs: groups of U rows along a window's row loop.
+    // Threads' outputs: groups of U rows along a window's row loop
+    // and V columns along its column loop.
     int64_t rows = windowRowsPerThread(config);
+    int64_t cols = windowColumnsPerThread(config);
     std::optional<unsigned> rowLoop =
         rows > 1 ? windowRowLoop(op, *shape) : std::nullopt;
+    std::optional<unsigned> colLoop =
+        cols > 1 ? windowColumnLoop(op, *shape, cols) : std::nullopt;
     Value outputs = arith::ConstantIndexOp::create(b, loc, 1);
-    for (unsigned d : shape->parallelLoops)
+    for (unsigned d : shape->parallelLoops) {
+      int64_t per = d == rowLoop ? rows : d == colLoop ? cols : 1;
       outputs = arith::MulIOp::create(
           b, loc, outputs,
-          d == rowLoop
-              ? arith::ConstantIndexOp::create(
-                    b, loc, llvm::divideCeil(op.getStaticLoopRanges()[d], rows))
-              : sizes[d]);
+          per > 1 ? arith::ConstantIndexOp::create(
+                        b, loc,
+                        llvm::divideCeil(op.getStaticLoopRanges()[d], per))
+                  : sizes[d]);
+    }
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
     auto launch = [&](gpu::GPUFuncOp k, KernelConfigAttr c, Value grid,
                       ArrayRef<Value> args) {

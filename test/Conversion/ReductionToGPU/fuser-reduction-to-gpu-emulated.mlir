@@ -9,7 +9,8 @@
 // consecutive and block-row-apart threads, a kernel 2 combining by
 // shuffles (64-bit halves: the i64 maximum) and through shared memory,
 // inits constant and loaded, a body reading two reduction indices; one
-// stage for comparison; arg reductions, vector loads and pooling windows;
+// stage for comparison; arg reductions, vector loads and pooling windows
+// (also 4 x 4 outputs a thread, their inputs loaded as vectors);
 // sibling reductions (a sum and a max over one read, in two stages; a
 // column sum and min through shared memory); online softmax statistics
 // (NaN, +-inf, ties, a maximum that grows at every element; sums to 1e-12
@@ -36,6 +37,7 @@
 // CHECK-NEXT: pool_sum OK
 // CHECK-NEXT: pool_max OK
 // CHECK-NEXT: pool_sum_padded OK
+// CHECK-NEXT: pool_tile OK
 // CHECK-NEXT: siblings OK
 // CHECK-NEXT: siblings_cols OK
 // CHECK-NEXT: online_softmax OK
@@ -337,6 +339,28 @@ func.func @pool_sum_padded(%x: tensor<2x3x9x10xf32>) -> tensor<2x3x5x10xf32> {
   return %r : tensor<2x3x5x10xf32>
 }
 
+// A 3 x 3, stride-1 window, 4 x 4 outputs a thread (tile = [1, D, 1, U,
+// V]): 7 rows make 2 groups (the second from row 3), 10 columns 3 groups
+// (the third's last two outputs not stored), the input rows loaded as
+// 4-element vectors.
+func.func @pool_tile(%x: tensor<2x3x9x12xf32>) -> tensor<2x3x7x10xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x3x7x10xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2x3x7x10xf32>) -> tensor<2x3x7x10xf32>
+  %w = tensor.empty() : tensor<3x3xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 + d4, d3 + d5)>,
+                                        affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>,
+                                        affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%x, %w : tensor<2x3x9x12xf32>, tensor<3x3xf32>) outs(%init : tensor<2x3x7x10xf32>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction", block = [4, 1, 1], tile = [1, 4, 1, 4, 4]>} {
+  ^bb0(%a: f32, %k: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<2x3x7x10xf32>
+  return %r : tensor<2x3x7x10xf32>
+}
+
 func.func @online_softmax(%x: tensor<7x300xf32>) -> (tensor<7xf32>, tensor<7xf32>) {
   %ninf = arith.constant 0xFF800000 : f32
   %zero = arith.constant 0.0 : f32
@@ -444,7 +468,6 @@ func.func @online_softmax_held(%x: tensor<7x300xf32>) -> (tensor<7xf32>, tensor<
   } -> (tensor<7xf32>, tensor<7xf32>)
   return %r#0, %r#1 : tensor<7xf32>, tensor<7xf32>
 }
-
 
 func.func @siblings(%x: tensor<7x300xf32>, %y: tensor<7x300xf32>) -> (tensor<7xf32>, tensor<7xf32>) {
   %zero = arith.constant 0.0 : f32

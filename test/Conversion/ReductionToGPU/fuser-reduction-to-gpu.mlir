@@ -80,7 +80,7 @@ func.func @col_max(%x: tensor<128x?xf32>, %init: tensor<?xf32>) -> tensor<?xf32>
 // -----
 
 func.func @bad_tile(%x: tensor<?x?xf32>, %init: tensor<?xf32>) -> tensor<?xf32> {
-  // expected-error @+1 {{needs a reduction config with block = [B, 1, 1] and tile = [S, D], [S, D, P] or [1, D, 1, U]: S a power of two dividing B, D 1 or B / S, P at most 1024}}
+  // expected-error @+1 {{needs a reduction config with block = [B, 1, 1] and tile = [S, D], [S, D, P], [1, D, 1, U] or [1, D, 1, U, V]: S a power of two dividing B, D 1 or B / S, P at most 1024}}
   %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
                        iterator_types = ["parallel", "reduction"]}
       ins(%x : tensor<?x?xf32>) outs(%init : tensor<?xf32>)
@@ -156,6 +156,57 @@ func.func @pool_columns(%x: tensor<2x3x4101xf32>, %w: tensor<4xf32>, %init: tens
     linalg.yield %s : f32
   } -> tensor<2x3x2049xf32>
   return %r : tensor<2x3x2049xf32>
+}
+
+// -----
+
+// 4 x 4 outputs per thread (tile = [1, D, 1, U, V]): the 10 output columns
+// make 3 groups of 4; each thread loads the 6 input rows its windows read
+// as two 4-element vectors each (columns c and c + 4, the second from
+// column 8 where it would pass the row) and stores its 16 outputs, those
+// past column 9 not at all.
+// CHECK-LABEL: func.func @pool_tile
+// 2 x 3 x 2 x 3 threads' outputs:
+// CHECK-DAG: %[[ROWS:.+]] = arith.constant 2 : index
+// CHECK-DAG: %[[COLS:.+]] = arith.constant 3 : index
+// CHECK: gpu.launch_func @fuser_kernels::@pool_tile_reduction
+// CHECK-LABEL: gpu.func @pool_tile_reduction
+// CHECK: arith.minui %{{.+}}, %c3
+// CHECK-COUNT-12: llvm.load %{{.+}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK-NOT: llvm.load
+// CHECK: scf.if
+// CHECK-COUNT-14: llvm.store
+// CHECK: gpu.return
+func.func @pool_tile(%x: tensor<2x3x9x12xf32>, %w: tensor<3x3xf32>, %init: tensor<2x3x7x10xf32>) -> tensor<2x3x7x10xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 + d4, d3 + d5)>,
+                                        affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>,
+                                        affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%x, %w : tensor<2x3x9x12xf32>, tensor<3x3xf32>) outs(%init : tensor<2x3x7x10xf32>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction", block = [256, 1, 1], tile = [1, 256, 1, 4, 4]>} {
+  ^bb0(%a: f32, %k: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<2x3x7x10xf32>
+  return %r : tensor<2x3x7x10xf32>
+}
+
+// -----
+
+// Rows of 10 elements: 4-element vectors would straddle them.
+func.func @pool_tile_odd_pitch(%x: tensor<2x3x9x10xf32>, %w: tensor<3x3xf32>, %init: tensor<2x3x7x8xf32>) -> tensor<2x3x7x8xf32> {
+  // expected-error @+1 {{has a reduction config of 4 outputs per thread along a window's columns, which needs one thread per output, one stage, no consumer, scalar folds, and a window column loop whose inputs load as 4-element 16-byte vectors}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 + d4, d3 + d5)>,
+                                        affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>,
+                                        affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%x, %w : tensor<2x3x9x10xf32>, tensor<3x3xf32>) outs(%init : tensor<2x3x7x8xf32>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction", block = [256, 1, 1], tile = [1, 256, 1, 4, 4]>} {
+  ^bb0(%a: f32, %k: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<2x3x7x8xf32>
+  return %r : tensor<2x3x7x8xf32>
 }
 
 // -----

@@ -7,7 +7,10 @@
 // and pools large enough for 4 outputs per thread along the output rows
 // (avg_pool2d(3, stride=1) with 253 rows, max_pool2d(3, stride=2,
 // padding=1)) or 2 along the output columns of 1-D pools (avg_pool1d(4,
-// stride=2, padding=1), max_pool1d(3, stride=2, padding=1), 2049 columns).
+// stride=2, padding=1), max_pool1d(3, stride=2, padding=1), 2049 columns);
+// and pools whose rows load as 16-byte vectors, 4 x 4 outputs per thread
+// (avg_pool2d(3, stride=1) with 258 output columns, the last group half past
+// them; max_pool2d(3, stride=1)).
 #map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 module {
   func.func @pools(%arg0: tensor<2x3x33x47xf32>) -> (tensor<2x3x17x24xf32>, tensor<2x3x17x24xf32>, tensor<2x3x32x23xf32>) {
@@ -113,5 +116,23 @@ module {
     %7 = linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<[1, 2]> : vector<2xi64>} ins(%padded_3, %6 : tensor<8x64x1x4099xf32>, tensor<1x3xf32>) outs(%5 : tensor<8x64x1x2049xf32>) -> tensor<8x64x1x2049xf32>
     %collapsed_4 = tensor.collapse_shape %7 [[0], [1, 2], [3]] : tensor<8x64x1x2049xf32> into tensor<8x64x2049xf32>
     return %collapsed, %collapsed_4 : tensor<8x64x2049xf32>, tensor<8x64x2049xf32>
+  }
+  func.func @tile_pools(%arg0: tensor<4x64x255x260xf32>, %arg1: tensor<4x64x130x128xf32>) -> (tensor<4x64x253x258xf32>, tensor<4x64x128x126xf32>) {
+    %cst = arith.constant 0.000000e+00 : f32
+    %cst_0 = arith.constant 0xFF800000 : f32
+    %cst_1 = arith.constant 9.000000e+00 : f32
+    %0 = tensor.empty() : tensor<4x64x253x258xf32>
+    %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<4x64x253x258xf32>) -> tensor<4x64x253x258xf32>
+    %2 = tensor.empty() : tensor<3x3xf32>
+    %3 = linalg.pooling_nchw_sum {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%arg0, %2 : tensor<4x64x255x260xf32>, tensor<3x3xf32>) outs(%1 : tensor<4x64x253x258xf32>) -> tensor<4x64x253x258xf32>
+    %4 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%3 : tensor<4x64x253x258xf32>) outs(%0 : tensor<4x64x253x258xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %9 = arith.divf %in, %cst_1 : f32
+      linalg.yield %9 : f32
+    } -> tensor<4x64x253x258xf32>
+    %5 = tensor.empty() : tensor<4x64x128x126xf32>
+    %6 = linalg.fill ins(%cst_0 : f32) outs(%5 : tensor<4x64x128x126xf32>) -> tensor<4x64x128x126xf32>
+    %7 = linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%arg1, %2 : tensor<4x64x130x128xf32>, tensor<3x3xf32>) outs(%6 : tensor<4x64x128x126xf32>) -> tensor<4x64x128x126xf32>
+    return %4, %7 : tensor<4x64x253x258xf32>, tensor<4x64x128x126xf32>
   }
 }

@@ -77,6 +77,11 @@ constexpr int64_t kResidentThreadsPerSm = 2048;
 /// (kTargetThreads).
 constexpr int64_t kWindowRowsPerThread = 4;
 constexpr int64_t kWindowElementsPerThread = 2;
+/// Neighbouring outputs per thread along a 2-D or 3-D window's columns
+/// (windowColumnLoop) besides its rows: each input row the thread's windows
+/// read is loaded as 16-byte vectors covering their columns, instead of one
+/// element per output and window column.
+constexpr int64_t kWindowColumnsPerThread = 4;
 /// Threads per block of a one-stage reduction whose threads share outputs a
 /// block-row apart (share S > 1), with no consumer in the kernel, when the
 /// outputs alone fill the GPU (a dynamic extent counts as kDynamicExtent):
@@ -270,7 +275,8 @@ void mlir::fuser::configureReductions(ModuleOp module, const ChipInfo &chip,
       tile.push_back(slices);
     // Several outputs per thread along overlapping windows' rows.
     std::optional<unsigned> rowLoop = windowRowLoop(op, *shape);
-    int64_t rows = 1;
+    int64_t rows = 1, cols = 1;
+    std::optional<unsigned> colLoop;
     int64_t perThread = rowLoop && *rowLoop == shape->parallelLoops.back()
                             ? kWindowElementsPerThread
                             : kWindowRowsPerThread;
@@ -279,6 +285,14 @@ void mlir::fuser::configureReductions(ModuleOp module, const ChipInfo &chip,
         outputs / perThread >= kTargetThreads) {
       rows = perThread;
       tile.append({1, rows});
+      colLoop = windowColumnLoop(op, *shape, kWindowColumnsPerThread);
+      if (colLoop && vector == 1 &&
+          outputs / (rows * kWindowColumnsPerThread) >= kTargetThreads) {
+        cols = kWindowColumnsPerThread;
+        tile.push_back(cols);
+      } else {
+        colLoop.reset();
+      }
       // Each thread stores several outputs; their consumer keeps a kernel.
       if (overOutputs) {
         epilogue = failure();
@@ -325,6 +339,11 @@ void mlir::fuser::configureReductions(ModuleOp module, const ChipInfo &chip,
              << (*rowLoop == shape->parallelLoops.back() ? "elements"
                                                          : "rows")
              << " they share are loaded once)";
+    if (cols > 1)
+      remark << ", and " << cols << " neighbouring outputs along loop "
+             << *colLoop
+             << " (the input columns their windows read loaded as 16-byte "
+                "vectors)";
     if (longColumns)
       remark << "; two stages: columns of " << length * vector
              << " elements are too long for one, so block-rows of "

@@ -468,6 +468,52 @@ mlir::fuser::windowRowLoop(linalg::GenericOp op, const ReductionShape &shape) {
   return std::nullopt;
 }
 
+std::optional<unsigned>
+mlir::fuser::windowColumnLoop(linalg::GenericOp op, const ReductionShape &shape,
+                              int64_t width) {
+  std::optional<unsigned> row = windowRowLoop(op, shape);
+  if (!row || *row == shape.parallelLoops.back())
+    return std::nullopt;
+  unsigned col = shape.parallelLoops.back();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (ShapedType::isDynamic(ranges[col]) || ranges[col] < width)
+    return std::nullopt;
+  auto iterators = op.getIteratorTypesArray();
+  Block &body = op.getRegion().front();
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    if (body.getArgument(in->getOperandNumber()).use_empty())
+      continue;
+    auto type = cast<ShapedType>(in->get().getType());
+    if (!type.hasStaticShape() || type.getRank() == 0 ||
+        paddedRead(in->get()) ||
+        type.getElementType().getIntOrFloatBitWidth() * width != 128 ||
+        type.getShape().back() % width != 0)
+      return std::nullopt;
+    AffineMap map = op.getMatchingIndexingMap(in);
+    auto terms = windowTerms(map.getResults().back());
+    if (terms.size() != 2)
+      return std::nullopt;
+    if (terms[0].first != col)
+      std::swap(terms[0], terms[1]);
+    auto [kw, dilation] = terms[1];
+    if (terms[0] != std::make_pair(col, int64_t(1)) || dilation != 1 ||
+        iterators[kw] != utils::IteratorType::reduction)
+      return std::nullopt;
+    for (AffineExpr e : map.getResults().drop_back())
+      if (e.isFunctionOfDim(col) || e.isFunctionOfDim(kw))
+        return std::nullopt;
+  }
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    AffineMap map = op.getMatchingIndexingMap(&init);
+    if (map.getNumResults() == 0)
+      return std::nullopt;
+    auto dim = dyn_cast<AffineDimExpr>(map.getResults().back());
+    if (!dim || dim.getPosition() != col)
+      return std::nullopt;
+  }
+  return col;
+}
+
 int64_t mlir::fuser::reductionVectorWidth(linalg::GenericOp op,
                                           const ReductionShape &shape) {
   if (!shape.innermostReduces || shape.reductionLoops.empty())

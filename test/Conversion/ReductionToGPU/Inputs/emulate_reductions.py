@@ -539,6 +539,33 @@ def pool_loads():
     return counts
 
 
+def pool_tile(x):
+    """pool_tile in the .mlir: sums of the 3 x 3, stride-1 windows of x
+    (2x3x9x12, flat); the output 2x3x7x10 (flat)."""
+    at = lambda n, c, h, w: x[((n * 3 + c) * 9 + h) * 12 + w]
+    return [float(sum(at(n, c, h + i, w + j) for i in range(3) for j in range(3)))
+            for n in range(2) for c in range(3) for h in range(7) for w in range(10)]
+
+
+def pool_tile_loads():
+    """The loads of pool_tile's kernel, 4 x 4 outputs per thread: a thread
+    at output (r0, c0) (r0 clamped to 3, the last group of 4 rows) loads
+    the 6 input rows its windows read, each as the 4-element vectors at
+    columns c0 and c0 + 4, the latter from column 8 when it would pass the
+    row (the outputs past column 9 read it and are not stored)."""
+    counts = [0] * (2 * 3 * 9 * 12)
+    for n in range(2):
+        for c in range(3):
+            for r0 in (0, 3):
+                for c0 in (0, 4, 8):
+                    for h in range(r0, r0 + 6):
+                        for first in (c0, c0 + 4):
+                            start = first if first < 12 else 8
+                            for w in range(start, start + 4):
+                                counts[((n * 3 + c) * 9 + h) * 12 + w] += 1
+    return counts
+
+
 def pool_padded(x):
     """pool_sum_padded in the .mlir: x (2x3x9x10) padded by one with 0.5 on
     both sides of the last two dimensions, summed over pool()'s window;

@@ -36,6 +36,9 @@
      [float(R.randint(-100, 100)) for _ in range(2 * 3 * 9 * 10)]),
  'pool_sum_padded': lambda R: (lambda x: ([x], *pool_padded(x)))(
      [float(R.randint(-100, 100)) for _ in range(2 * 3 * 9 * 10)]),
+ # 4 x 4 outputs a thread, the inputs loaded as vectors (pool_tile_loads).
+ 'pool_tile': lambda R: (lambda x: ([x], pool_tile(x), pool_tile_loads()))(
+     [float(R.randint(-100, 100)) for _ in range(2 * 3 * 9 * 12)]),
  'siblings': lambda R: (lambda x, y: ([sum(x, []), sum(y, [])], ([float(sum(a * b for a, b in zip(r, q))) for r, q in zip(x, y)], [max(r) for r in x])))(
      [[float(R.randint(-100, 100)) for _ in range(300)] for _ in range(7)], [[float(R.randint(-9, 9)) for _ in range(300)] for _ in range(7)]),
  'siblings_cols': lambda R: (lambda x: ([sum(x, [])], ([float(sum(r[c] for r in x)) for c in range(5)], [min(r[c] for r in x) for c in range(5)])))(

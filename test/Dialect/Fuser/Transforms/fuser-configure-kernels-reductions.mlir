@@ -320,12 +320,13 @@ func.func @global_pool(%x: tensor<8x512x4x4xf32>, %w: tensor<4x4xf32>, %init: te
 // -----
 
 // avg_pool2d(3) on 16 x 64 x 256 x 256: 66M windows of 9, one thread per
-// output, neighbouring outputs on neighbouring threads, each thread 4
-// outputs down a column (their windows share rows).
+// output, neighbouring outputs on neighbouring threads, each thread 4 x 4
+// outputs: 4 down a column (their windows share rows) and 4 along the row
+// (the input rows' 1024-byte pitch loads as 16-byte vectors).
 // CHECK-LABEL: func.func @pool_windows
-// CHECK: fuser.config = #fuser.config<strategy = "reduction", block = [256, 1, 1], tile = [1, 256, 1, 4]>
+// CHECK: fuser.config = #fuser.config<strategy = "reduction", block = [256, 1, 1], tile = [1, 256, 1, 4, 4]>
 func.func @pool_windows(%x: tensor<16x64x256x256xf32>, %w: tensor<3x3xf32>, %init: tensor<16x64x254x254xf32>) -> tensor<16x64x254x254xf32> {
-  // expected-remark @+1 {{reduction kernel: 66064384 outputs of 9 elements, 1 thread per output, 256 threads per block, 4 outputs per thread along loop 2 (their windows overlap: the input rows they share are loaded once)}}
+  // expected-remark @+1 {{reduction kernel: 66064384 outputs of 9 elements, 1 thread per output, 256 threads per block, 4 outputs per thread along loop 2 (their windows overlap: the input rows they share are loaded once), and 4 neighbouring outputs along loop 3 (the input columns their windows read loaded as 16-byte vectors)}}
   %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 + d4, d3 + d5)>,
                                         affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>,
                                         affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>],
@@ -336,6 +337,26 @@ func.func @pool_windows(%x: tensor<16x64x256x256xf32>, %w: tensor<3x3xf32>, %ini
     linalg.yield %s : f32
   } -> tensor<16x64x254x254xf32>
   return %r : tensor<16x64x254x254xf32>
+}
+
+// -----
+
+// The same pool over rows of 255 elements: their pitch does not keep
+// 16-byte vectors aligned, so only the rows are shared.
+// CHECK-LABEL: func.func @pool_windows_odd_pitch
+// CHECK: fuser.config = #fuser.config<strategy = "reduction", block = [256, 1, 1], tile = [1, 256, 1, 4]>
+func.func @pool_windows_odd_pitch(%x: tensor<16x64x256x255xf32>, %w: tensor<3x3xf32>, %init: tensor<16x64x254x253xf32>) -> tensor<16x64x254x253xf32> {
+  // expected-remark @+1 {{reduction kernel: 65804288 outputs of 9 elements, 1 thread per output, 256 threads per block, 4 outputs per thread along loop 2 (their windows overlap: the input rows they share are loaded once)}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 + d4, d3 + d5)>,
+                                        affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>,
+                                        affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%x, %w : tensor<16x64x256x255xf32>, tensor<3x3xf32>) outs(%init : tensor<16x64x254x253xf32>) {
+  ^bb0(%a: f32, %k: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<16x64x254x253xf32>
+  return %r : tensor<16x64x254x253xf32>
 }
 
 // -----

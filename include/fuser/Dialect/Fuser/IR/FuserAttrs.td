@@ -55,7 +55,9 @@ def Fuser_KernelConfigAttr : Fuser_Attr<"KernelConfig", "config"> {
       block-row apart (D = B / S), and P blocks per output in two stages;
       or [1, D, 1, U]: one thread per U consecutive outputs along a
       window's row loop (`windowRowLoop`), whose shared input rows it loads
-      once.
+      once; or [1, D, 1, U, V]: U x V outputs, V consecutive along the
+      window's column loop (`windowColumnLoop`), its input rows loaded as
+      V-element vectors.
     - `min_blocks_per_sm`: blocks that must fit on one SM at once (0: no
       constraint); caps the registers per thread like `__launch_bounds__`.
     - `precision`: the arithmetic of the kernel: `fp32` (FFMA), `tf32`,

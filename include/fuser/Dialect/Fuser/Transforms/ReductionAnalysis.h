@@ -176,6 +176,19 @@ int64_t reductionVectorWidth(linalg::GenericOp op, const ReductionShape &shape);
 std::optional<unsigned> windowRowLoop(linalg::GenericOp op,
                                       const ReductionShape &shape);
 
+/// The window's column loop, beside windowRowLoop's rows (a 2-D or 3-D
+/// pooling): the innermost output loop, where each read input is static,
+/// unpadded, of `width`-element 16-byte vectors (32-bit elements, `width`
+/// 4), its rows a multiple of `width` long, and reads its innermost
+/// dimension as that loop plus one reduction loop (stride and dilation 1)
+/// and no other dimension through either; the outputs store that loop as
+/// their innermost dimension. A thread computing `width` neighbouring
+/// outputs along it loads the columns their windows share as vectors. None
+/// when there is no such loop.
+std::optional<unsigned> windowColumnLoop(linalg::GenericOp op,
+                                         const ReductionShape &shape,
+                                         int64_t width);
+
 } // namespace mlir::fuser
 
 #endif // FUSER_DIALECT_FUSER_TRANSFORMS_REDUCTIONANALYSIS_H

@@ -25,6 +25,8 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 
 #include <map>
+#include <numeric>
+#include <set>
 #include <tuple>
 
 using namespace mlir;
@@ -288,8 +290,9 @@ public:
                     ? last
                     : Value(arith::SelectOp::create(b, loc, valid, last, zero));
     if (colLoop) {
-      emitWindowTile(b, *rowLoop, *colLoop, firstRow, firstCol, rows, cols,
-                     valid, initPtrs, outPtrs);
+      emitWindowTile(b, kernel, *rowLoop, *colLoop, firstRow, firstCol, rows,
+                     cols, tid, arith::MulIOp::create(b, loc, bid, perBlockV),
+                     outputs, initPtrs, outPtrs);
       gpu::ReturnOp::create(b, loc);
       return;
     }
@@ -441,9 +444,13 @@ private:
   /// column v + k rounded down to a multiple of `cols`. Such a vector past
   /// the input row (for outputs past the extent alone) is loaded from the
   /// row's last columns instead, so that no load leaves the tensor.
-  void emitWindowTile(OpBuilder &b, unsigned row, unsigned col, Value firstRow,
-                      Value firstCol, int64_t rows, int64_t cols, Value valid,
-                      ArrayRef<Value> initPtrs, ArrayRef<Value> outPtrs) {
+  /// The results go out through shared memory (stagedStores), so that each
+  /// store instruction writes a warp's neighbouring outputs.
+  void emitWindowTile(OpBuilder &b, gpu::GPUFuncOp kernel, unsigned row,
+                      unsigned col, Value firstRow, Value firstCol,
+                      int64_t rows, int64_t cols, Value tid, Value blockFirst,
+                      Value outputs, ArrayRef<Value> initPtrs,
+                      ArrayRef<Value> outPtrs) {
     coords[row] = firstRow;
     coords[col] = firstCol;
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -473,41 +480,98 @@ private:
         column += c * point[d];
       return std::make_pair(rowPart, column);
     };
-    // The vectors: (input, row part, first column) -> value.
-    std::map<std::tuple<unsigned, int64_t, int64_t>, Value> vectors;
-    for (auto [k, i] : llvm::enumerate(readInputs)) {
-      Type t = op.getRegion().front().getArgument(i).getType();
-      int64_t width = operandType(i).getShape().back();
-      Value base = offset(b, op.getIndexingMapsArray()[i], /*parallel=*/true,
-                          constI64(b, loc, 0), operandType(i));
+    // The vectors, (input, row part, first column), and the elements read
+    // from each.
+    using VectorKey = std::tuple<unsigned, int64_t, int64_t>;
+    std::map<VectorKey, std::set<int64_t>> reads;
+    for (unsigned k = 0; k < readInputs.size(); ++k)
       for (int64_t u = 0; u < rows; ++u)
         for (int64_t v = 0; v < cols; ++v)
           for (int64_t r = 0; r < window; ++r) {
             auto [rowPart, column] = elementOffset(k, u, v, r);
             int64_t first = column / cols * cols;
-            Value &vector = vectors[{k, rowPart, first}];
-            if (vector)
-              continue;
-            Value at = constI64(b, loc, first);
-            if (first > 0) {
-              // The first column group, [firstCol, firstCol + cols), lies
-              // in the row: the row's width is a multiple of `cols`.
-              Value inRow = arith::CmpIOp::create(
-                  b, loc, arith::CmpIPredicate::ult,
-                  arith::AddIOp::create(b, loc, firstCol, at),
-                  constI64(b, loc, width));
-              at = arith::SelectOp::create(
-                  b, loc, inRow, at,
-                  arith::SubIOp::create(b, loc, constI64(b, loc, width - cols),
-                                        firstCol));
-            }
-            at = arith::AddIOp::create(
-                b, loc, base,
-                arith::AddIOp::create(b, loc, at, constI64(b, loc, rowPart)));
-            vector = loadStored(
-                b, t, gepElement(b, loc, inputPtrs[k], storageType(t), at),
-                cols);
+            reads[{k, rowPart, first}].insert(column - first);
           }
+    SmallVector<Value> tileBases;
+    auto loadVector = [&](OpBuilder &lb, unsigned k, int64_t rowPart,
+                          int64_t first) {
+      unsigned i = readInputs[k];
+      Type t = op.getRegion().front().getArgument(i).getType();
+      int64_t width = operandType(i).getShape().back();
+      Value at = constI64(lb, loc, first);
+      if (first > 0) {
+        // The first column group, [firstCol, firstCol + cols), lies in the
+        // row: the row's width is a multiple of `cols`.
+        Value inRow = arith::CmpIOp::create(
+            lb, loc, arith::CmpIPredicate::ult,
+            arith::AddIOp::create(lb, loc, firstCol, at),
+            constI64(lb, loc, width));
+        at = arith::SelectOp::create(
+            lb, loc, inRow, at,
+            arith::SubIOp::create(lb, loc, constI64(lb, loc, width - cols),
+                                  firstCol));
+      }
+      at = arith::AddIOp::create(
+          lb, loc, tileBases[k],
+          arith::AddIOp::create(lb, loc, at, constI64(lb, loc, rowPart)));
+      return loadStored(
+          lb, t, gepElement(lb, loc, inputPtrs[k], storageType(t), at), cols);
+    };
+    for (unsigned i : readInputs)
+      tileBases.push_back(offset(b, op.getIndexingMapsArray()[i],
+                                 /*parallel=*/true, constI64(b, loc, 0),
+                                 operandType(i)));
+    std::map<VectorKey, Value> vectors;
+    for (auto &[key, elements] : reads)
+      if (std::get<2>(key) == 0)
+        vectors[key] = loadVector(b, std::get<0>(key), std::get<1>(key), 0);
+    // A vector further along the row is the first vector of the thread
+    // `first / cols` lanes up, where that thread is in the warp and holds
+    // the next groups of the same row (threads take a row's column groups
+    // in order): its elements come by shuffles, and the loads are the
+    // warp's edges' and the rows' ends'.
+    bool wholeWarps = config.getBlock()[0] % 32 == 0;
+    Value lane = arith::RemUIOp::create(b, loc, tid, constI64(b, loc, 32));
+    int64_t groupsInRow =
+        llvm::divideCeil(ranges[col], cols) * cols; // columns of whole groups
+    for (auto &[key, elements] : reads) {
+      auto [k, rowPart, first] = key;
+      if (first == 0)
+        continue;
+      if (!wholeWarps) {
+        vectors[key] = loadVector(b, k, rowPart, first);
+        continue;
+      }
+      int64_t ahead = first / cols;
+      Value own = vectors.at({k, rowPart, 0});
+      SmallVector<Value> parts;
+      for (int64_t e = 0; e < cols; ++e) {
+        Value x = vector::ExtractOp::create(b, loc, own, e);
+        parts.push_back(elements.count(e)
+                            ? shuffle(b, loc, x, ahead, gpu::ShuffleMode::DOWN)
+                            : x);
+      }
+      Value near = arith::AndIOp::create(
+          b, loc,
+          arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::ult,
+              arith::AddIOp::create(b, loc, lane, constI64(b, loc, ahead)),
+              constI64(b, loc, 32)),
+          arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::ult,
+              arith::AddIOp::create(b, loc, firstCol, constI64(b, loc, first)),
+              constI64(b, loc, groupsInRow)));
+      auto ifNear = scf::IfOp::create(b, loc, own.getType(), near,
+                                      /*withElseRegion=*/true);
+      OpBuilder tb = ifNear.getThenBodyBuilder();
+      scf::YieldOp::create(
+          tb, loc,
+          ValueRange{vector::FromElementsOp::create(
+              tb, loc, cast<VectorType>(own.getType()), parts)});
+      OpBuilder eb = ifNear.getElseBodyBuilder();
+      scf::YieldOp::create(eb, loc,
+                           ValueRange{loadVector(eb, k, rowPart, first)});
+      vectors[key] = ifNear.getResult(0);
     }
     // Each output's fold, in the window's order.
     SmallVector<SmallVector<SmallVector<Value>>> results(rows);
@@ -535,24 +599,92 @@ private:
         results[u].push_back(acc);
       }
     }
-    auto ifValid = scf::IfOp::create(b, loc, valid, /*withElse=*/false);
-    OpBuilder tb = ifValid.getThenBodyBuilder();
-    int64_t extent = ranges[col];
-    for (int64_t u = 0; u < rows; ++u) {
-      coords[row] =
-          arith::AddIOp::create(tb, loc, firstRow, constI64(tb, loc, u));
-      for (int64_t v = 0; v < cols; ++v) {
-        coords[col] =
-            arith::AddIOp::create(tb, loc, firstCol, constI64(tb, loc, v));
-        OpBuilder sb = tb;
-        if (extent % cols != 0) // the last group's outputs past the extent
-          sb = scf::IfOp::create(tb, loc,
-                                 arith::CmpIOp::create(
-                                     tb, loc, arith::CmpIPredicate::ult,
-                                     coords[col], constI64(tb, loc, extent)),
-                                 /*withElse=*/false)
-                   .getThenBodyBuilder();
-        storeResults(sb, withInits(sb, results[u][v], initPtrs), outPtrs);
+    stagedStores(b, kernel, row, col, rows, cols, results, tid, blockFirst,
+                 outputs, initPtrs, outPtrs);
+  }
+
+  /// Stores emitWindowTile's `results` (results[u][v]: the thread's output
+  /// (u, v)) through shared memory: each group of W = gcd(block, 32)
+  /// threads writes its results to its own area, slot (u, lane, v) at
+  /// u * W * (cols + 1) + lane * (cols + 1) + v (a spare slot per lane
+  /// spreads the banks); after a barrier, lane l stores, for each j < cols
+  /// and u, the group's output e = j * W + l of row u: thread e / cols's
+  /// output (u, e % cols). Consecutive lanes store consecutive columns,
+  /// whole sectors where the group's outputs lie in one row, instead of
+  /// each lane's `cols` neighbours a sector apart from the next lane's.
+  void stagedStores(OpBuilder &b, gpu::GPUFuncOp kernel, unsigned row,
+                    unsigned col, int64_t rows, int64_t cols,
+                    ArrayRef<SmallVector<SmallVector<Value>>> results,
+                    Value tid, Value blockFirst, Value outputs,
+                    ArrayRef<Value> initPtrs, ArrayRef<Value> outPtrs) {
+    ArrayRef<BlockArgument> smem = kernel.getWorkgroupAttributions();
+    int64_t group = std::gcd(config.getBlock()[0], int64_t(32));
+    int64_t pitch = cols + 1;
+    auto index = [&](OpBuilder &ib, Value v) {
+      return arith::IndexCastUIOp::create(ib, loc, ib.getIndexType(), v)
+          .getResult();
+    };
+    Value lane = arith::RemUIOp::create(b, loc, tid, constI64(b, loc, group));
+    Value groupFirst = arith::SubIOp::create(b, loc, tid, lane);
+    Value area = arith::MulIOp::create(b, loc, groupFirst,
+                                       constI64(b, loc, rows * pitch));
+    auto slot = [&](OpBuilder &ib, int64_t u, Value from, Value v) {
+      Value at = arith::AddIOp::create(
+          ib, loc, area, constI64(ib, loc, u * group * pitch));
+      at = arith::AddIOp::create(
+          ib, loc, at,
+          arith::MulIOp::create(ib, loc, from, constI64(ib, loc, pitch)));
+      return index(ib, arith::AddIOp::create(ib, loc, at, v));
+    };
+    for (int64_t u = 0; u < rows; ++u)
+      for (int64_t v = 0; v < cols; ++v)
+        for (auto [k, value] : llvm::enumerate(results[u][v]))
+          memref::StoreOp::create(b, loc, value, smem[k],
+                                  slot(b, u, lane, constI64(b, loc, v)));
+    gpu::BarrierOp::create(b, loc);
+
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    int64_t rowExtent = ranges[row], colExtent = ranges[col];
+    Value last = arith::SubIOp::create(b, loc, outputs, constI64(b, loc, 1));
+    for (int64_t j = 0; j < cols; ++j) {
+      Value e = arith::AddIOp::create(b, loc, lane, constI64(b, loc, j * group));
+      Value from = arith::DivUIOp::create(b, loc, e, constI64(b, loc, cols));
+      Value v = arith::RemUIOp::create(b, loc, e, constI64(b, loc, cols));
+      // Thread `from`'s output coordinates, as emit() derives them.
+      Value o = arith::AddIOp::create(
+          b, loc, blockFirst, arith::AddIOp::create(b, loc, groupFirst, from));
+      Value stored =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, o, outputs);
+      extents[row] = constI64(b, loc, llvm::divideCeil(rowExtent, rows));
+      extents[col] = constI64(b, loc, llvm::divideCeil(colExtent, cols));
+      delinearize(b, arith::MinUIOp::create(b, loc, o, last),
+                  shape.parallelLoops);
+      extents[row] = constI64(b, loc, rowExtent);
+      extents[col] = constI64(b, loc, colExtent);
+      Value firstRow = arith::MinUIOp::create(
+          b, loc,
+          arith::MulIOp::create(b, loc, coords[row], constI64(b, loc, rows)),
+          constI64(b, loc, rowExtent - rows));
+      Value column = arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(b, loc, coords[col], constI64(b, loc, cols)),
+          v);
+      if (colExtent % cols != 0) // the last group's outputs past the extent
+        stored = arith::AndIOp::create(
+            b, loc, stored,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, column,
+                                  constI64(b, loc, colExtent)));
+      auto ifStored = scf::IfOp::create(b, loc, stored, /*withElse=*/false);
+      OpBuilder sb = ifStored.getThenBodyBuilder();
+      coords[col] = column;
+      for (int64_t u = 0; u < rows; ++u) {
+        coords[row] =
+            arith::AddIOp::create(sb, loc, firstRow, constI64(sb, loc, u));
+        SmallVector<Value> values;
+        for (unsigned k = 0; k < results[u][0].size(); ++k)
+          values.push_back(
+              memref::LoadOp::create(sb, loc, smem[k], slot(sb, u, from, v)));
+        storeResults(sb, withInits(sb, values, initPtrs), outPtrs);
       }
     }
   }

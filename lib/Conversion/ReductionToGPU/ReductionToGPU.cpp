@@ -51,7 +51,8 @@
 // [1, D, 1, U, V] it also computes V neighbouring outputs along the column
 // loop (windowColumnLoop): each input row is loaded as V-element vectors
 // covering the columns the V windows read, and the outputs of the last,
-// partial column group are not stored.
+// partial column group are not stored. The results go out through shared
+// memory, each warp's staged so that its lanes store neighbouring outputs.
 //
 // A reduction epilogue (strategy "reduction_epilogue", one stage;
 // ReductionEpilogue.h): every thread of an output gets its result (the
@@ -269,10 +270,17 @@ private:
     SmallVector<Type> accTypes = accumulatorTypes(op);
     auto sharedBuffers = [&](KernelConfigAttr c) {
       SmallVector<Type> smem;
+      // The S threads' partials, or a window tile's staged results (U x V
+      // per thread, a spare slot per row of V).
+      int64_t slots = 0;
       if (c.getTile()[0] > 1 && !usesShuffles(c, accTypes))
+        slots = c.getBlock()[0];
+      else if (int64_t cols = windowColumnsPerThread(c); cols > 1)
+        slots = c.getBlock()[0] * windowRowsPerThread(c) * (cols + 1);
+      if (slots > 0)
         for (Type t : accTypes)
           smem.push_back(MemRefType::get(
-              {c.getBlock()[0]}, t, MemRefLayoutAttrInterface{},
+              {slots}, t, MemRefLayoutAttrInterface{},
               gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup)));
       return smem;
     };

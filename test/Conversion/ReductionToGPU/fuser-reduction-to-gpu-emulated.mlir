@@ -342,7 +342,8 @@ func.func @pool_sum_padded(%x: tensor<2x3x9x10xf32>) -> tensor<2x3x5x10xf32> {
 // A 3 x 3, stride-1 window, 4 x 4 outputs a thread (tile = [1, D, 1, U,
 // V]): 7 rows make 2 groups (the second from row 3), 10 columns 3 groups
 // (the third's last two outputs not stored), the input rows loaded as
-// 4-element vectors.
+// 4-element vectors, the next group's taken from the next lane where it
+// holds them; the results staged in shared memory.
 func.func @pool_tile(%x: tensor<2x3x9x12xf32>) -> tensor<2x3x7x10xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<2x3x7x10xf32>
@@ -353,7 +354,7 @@ func.func @pool_tile(%x: tensor<2x3x9x12xf32>) -> tensor<2x3x7x10xf32> {
                                         affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>],
                        iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
       ins(%x, %w : tensor<2x3x9x12xf32>, tensor<3x3xf32>) outs(%init : tensor<2x3x7x10xf32>)
-      attrs = {fuser.config = #fuser.config<strategy = "reduction", block = [4, 1, 1], tile = [1, 4, 1, 4, 4]>} {
+      attrs = {fuser.config = #fuser.config<strategy = "reduction", block = [32, 1, 1], tile = [1, 32, 1, 4, 4]>} {
   ^bb0(%a: f32, %k: f32, %acc: f32):
     %s = arith.addf %acc, %a : f32
     linalg.yield %s : f32

@@ -163,19 +163,30 @@ func.func @pool_columns(%x: tensor<2x3x4101xf32>, %w: tensor<4xf32>, %init: tens
 // 4 x 4 outputs per thread (tile = [1, D, 1, U, V]): the 10 output columns
 // make 3 groups of 4; each thread loads the 6 input rows its windows read
 // as two 4-element vectors each (columns c and c + 4, the second from
-// column 8 where it would pass the row) and stores its 16 outputs, those
-// past column 9 not at all.
+// column 8 where it would pass the row, or from the next lane); its 16
+// results go to shared memory, and after a barrier each lane stores 4
+// outputs of each row that neighbouring lanes' stores continue (those past
+// column 9 not at all).
 // CHECK-LABEL: func.func @pool_tile
 // 2 x 3 x 2 x 3 threads' outputs:
 // CHECK-DAG: %[[ROWS:.+]] = arith.constant 2 : index
 // CHECK-DAG: %[[COLS:.+]] = arith.constant 3 : index
 // CHECK: gpu.launch_func @fuser_kernels::@pool_tile_reduction
 // CHECK-LABEL: gpu.func @pool_tile_reduction
+// CHECK-SAME: workgroup(%{{.+}} : memref<5120xf32, #gpu.address_space<workgroup>>)
 // CHECK: arith.minui %{{.+}}, %c3
-// CHECK-COUNT-12: llvm.load %{{.+}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
-// CHECK-NOT: llvm.load
-// CHECK: scf.if
-// CHECK-COUNT-14: llvm.store
+// The first vector of each of the 6 rows; then each second one's 2 elements
+// read by shuffles from the next lane, loaded where that lane does not
+// hold them (the warp's last lane, the row's last group).
+// CHECK-COUNT-6: llvm.load %{{.+}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK-COUNT-2: gpu.shuffle  down
+// CHECK: scf.if %{{.+}} -> (vector<4xf32>)
+// CHECK: llvm.load %{{.+}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK-COUNT-10: gpu.shuffle  down
+// CHECK-COUNT-16: memref.store
+// CHECK: gpu.barrier
+// CHECK-COUNT-16: llvm.store
+// CHECK-NOT: llvm.store
 // CHECK: gpu.return
 func.func @pool_tile(%x: tensor<2x3x9x12xf32>, %w: tensor<3x3xf32>, %init: tensor<2x3x7x10xf32>) -> tensor<2x3x7x10xf32> {
   %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 + d4, d3 + d5)>,

@@ -548,21 +548,26 @@ def pool_tile(x):
 
 
 def pool_tile_loads():
-    """The loads of pool_tile's kernel, 4 x 4 outputs per thread: a thread
-    at output (r0, c0) (r0 clamped to 3, the last group of 4 rows) loads
-    the 6 input rows its windows read, each as the 4-element vectors at
-    columns c0 and c0 + 4, the latter from column 8 when it would pass the
-    row (the outputs past column 9 read it and are not stored)."""
+    """The loads of pool_tile's kernel, 4 x 4 outputs per thread, 32
+    threads per block (64 threads for 36 outputs; the spare ones take the
+    last output's): a thread at output (r0, c0) (r0 clamped to 3, the last
+    group of 4 rows) loads the 6 input rows its windows read as the vector
+    at column c0, and the one at c0 + 4 only where the next lane does not
+    hold it (the warp's last lane; the row's last group, whose second
+    vector would pass the row and is loaded from column 8 instead)."""
     counts = [0] * (2 * 3 * 9 * 12)
-    for n in range(2):
-        for c in range(3):
-            for r0 in (0, 3):
-                for c0 in (0, 4, 8):
-                    for h in range(r0, r0 + 6):
-                        for first in (c0, c0 + 4):
-                            start = first if first < 12 else 8
-                            for w in range(start, start + 4):
-                                counts[((n * 3 + c) * 9 + h) * 12 + w] += 1
+    for t in range(64):
+        o = min(t, 35)
+        nc, rest = divmod(o, 6)
+        rg, cg = divmod(rest, 3)
+        r0, c0 = min(4 * rg, 3), 4 * cg
+        starts = [c0]
+        if t % 32 == 31 or cg == 2:
+            starts.append(c0 + 4 if c0 + 4 < 12 else 8)
+        for h in range(r0, r0 + 6):
+            for start in starts:
+                for w in range(start, start + 4):
+                    counts[(nc * 9 + h) * 12 + w] += 1
     return counts
 
 

@@ -450,6 +450,9 @@ EXPORTS += [
     corpus_export("torch_softmax_rows.mlir", SoftmaxRows, meta(8, 128)),
     corpus_export("torch_log_softmax_rows.mlir", lambda: SoftmaxRows(True),
                   meta(8, 100)),
+    # Rows too long for one block's share of L2: clusters of blocks per row.
+    corpus_export("torch_softmax_long_rows.mlir", SoftmaxRows,
+                  meta(4, 65537)),
     corpus_export("torch_rms_norm_rows.mlir", RMSNormRows, meta(8, 96)),
     # A dynamic batch: torch-mlir broadcasts the norms with tensor.extract at
     # a run-time select and asserts the batch is not negative.

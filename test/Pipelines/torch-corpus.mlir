@@ -48,6 +48,7 @@
 //   linear_arange                      1 (1)            Linear + torch.arange * 0.01
 //   softmax_rows                       1 (1)            softmax over rows of 128, dynamic batch: online statistics, the output pass in their kernel, the rows held in registers
 //   log_softmax_rows                   1 (1)            log_softmax over rows of 100: the output pass reads the rows again
+//   softmax_long_rows                  1 (1)            softmax over rows of 65537: 4 blocks of a cluster per row, each re-reading its slice
 //   rms_norm_rows                      1 (1)            x * rsqrt(mean(x^2, -1) + eps) * weight (LLM RMSNorm)
 //   l2_normalize_rows                  1 (1)            F.normalize over rows of 64, dynamic batch: the broadcast's extracts read through maps
 //   rms_norm_channels                  1 (1)            x / sqrt(mean(x * x, dim=1) + eps) on NCHW
@@ -105,6 +106,7 @@
 // RUN: fuser-opt %S/Inputs/torch_linear_arange.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
 // RUN: fuser-opt %S/Inputs/torch_softmax_rows.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
 // RUN: fuser-opt %S/Inputs/torch_log_softmax_rows.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
+// RUN: fuser-opt %S/Inputs/torch_softmax_long_rows.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
 // RUN: fuser-opt %S/Inputs/torch_rms_norm_rows.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
 // RUN: fuser-opt %S/Inputs/torch_l2_normalize_rows.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
 // RUN: fuser-opt %S/Inputs/torch_rms_norm_channels.mlir --fuser-kernel-pipeline 2>/dev/null | FileCheck %s --check-prefix=ONE
@@ -128,6 +130,8 @@
 // MAXPOOL-SUM: remark: reduction left to the generic fallback: an operand read through a map that is neither a projected permutation nor a window
 
 // The remarks that say where a model ends up, or why it misses its ideal.
+// RUN: fuser-opt %S/Inputs/torch_softmax_long_rows.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SOFTMAX-LONG
+// SOFTMAX-LONG: remark: reduction kernel: {{.+}} outputs of 65537 elements, 1024 consecutive threads per output, 1024 threads per block; its consumer runs in the same kernel, reading each output's elements again from L2 ({{[0-9]+}} KiB per SM), in clusters of 4 blocks per output
 // RUN: fuser-opt %S/Inputs/torch_cumsum_rows.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=CUMSUM-ROWS
 // CUMSUM-ROWS: remark: scan kernel: 4096 line(s) of 100 elements, 32 threads per row, 4 consecutive elements each in 4-element vectors
 // RUN: fuser-opt %S/Inputs/torch_cumprod_batch.mlir --fuser-kernel-pipeline="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=CUMPROD-BATCH

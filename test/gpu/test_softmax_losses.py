@@ -9,9 +9,10 @@ of 1000 (the maximum and the sum of exponentials in one reduction, each
 thread holding its elements in registers, the last vector of 250 past the
 row for some threads; torch.logsumexp's +inf for a row holding +inf),
 log_softmax and softmax over rows of 100 and 128 (their output pass in the
-same kernel), and the losses cross_entropy (dynamic batch), nll_loss of a
-log_softmax and a smoothed cross_entropy with an ignore_index, over rows of
-1000 classes."""
+same kernel), softmax over rows of 65537 (4 blocks of a cluster per row,
+the statistics combined through distributed shared memory), and the losses
+cross_entropy (dynamic batch), nll_loss of a log_softmax and a smoothed
+cross_entropy with an ignore_index, over rows of 1000 classes."""
 
 import pytest
 import torch
@@ -63,6 +64,9 @@ def test_logsumexp_special_values(rows, generator):
 @pytest.mark.parametrize("stem,n,fn", [
     ("torch_log_softmax_rows", 100, lambda x: torch.log_softmax(x, dim=-1)),
     ("torch_softmax_rows", 128, lambda x: torch.softmax(x, dim=-1)),
+    # Rows of 65537: 4 blocks of a cluster per row, their statistics
+    # combined through distributed shared memory.
+    ("torch_softmax_long_rows", 65537, lambda x: torch.softmax(x, dim=-1)),
 ])
 def test_softmax_rows_special_values(stem, n, fn, generator):
     mod = load_corpus(stem)

@@ -56,9 +56,18 @@ def ConvertReductionToGPUPass : Pass<"fuser-reduction-to-gpu", "mlir::ModuleOp">
     in the host code, like split K's slices); `<func>_reduction_combine`
     reduces each output's P partials, one thread each, in the same fixed
     order, and applies the init. No atomics: every run gives the same bits.
+
+    With `tile = [B, 1]` and `cluster_m = C` > 1 (sm_90 and newer), C blocks
+    of a thread-block cluster share each output: block c folds slice c of
+    the reduced extent, and the blocks' results combine through distributed
+    shared memory, in rank order, in every block of the cluster. One
+    kernel: a consumer that walks the elements again (a softmax over rows
+    too long for one block's share of L2) then re-reads only the block's
+    slice.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect",
                            "::mlir::math::MathDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect",

@@ -228,24 +228,37 @@ void GroupKernelEmitter::mergeSliceMoments(Value xPtr, Value partials,
                                            double epsilon) {
   x0 = load(xPtr, base, f32);
   lane = arith::RemUIOp::create(b, loc, thread, c64(kWarpSize));
-  // Lane l merges slices l, l + 32, ... in order; then the butterfly.
+  // Lane l merges slices l, l + 32, ... in order; then the butterfly. The
+  // slices are a constant: each lane loads kMergeBatch of its triples
+  // before merging any, so their latencies overlap (a loop of one load
+  // and merge at a time kept every normalizing block waiting for several
+  // L2 round trips before its first element). A slice past the last (where
+  // 32 lanes do not divide them) counts nothing.
   Value zero = f32c(0.0);
-  Value slices = c64(s.slices);
-  auto loop = scf::ForOp::create(b, loc, lane, slices, c64(kWarpSize),
-                                 ValueRange{zero, zero, zero});
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value at =
-        mul(add(mul(groupIndex, slices), loop.getInductionVar()), c64(3));
-    Moments acc{loop.getRegionIterArg(0), loop.getRegionIterArg(1),
-                loop.getRegionIterArg(2)};
-    Moments o{load(partials, at, f32), load(partials, add(at, c64(1)), f32),
-              load(partials, add(at, c64(2)), f32)};
-    Moments r = merge(acc, o);
-    scf::YieldOp::create(b, loc, ValueRange{r.count, r.mean, r.m2});
+  m = {zero, zero, zero};
+  int64_t perLane = llvm::divideCeil(s.slices, kWarpSize);
+  for (int64_t first = 0; first < perLane; first += kMergeBatch) {
+    SmallVector<Moments> batch;
+    for (int64_t j = first; j < std::min(perLane, first + kMergeBatch); ++j) {
+      Value slice = add(lane, c64(j * kWarpSize));
+      Value inRange;
+      if ((j + 1) * kWarpSize > s.slices) {
+        inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                        slice, c64(s.slices));
+        slice = arith::MinUIOp::create(b, loc, slice, c64(s.slices - 1));
+      }
+      Value at = mul(add(mul(groupIndex, c64(s.slices)), slice), c64(3));
+      Moments o{load(partials, at, f32), load(partials, add(at, c64(1)), f32),
+                load(partials, add(at, c64(2)), f32)};
+      if (inRange)
+        o = {arith::SelectOp::create(b, loc, inRange, o.count, zero),
+             arith::SelectOp::create(b, loc, inRange, o.mean, zero),
+             arith::SelectOp::create(b, loc, inRange, o.m2, zero)};
+      batch.push_back(o);
+    }
+    for (const Moments &o : batch)
+      m = merge(m, o);
   }
-  m = {loop.getResult(0), loop.getResult(1), loop.getResult(2)};
   // Over the whole warp, so that every lane, not only the first `slices`,
   // ends with the group's moments.
   mergeAcrossLanes(kWarpSize);

@@ -20,6 +20,8 @@
 namespace mlir::fuser::group_norm {
 
 constexpr int64_t kWarpSize = 32;
+/// Slice moments each lane loads before it merges them (mergeSliceMoments).
+constexpr int64_t kMergeBatch = 8;
 
 /// The static facts of one group-norm kernel.
 struct GroupShape {

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -89,6 +90,7 @@ public:
       : op(op), shape(shape), config(config), readInputs(readInputs),
         initConstants(initConstants), stage(stage), slices(slices),
         epilogue(epilogue), writeResults(writeResults), loc(op.getLoc()),
+        clusterBlocks(stage == Stage::Whole ? config.getClusterM() : 1),
         accTypes(accumulatorTypes(op)),
         vec(stage == Stage::Combine
                 ? 1
@@ -101,7 +103,7 @@ public:
     // registers instead of an online update per element), hold their
     // elements where the rule allows.
     int64_t share = config.getTile()[0];
-    if (stage == Stage::Whole &&
+    if (stage == Stage::Whole && clusterBlocks == 1 &&
         ((epilogue && !epilogue->overOutputs) || shape.online) &&
         epilogueHoldsElements(op, shape, share, vec)) {
       int64_t elements = 1;
@@ -182,7 +184,10 @@ public:
     Value slicesV, slice;
     if (stage != Stage::Whole)
       slicesV = constI64(b, loc, slices);
-    if (stage == Stage::Partials) { // P consecutive blocks share outputs
+    if (clusterBlocks > 1) // a cluster's C blocks share an output
+      slicesV = constI64(b, loc, clusterBlocks);
+    if (stage == Stage::Partials || clusterBlocks > 1) {
+      // P (or C) consecutive blocks share outputs.
       slice = arith::RemUIOp::create(b, loc, bid, slicesV);
       bid = arith::DivUIOp::create(b, loc, bid, slicesV);
     }
@@ -268,7 +273,7 @@ public:
     // slice, or of its output's partials.
     Value zero = constI64(b, loc, 0);
     Value begin = lane, last = length;
-    if (stage == Stage::Partials) {
+    if (slice) {
       // Slices of whole 32-element multiples, so that they start aligned;
       // the last ones may be short or empty (their partial: the identity).
       Value c31 = constI64(b, loc, 31), c32 = constI64(b, loc, 32);
@@ -359,6 +364,15 @@ public:
       for (unsigned k = 0; k < n; ++k)
         partial[k] = memref::LoadOp::create(b, loc, smem[k], index(b, slot));
     }
+    if (clusterBlocks > 1) {
+      // The block's result is in its output's first slot (tile = [B, 1]:
+      // slot 0); every block of the cluster combines all of theirs.
+      partial = combineAcrossCluster(b, kernel, zero);
+      first = arith::AndIOp::create(
+          b, loc, first,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, slice,
+                                zero));
+    }
     if (epilogue && !epilogue->overOutputs) {
       auto ifValid = scf::IfOp::create(b, loc, valid, /*withElse=*/false);
       OpBuilder vb = ifValid.getThenBodyBuilder();
@@ -369,6 +383,7 @@ public:
         storeResults(fb, result, outPtrs);
       }
       emitEpilogue(vb, begin, end, shareV, result);
+      leaveCluster(b);
       gpu::ReturnOp::create(b, loc);
       return;
     }
@@ -390,10 +405,57 @@ public:
       if (epilogue)
         emitOutputConsumer(tb, result);
     }
+    leaveCluster(b);
     gpu::ReturnOp::create(b, loc);
   }
 
 private:
+  /// The results of the cluster's C blocks (each in slot `slot` of its
+  /// shared buffers), combined in rank order, the same in every block: a
+  /// cluster barrier (its arrive releases, its wait acquires this block's
+  /// stores), then each block's slot read through distributed shared
+  /// memory. Every thread reaches both barriers (top-level code), so they
+  /// are the warp-aligned forms. The arrive after the reads pairs with leaveCluster's wait: no
+  /// block exits, freeing its shared memory, while another still reads it.
+  SmallVector<Value> combineAcrossCluster(OpBuilder &b, gpu::GPUFuncOp kernel,
+                                          Value slot) {
+    NVVM::ClusterArriveOp::create(b, loc, /*aligned=*/b.getUnitAttr());
+    NVVM::ClusterWaitOp::create(b, loc, /*aligned=*/b.getUnitAttr());
+    MLIRContext *ctx = b.getContext();
+    auto sharedPtr = LLVM::LLVMPointerType::get(ctx, 3);
+    auto clusterPtr = LLVM::LLVMPointerType::get(ctx, 7);
+    ArrayRef<BlockArgument> smem = kernel.getWorkgroupAttributions();
+    SmallVector<Value> mine;
+    for (auto [k, t] : llvm::enumerate(accTypes)) {
+      Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc,
+                                                                  smem[k]);
+      Value address =
+          arith::IndexCastUIOp::create(b, loc, b.getI64Type(), base);
+      Value p = LLVM::IntToPtrOp::create(b, loc, sharedPtr, address,
+                                         /*dereferenceable=*/nullptr);
+      mine.push_back(gepElement(b, loc, p, t, slot));
+    }
+    SmallVector<Value> acc;
+    for (int64_t r = 0; r < clusterBlocks; ++r) {
+      Value rank = arith::ConstantIntOp::create(b, loc, b.getI32Type(), r);
+      SmallVector<Value> theirs;
+      for (auto [k, t] : llvm::enumerate(accTypes)) {
+        Value remote = NVVM::MapaOp::create(b, loc, clusterPtr, mine[k], rank);
+        theirs.push_back(
+            LLVM::LoadOp::create(b, loc, t, remote, byteWidth(t)));
+      }
+      acc = r == 0 ? theirs : combine(b, acc, theirs);
+    }
+    NVVM::ClusterArriveOp::create(b, loc, /*aligned=*/b.getUnitAttr());
+    return acc;
+  }
+
+  /// Waits, in a cluster, until every block has read the others' results.
+  void leaveCluster(OpBuilder &b) {
+    if (clusterBlocks > 1)
+      NVVM::ClusterWaitOp::create(b, loc, /*aligned=*/b.getUnitAttr());
+  }
+
   /// One thread's `rows` outputs along the window's row loop `row`, from row
   /// `firstRow` on: each input's offsets are the first row's plus a
   /// constant, so that the loads of the input rows their windows share
@@ -1568,6 +1630,7 @@ private:
   Value resultBase;   // this output's offset in the consumer's results
   Value partialsBase; // Combine: o * P, where output o's partials start
   Location loc;
+  int64_t clusterBlocks; // C blocks per output in a cluster (1: none)
   SmallVector<Type> accTypes;
   int64_t vec;        // elements per vector load (kernel 2: 1)
   unsigned innerLoop; // the innermost reduction loop, which vectors walk

@@ -54,6 +54,16 @@
 // partial column group are not stored. The results go out through shared
 // memory, each warp's staged so that its lanes store neighbouring outputs.
 //
+// A cluster, tile = [B, 1] with cluster_m = C > 1: C consecutive blocks (a
+// thread-block cluster) share each output, block b folding slice b % C of
+// output b / C's reduced extent (the slices of the two stages). After the
+// block's shared-memory tree, a cluster barrier; each thread then reads the
+// C blocks' results through distributed shared memory (nvvm.mapa) and
+// combines them in rank order, the same bits in every block; the first
+// block stores the result. A consumer then walks only the block's slice
+// again. A second cluster barrier (arrive after the reads, wait before the
+// exit) keeps each block's shared memory until the others have read it.
+//
 // A reduction epilogue (strategy "reduction_epilogue", one stage;
 // ReductionEpilogue.h): every thread of an output gets its result (the
 // whole butterfly, or its output's slot of shared memory), computes the
@@ -82,6 +92,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -202,6 +213,18 @@ private:
                   "folds, and a window column loop whose inputs load as "
                << cols << "-element 16-byte vectors";
     }
+    int64_t cluster = config.getClusterM();
+    if (cluster != 1 &&
+        (cluster < 2 || cluster > kReductionMaxCluster ||
+         !llvm::isPowerOf2_64(cluster) || tile.size() != 2 ||
+         tile[0] != block || tile[1] != 1 ||
+         usesShuffles(config, accumulatorTypes(op))))
+      return op.emitOpError()
+             << "has a reduction config of cluster_m " << cluster
+             << ", which needs a power of two from 2 to "
+             << kReductionMaxCluster
+             << " and tile = [B, 1] (one output per block, its threads "
+                "combining in shared memory)";
     int64_t vector = config.getVectorWidth();
     int64_t widest = reductionVectorWidth(op, *shape);
     if (vector < 1 || !llvm::isPowerOf2_64(vector) || widest % vector != 0)
@@ -291,6 +314,11 @@ private:
     auto kernel =
         createKernel(kernelSymbols, op.getLoc(), name, paramTypes(first),
                      config.getBlock(), sharedBuffers(config));
+    // Compile-time cluster dims (.reqnctapercluster): a plain launch runs
+    // the blocks in clusters.
+    if (cluster > 1)
+      kernel->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
+                      DenseI32ArrayAttr::get(ctx, {int32_t(cluster), 1, 1}));
     const ReductionEpilogue *consumer = epilogue ? &*epilogue : nullptr;
     emitReductionKernel(kernel, op, *shape, config, readInputs, initConstants,
                         first, slices, twoStage ? nullptr : consumer,
@@ -395,7 +423,11 @@ private:
       llvm::append_range(args, elementArgs);
       llvm::append_range(args, outArgs);
       llvm::append_range(args, extentArgs);
-      launch(kernel, config, gridFor(config), args);
+      Value grid = gridFor(config);
+      if (cluster > 1) // C blocks per block of outputs
+        grid = arith::MulIOp::create(
+            b, loc, grid, arith::ConstantIndexOp::create(b, loc, cluster));
+      launch(kernel, config, grid, args);
     } else {
       // The partials: per result an intermediate of outputs x P values
       // (the runtime allocates it per call, as split K's slices).

@@ -19,6 +19,10 @@
 // the last vector again and store nothing from it) load each element once;
 // a spare thread of the last block reads the last row's elements and
 // stores nothing.
+// In clusters (cluster_m): the softmax over rows of 300 split over 4
+// blocks of a cluster (the last slice empty), their statistics combined
+// through each other's shared memory, each block re-reading its slice; row
+// sums over 2 blocks, stored by the first.
 
 // CHECK: rms_channels OK
 // CHECK-NEXT: softmax_rows OK
@@ -29,6 +33,8 @@
 // CHECK-NEXT: lse_held OK
 // CHECK-NEXT: column_norms_two_stages OK
 // CHECK-NEXT: rms_channels_held OK
+// CHECK-NEXT: softmax_cluster OK
+// CHECK-NEXT: row_sums_cluster OK
 // CHECK-NOT: MISMATCH
 
 // Consumers over the outputs (ReductionEpilogue::overOutputs), computed by
@@ -355,4 +361,64 @@ func.func @column_norms_two_stages(%x: tensor<300x9xf32>) -> (tensor<9xf32>, ten
     fuser.yield %r : f32
   }
   return %n, %s : tensor<9xf32>, tensor<9xf32>
+}
+
+func.func @softmax_cluster(%x: tensor<7x300xf32>) -> tensor<7x300xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %inf = arith.constant 0x7F800000 : f32
+  %nan = arith.constant 0x7FC00000 : f32
+  %e = tensor.empty() : tensor<7xf32>
+  %mi = linalg.fill ins(%ninf : f32) outs(%e : tensor<7xf32>) -> tensor<7xf32>
+  %si = linalg.fill ins(%zero : f32) outs(%e : tensor<7xf32>) -> tensor<7xf32>
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>],
+                         iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<7x300xf32>) outs(%mi, %si : tensor<7xf32>, tensor<7xf32>)
+      attrs = {fuser.online_softmax, fuser.config = #fuser.config<strategy = "reduction_epilogue", block = [64, 1, 1], vector_width = 4, tile = [64, 1], cluster_m = 4>} {
+  ^bb0(%in: f32, %m: f32, %s: f32):
+    %d = arith.subf %in, %m : f32
+    %a = math.absf %d : f32
+    %n = arith.negf %a : f32
+    %x0 = math.exp %n : f32
+    %isnan = arith.cmpf uno, %d, %d : f32
+    %ex = arith.select %isnan, %zero, %x0 : f32
+    %isinf = arith.cmpf oeq, %in, %inf : f32
+    %w = arith.select %isinf, %nan, %one : f32
+    %grows = arith.cmpf ogt, %in, %m : f32
+    %se = arith.mulf %s, %ex : f32
+    %up = arith.addf %se, %w : f32
+    %we = arith.mulf %w, %ex : f32
+    %keep = arith.addf %s, %we : f32
+    %s2 = arith.select %grows, %up, %keep : f32
+    %m2 = arith.maximumf %m, %in : f32
+    %mnan = arith.cmpf uno, %m2, %m2 : f32
+    %s3 = arith.select %mnan, %nan, %s2 : f32
+    linalg.yield %m2, %s3 : f32, f32
+  } -> (tensor<7xf32>, tensor<7xf32>)
+  %y = fuser.pointwise ins(%x, %r#0, %r#1 : tensor<7x300xf32>, tensor<7xf32>, tensor<7xf32>)
+      maps [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>]
+      -> tensor<7x300xf32> {
+  ^bb0(%v: f32, %m: f32, %s: f32):
+    %d = arith.subf %v, %m : f32
+    %ex = math.exp %d : f32
+    %o = arith.divf %ex, %s : f32
+    fuser.yield %o : f32
+  }
+  return %y : tensor<7x300xf32>
+}
+
+func.func @row_sums_cluster(%x: tensor<5x1000xf32>) -> tensor<5xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<5xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<5xf32>) -> tensor<5xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<5x1000xf32>) outs(%init : tensor<5xf32>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction", block = [64, 1, 1], vector_width = 4, tile = [64, 1], cluster_m = 2>} {
+  ^bb0(%a: f32, %acc: f32):
+    %t = arith.addf %a, %acc : f32
+    linalg.yield %t : f32
+  } -> tensor<5xf32>
+  return %s : tensor<5xf32>
 }

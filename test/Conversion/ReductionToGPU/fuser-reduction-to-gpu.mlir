@@ -512,3 +512,49 @@ func.func @too_many_slices(%x: tensor<?xf32>, %init: tensor<f32>) -> tensor<f32>
   } -> tensor<f32>
   return %r : tensor<f32>
 }
+
+// -----
+
+// Row sums in clusters of 4 blocks (tile = [B, 1], cluster_m = 4): 4 blocks
+// per output in the grid, the kernel's cluster dims fixed at compile time;
+// after the block's tree, a cluster barrier, then the 4 blocks' results read
+// from their shared memory and combined in rank order, and a second barrier
+// (arrive after the reads, wait before the exit).
+// CHECK-LABEL: func.func @rows_in_clusters
+// CHECK: %[[G:.+]] = arith.muli %{{.+}}, %c4 : index
+// CHECK: gpu.launch_func @fuser_kernels::@rows_in_clusters_reduction blocks in (%[[G]],
+// CHECK-LABEL: gpu.func @rows_in_clusters_reduction
+// CHECK-SAME: nvvm.cluster_dim = array<i32: 4, 1, 1>
+// CHECK: gpu.barrier
+// CHECK: nvvm.cluster.arrive
+// CHECK-NEXT: nvvm.cluster.wait
+// CHECK-COUNT-4: nvvm.mapa %{{.+}} : !llvm.ptr<3> -> !llvm.ptr<7>
+// CHECK: nvvm.cluster.arrive
+// CHECK: nvvm.cluster.wait
+// CHECK-NEXT: gpu.return
+func.func @rows_in_clusters(%x: tensor<?x?xf32>, %init: tensor<?xf32>) -> tensor<?xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x?xf32>) outs(%init : tensor<?xf32>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction", block = [256, 1, 1], tile = [256, 1], cluster_m = 4>} {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+func.func @cluster_of_warps(%x: tensor<?x?xf32>, %init: tensor<?xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{has a reduction config of cluster_m 4, which needs a power of two from 2 to 8 and tile = [B, 1] (one output per block, its threads combining in shared memory)}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x?xf32>) outs(%init : tensor<?xf32>)
+      attrs = {fuser.config = #fuser.config<strategy = "reduction", block = [32, 1, 1], tile = [32, 1], cluster_m = 4>} {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}

@@ -455,7 +455,12 @@ func.func @config_cluster_four() attributes {c = #fuser.config<strategy = "wgmma
 
 // -----
 
-// expected-error @+1 {{kernel config cluster_m = 2 needs the 'wgmma_tma' strategy (TMA multicast), not 'mma'}}
+// expected-error @+1 {{kernel config cluster_m of a reduction must be a power of two from 1 (no cluster) to 8, got 16}}
+func.func @config_reduction_cluster_sixteen() attributes {c = #fuser.config<strategy = "reduction", block = [256, 1, 1], tile = [256, 1], cluster_m = 16>} { return }
+
+// -----
+
+// expected-error @+1 {{kernel config cluster_m = 2 needs the 'wgmma_tma' strategy (TMA multicast) or a reduction, not 'mma'}}
 func.func @config_cluster_mma() attributes {c = #fuser.config<strategy = "mma", block = [128, 1, 1], tile = [128, 128, 32, 64, 32, 4], precision = "tf32", cluster_m = 2>} { return }
 
 // -----

@@ -6,6 +6,7 @@
 
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::fuser;
@@ -100,14 +101,22 @@ KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "kernel config l2_prefetch applies to the "
                           "'pointwise' strategy only, not '"
                        << strategy << "'";
-  if (clusterM != 1 && clusterM != 2)
+  // Clusters: wgmma_tma's 2 blocks sharing B by multicast, or the blocks
+  // of a reduction sharing each output (up to the portable 8).
+  bool reduction = strategy.starts_with("reduction");
+  if (reduction && (clusterM < 1 || clusterM > 8 ||
+                    !llvm::isPowerOf2_64(clusterM)))
+    return emitError() << "kernel config cluster_m of a reduction must be a "
+                          "power of two from 1 (no cluster) to 8, got "
+                       << clusterM;
+  if (!reduction && clusterM != 1 && clusterM != 2)
     return emitError() << "kernel config cluster_m must be 1 (no cluster) or "
                           "2, got "
                        << clusterM;
-  if (clusterM > 1 && strategy != "wgmma_tma")
+  if (clusterM > 1 && !reduction && strategy != "wgmma_tma")
     return emitError() << "kernel config cluster_m = " << clusterM
-                       << " needs the 'wgmma_tma' strategy (TMA multicast), "
-                          "not '"
+                       << " needs the 'wgmma_tma' strategy (TMA multicast) "
+                          "or a reduction, not '"
                        << strategy << "'";
   if (clusterM > 1 && splitK > 1)
     return emitError() << "kernel config cluster_m = " << clusterM

@@ -64,6 +64,19 @@ constexpr int64_t kMinSliceFolds = 16;
 constexpr int64_t kDefaultL2BytesPerSm = 64 * 1024;
 constexpr int64_t kEpilogueL2Fraction = 4;
 constexpr int64_t kResidentThreadsPerSm = 2048;
+/// Rows whose re-read does not fit even with 1024 threads each: the blocks
+/// of a thread-block cluster (sm_90 on) share each row, each folding and
+/// re-reading its slice, when at most kEpilogueMaxCluster blocks bring the
+/// re-read within a kClusterL2Fraction-th of the L2 per SM; else the
+/// consumer keeps its kernel. Each block's fixed costs (its tree, the
+/// cluster barriers) grow with the blocks per row, and the blocks of 1024
+/// threads a cluster needs leave few resident. H200, 2026-12-02 (config
+/// variants, users' timing): x / ||x|| over 32768 rows of 65535, two
+/// kernels 6.11 ms, clusters of 2 (256 KiB per SM) 6.37, of 4 (128 KiB)
+/// 5.65, of 8 (64 KiB) 7.46; softmax over 4096 rows of 393216, two kernels
+/// 4.49 ms, clusters of 8 (384 KiB per SM) 5.04 (4.57 in blocks of 512).
+constexpr int64_t kClusterL2Fraction = 2;
+constexpr int64_t kEpilogueMaxCluster = 4;
 /// Outputs per thread along a pooling's output rows (windowRowLoop), when
 /// one thread computes each output: 4 rows of a 3 x 3, stride-1 window read
 /// 6 input rows instead of 12, and the loads that dominate such a kernel
@@ -240,16 +253,27 @@ void mlir::fuser::configureReductions(ModuleOp module, const ChipInfo &chip,
       for (int64_t s = share; s <= std::max(share, widest) && !held; s *= 2)
         if ((held = epilogueHoldsElements(op, *shape, s, vector)))
           widenShare(s);
+    int64_t cluster = 1;
     if (broadcast && !held) {
       int64_t budget =
           chip.l2BytesPerSm ? chip.l2BytesPerSm : kDefaultL2BytesPerSm;
       int64_t perOutput = rereadBytesPerOutput(op, *epilogue, length * vector);
       auto perSm = [&](int64_t s) {
-        return kResidentThreadsPerSm / s * perOutput;
+        return kResidentThreadsPerSm / s * perOutput / cluster;
       };
       int64_t fits = share;
       while (perSm(fits) > budget / kEpilogueL2Fraction && fits < widest)
         fits *= 2;
+      // Rows too long for that (x / ||x|| over rows of 65535: 256 KiB per
+      // row, 512 KiB per SM): the blocks of a cluster share each row.
+      bool clusters = chip.sm >= 90 && shape->innermostReduces &&
+                      fits == widest &&
+                      std::max(block, fits) == fits && perSm(fits) > budget;
+      while (clusters && perSm(fits) > budget / kClusterL2Fraction &&
+             cluster < kEpilogueMaxCluster)
+        cluster *= 2;
+      if (perSm(fits) > budget / kClusterL2Fraction)
+        cluster = 1;
       rereadPerSm = perSm(fits);
       if (rereadPerSm > budget) {
         noEpilogue = "the elements its blocks read again (" +
@@ -305,7 +329,7 @@ void mlir::fuser::configureReductions(ModuleOp module, const ChipInfo &chip,
         succeeded(epilogue) ? kReductionEpilogueStrategy : "reduction",
         {block, 1, 1}, vector,
         /*max_grid=*/0, tile, /*min_blocks_per_sm=*/0, "fp32",
-        /*promote_every=*/0);
+        /*promote_every=*/0, /*split_k=*/1, cluster);
     op->setAttr(kReductionConfigAttrName, config);
     if (!report)
       return;
@@ -370,6 +394,14 @@ void mlir::fuser::configureReductions(ModuleOp module, const ChipInfo &chip,
                             " in registers"
                       : "reading each output's elements again from L2 (" +
                             std::to_string(rereadPerSm / 1024) + " KiB per SM)")
+             << (cluster > 1
+                     ? ", in clusters of " + std::to_string(cluster) +
+                           " blocks per output: each block folds and "
+                           "re-reads 1/" +
+                           std::to_string(cluster) +
+                           " of it, the blocks' results combined through "
+                           "distributed shared memory"
+                     : "")
              << (epilogue->resultsLive ? ", and the results are written too"
                                        : "");
     else if (!noEpilogue.empty() &&

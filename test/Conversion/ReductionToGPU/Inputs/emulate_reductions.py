@@ -7,8 +7,10 @@ host code (allocs, pointers, gpu.launch_func) and the kernels, a small
 subset of arith, scf, llvm, memref and gpu ops. The threads of a block run
 in lockstep, one top-level op at a time for all of them (the kernels'
 barriers and shuffles are top-level ops); gpu.shuffle reads the other
-lanes' operands. f32/f64 values are Python floats, so inputs of small
-integers make every sum exact.
+lanes' operands. A kernel with cluster dims (nvvm.cluster_dim) runs the
+blocks of each cluster in lockstep together, nvvm.mapa mapping a block's
+shared buffer to the same buffer of another block. f32/f64 values are
+Python floats, so inputs of small integers make every sum exact.
 
 Usage: ... | emulate_reductions.py CASES.py
 CASES.py holds a dict {function: lambda rng: (inputs, expected outputs)}
@@ -125,11 +127,14 @@ class Machine:
         lines = module_text.splitlines()
         self.funcs = {}
         self.kernels = {}
+        self.clusters = {}
         for i, l in enumerate(lines):
             if '"gpu.func"' in l:
                 body, j = parse(lines, i + 1)
                 name = re.search(r'sym_name = "(\w+)"', lines[j]).group(1)
                 self.kernels[name] = body
+                dims = re.search(r'nvvm.cluster_dim = array<i32: (\d+), 1, 1>', lines[j])
+                self.clusters[name] = int(dims.group(1)) if dims else 1
             elif '"func.func"' in l:
                 body, j = parse(lines, i + 1)
                 name = re.search(r'sym_name = "(\w+)"', lines[j] + l).group(1)
@@ -142,8 +147,9 @@ class Machine:
         M = (1 << 64) - 1
         if o == 'arith.constant':
             return const_value(op)
-        if o in ('arith.index_castui', 'arith.index_cast', 'llvm.inttoptr',
-                 'memref.extract_aligned_pointer_as_index'):
+        if o == 'memref.extract_aligned_pointer_as_index':
+            return Ptr(a[0], 0)  # a workgroup buffer
+        if o in ('arith.index_castui', 'arith.index_cast', 'llvm.inttoptr'):
             return a[0]
         if o == 'arith.addi': return a[0] + a[1]
         if o == 'arith.subi': return a[0] - a[1]
@@ -299,6 +305,10 @@ class Machine:
             m[idx] = val; return None
         if o == 'gpu.shuffle':
             raise AssertionError("shuffle handled at top level")
+        if o == 'nvvm.mapa':  # the same shared buffer in block `rank`
+            p, rank = [self.get(v, x) for x in op['args']]
+            name = ctx['shared'][id(p.buf)]
+            v[op['res']] = Ptr(ctx['cluster'][rank][name], p.off); return None
         v[op['res']] = self.scalar(op, v)
         return None
 
@@ -306,22 +316,29 @@ class Machine:
         body = self.kernels[name]
         params = body[0][1]
         nparams = len(args)
-        self.block = block
-        for b in range(grid):
+        cluster = self.clusters[name]
+        assert grid % cluster == 0, "a grid of whole clusters"
+        self.threads = block * cluster  # in lockstep
+        for first in range(0, grid, cluster):
             # One buffer per workgroup attribution, shared by the block.
-            smem = {w: [None] * 4096 for w in params[nparams:]}
-            vs = []
-            for t in range(block):
-                v = dict(zip(params[:nparams], args))
-                v.update(smem)
-                vs.append(v)
-            ctx = [dict(tid=t, bid=b, loads=self.loads, stores=self.stores)
-                   for t in range(block)]
+            smems = [{w: [None] * 4096 for w in params[nparams:]}
+                     for _ in range(cluster)]
+            shared = {id(buf): w for smem in smems for w, buf in smem.items()}
+            vs, ctx = [], []
+            for b, smem in enumerate(smems):
+                for t in range(block):
+                    v = dict(zip(params[:nparams], args))
+                    v.update(smem)
+                    vs.append(v)
+                    ctx.append(dict(tid=t, bid=first + b, loads=self.loads,
+                                    stores=self.stores, cluster=smems,
+                                    shared=shared))
             self.lockstep(body[1:], vs, ctx)
 
     def collective(self, op):
         """Whether op is, or holds, a barrier or a shuffle."""
-        if op['op'] in ('gpu.shuffle', 'gpu.barrier'):
+        if op['op'] in ('gpu.shuffle', 'gpu.barrier', 'nvvm.cluster.arrive',
+                        'nvvm.cluster.wait'):
             return True
         return any(self.collective(x) for r in op['regions'] for x in r
                    if not isinstance(x, tuple))
@@ -337,7 +354,8 @@ class Machine:
                 continue
             o = op['op']
             if o == 'gpu.shuffle':
-                vals = {c['tid']: self.get(v, op['args'][0]) for v, c in zip(vs, ctxs)}
+                vals = {(c['bid'], c['tid']): self.get(v, op['args'][0])
+                        for v, c in zip(vs, ctxs)}
                 mode = re.search(r'shuffle_mode (\w+)', op['rest']).group(1)
                 for v, c in zip(vs, ctxs):
                     off = self.get(v, op['args'][1])
@@ -350,11 +368,12 @@ class Machine:
                     src = {'xor': t ^ off, 'up': t - off if lane >= off else t,
                            'down': t + off if lane + off < 32 else t,
                            'idx': t - lane + off}[mode]
+                    src = (c['bid'], src)
                     assert src in vals, "shuffle from a lane not taking part"
                     v[op['res']] = [vals[src], 1]
                 continue
-            if o == 'gpu.barrier':
-                assert len(vs) == self.block, "barrier in divergent code"
+            if o in ('gpu.barrier', 'nvvm.cluster.arrive', 'nvvm.cluster.wait'):
+                assert len(vs) == self.threads, "barrier in divergent code"
                 continue
             if o == 'scf.yield':
                 yields = [[self.get(v, x) for x in op['args']] for v in vs]

@@ -33,4 +33,13 @@
                                                   for n in range(2) for c in range(32) for h in range(2) for w in range(4)
                                                   for v in [x[((n * 32 + c) * 2 + h) * 4 + w]]]))(
      [float(R.randint(-9, 9)) for _ in range(2 * 32 * 2 * 4)]),
+ # Clusters of 4 blocks per row of 300 (75 vectors): slices of 32, 32, 11
+ # and 0 vectors, each block's results read by all four.
+ 'softmax_cluster': lambda R: (lambda x: ([sum(x, [])], [divide(math.exp(v - m) if not math.isnan(v - m) else math.nan, s) for r in x for m, s in [softmax_stats(r)] for v in r],
+                                          [2] * (7 * 300)))(
+     [softmax_row(R, 300, k) for k in range(7)]),
+ # Clusters of 2 blocks per row of 1000, no consumer: each element loaded
+ # once, the first block storing each sum.
+ 'row_sums_cluster': lambda R: (lambda x: ([sum(x, [])], [float(sum(r)) for r in x], [1] * 5000))(
+     [[float(R.randint(-9, 9)) for _ in range(1000)] for _ in range(5)]),
 }

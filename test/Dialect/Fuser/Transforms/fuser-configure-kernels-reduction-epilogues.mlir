@@ -116,7 +116,8 @@ func.func @rows_held(%x: tensor<8192x4096xf32>) -> tensor<8192x4096xf32> {
 // -----
 
 // Rows of 393216 elements: even 1024 threads per row re-read 3 MiB per SM,
-// more than L2 holds; the consumer keeps its kernel.
+// more than L2 holds, and so would 4 blocks of a cluster per row (768 KiB);
+// the consumer keeps its kernel.
 // CHECK-LABEL: func.func @long_rows
 // CHECK: strategy = "reduction",
 func.func @long_rows(%x: tensor<4096x393216xf32>) -> tensor<4096x393216xf32> {
@@ -139,6 +140,62 @@ func.func @long_rows(%x: tensor<4096x393216xf32>) -> tensor<4096x393216xf32> {
     fuser.yield %o : f32
   }
   return %y : tensor<4096x393216xf32>
+}
+
+// -----
+
+// Rows of 65536 elements (512 KiB per SM in one block each): 4 blocks of a
+// cluster per row, the fewest that bring the re-read within half of L2.
+// CHECK-LABEL: func.func @rows_in_clusters
+// CHECK: strategy = "reduction_epilogue", block = [1024, 1, 1], vector_width = 4, tile = [1024, 1], cluster_m = 4
+func.func @rows_in_clusters(%x: tensor<4096x65536xf32>) -> tensor<4096x65536xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4096xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<4096xf32>) -> tensor<4096xf32>
+  // expected-remark @+1 {{reduction kernel: 4096 outputs of 65536 elements in 4-element vectors, 1024 consecutive threads per output, 1024 threads per block; its consumer runs in the same kernel, reading each output's elements again from L2 (128 KiB per SM), in clusters of 4 blocks per output: each block folds and re-reads 1/4 of it, the blocks' results combined through distributed shared memory}}
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4096x65536xf32>) outs(%init : tensor<4096xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %t = arith.addf %a, %acc : f32
+    linalg.yield %t : f32
+  } -> tensor<4096xf32>
+  %y = fuser.pointwise ins(%x, %s : tensor<4096x65536xf32>, tensor<4096xf32>)
+      maps [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>]
+      -> tensor<4096x65536xf32> {
+  ^bb0(%v: f32, %ss: f32):
+    %o = arith.subf %v, %ss : f32
+    fuser.yield %o : f32
+  }
+  return %y : tensor<4096x65536xf32>
+}
+
+// -----
+
+// Rows of 1048576 elements: even clusters of 4 blocks would re-read 2 MiB
+// per SM; the consumer keeps its kernel.
+// CHECK-LABEL: func.func @longer_rows
+// CHECK: strategy = "reduction",
+func.func @longer_rows(%x: tensor<1024x1048576xf32>) -> tensor<1024x1048576xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1024xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1024xf32>) -> tensor<1024xf32>
+  // expected-remark @+1 {{its consumer gets a kernel of its own: the elements its blocks read again (8192 KiB per SM) would not fit in sm_90a's L2 (387 KiB per SM)}}
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<1024x1048576xf32>) outs(%init : tensor<1024xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %t = arith.addf %a, %acc : f32
+    linalg.yield %t : f32
+  } -> tensor<1024xf32>
+  %y = fuser.pointwise ins(%x, %s : tensor<1024x1048576xf32>, tensor<1024xf32>)
+      maps [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>]
+      -> tensor<1024x1048576xf32> {
+  ^bb0(%v: f32, %ss: f32):
+    %o = arith.subf %v, %ss : f32
+    fuser.yield %o : f32
+  }
+  return %y : tensor<1024x1048576xf32>
 }
 
 // -----

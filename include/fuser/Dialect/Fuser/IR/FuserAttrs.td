@@ -90,6 +90,11 @@ def Fuser_KernelConfigAttr : Fuser_Attr<"KernelConfig", "config"> {
       Halves the L2 reads of B, the larger operand of the 128 x 256 tile.
       On request only (fuser-configure-kernels' `cluster-m=2`): measured
       neutral on an H100.
+      For `reduction` and `reduction_epilogue` with tile = [B, 1], the
+      blocks of a cluster sharing each output (2 to 8; sm_90 and newer):
+      each folds a slice of the reduced extent, and their results combine
+      through distributed shared memory, so a consumer in the kernel
+      re-reads only its block's slice.
     - `group_m`: for `wgmma_tma`, the order of the output tiles its
       persistent blocks walk: bands of `group_m` M tiles, each band's tiles
       M fastest, band after band (0: one band of every M tile). The blocks

@@ -414,9 +414,10 @@ private:
   /// shared buffers), combined in rank order, the same in every block: a
   /// cluster barrier (its arrive releases, its wait acquires this block's
   /// stores), then each block's slot read through distributed shared
-  /// memory. Every thread reaches both barriers (top-level code), so they
-  /// are the warp-aligned forms. The arrive after the reads pairs with leaveCluster's wait: no
+  /// memory. The arrive after the reads pairs with leaveCluster's wait: no
   /// block exits, freeing its shared memory, while another still reads it.
+  /// Every thread reaches both barriers (top-level code), so they are the
+  /// warp-aligned forms.
   SmallVector<Value> combineAcrossCluster(OpBuilder &b, gpu::GPUFuncOp kernel,
                                           Value slot) {
     NVVM::ClusterArriveOp::create(b, loc, /*aligned=*/b.getUnitAttr());

@@ -100,10 +100,10 @@ func.func @standalone(%x: tensor<?x8192xf32>, %g: tensor<8192xf32>, %b: tensor<8
 // -----
 
 // A group larger than 16384 elements (LayerNorm over 64 x 256 x 256) is
-// split over blocks of 16384: tile = [block, blocks per group]. Its input
+// split over blocks of 32768: tile = [block, blocks per group]. Its input
 // gradient keeps one block per group.
 // CHECK-LABEL: func.func @split_groups
-// CHECK: fuser.group_norm {{.+}} {config = #fuser.config<strategy = "group_norm", block = [512, 1, 1], vector_width = 4, tile = [512, 256],
+// CHECK: fuser.group_norm {{.+}} {config = #fuser.config<strategy = "group_norm", block = [512, 1, 1], vector_width = 4, tile = [512, 128],
 // CHECK: fuser.group_norm_grad {{.+}} {config = #fuser.config<strategy = "group_norm_grad", block = [512, 1, 1], vector_width = 4, precision
 func.func @split_groups(%x: tensor<?x64x256x256xf32>, %g: tensor<64xf32>, %b: tensor<64xf32>)
     -> (tensor<?x64x256x256xf32>, tensor<?x64x256x256xf32>) {
@@ -119,6 +119,21 @@ func.func @split_groups(%x: tensor<?x64x256x256xf32>, %g: tensor<64xf32>, %b: te
     fuser.yield %v : f32
   }
   return %y, %dx : tensor<?x64x256x256xf32>, tensor<?x64x256x256xf32>
+}
+
+// -----
+
+// A group of 20480 elements, past 16384 but under one slice of 32768: two
+// blocks per group all the same.
+// CHECK-LABEL: func.func @split_in_two
+// CHECK: fuser.group_norm {{.+}} {config = #fuser.config<strategy = "group_norm", block = [512, 1, 1], vector_width = 4, tile = [512, 2],
+func.func @split_in_two(%x: tensor<?x5x4096xf32>, %g: tensor<5xf32>, %b: tensor<5xf32>) -> tensor<?x5x4096xf32> {
+  %y = fuser.group_norm %x, %g, %b groups = 1 eps = 1.0e-05 epilogue_maps []
+         : tensor<?x5x4096xf32>, tensor<5xf32>, tensor<5xf32> -> tensor<?x5x4096xf32> {
+  ^bb0(%v: f32):
+    fuser.yield %v : f32
+  }
+  return %y : tensor<?x5x4096xf32>
 }
 
 // -----

@@ -1,9 +1,10 @@
-// GPU test input: groups too large for one block, split over blocks of
-// 16384 elements (a statistics kernel, then the normalizing one).
+// GPU test input: groups too large for one block (over 16384 elements),
+// split over blocks of up to 32768 elements, at least two (a statistics
+// kernel, then the normalizing one).
 // @layer_norm: LayerNorm-like, one group of 3 x 100 x 77 = 23100 elements
 // per sample (4-wide, 2 slices, the last one short), with an epilogue
 // reading a per-sample scale. @odd_groups: 2 groups of 3 x 999 x 11 =
-// 32967 elements (1-wide, 3 slices).
+// 32967 elements (1-wide, 2 slices).
 #col = affine_map<(d0, d1, d2, d3) -> (d0)>
 func.func @layer_norm(%x: tensor<?x3x100x77xf32>, %gamma: tensor<3xf32>, %beta: tensor<3xf32>,
                       %s: tensor<?xf32>) -> tensor<?x3x100x77xf32> {

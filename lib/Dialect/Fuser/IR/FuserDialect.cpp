@@ -102,7 +102,8 @@ KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                           "'pointwise' strategy only, not '"
                        << strategy << "'";
   // Clusters: wgmma_tma's 2 blocks sharing B by multicast, or the blocks
-  // of a reduction sharing each output (up to the portable 8).
+  // of a reduction sharing each output (up to 8, the portable cluster size
+  // every sm_90 launch allows).
   bool reduction = strategy.starts_with("reduction");
   if (reduction && (clusterM < 1 || clusterM > 8 ||
                     !llvm::isPowerOf2_64(clusterM)))

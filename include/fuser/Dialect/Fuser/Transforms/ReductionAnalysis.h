@@ -27,9 +27,6 @@ inline constexpr llvm::StringLiteral kReductionConfigAttrName = "fuser.config";
 /// The most slices (P) a two-stage reduction's kernel 2 takes: one thread
 /// per partial in one block.
 inline constexpr int64_t kReductionMaxSlices = 1024;
-/// The most blocks of a cluster sharing one output (cluster_m): the
-/// portable cluster size, which every sm_90 launch allows.
-inline constexpr int64_t kReductionMaxCluster = 8;
 /// Elements each thread loads before it folds them: one load in flight per
 /// thread covers about half of an H100's memory latency at 2048 threads
 /// per SM; four cover it.
